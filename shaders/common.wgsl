@@ -1,0 +1,81 @@
+// Shared structs and constants. Every host-shared struct here mirrors one #[repr(C)] Rust type
+// (src/gpu/layout.rs, src/model.rs); tests/layout.rs checks sizes and offsets with naga.
+
+const WORKGROUP_SIZE: u32 = 64u;
+// The single-workgroup frame kernel uses the WebGPU default maximum.
+const FUSED_WORKGROUP_SIZE: u32 = 256u;
+const MAX_COLLIDERS: u32 = 8u;
+const MAX_COLOURS: u32 = 128u;
+const NO_PARTICLE: u32 = 0xffffffffu;
+const COLLIDER_PLANE: u32 = 0u;
+const COLLIDER_SPHERE: u32 = 1u;
+// Below this length (m) an edge or a doubled triangle area gives no usable direction.
+const GEOMETRY_EPSILON: f32 = 1e-9;
+// Below this the generalised mass of a constraint is treated as zero.
+const DENOMINATOR_EPSILON: f32 = 1e-12;
+
+// A collider: plane (shape = normal xyz, offset w) or sphere (shape = centre xyz, radius w).
+struct Collider {
+    shape: vec4<f32>,
+    kind: u32,
+    // Pads the array stride to 32 bytes (uniform arrays need 16-byte multiples).
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+// Per-frame parameters (GpuParams in src/gpu/layout.rs).
+struct Params {
+    // Gravity plus external acceleration (m/s²); w unused.
+    acceleration: vec4<f32>,
+    // [k, α̃] of stretched distance constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0).
+    stretch: vec2<f32>,
+    // [k, α̃] of compressed distance constraints.
+    compression: vec2<f32>,
+    // [k, α̃] of bending constraints.
+    bending: vec2<f32>,
+    // Jacobi over-relaxation ω.
+    relaxation: f32,
+    // Substep length h (s).
+    h: f32,
+    // max(0, 1 − damping·h).
+    damping_factor: f32,
+    friction: f32,
+    restitution: f32,
+    // Normal speed under which restitution is off (2|g|h).
+    restitution_threshold: f32,
+    collision_margin: f32,
+    particle_count: u32,
+    constraint_count: u32,
+    stretch_count: u32,
+    colour_count: u32,
+    substeps: u32,
+    iterations: u32,
+    collider_count: u32,
+    colliders: array<Collider, MAX_COLLIDERS>,
+}
+
+// One stretch or bending constraint (Constraint in src/model.rs). Stretch constraints use
+// particles[0..2] and leave NO_PARTICLE in the others.
+struct Constraint {
+    particles: array<u32, 4>,
+    rest: f32,
+}
+
+// Each colour's range of the constraint buffer: x = first constraint, y = count.
+struct ColourTable {
+    entries: array<vec4<u32>, MAX_COLOURS>,
+}
+
+// What one dispatch of the per-colour layout works on (bound with a dynamic offset).
+struct DispatchInfo {
+    substep: u32,
+    colour_start: u32,
+    colour_count: u32,
+    _pad: u32,
+}
+
+// Flattens a 2-D grid of workgroups (large cloths exceed 65535 workgroups in x).
+fn linear_id(workgroup: vec3<u32>, workgroups: vec3<u32>, local_index: u32) -> u32 {
+    return (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local_index;
+}

@@ -1,0 +1,50 @@
+// Stage 3 — collide and update velocities (PBD Alg. 1 lines 8, 12–16): project every collider's
+// inequality constraint (PBD §3.4, stiffness 1) so no substep ends inside a collider, then
+// v = (p − x)/h, x = p, and friction and restitution for particles that touched a collider.
+
+fn finalize_particle(i: u32) {
+    let x = positions[i].xyz;
+    let predicted_i = predicted[i];
+    var p = predicted_i.xyz;
+    let v_before = velocities[i].xyz;
+    var contacts: array<Contact, MAX_COLLIDERS>;
+    var contact_count = 0u;
+    if (predicted_i.w > 0.0) {
+        for (var k = 0u; k < params.collider_count; k += 1u) {
+            let collider = params.colliders[k];
+            var hit: Hit;
+            if (collider.kind == COLLIDER_PLANE) {
+                hit = collide_plane(p, collider.shape.xyz, collider.shape.w, params.collision_margin);
+            } else {
+                hit = collide_sphere(x, p, collider.shape.xyz, collider.shape.w, params.collision_margin);
+            }
+            if (hit.hit) {
+                p = hit.position;
+                contacts[contact_count] = hit.contact;
+                contact_count += 1u;
+            }
+        }
+    }
+    var v = (p - x) / params.h;
+    for (var k = 0u; k < contact_count; k += 1u) {
+        v = contact_velocity(
+            v, v_before, contacts[k], params.h, params.friction, params.restitution,
+            params.restitution_threshold,
+        );
+    }
+    positions[i] = vec4<f32>(p, 1.0);
+    predicted[i] = vec4<f32>(p, predicted_i.w);
+    velocities[i] = vec4<f32>(v, 0.0);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn finalize(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    if (i < params.particle_count) {
+        finalize_particle(i);
+    }
+}

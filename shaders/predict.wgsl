@@ -1,0 +1,39 @@
+// Stage 1 — predict (PBD Alg. 1 lines 5–7): v += h(g + a), damping, p = x + hv. Pinned
+// particles move a 1/(substeps − substep) share of the way to their target, so they reach it
+// at the end of the frame with a matching kinematic velocity. XPBD multipliers reset here.
+
+fn predict_particle(i: u32, substep: u32) {
+    let x = positions[i].xyz;
+    let record = particles[i];
+    let h = params.h;
+    var v = velocities[i].xyz;
+    var p: vec3<f32>;
+    if (record.w == 0.0) {
+        p = x + (record.xyz - x) / f32(params.substeps - substep);
+        v = (p - x) / h;
+    } else {
+        v = (v + params.acceleration.xyz * h) * params.damping_factor;
+        p = x + v * h;
+    }
+    velocities[i] = vec4<f32>(v, 0.0);
+    predicted[i] = vec4<f32>(p, record.w);
+}
+
+// Thread i predicts particle i and resets multiplier i (dispatched over the larger count).
+fn predict_or_reset(i: u32, substep: u32) {
+    if (i < params.particle_count) {
+        predict_particle(i, substep);
+    }
+    if (i < params.constraint_count) {
+        lambdas[i] = 0.0;
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn predict(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    predict_or_reset(linear_id(workgroup, workgroups, local_index), dispatch.substep);
+}

@@ -1,0 +1,129 @@
+//! Graph colouring: constraints of one colour share no particle, so the GPU can project them
+//! in parallel without races (coloured Gauss-Seidel).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::ops::Range;
+
+/// The colour table's capacity (stretch and bending colours together): colours are tracked as
+/// bits of a `u128` and the GPU keeps one table entry per colour.
+pub const MAX_COLOURS: usize = 128;
+
+/// A partition of constraints into colours, as contiguous ranges of one reordered list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coloring {
+    /// Constraint indices grouped by colour: colour `c` is `order[ranges[c]]`.
+    pub order: Vec<u32>,
+    /// The range of `order` that each colour occupies, in colour order.
+    pub ranges: Vec<Range<u32>>,
+}
+
+impl Coloring {
+    /// Number of colours.
+    pub fn colour_count(&self) -> usize {
+        self.ranges.len()
+    }
+}
+
+/// Particle → incident constraints, in compressed-row form.
+fn incidence<'a>(constraints: &[&'a [u32]], particle_count: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut offsets = vec![0u32; particle_count + 1];
+    for particles in constraints {
+        for &p in *particles {
+            offsets[p as usize + 1] += 1;
+        }
+    }
+    for i in 0..particle_count {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut items = vec![0u32; offsets[particle_count] as usize];
+    for (c, particles) in constraints.iter().enumerate() {
+        for &p in *particles {
+            items[fill[p as usize] as usize] = c as u32;
+            fill[p as usize] += 1;
+        }
+    }
+    (offsets, items)
+}
+
+/// Colours constraints (each given by the particles it touches) with DSatur: repeatedly take
+/// the uncoloured constraint with the most distinct neighbour colours (ties: most neighbours,
+/// then lowest index) and give it the smallest colour its neighbours do not use. Deterministic.
+/// Returns `Err(needed)` if more than [`MAX_COLOURS`] colours would be needed.
+pub fn color_constraints(constraints: &[&[u32]], particle_count: usize) -> Result<Coloring, usize> {
+    let (offsets, items) = incidence(constraints, particle_count);
+    let neighbours = |c: usize| {
+        constraints[c]
+            .iter()
+            .flat_map(|&p| &items[offsets[p as usize] as usize..offsets[p as usize + 1] as usize])
+            .copied()
+            .filter(move |&o| o as usize != c)
+    };
+    const NONE: u32 = u32::MAX;
+    let mut colour = vec![NONE; constraints.len()];
+    let mut forbidden = vec![0u128; constraints.len()];
+    let degree: Vec<u32> = (0..constraints.len()).map(|c| neighbours(c).count() as u32).collect();
+    let mut heap: BinaryHeap<(u32, u32, Reverse<u32>)> =
+        (0..constraints.len() as u32).map(|c| (0, degree[c as usize], Reverse(c))).collect();
+    while let Some((saturation, _, Reverse(c))) = heap.pop() {
+        let c = c as usize;
+        if colour[c] != NONE || saturation != forbidden[c].count_ones() {
+            continue; // already coloured, or a stale heap entry
+        }
+        let chosen = forbidden[c].trailing_ones() as usize;
+        if chosen >= MAX_COLOURS {
+            return Err(chosen + 1);
+        }
+        colour[c] = chosen as u32;
+        let bit = 1u128 << chosen;
+        for o in neighbours(c).collect::<Vec<_>>() {
+            let o = o as usize;
+            if colour[o] == NONE && forbidden[o] & bit == 0 {
+                forbidden[o] |= bit;
+                heap.push((forbidden[o].count_ones(), degree[o], Reverse(o as u32)));
+            }
+        }
+    }
+    let colour_count = colour.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut order: Vec<u32> = (0..constraints.len() as u32).collect();
+    order.sort_by_key(|&c| (colour[c as usize], c));
+    let mut ranges = Vec::with_capacity(colour_count);
+    let mut start = 0u32;
+    for k in 0..colour_count as u32 {
+        let count = colour.iter().filter(|&&c| c == k).count() as u32;
+        ranges.push(start..start + count);
+        start += count;
+    }
+    Ok(Coloring { order, ranges })
+}
+
+/// Checks a colouring: the ranges tile `order` exactly, every constraint appears once, and no
+/// two constraints of one colour share a particle. Returns a description of the first fault.
+pub fn validate_coloring(coloring: &Coloring, constraints: &[&[u32]], particle_count: usize) -> Result<(), String> {
+    let mut expected_start = 0;
+    for (k, range) in coloring.ranges.iter().enumerate() {
+        if range.start != expected_start || range.end < range.start {
+            return Err(format!("colour {k} range {range:?} does not follow the previous one"));
+        }
+        expected_start = range.end;
+    }
+    if expected_start as usize != coloring.order.len() || coloring.order.len() != constraints.len() {
+        return Err("the colour ranges do not cover every constraint exactly once".into());
+    }
+    let mut seen = vec![false; constraints.len()];
+    let mut last_colour_of_particle = vec![usize::MAX; particle_count];
+    for (k, range) in coloring.ranges.iter().enumerate() {
+        for &c in &coloring.order[range.start as usize..range.end as usize] {
+            if std::mem::replace(&mut seen[c as usize], true) {
+                return Err(format!("constraint {c} appears twice"));
+            }
+            for &p in constraints[c as usize] {
+                if std::mem::replace(&mut last_colour_of_particle[p as usize], k) == k {
+                    return Err(format!("particle {p} is used twice in colour {k}"));
+                }
+            }
+        }
+    }
+    Ok(())
+}

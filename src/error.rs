@@ -1,0 +1,133 @@
+//! Typed errors: every public function whose input can be wrong returns `Result<_, Error>`.
+
+use std::fmt;
+
+/// Why a mesh was rejected (see [`crate::ClothMesh::validate`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeshError {
+    /// The mesh has no vertices or no triangles.
+    Empty,
+    /// A triangle refers to a vertex that does not exist.
+    IndexOutOfRange { triangle: usize, index: u32, vertex_count: usize },
+    /// A vertex position is NaN or infinite.
+    NonFinitePosition { vertex: usize },
+    /// A triangle has (near) zero area, so it has no normal and no mass.
+    DegenerateTriangle { triangle: usize },
+    /// An edge is shared by more than two triangles: cloth must be a manifold surface.
+    NonManifoldEdge { a: u32, b: u32, triangles: usize },
+    /// The same three vertices appear twice.
+    DuplicateTriangle { first: usize, second: usize },
+    /// A grid needs at least 2 × 2 vertices and a positive, finite spacing.
+    InvalidGrid { reason: &'static str },
+    /// A pinned vertex index does not exist.
+    PinOutOfRange { index: u32, vertex_count: usize },
+}
+
+impl fmt::Display for MeshError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Empty => write!(f, "the mesh has no triangles"),
+            Self::IndexOutOfRange { triangle, index, vertex_count } => write!(
+                f,
+                "triangle {triangle} refers to vertex {index}, but the mesh has {vertex_count} vertices"
+            ),
+            Self::NonFinitePosition { vertex } => {
+                write!(f, "vertex {vertex} has a non-finite position")
+            }
+            Self::DegenerateTriangle { triangle } => {
+                write!(f, "triangle {triangle} has zero area")
+            }
+            Self::NonManifoldEdge { a, b, triangles } => write!(
+                f,
+                "edge {a}-{b} is shared by {triangles} triangles (cloth needs at most 2)"
+            ),
+            Self::DuplicateTriangle { first, second } => {
+                write!(f, "triangles {first} and {second} use the same three vertices")
+            }
+            Self::InvalidGrid { reason } => write!(f, "invalid grid: {reason}"),
+            Self::PinOutOfRange { index, vertex_count } => write!(
+                f,
+                "pinned vertex {index} does not exist (the mesh has {vertex_count} vertices)"
+            ),
+        }
+    }
+}
+
+/// A solver parameter outside its documented range (see [`crate::SolverParams`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamError {
+    /// The parameter's field name.
+    pub name: &'static str,
+    /// The value that was given, printed.
+    pub value: String,
+    /// What the value must be.
+    pub expected: &'static str,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "parameter `{}` = {} must be {}", self.name, self.value, self.expected)
+    }
+}
+
+/// Every error drape returns.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// The cloth mesh is not usable.
+    Mesh(MeshError),
+    /// A solver parameter is out of range.
+    Param(ParamError),
+    /// An OBJ file could not be read or parsed.
+    Obj { path: String, message: String },
+    /// A collider is malformed (non-finite, zero normal, negative radius) or there are too many.
+    Collider(String),
+    /// A particle index passed to a pin or target call does not exist.
+    ParticleOutOfRange { index: u32, particle_count: usize },
+    /// Graph colouring needed more colours than the GPU colour table holds.
+    TooManyColours { needed: usize, max: usize },
+    /// No GPU adapter was found (the message says how to install lavapipe).
+    NoAdapter(String),
+    /// The adapter could not give a device with the limits the solver needs.
+    Device(String),
+    /// Reading a buffer back from the GPU failed.
+    Readback(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Mesh(e) => write!(f, "invalid mesh: {e}"),
+            Self::Param(e) => write!(f, "invalid parameter: {e}"),
+            Self::Obj { path, message } => write!(f, "cannot load OBJ `{path}`: {message}"),
+            Self::Collider(m) => write!(f, "invalid collider: {m}"),
+            Self::ParticleOutOfRange { index, particle_count } => write!(
+                f,
+                "particle {index} does not exist (the cloth has {particle_count} particles)"
+            ),
+            Self::TooManyColours { needed, max } => write!(
+                f,
+                "the constraint graph needs {needed} colours, more than the {max} the solver supports"
+            ),
+            Self::NoAdapter(m) => write!(f, "no GPU adapter: {m}"),
+            Self::Device(m) => write!(f, "cannot create a GPU device: {m}"),
+            Self::Readback(m) => write!(f, "GPU readback failed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<MeshError> for Error {
+    fn from(e: MeshError) -> Self {
+        Self::Mesh(e)
+    }
+}
+
+impl From<ParamError> for Error {
+    fn from(e: ParamError) -> Self {
+        Self::Param(e)
+    }
+}
+
+/// Shorthand for results with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

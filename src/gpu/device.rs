@@ -1,0 +1,62 @@
+//! A headless device for tests, benchmarks and tools. Embedding programs pass their own.
+
+use crate::error::Error;
+
+/// How to get a Vulkan driver on a machine without a GPU.
+const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan driver lavapipe \
+    (Debian/Ubuntu: `apt-get install mesa-vulkan-drivers`)";
+
+/// Options for [`headless_device`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HeadlessOptions {
+    /// Also request timestamp queries (inside encoders) when the adapter offers them.
+    pub timestamps: bool,
+}
+
+/// A device with no window: honours `WGPU_BACKEND` (e.g. `vulkan`, `gl`) and
+/// `WGPU_ADAPTER_NAME` (a case-insensitive substring of the adapter name). Requests the WebGPU
+/// default limits except for buffer sizes, which are raised to what the adapter offers so large
+/// cloths fit.
+pub fn headless_device(options: HeadlessOptions) -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), Error> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(choose_adapter(&instance))?;
+    let info = adapter.get_info();
+    let offered = adapter.limits();
+    let required_limits = wgpu::Limits {
+        max_storage_buffer_binding_size: offered.max_storage_buffer_binding_size,
+        max_buffer_size: offered.max_buffer_size,
+        ..wgpu::Limits::default()
+    };
+    let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+    let required_features =
+        if options.timestamps && adapter.features().contains(wanted) { wanted } else { wgpu::Features::empty() };
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("drape headless device"),
+        required_features,
+        required_limits,
+        ..Default::default()
+    }))
+    .map_err(|e| Error::Device(format!("{e} (adapter {})", info.name)))?;
+    Ok((device, queue, info))
+}
+
+async fn choose_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, Error> {
+    if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
+        let wanted = wanted.to_lowercase();
+        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        return adapters
+            .into_iter()
+            .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
+            .ok_or_else(|| {
+                Error::NoAdapter(format!("WGPU_ADAPTER_NAME={wanted} matches none of {names:?}; {LAVAPIPE_HINT}"))
+            });
+    }
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env().unwrap_or(wgpu::PowerPreference::HighPerformance),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| Error::NoAdapter(format!("{e}; {LAVAPIPE_HINT}")))
+}

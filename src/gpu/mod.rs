@@ -1,0 +1,10 @@
+//! Device-side orchestration: GPU struct mirrors, shader sources, the headless device helper and
+//! the solver that records frames.
+
+pub mod device;
+pub mod layout;
+pub mod shaders;
+mod solver;
+
+pub use device::{headless_device, HeadlessOptions};
+pub use solver::GpuSolver;

@@ -1,0 +1,658 @@
+//! The GPU solver: owns the cloth's buffers and pipelines on a caller's device and records
+//! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
+
+use super::layout::{
+    dispatch_table, ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE,
+};
+use super::shaders;
+use crate::collider::{validate_colliders, Collider};
+use crate::coloring::MAX_COLOURS;
+use crate::error::Error;
+use crate::model::ClothModel;
+use crate::params::{DispatchStrategy, SolverMode, SolverParams, MAX_SUBSTEPS};
+use crate::pins::Pins;
+use bytemuck::Pod;
+use glam::Vec3;
+use std::mem::size_of;
+use wgpu::util::DeviceExt;
+
+/// Cloths up to this many particles use one workgroup per frame under `DispatchStrategy::Auto`
+/// even on a discrete GPU: their per-colour dispatches would be mostly launch overhead.
+const AUTO_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
+/// Most workgroups in one dimension of a dispatch (WebGPU default limit).
+const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
+
+/// The kernels of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    Predict,
+    ProjectColour,
+    JacobiProject,
+    JacobiApply,
+    Finalize,
+    FusedGaussSeidel,
+    FusedJacobi,
+}
+
+/// One recorded dispatch: which kernel, which dispatch table entry, how many workgroups.
+#[derive(Debug, Clone, Copy)]
+struct Dispatch {
+    kernel: Kernel,
+    table_entry: u32,
+    workgroups: [u32; 2],
+}
+
+struct Pipelines {
+    predict: wgpu::ComputePipeline,
+    project_colour: wgpu::ComputePipeline,
+    jacobi_project: wgpu::ComputePipeline,
+    jacobi_apply: wgpu::ComputePipeline,
+    finalize: wgpu::ComputePipeline,
+    fused_gauss_seidel: wgpu::ComputePipeline,
+    fused_jacobi: wgpu::ComputePipeline,
+    normals: wgpu::ComputePipeline,
+}
+
+impl Pipelines {
+    fn get(&self, kernel: Kernel) -> &wgpu::ComputePipeline {
+        match kernel {
+            Kernel::Predict => &self.predict,
+            Kernel::ProjectColour => &self.project_colour,
+            Kernel::JacobiProject => &self.jacobi_project,
+            Kernel::JacobiApply => &self.jacobi_apply,
+            Kernel::Finalize => &self.finalize,
+            Kernel::FusedGaussSeidel => &self.fused_gauss_seidel,
+            Kernel::FusedJacobi => &self.fused_jacobi,
+        }
+    }
+}
+
+struct Buffers {
+    params: wgpu::Buffer,
+    colour_table: wgpu::Buffer,
+    dispatch_table: wgpu::Buffer,
+    positions: wgpu::Buffer,
+    velocities: wgpu::Buffer,
+    predicted: wgpu::Buffer,
+    particles: wgpu::Buffer,
+    constraints: wgpu::Buffer,
+    lambdas: wgpu::Buffer,
+    /// Jacobi slots; a 16-byte placeholder until Jacobi mode is first used.
+    corrections: wgpu::Buffer,
+    slot_lists: wgpu::Buffer,
+    normals: wgpu::Buffer,
+    triangles: wgpu::Buffer,
+    vertex_triangles: wgpu::Buffer,
+}
+
+/// A cloth simulated on the GPU. Create it with [`GpuSolver::new`] from your own device and
+/// queue, then each frame either call [`GpuSolver::step`] or record [`GpuSolver::encode_step`]
+/// into your encoder and draw [`GpuSolver::positions_buffer`] and [`GpuSolver::normals_buffer`].
+pub struct GpuSolver {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    model: ClothModel,
+    params: SolverParams,
+    colliders: Vec<Collider>,
+    pins: Pins,
+    strategy: DispatchStrategy,
+    plan: Vec<Dispatch>,
+    buffers: Buffers,
+    pipelines: Pipelines,
+    solver_layout: wgpu::BindGroupLayout,
+    solver_bind_group: wgpu::BindGroup,
+    normals_bind_group: wgpu::BindGroup,
+    readback: Option<wgpu::Buffer>,
+    allocated_bytes: u64,
+}
+
+impl GpuSolver {
+    /// Uploads the model (at rest in its rest state) and builds the pipelines. Fails on invalid
+    /// parameters or colliders, or when a buffer exceeds the device's limits.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        model: &ClothModel,
+        params: SolverParams,
+        colliders: &[Collider],
+    ) -> Result<Self, Error> {
+        params.validate()?;
+        validate_colliders(colliders)?;
+        let pins = Pins::new(model);
+        let n = model.particle_count();
+        let mut allocated_bytes = 0;
+        let mut create = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            allocated_bytes += contents.len() as u64;
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
+        };
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        let uniform = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
+        let rest: Vec<[f32; 4]> = model.mesh.positions.iter().map(|p| [p.x, p.y, p.z, 1.0]).collect();
+        let predicted: Vec<[f32; 4]> =
+            model.mesh.positions.iter().zip(pins.inverse_masses()).map(|(p, &w)| [p.x, p.y, p.z, w]).collect();
+        let records: Vec<[f32; 4]> = (0..n).map(|i| pins.particle_record(i)).collect();
+        let normals: Vec<[f32; 4]> = initial_normals(model);
+        let table = dispatch_table(MAX_SUBSTEPS, model);
+        let triangles: Vec<u32> = model.mesh.triangles.iter().flatten().copied().collect();
+        let buffers = Buffers {
+            params: create("drape params", bytemuck::bytes_of(&GpuParams::new(&params, model, colliders)), uniform),
+            colour_table: create("drape colour table", bytemuck::bytes_of(&ColourTable::from_model(model)), uniform),
+            dispatch_table: create("drape dispatch table", &strided(&table, DISPATCH_ENTRY_STRIDE), uniform),
+            positions: create("drape positions", bytemuck::cast_slice(&rest), storage | wgpu::BufferUsages::VERTEX),
+            velocities: create("drape velocities", bytemuck::cast_slice(&vec![[0f32; 4]; n]), storage),
+            predicted: create("drape predicted positions", bytemuck::cast_slice(&predicted), storage),
+            particles: create("drape pin records", bytemuck::cast_slice(&records), storage),
+            constraints: create("drape constraints", bytemuck::cast_slice(&model.constraints), storage),
+            lambdas: create("drape multipliers", &vec![0u8; 4 * model.constraints.len()], storage),
+            corrections: create("drape jacobi corrections (unused)", &[0u8; 16], storage),
+            slot_lists: create("drape jacobi gather lists", &csr_words(&model.particle_slots), storage),
+            normals: create("drape normals", bytemuck::cast_slice(&normals), storage | wgpu::BufferUsages::VERTEX),
+            triangles: create("drape triangles", bytemuck::cast_slice(&triangles), storage),
+            vertex_triangles: create("drape vertex triangles", &csr_words(&model.vertex_triangles), storage),
+        };
+        check_limits(device, &buffers, model)?;
+        let solver_layout = solver_bind_group_layout(device);
+        let normals_layout = normals_bind_group_layout(device);
+        let pipelines = build_pipelines(device, &solver_layout, &normals_layout);
+        let solver_bind_group = solver_bind_group(device, &solver_layout, &buffers);
+        let normals_bind_group = normals_bind_group(device, &normals_layout, &buffers);
+        let mut solver = Self {
+            device: device.clone(),
+            queue: queue.clone(),
+            model: model.clone(),
+            params,
+            colliders: colliders.to_vec(),
+            pins,
+            strategy: DispatchStrategy::PerColour,
+            plan: Vec::new(),
+            buffers,
+            pipelines,
+            solver_layout,
+            solver_bind_group,
+            normals_bind_group,
+            readback: None,
+            allocated_bytes,
+        };
+        solver.apply_params()?;
+        Ok(solver)
+    }
+
+    /// Changes the parameters for the next frames (validated; nothing is rebuilt except the
+    /// Jacobi slot buffer, created the first time Jacobi mode is used).
+    pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
+        params.validate()?;
+        self.params = params;
+        self.apply_params()
+    }
+
+    /// Replaces the colliders for the next frames (validated).
+    pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
+        validate_colliders(colliders)?;
+        self.colliders = colliders.to_vec();
+        self.write_params();
+        Ok(())
+    }
+
+    /// Pins a particle to `target` (it gets there by the end of the next frame).
+    pub fn pin(&mut self, index: u32, target: Vec3) -> Result<(), Error> {
+        self.pins.pin(index, target)?;
+        self.write_pin_record(index);
+        Ok(())
+    }
+
+    /// Moves a pinned particle's kinematic target.
+    pub fn set_pin_target(&mut self, index: u32, target: Vec3) -> Result<(), Error> {
+        self.pins.set_target(index, target)?;
+        self.write_pin_record(index);
+        Ok(())
+    }
+
+    /// Releases a pinned particle.
+    pub fn unpin(&mut self, index: u32) -> Result<(), Error> {
+        self.pins.unpin(index)?;
+        self.write_pin_record(index);
+        Ok(())
+    }
+
+    /// Overwrites every particle's position (e.g. to reset), keeping pins as they are.
+    pub fn set_positions(&mut self, positions: &[Vec3]) -> Result<(), Error> {
+        let data = self.particle_vectors(positions, 1.0)?;
+        self.queue.write_buffer(&self.buffers.positions, 0, bytemuck::cast_slice(&data));
+        Ok(())
+    }
+
+    /// Overwrites every particle's velocity (m/s).
+    pub fn set_velocities(&mut self, velocities: &[Vec3]) -> Result<(), Error> {
+        let data = self.particle_vectors(velocities, 0.0)?;
+        self.queue.write_buffer(&self.buffers.velocities, 0, bytemuck::cast_slice(&data));
+        Ok(())
+    }
+
+    fn particle_vectors(&self, values: &[Vec3], w: f32) -> Result<Vec<[f32; 4]>, Error> {
+        let n = self.model.particle_count();
+        if values.len() != n || values.iter().any(|v| !v.is_finite()) {
+            return Err(Error::Param(crate::error::ParamError {
+                name: "particle values",
+                value: format!("{} values", values.len()),
+                expected: "one finite vector per particle",
+            }));
+        }
+        Ok(values.iter().map(|v| [v.x, v.y, v.z, w]).collect())
+    }
+
+    /// Records one frame (all substeps, then normals) into `encoder`, in one compute pass.
+    /// Submitting it is the caller's business; nothing is read back or waited on.
+    pub fn encode_step(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("drape frame"),
+            timestamp_writes: None,
+        });
+        let mut current = None;
+        for dispatch in &self.plan {
+            if current != Some(dispatch.kernel) {
+                pass.set_pipeline(self.pipelines.get(dispatch.kernel));
+                current = Some(dispatch.kernel);
+            }
+            let offset = (u64::from(dispatch.table_entry) * DISPATCH_ENTRY_STRIDE) as u32;
+            pass.set_bind_group(0, &self.solver_bind_group, &[offset]);
+            pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
+        }
+        pass.set_pipeline(&self.pipelines.normals);
+        pass.set_bind_group(0, &self.normals_bind_group, &[]);
+        let [x, y] = workgroups_for(self.model.particle_count() as u32);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+
+    /// Records and submits one frame.
+    pub fn step(&self) {
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape step") });
+        self.encode_step(&mut encoder);
+        self.queue.submit([encoder.finish()]);
+    }
+
+    /// Compute dispatches recorded per frame (normals included).
+    pub fn dispatches_per_frame(&self) -> usize {
+        self.plan.len() + 1
+    }
+
+    /// The dispatch layout in use (`Auto` resolved).
+    pub fn dispatch_strategy(&self) -> DispatchStrategy {
+        self.strategy
+    }
+
+    /// Bytes of GPU buffers this solver has allocated.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.allocated_bytes
+    }
+
+    /// Current positions: `vec4<f32>` per particle (xyz in metres, w = 1), stride 16 bytes.
+    /// Usable as a vertex buffer (`Float32x3` at offset 0, or `Float32x4`).
+    pub fn positions_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.positions
+    }
+
+    /// Unit vertex normals: `vec4<f32>` per particle (xyz, w = 0), updated at the end of each
+    /// frame. Usable as a vertex buffer.
+    pub fn normals_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.normals
+    }
+
+    /// The model being simulated (rest data, triangles for an index buffer, colours).
+    pub fn model(&self) -> &ClothModel {
+        &self.model
+    }
+
+    /// The current parameters.
+    pub fn params(&self) -> &SolverParams {
+        &self.params
+    }
+
+    /// The current pins.
+    pub fn pins(&self) -> &Pins {
+        &self.pins
+    }
+
+    /// Reads the positions back (waits for the GPU).
+    pub fn read_positions(&mut self) -> Result<Vec<Vec3>, Error> {
+        self.read_vectors(Which::Positions)
+    }
+
+    /// Reads the velocities back (waits for the GPU).
+    pub fn read_velocities(&mut self) -> Result<Vec<Vec3>, Error> {
+        self.read_vectors(Which::Velocities)
+    }
+
+    /// Reads the normals back (waits for the GPU).
+    pub fn read_normals(&mut self) -> Result<Vec<Vec3>, Error> {
+        self.read_vectors(Which::Normals)
+    }
+
+    fn read_vectors(&mut self, which: Which) -> Result<Vec<Vec3>, Error> {
+        let size = 16 * self.model.particle_count() as u64;
+        if self.readback.is_none() {
+            self.allocated_bytes += size;
+            self.readback = Some(self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("drape readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let readback = self.readback.as_ref().expect("created above");
+        let source = match which {
+            Which::Positions => &self.buffers.positions,
+            Which::Velocities => &self.buffers.velocities,
+            Which::Normals => &self.buffers.normals,
+        };
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
+        encoder.copy_buffer_to_buffer(source, 0, readback, 0, size);
+        self.queue.submit([encoder.finish()]);
+        let slice = readback.slice(..);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |result| {
+            let _ = sender.send(result);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        receiver
+            .recv()
+            .map_err(|e| Error::Readback(e.to_string()))?
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        let values = {
+            let view = slice.get_mapped_range().map_err(|e| Error::Readback(e.to_string()))?;
+            bytemuck::cast_slice::<u8, [f32; 4]>(&view).iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect()
+        };
+        readback.unmap();
+        Ok(values)
+    }
+
+    fn write_pin_record(&self, index: u32) {
+        let record = self.pins.particle_record(index as usize);
+        self.queue.write_buffer(&self.buffers.particles, 16 * u64::from(index), bytemuck::cast_slice(&record));
+    }
+
+    fn write_params(&self) {
+        let gpu = GpuParams::new(&self.params, &self.model, &self.colliders);
+        self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
+    }
+
+    /// Uploads the parameters, resolves the dispatch strategy and rebuilds the dispatch plan.
+    fn apply_params(&mut self) -> Result<(), Error> {
+        if matches!(self.params.mode, SolverMode::Jacobi { .. }) && self.buffers.corrections.size() == 16 {
+            let size = 64 * self.model.constraints.len().max(1) as u64;
+            if size > u64::from(self.device.limits().max_storage_buffer_binding_size) {
+                return Err(Error::Device(format!("Jacobi slots need {size} bytes, more than the device allows")));
+            }
+            self.allocated_bytes += size - 16;
+            self.buffers.corrections = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("drape jacobi corrections"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            });
+            self.solver_bind_group = solver_bind_group(&self.device, &self.solver_layout, &self.buffers);
+        }
+        self.write_params();
+        self.strategy = match self.params.dispatch {
+            DispatchStrategy::Auto
+                if self.device.adapter_info().device_type == wgpu::DeviceType::Cpu
+                    || self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES =>
+            {
+                DispatchStrategy::SingleWorkgroup
+            }
+            DispatchStrategy::Auto => DispatchStrategy::PerColour,
+            fixed => fixed,
+        };
+        self.plan = frame_plan(&self.params, self.strategy, &self.model);
+        Ok(())
+    }
+}
+
+enum Which {
+    Positions,
+    Velocities,
+    Normals,
+}
+
+/// The dispatches of one frame (normals excluded), in order.
+fn frame_plan(params: &SolverParams, strategy: DispatchStrategy, model: &ClothModel) -> Vec<Dispatch> {
+    let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
+    if strategy == DispatchStrategy::SingleWorkgroup {
+        let kernel = if jacobi { Kernel::FusedJacobi } else { Kernel::FusedGaussSeidel };
+        return vec![Dispatch { kernel, table_entry: 0, workgroups: [1, 1] }];
+    }
+    let particles = model.particle_count() as u32;
+    let constraints = model.constraints.len() as u32;
+    let per_particle = |kernel, table_entry| Dispatch { kernel, table_entry, workgroups: workgroups_for(particles) };
+    let mut plan = Vec::new();
+    for substep in 0..params.substeps {
+        plan.push(Dispatch {
+            kernel: Kernel::Predict,
+            table_entry: substep,
+            workgroups: workgroups_for(particles.max(constraints)),
+        });
+        for _ in 0..params.iterations {
+            if jacobi {
+                plan.push(Dispatch { kernel: Kernel::JacobiProject, table_entry: 0, workgroups: workgroups_for(constraints) });
+                plan.push(per_particle(Kernel::JacobiApply, 0));
+            } else {
+                for (colour, range) in model.colours.iter().enumerate() {
+                    plan.push(Dispatch {
+                        kernel: Kernel::ProjectColour,
+                        table_entry: MAX_SUBSTEPS + colour as u32,
+                        workgroups: workgroups_for(range.end - range.start),
+                    });
+                }
+            }
+        }
+        plan.push(per_particle(Kernel::Finalize, 0));
+    }
+    plan
+}
+
+/// Workgroups for `n` threads, spilling into y beyond the per-dimension limit.
+fn workgroups_for(n: u32) -> [u32; 2] {
+    let groups = n.div_ceil(WORKGROUP_SIZE).max(1);
+    if groups <= MAX_WORKGROUPS_PER_DIMENSION {
+        [groups, 1]
+    } else {
+        [MAX_WORKGROUPS_PER_DIMENSION, groups.div_ceil(MAX_WORKGROUPS_PER_DIMENSION)]
+    }
+}
+
+/// Entries laid out `stride` bytes apart (dynamic uniform offsets need aligned entries).
+fn strided<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
+    let mut bytes = vec![0u8; entries.len().max(1) * stride as usize];
+    for (i, entry) in entries.iter().enumerate() {
+        let start = i * stride as usize;
+        bytes[start..start + size_of::<T>()].copy_from_slice(bytemuck::bytes_of(entry));
+    }
+    bytes
+}
+
+/// A CSR list as the kernels read it: offsets, then items, in one `u32` array.
+fn csr_words(csr: &crate::model::Csr) -> Vec<u8> {
+    let words: Vec<u32> = csr.offsets.iter().chain(&csr.items).copied().collect();
+    bytemuck::cast_slice(&words).to_vec()
+}
+
+/// Normals of the rest state, as the normals kernel would compute them.
+fn initial_normals(model: &ClothModel) -> Vec<[f32; 4]> {
+    let positions = &model.mesh.positions;
+    (0..model.particle_count())
+        .map(|i| {
+            let sum = model.vertex_triangles.row(i).iter().fold(Vec3::ZERO, |s, &t| {
+                let [a, b, c] = model.mesh.triangles[t as usize].map(|v| positions[v as usize]);
+                s + crate::math::weighted_face_normal(a, b, c)
+            });
+            crate::math::normalize_or_up(sum).extend(0.0).to_array()
+        })
+        .collect()
+}
+
+fn check_limits(device: &wgpu::Device, buffers: &Buffers, model: &ClothModel) -> Result<(), Error> {
+    let limit = u64::from(device.limits().max_storage_buffer_binding_size);
+    let largest = [&buffers.constraints, &buffers.slot_lists, &buffers.positions, &buffers.vertex_triangles]
+        .iter()
+        .map(|b| b.size())
+        .max()
+        .unwrap_or(0);
+    if largest > limit {
+        return Err(Error::Device(format!(
+            "a cloth of {} particles needs a {largest}-byte storage buffer; the device allows {limit}",
+            model.particle_count()
+        )));
+    }
+    if model.colours.len() > MAX_COLOURS {
+        return Err(Error::TooManyColours { needed: model.colours.len(), max: MAX_COLOURS });
+    }
+    Ok(())
+}
+
+fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+fn uniform_entry(binding: u32, has_dynamic_offset: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset, min_binding_size: None },
+        count: None,
+    }
+}
+
+fn solver_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("drape solver layout"),
+        entries: &[
+            uniform_entry(0, false),
+            uniform_entry(1, false),
+            uniform_entry(2, true),
+            storage_entry(3, false),
+            storage_entry(4, false),
+            storage_entry(5, false),
+            storage_entry(6, true),
+            storage_entry(7, true),
+            storage_entry(8, false),
+            storage_entry(9, false),
+            storage_entry(10, true),
+        ],
+    })
+}
+
+fn normals_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("drape normals layout"),
+        entries: &[
+            uniform_entry(0, false),
+            storage_entry(1, true),
+            storage_entry(2, false),
+            storage_entry(3, true),
+            storage_entry(4, true),
+        ],
+    })
+}
+
+/// Binds a whole buffer.
+fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }
+}
+
+fn solver_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, b: &Buffers) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("drape solver bind group"),
+        layout,
+        entries: &[
+            whole(0, &b.params),
+            whole(1, &b.colour_table),
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &b.dispatch_table,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(size_of::<DispatchInfo>() as u64),
+                }),
+            },
+            whole(3, &b.positions),
+            whole(4, &b.velocities),
+            whole(5, &b.predicted),
+            whole(6, &b.particles),
+            whole(7, &b.constraints),
+            whole(8, &b.lambdas),
+            whole(9, &b.corrections),
+            whole(10, &b.slot_lists),
+        ],
+    })
+}
+
+fn normals_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, b: &Buffers) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("drape normals bind group"),
+        layout,
+        entries: &[
+            whole(0, &b.params),
+            whole(1, &b.positions),
+            whole(2, &b.normals),
+            whole(3, &b.triangles),
+            whole(4, &b.vertex_triangles),
+        ],
+    })
+}
+
+fn build_pipelines(
+    device: &wgpu::Device,
+    solver_layout: &wgpu::BindGroupLayout,
+    normals_layout: &wgpu::BindGroupLayout,
+) -> Pipelines {
+    let solver_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("drape solver shaders"),
+        source: wgpu::ShaderSource::Wgsl(shaders::solver_module_source().into()),
+    });
+    let normals_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("drape normals shader"),
+        source: wgpu::ShaderSource::Wgsl(shaders::normals_module_source().into()),
+    });
+    let pipeline_layout = |label, layout: &wgpu::BindGroupLayout| {
+        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &[Some(layout)],
+            immediate_size: 0,
+        })
+    };
+    let solver_pipeline_layout = pipeline_layout("drape solver pipeline layout", solver_layout);
+    let normals_pipeline_layout = pipeline_layout("drape normals pipeline layout", normals_layout);
+    let pipeline = |module: &wgpu::ShaderModule, layout: &wgpu::PipelineLayout, entry_point: &str| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry_point),
+            layout: Some(layout),
+            module,
+            entry_point: Some(entry_point),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    let solver = |entry_point| pipeline(&solver_module, &solver_pipeline_layout, entry_point);
+    Pipelines {
+        predict: solver("predict"),
+        project_colour: solver("project_colour"),
+        jacobi_project: solver("jacobi_project"),
+        jacobi_apply: solver("jacobi_apply"),
+        finalize: solver("finalize"),
+        fused_gauss_seidel: solver("fused_gauss_seidel"),
+        fused_jacobi: solver("fused_jacobi"),
+        normals: pipeline(&normals_module, &normals_pipeline_layout, "compute_normals"),
+    }
+}

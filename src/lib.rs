@@ -1,0 +1,45 @@
+//! # drape — GPU cloth simulation on wgpu
+//!
+//! The whole simulation runs in WGSL compute shaders: predict, project stretch and dihedral
+//! bending constraints (coloured Gauss-Seidel or Jacobi, PBD stiffness or XPBD compliance, with
+//! substeps), collide with spheres and planes, update velocities with friction and restitution,
+//! and recompute normals. The host builds the model once ([`ClothModel`]) and the solver
+//! ([`GpuSolver`]) records frames into your own encoder.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), drape::Error> {
+//! let (device, queue, _) = drape::headless_device(Default::default())?;
+//! let scene = drape::Scene::new(drape::SceneKind::Drape, 32)?;
+//! let mut solver = drape::GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders)?;
+//! for _ in 0..60 {
+//!     solver.step();
+//! }
+//! let positions = solver.read_positions()?;
+//! # Ok(()) }
+//! ```
+//!
+//! The physics follows Müller et al., *Position Based Dynamics* (2007), cited as "PBD §…", and
+//! Macklin et al.'s XPBD with substepping ("XPBD eq. …").
+
+#![warn(missing_docs)]
+
+pub mod collider;
+pub mod coloring;
+pub mod error;
+pub mod gpu;
+pub mod math;
+pub mod mesh;
+pub mod model;
+pub mod params;
+pub mod pins;
+pub mod reference;
+pub mod scene;
+
+pub use collider::Collider;
+pub use error::{Error, MeshError, ParamError};
+pub use gpu::{headless_device, GpuSolver, HeadlessOptions};
+pub use mesh::{ClothMesh, GridPlane};
+pub use model::ClothModel;
+pub use params::{DispatchStrategy, SolverMode, SolverParams, Stiffness};
+pub use reference::CpuSolver;
+pub use scene::{Scene, SceneKind};

@@ -1,0 +1,207 @@
+//! The cloth model: fixed topology and rest data derived once from a mesh — masses, stretch and
+//! bending constraints sorted into colours, and the adjacency lists the kernels gather over.
+
+use crate::coloring::{color_constraints, Coloring, MAX_COLOURS};
+use crate::error::{Error, MeshError, ParamError};
+use crate::math::dihedral_angle;
+use crate::mesh::{ClothMesh, MeshEdge};
+use bytemuck::{Pod, Zeroable};
+use std::ops::Range;
+
+/// Marks the unused particle slots of a distance constraint.
+pub const NO_PARTICLE: u32 = u32::MAX;
+
+/// One constraint as the GPU reads it (`Constraint` in `shaders/common.wgsl`).
+/// Stretch: `particles = [a, b, NO_PARTICLE, NO_PARTICLE]`, `rest` = rest length (m).
+/// Bending: `particles = [edge a, edge b, wing of one triangle, wing of the other]`,
+/// `rest` = rest dihedral angle (rad, π when flat).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct Constraint {
+    pub particles: [u32; 4],
+    pub rest: f32,
+}
+
+impl Constraint {
+    /// The particles the constraint actually uses.
+    pub fn used_particles(&self) -> &[u32] {
+        let n = self.particles.iter().take_while(|&&p| p != NO_PARTICLE).count();
+        &self.particles[..n]
+    }
+}
+
+/// A compressed-row adjacency list: row `i` is `items[offsets[i]..offsets[i + 1]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Csr {
+    pub offsets: Vec<u32>,
+    pub items: Vec<u32>,
+}
+
+impl Csr {
+    /// Builds rows from `(row, item)` pairs; items keep their order within a row.
+    fn from_pairs(rows: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Self {
+        let mut offsets = vec![0u32; rows + 1];
+        for (r, _) in pairs.clone() {
+            offsets[r as usize + 1] += 1;
+        }
+        for i in 0..rows {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut items = vec![0u32; offsets[rows] as usize];
+        for (r, item) in pairs {
+            items[fill[r as usize] as usize] = item;
+            fill[r as usize] += 1;
+        }
+        Self { offsets, items }
+    }
+
+    /// The items of row `i`.
+    pub fn row(&self, i: usize) -> &[u32] {
+        &self.items[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+/// Cloth topology and rest data, shared by the GPU solver and the CPU reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClothModel {
+    /// The rest-state mesh.
+    pub mesh: ClothMesh,
+    /// Lumped particle masses in kg (PBD §4.1).
+    pub masses: Vec<f32>,
+    /// `1/m`, or 0 for pinned particles (PBD §3.6).
+    pub inverse_masses: Vec<f32>,
+    /// All constraints: stretch constraints by colour, then bending constraints by colour.
+    pub constraints: Vec<Constraint>,
+    /// How many of `constraints` are stretch constraints (they come first).
+    pub stretch_count: usize,
+    /// Each colour's range of `constraints`, in projection order; the first
+    /// `stretch_colour_count` are stretch colours.
+    pub colours: Vec<Range<u32>>,
+    /// How many of `colours` are stretch colours.
+    pub stretch_colour_count: usize,
+    /// Jacobi gather lists: particle → correction slots `4·constraint + k`, by constraint index.
+    pub particle_slots: Csr,
+    /// Normal gather lists: vertex → adjacent triangles.
+    pub vertex_triangles: Csr,
+}
+
+/// Default surface density of the cloth, kg/m² (a medium cotton).
+pub const DEFAULT_DENSITY: f32 = 0.2;
+
+impl ClothModel {
+    /// Derives the model from a validated mesh. `density` is in kg/m²; `pins` are the vertices
+    /// held in place (inverse mass 0) — they can move as kinematic targets later.
+    pub fn new(mesh: ClothMesh, density: f32, pins: &[u32]) -> Result<Self, Error> {
+        mesh.validate()?;
+        if !(density.is_finite() && density > 0.0) {
+            return Err(ParamError { name: "density", value: density.to_string(), expected: "finite and > 0" }.into());
+        }
+        let n = mesh.positions.len();
+        if let Some(&index) = pins.iter().find(|&&p| p as usize >= n) {
+            return Err(MeshError::PinOutOfRange { index, vertex_count: n }.into());
+        }
+        let masses = mesh.vertex_masses(density);
+        let mut inverse_masses: Vec<f32> = masses.iter().map(|m| 1.0 / m).collect();
+        for &p in pins {
+            inverse_masses[p as usize] = 0.0;
+        }
+        let edges = mesh.edges()?;
+        let stretch = stretch_constraints(&mesh, &edges);
+        let bending = bending_constraints(&mesh, &edges);
+        let (stretch, stretch_ranges) = sort_by_colour(stretch, n, 0)?;
+        let (bending, bending_ranges) = sort_by_colour(bending, n, stretch_ranges.len())?;
+        let stretch_count = stretch.len();
+        let stretch_colour_count = stretch_ranges.len();
+        let colours = stretch_ranges
+            .into_iter()
+            .chain(bending_ranges.into_iter().map(|r| r.start + stretch_count as u32..r.end + stretch_count as u32))
+            .collect();
+        let constraints: Vec<Constraint> = stretch.into_iter().chain(bending).collect();
+        let particle_slots = Csr::from_pairs(
+            n,
+            constraints.iter().enumerate().flat_map(|(c, con)| {
+                con.used_particles().iter().enumerate().map(move |(k, &p)| (p, 4 * c as u32 + k as u32))
+            }),
+        );
+        let vertex_triangles = Csr::from_pairs(
+            n,
+            mesh.triangles.iter().enumerate().flat_map(|(t, tri)| tri.iter().map(move |&v| (v, t as u32))),
+        );
+        Ok(Self {
+            mesh,
+            masses,
+            inverse_masses,
+            constraints,
+            stretch_count,
+            colours,
+            stretch_colour_count,
+            particle_slots,
+            vertex_triangles,
+        })
+    }
+
+    /// Number of particles (mesh vertices).
+    pub fn particle_count(&self) -> usize {
+        self.mesh.positions.len()
+    }
+
+    /// Number of bending constraints.
+    pub fn bending_count(&self) -> usize {
+        self.constraints.len() - self.stretch_count
+    }
+
+    /// The stretch colours' ranges of `constraints`.
+    pub fn stretch_colours(&self) -> &[Range<u32>] {
+        &self.colours[..self.stretch_colour_count]
+    }
+
+    /// The bending colours' ranges of `constraints`.
+    pub fn bending_colours(&self) -> &[Range<u32>] {
+        &self.colours[self.stretch_colour_count..]
+    }
+}
+
+/// A distance constraint per edge at its rest length (PBD §4.1).
+fn stretch_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> Vec<Constraint> {
+    edges
+        .iter()
+        .map(|e| Constraint {
+            particles: [e.a, e.b, NO_PARTICLE, NO_PARTICLE],
+            rest: mesh.positions[e.a as usize].distance(mesh.positions[e.b as usize]),
+        })
+        .collect()
+}
+
+/// A dihedral bending constraint per interior edge, at its rest angle (PBD §4.1).
+fn bending_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> Vec<Constraint> {
+    let wing = |t: u32, e: &MeshEdge| {
+        *mesh.triangles[t as usize].iter().find(|&&v| v != e.a && v != e.b).expect("a valid triangle has a third vertex")
+    };
+    edges
+        .iter()
+        .filter_map(|e| {
+            let right = e.right?;
+            let particles = [e.a, e.b, wing(e.left, e), wing(right, e)];
+            let [p0, p1, p2, p3] = particles.map(|i| mesh.positions[i as usize]);
+            // Validated triangles have area, so the rest angle always exists.
+            let rest = dihedral_angle(p0, p1, p2, p3)?;
+            Some(Constraint { particles, rest })
+        })
+        .collect()
+}
+
+/// Colours one constraint kind and returns it reordered by colour with the colour ranges.
+fn sort_by_colour(
+    constraints: Vec<Constraint>,
+    particle_count: usize,
+    colours_before: usize,
+) -> Result<(Vec<Constraint>, Vec<Range<u32>>), Error> {
+    let particles: Vec<&[u32]> = constraints.iter().map(Constraint::used_particles).collect();
+    let Coloring { order, ranges } = color_constraints(&particles, particle_count)
+        .map_err(|needed| Error::TooManyColours { needed: needed + colours_before, max: MAX_COLOURS })?;
+    if colours_before + ranges.len() > MAX_COLOURS {
+        return Err(Error::TooManyColours { needed: colours_before + ranges.len(), max: MAX_COLOURS });
+    }
+    Ok((order.iter().map(|&c| constraints[c as usize]).collect(), ranges))
+}

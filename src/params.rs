@@ -1,0 +1,220 @@
+//! Solver parameters: one `Copy` struct, every field with its unit, default and advice.
+
+use crate::error::ParamError;
+use glam::Vec3;
+
+/// How stiff a constraint kind is, in one of the two forms drape supports.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stiffness {
+    /// PBD stiffness `k ∈ [0, 1]`: the fraction of the error removed per substep. Applied per
+    /// iteration as `k' = 1 − (1 − k)^(1/n)` with `n` iterations (PBD §3.3), so the result does
+    /// not depend on the iteration count; it still depends on the time step and substep count.
+    Pbd(f32),
+    /// XPBD compliance `α ≥ 0` (inverse stiffness; m/N for distances, rad/(N·m) for bending).
+    /// `α = 0` is infinitely stiff. With a Lagrange multiplier per constraint (XPBD eq. 18) the
+    /// stiffness does not depend on the time step or the iteration count.
+    Compliance(f32),
+}
+
+impl Stiffness {
+    /// The per-projection factors `(k, α̃)` used by every constraint of this kind:
+    /// `Δλ = k·(−C − α̃λ)/(Σ w|∇C|² + α̃)`. PBD: `k = k'`, `α̃ = 0`; XPBD: `k = 1`, `α̃ = α/h²`.
+    pub fn response(self, iterations: u32, substep_dt: f32) -> [f32; 2] {
+        match self {
+            Self::Pbd(k) => [1.0 - (1.0 - k).powf(1.0 / iterations as f32), 0.0],
+            Self::Compliance(alpha) => [1.0, alpha / (substep_dt * substep_dt)],
+        }
+    }
+
+    fn validate(self, name: &'static str) -> Result<(), ParamError> {
+        match self {
+            Self::Pbd(k) if !(0.0..=1.0).contains(&k) => Err(ParamError {
+                name,
+                value: format!("Pbd({k})"),
+                expected: "a PBD stiffness in [0, 1]",
+            }),
+            Self::Compliance(a) if !(a.is_finite() && a >= 0.0) => Err(ParamError {
+                name,
+                value: format!("Compliance({a})"),
+                expected: "a finite compliance ≥ 0",
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// How the internal constraints are projected.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SolverMode {
+    /// Coloured Gauss-Seidel (PBD §3.2): constraints of one colour share no particle, so they
+    /// are projected in parallel; colours run one after the other. Converges fastest.
+    GaussSeidel,
+    /// Jacobi: every constraint reads the same positions; each particle sums the corrections of
+    /// its constraints and applies `relaxation / n_i` of the sum. Order-independent and
+    /// deterministic, slower to converge.
+    Jacobi {
+        /// Over-relaxation `ω ∈ (0, 2]`; 1.5 is a good start, lower it if the cloth jitters.
+        relaxation: f32,
+    },
+}
+
+/// How a frame is spread over compute dispatches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DispatchStrategy {
+    /// `SingleWorkgroup` when the adapter is a CPU (lavapipe, where each dispatch costs ~100 µs)
+    /// or the cloth is small, `PerColour` otherwise.
+    Auto,
+    /// The whole frame (all substeps, iterations and colours) in one dispatch of one workgroup,
+    /// colours separated by storage barriers: 2 dispatches per frame. Best when dispatches are
+    /// expensive or the cloth is small; wastes a large GPU on a large cloth.
+    SingleWorkgroup,
+    /// One dispatch per stage, per colour, per iteration: uses the whole GPU.
+    PerColour,
+}
+
+/// Everything that controls a step. Change it between frames with
+/// [`crate::GpuSolver::set_params`]; [`SolverParams::validate`] says what is allowed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolverParams {
+    /// Frame time step in seconds (default 1/60). Each frame runs `substeps` substeps of
+    /// `time_step / substeps`. Must be > 0 and ≤ 1.
+    pub time_step: f32,
+    /// Substeps per frame (default 10, 1..=128). More substeps make stiff cloth converge better
+    /// than more iterations do (XPBD "small steps").
+    pub substeps: u32,
+    /// Constraint iterations per substep (default 4, 1..=100).
+    pub iterations: u32,
+    /// Gravity in m/s² (default `(0, −9.81, 0)`).
+    pub gravity: Vec3,
+    /// Extra acceleration applied to every free particle, m/s² (default zero): wind-like pushes,
+    /// or the frame acceleration of a moving reference frame.
+    pub external_acceleration: Vec3,
+    /// Velocity damping in 1/s (default 0.1, ≥ 0): `v ← v·max(0, 1 − damping·h)` every substep.
+    /// Zero conserves momentum exactly; 0.05–1 calms a cloth that swings too long.
+    pub damping: f32,
+    /// Stiffness of distance constraints that are longer than rest (default `Compliance(0)`,
+    /// inextensible).
+    pub stretch: Stiffness,
+    /// Stiffness of distance constraints shorter than rest (default `Compliance(1e-4)`): softer
+    /// than `stretch` lets cloth buckle into wrinkles instead of locking.
+    pub compression: Stiffness,
+    /// Stiffness of dihedral bending constraints (default `Compliance(1.0)`, soft). Lower
+    /// compliance (or higher PBD `k`) gives stiffer, leather-like cloth.
+    pub bending: Stiffness,
+    /// Coulomb friction coefficient against colliders (default 0.4, ≥ 0).
+    pub friction: f32,
+    /// Restitution of collider contacts (default 0, in [0, 1]); off for normal speeds below
+    /// `2|g|h` to avoid jitter.
+    pub restitution: f32,
+    /// Distance in metres kept between particles and collider surfaces (default 0.005, ≥ 0).
+    pub collision_margin: f32,
+    /// Projection mode (default coloured Gauss-Seidel).
+    pub mode: SolverMode,
+    /// Dispatch layout (default `Auto`).
+    pub dispatch: DispatchStrategy,
+}
+
+impl Default for SolverParams {
+    fn default() -> Self {
+        Self {
+            time_step: 1.0 / 60.0,
+            substeps: 10,
+            iterations: 4,
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            external_acceleration: Vec3::ZERO,
+            damping: 0.1,
+            stretch: Stiffness::Compliance(0.0),
+            compression: Stiffness::Compliance(1e-4),
+            bending: Stiffness::Compliance(1.0),
+            friction: 0.4,
+            restitution: 0.0,
+            collision_margin: 0.005,
+            mode: SolverMode::GaussSeidel,
+            dispatch: DispatchStrategy::Auto,
+        }
+    }
+}
+
+/// Largest accepted substep count (the GPU dispatch table has one entry per substep).
+pub const MAX_SUBSTEPS: u32 = 128;
+/// Largest accepted iteration count per substep.
+pub const MAX_ITERATIONS: u32 = 100;
+
+impl SolverParams {
+    /// Substep length `h = time_step / substeps` in seconds.
+    pub fn substep_dt(&self) -> f32 {
+        self.time_step / self.substeps as f32
+    }
+
+    /// Checks every field against its documented range.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        fn check(ok: bool, name: &'static str, value: String, expected: &'static str) -> Result<(), ParamError> {
+            if ok {
+                Ok(())
+            } else {
+                Err(ParamError { name, value, expected })
+            }
+        }
+        let dt = self.time_step;
+        check(dt.is_finite() && dt > 0.0 && dt <= 1.0, "time_step", dt.to_string(), "in (0, 1] seconds")?;
+        check(
+            (1..=MAX_SUBSTEPS).contains(&self.substeps),
+            "substeps",
+            self.substeps.to_string(),
+            "in 1..=128",
+        )?;
+        check(
+            (1..=MAX_ITERATIONS).contains(&self.iterations),
+            "iterations",
+            self.iterations.to_string(),
+            "in 1..=100",
+        )?;
+        check(self.gravity.is_finite(), "gravity", format!("{:?}", self.gravity), "finite")?;
+        check(
+            self.external_acceleration.is_finite(),
+            "external_acceleration",
+            format!("{:?}", self.external_acceleration),
+            "finite",
+        )?;
+        let non_negative = |v: f32| v.is_finite() && v >= 0.0;
+        check(non_negative(self.damping), "damping", self.damping.to_string(), "finite and ≥ 0")?;
+        self.stretch.validate("stretch")?;
+        self.compression.validate("compression")?;
+        self.bending.validate("bending")?;
+        check(non_negative(self.friction), "friction", self.friction.to_string(), "finite and ≥ 0")?;
+        check(
+            (0.0..=1.0).contains(&self.restitution),
+            "restitution",
+            self.restitution.to_string(),
+            "in [0, 1]",
+        )?;
+        check(
+            non_negative(self.collision_margin),
+            "collision_margin",
+            self.collision_margin.to_string(),
+            "finite and ≥ 0",
+        )?;
+        if let SolverMode::Jacobi { relaxation } = self.mode {
+            check(
+                relaxation > 0.0 && relaxation <= 2.0,
+                "mode.relaxation",
+                relaxation.to_string(),
+                "in (0, 2]",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl SolverParams {
+    /// The `[k, α̃]` pairs of one substep for stretch, compression and bending, in that order.
+    pub fn responses(&self) -> [[f32; 2]; 3] {
+        let h = self.substep_dt();
+        [self.stretch, self.compression, self.bending].map(|s| s.response(self.iterations, h))
+    }
+
+    /// Pre-solve normal speed below which restitution is off: `2|g|h` (XPBD rigid bodies §3.6).
+    pub fn restitution_threshold(&self) -> f32 {
+        2.0 * self.gravity.length() * self.substep_dt()
+    }
+}

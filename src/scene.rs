@@ -1,0 +1,97 @@
+//! Scenes shared by the examples, tests and benches.
+
+use crate::collider::Collider;
+use crate::error::Error;
+use crate::mesh::{ClothMesh, GridPlane};
+use crate::model::{ClothModel, DEFAULT_DENSITY};
+use crate::params::SolverParams;
+use glam::Vec3;
+use std::fmt;
+use std::str::FromStr;
+
+/// A ready-to-run cloth setup.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    pub kind: SceneKind,
+    pub model: ClothModel,
+    pub params: SolverParams,
+    pub colliders: Vec<Collider>,
+}
+
+/// The library's scenes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SceneKind {
+    /// A 1 m × 1 m curtain hanging from its two top corners.
+    Hanging,
+    /// A 2 m × 2 m cloth falling onto a sphere (r = 0.5 m) resting on the ground.
+    Drape,
+    /// A 1 m × 1 m cloth falling freely: no pins, no colliders.
+    FreeFall,
+    /// The comparison scene: a horizontal 2 m × 2 m cloth, the two corners of one edge pinned,
+    /// a static sphere (r = 0.5 m) under the middle, gravity 9.81, dt 1/60.
+    Benchmark,
+}
+
+impl SceneKind {
+    /// Every scene, in menu order.
+    pub const ALL: [SceneKind; 4] = [Self::Hanging, Self::Drape, Self::FreeFall, Self::Benchmark];
+
+    /// The scene's command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Hanging => "hanging",
+            Self::Drape => "drape",
+            Self::FreeFall => "free_fall",
+            Self::Benchmark => "benchmark",
+        }
+    }
+}
+
+impl fmt::Display for SceneKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SceneKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown scene `{s}` (expected one of hanging, drape, free_fall, benchmark)"))
+    }
+}
+
+impl Scene {
+    /// Builds a scene with a cloth of `cells × cells` grid cells.
+    pub fn new(kind: SceneKind, cells: u32) -> Result<Self, Error> {
+        let vertices = cells + 1;
+        let params = SolverParams::default();
+        let (mesh, pins, colliders) = match kind {
+            SceneKind::Hanging => {
+                let mesh = ClothMesh::grid(vertices, vertices, 1.0 / cells as f32, GridPlane::Vertical, Vec3::new(-0.5, 1.5, 0.0))?;
+                (mesh, vec![0, cells], vec![Collider::ground(0.0)])
+            }
+            SceneKind::Drape => {
+                let mesh = ClothMesh::grid(vertices, vertices, 2.0 / cells as f32, GridPlane::Horizontal, Vec3::new(-1.0, 1.2, -1.0))?;
+                (mesh, vec![], vec![Collider::ground(0.0), Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5)])
+            }
+            SceneKind::FreeFall => {
+                let mesh = ClothMesh::grid(vertices, vertices, 1.0 / cells as f32, GridPlane::Horizontal, Vec3::new(-0.5, 2.0, -0.5))?;
+                (mesh, vec![], vec![])
+            }
+            SceneKind::Benchmark => {
+                let mesh = ClothMesh::grid(vertices, vertices, 2.0 / cells as f32, GridPlane::Horizontal, Vec3::new(-1.0, 1.0, -1.0))?;
+                (mesh, vec![0, cells], vec![Collider::sphere(Vec3::new(0.0, 0.4, 0.0), 0.5)])
+            }
+        };
+        let params = match kind {
+            SceneKind::FreeFall => SolverParams { damping: 0.0, ..params },
+            _ => params,
+        };
+        let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
+        Ok(Self { kind, model, params, colliders })
+    }
+}

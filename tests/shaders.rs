@@ -1,0 +1,125 @@
+//! Every WGSL file parses and validates with naga, and every host-shared WGSL struct matches its
+//! `#[repr(C)]` Rust twin in size and member offsets. No GPU needed.
+
+use drape::gpu::layout::{ColourTable, DispatchInfo, GpuCollider, GpuParams};
+use drape::gpu::shaders;
+use drape::model::Constraint;
+use std::mem::{offset_of, size_of};
+
+fn parse_and_validate(label: &str, source: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(source)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(source)));
+    module
+}
+
+fn file(name: &str) -> &'static str {
+    shaders::FILES.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no shader {name}")).1
+}
+
+#[test]
+fn every_wgsl_file_validates_in_its_module() {
+    let common = file("common.wgsl");
+    parse_and_validate("common.wgsl", common);
+    for name in ["bindings.wgsl", "constraints.wgsl", "collide.wgsl"] {
+        parse_and_validate(name, &[common, file(name)].concat());
+    }
+    parse_and_validate("solver module", &shaders::solver_module_source());
+    parse_and_validate("normals module", &shaders::normals_module_source());
+    for (name, source) in shaders::FILES {
+        assert!(
+            shaders::solver_module_source().contains(source) || shaders::normals_module_source().contains(source),
+            "{name} is in no module"
+        );
+    }
+}
+
+#[test]
+fn solver_module_has_every_entry_point_within_webgpu_limits() {
+    let module = parse_and_validate("solver module", &shaders::solver_module_source());
+    let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+    for wanted in ["predict", "project_colour", "jacobi_project", "jacobi_apply", "finalize", "fused_gauss_seidel", "fused_jacobi"] {
+        assert!(names.contains(&wanted), "missing entry point {wanted}");
+    }
+    for entry in &module.entry_points {
+        let invocations: u32 = entry.workgroup_size.iter().product();
+        assert!(invocations <= 256, "{} uses {invocations} invocations per workgroup", entry.name);
+    }
+    let storage_buffers = module
+        .global_variables
+        .iter()
+        .filter(|(_, v)| matches!(v.space, naga::AddressSpace::Storage { .. }))
+        .count();
+    assert!(storage_buffers <= 8, "{storage_buffers} storage buffers exceed the WebGPU default of 8");
+}
+
+/// Size and `(member, offset)` list of a WGSL struct as naga lays it out.
+fn wgsl_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
+    let ty = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("no struct {name}")).1;
+    match &ty.inner {
+        naga::TypeInner::Struct { members, span } => {
+            (*span, members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect())
+        }
+        other => panic!("{name} is not a struct: {other:?}"),
+    }
+}
+
+fn assert_layout(module: &naga::Module, name: &str, size: usize, offsets: &[(&str, usize)]) {
+    let (wgsl_size, wgsl_members) = wgsl_layout(module, name);
+    assert_eq!(wgsl_size as usize, size, "{name}: WGSL size {wgsl_size}, Rust size {size}");
+    let wgsl_names: Vec<&str> = wgsl_members.iter().map(|(n, _)| n.as_str()).filter(|n| !n.starts_with("_pad")).collect();
+    let rust_names: Vec<&str> = offsets.iter().map(|(n, _)| *n).collect();
+    assert_eq!(wgsl_names, rust_names, "{name}: member lists differ");
+    for (member, offset) in offsets {
+        let wgsl = wgsl_members.iter().find(|(n, _)| n == member).expect("checked above").1;
+        assert_eq!(wgsl as usize, *offset, "{name}.{member}: WGSL offset {wgsl}, Rust offset {offset}");
+    }
+}
+
+macro_rules! rust_offsets {
+    ($ty:ty, $($field:ident),* $(,)?) => {
+        &[$((stringify!($field), offset_of!($ty, $field))),*]
+    };
+}
+
+#[test]
+fn gpu_structs_match_their_wgsl_twins() {
+    let module = parse_and_validate("common.wgsl", shaders::common_source());
+    assert_layout(&module, "Collider", size_of::<GpuCollider>(), rust_offsets!(GpuCollider, shape, kind));
+    assert_layout(
+        &module,
+        "Params",
+        size_of::<GpuParams>(),
+        rust_offsets!(
+            GpuParams,
+            acceleration,
+            stretch,
+            compression,
+            bending,
+            relaxation,
+            h,
+            damping_factor,
+            friction,
+            restitution,
+            restitution_threshold,
+            collision_margin,
+            particle_count,
+            constraint_count,
+            stretch_count,
+            colour_count,
+            substeps,
+            iterations,
+            collider_count,
+            colliders,
+        ),
+    );
+    assert_layout(&module, "Constraint", size_of::<Constraint>(), rust_offsets!(Constraint, particles, rest));
+    assert_layout(&module, "ColourTable", size_of::<ColourTable>(), rust_offsets!(ColourTable, entries));
+    assert_layout(
+        &module,
+        "DispatchInfo",
+        size_of::<DispatchInfo>(),
+        rust_offsets!(DispatchInfo, substep, colour_start, colour_count),
+    );
+}
