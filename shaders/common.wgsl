@@ -2,8 +2,10 @@
 // (src/gpu/layout.rs, src/model.rs); tests/layout.rs checks sizes and offsets with naga.
 
 const WORKGROUP_SIZE: u32 = 64u;
-// The single-workgroup frame kernel uses the WebGPU default maximum.
-const FUSED_WORKGROUP_SIZE: u32 = 256u;
+// Invocations of the single-workgroup substep kernels, chosen per adapter when the pipeline is
+// built (256, the WebGPU default maximum, on GPUs; fewer on CPU adapters, where every barrier
+// switches between all SIMD-vector coroutines of the workgroup).
+override FUSED_WORKGROUP_SIZE: u32 = 256u;
 const MAX_COLLIDERS: u32 = 8u;
 const MAX_COLOURS: u32 = 128u;
 const NO_PARTICLE: u32 = 0xffffffffu;

@@ -3,7 +3,7 @@
 // ω/n_i of the sum. No float atomics, so results are deterministic.
 
 fn jacobi_correct(c: u32) {
-    let k = constraint_correction(c);
+    let k = constraint_correction(c, constraints[c]);
     let base = 4u * c;
     corrections[base] = vec4<f32>(k.dp0, 0.0);
     corrections[base + 1u] = vec4<f32>(k.dp1, 0.0);

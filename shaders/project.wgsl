@@ -1,9 +1,8 @@
 // Stage 2 — coloured Gauss-Seidel projection (PBD §3.2): the constraints of one colour share no
 // particle, so each thread projects one and writes its particles directly.
 
-// The correction of constraint c from the current predicted positions.
-fn constraint_correction(c: u32) -> Correction {
-    let con = constraints[c];
+// The correction of constraint `con` (index c) from the current predicted positions.
+fn constraint_correction(c: u32, con: Constraint) -> Correction {
     let a = predicted[con.particles[0]];
     let b = predicted[con.particles[1]];
     if (c < params.stretch_count) {
@@ -17,11 +16,11 @@ fn constraint_correction(c: u32) -> Correction {
 }
 
 fn project_gauss_seidel(c: u32) {
-    let k = constraint_correction(c);
+    let con = constraints[c];
+    let k = constraint_correction(c, con);
     if (!k.valid) {
         return;
     }
-    let con = constraints[c];
     predicted[con.particles[0]] += vec4<f32>(k.dp0, 0.0);
     predicted[con.particles[1]] += vec4<f32>(k.dp1, 0.0);
     if (c >= params.stretch_count) {

@@ -10,9 +10,19 @@ pub const MAX_COLLIDERS: usize = 8;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Collider {
     /// The half-space `normal·p ≥ offset` (a ground plane: `normal = +Y`, `offset = height`).
-    Plane { normal: Vec3, offset: f32 },
+    Plane {
+        /// Unit normal pointing out of the solid side.
+        normal: Vec3,
+        /// Plane height along the normal (m).
+        offset: f32,
+    },
     /// A solid sphere.
-    Sphere { center: Vec3, radius: f32 },
+    Sphere {
+        /// Centre (m).
+        center: Vec3,
+        /// Radius (m).
+        radius: f32,
+    },
 }
 
 impl Collider {

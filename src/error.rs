@@ -8,18 +8,25 @@ pub enum MeshError {
     /// The mesh has no vertices or no triangles.
     Empty,
     /// A triangle refers to a vertex that does not exist.
+    #[allow(missing_docs)]
     IndexOutOfRange { triangle: usize, index: u32, vertex_count: usize },
     /// A vertex position is NaN or infinite.
+    #[allow(missing_docs)]
     NonFinitePosition { vertex: usize },
     /// A triangle has (near) zero area, so it has no normal and no mass.
+    #[allow(missing_docs)]
     DegenerateTriangle { triangle: usize },
     /// An edge is shared by more than two triangles: cloth must be a manifold surface.
+    #[allow(missing_docs)]
     NonManifoldEdge { a: u32, b: u32, triangles: usize },
     /// The same three vertices appear twice.
+    #[allow(missing_docs)]
     DuplicateTriangle { first: usize, second: usize },
     /// A grid needs at least 2 × 2 vertices and a positive, finite spacing.
+    #[allow(missing_docs)]
     InvalidGrid { reason: &'static str },
     /// A pinned vertex index does not exist.
+    #[allow(missing_docs)]
     PinOutOfRange { index: u32, vertex_count: usize },
 }
 
@@ -78,12 +85,15 @@ pub enum Error {
     /// A solver parameter is out of range.
     Param(ParamError),
     /// An OBJ file could not be read or parsed.
+    #[allow(missing_docs)]
     Obj { path: String, message: String },
     /// A collider is malformed (non-finite, zero normal, negative radius) or there are too many.
     Collider(String),
     /// A particle index passed to a pin or target call does not exist.
+    #[allow(missing_docs)]
     ParticleOutOfRange { index: u32, particle_count: usize },
     /// Graph colouring needed more colours than the GPU colour table holds.
+    #[allow(missing_docs)]
     TooManyColours { needed: usize, max: usize },
     /// No GPU adapter was found (the message says how to install lavapipe).
     NoAdapter(String),

@@ -14,7 +14,9 @@ const DENOMINATOR_EPSILON: f32 = 1e-12;
 /// Distance constraints use the first two entries of `dp`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Correction {
+    /// Position change of each particle (m).
     pub dp: [Vec3; 4],
+    /// Change of the constraint's Lagrange multiplier.
     pub dlambda: f32,
 }
 
@@ -120,7 +122,9 @@ pub fn bending_correction(
 /// of the collider) and how far the particle was moved along it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Contact {
+    /// Unit surface normal, out of the collider.
     pub normal: Vec3,
+    /// Distance the particle was pushed out along the normal (m).
     pub depth: f32,
 }
 

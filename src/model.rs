@@ -18,7 +18,9 @@ pub const NO_PARTICLE: u32 = u32::MAX;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct Constraint {
+    /// Particle indices; unused slots hold [`NO_PARTICLE`].
     pub particles: [u32; 4],
+    /// Rest length (m) or rest dihedral angle (rad).
     pub rest: f32,
 }
 
@@ -33,7 +35,9 @@ impl Constraint {
 /// A compressed-row adjacency list: row `i` is `items[offsets[i]..offsets[i + 1]]`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Csr {
+    /// `rows + 1` offsets into `items`.
     pub offsets: Vec<u32>,
+    /// The rows' items, one row after the other.
     pub items: Vec<u32>,
 }
 

@@ -12,9 +12,13 @@ use std::str::FromStr;
 /// A ready-to-run cloth setup.
 #[derive(Debug, Clone)]
 pub struct Scene {
+    /// Which scene this is.
     pub kind: SceneKind,
+    /// The cloth.
     pub model: ClothModel,
+    /// Solver parameters suited to the scene.
     pub params: SolverParams,
+    /// The scene's colliders.
     pub colliders: Vec<Collider>,
 }
 

@@ -1,5 +1,5 @@
 //! `#[repr(C)]` mirrors of the structs in `shaders/common.wgsl`, built from host types by
-//! `from_*`/`new` functions. `tests/layout.rs` checks sizes and offsets against naga's layout.
+//! `from_*`/`new` functions. Field meanings are documented once, on the WGSL side. `tests/layout.rs` checks sizes and offsets against naga's layout.
 
 use crate::collider::{Collider, MAX_COLLIDERS};
 use crate::coloring::MAX_COLOURS;
@@ -36,6 +36,7 @@ impl GpuCollider {
 }
 
 /// `Params` in WGSL: everything a frame's kernels read, derived from [`SolverParams`].
+#[allow(missing_docs)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuParams {
@@ -98,6 +99,7 @@ impl GpuParams {
 }
 
 /// `ColourTable` in WGSL: `[first constraint, count, 0, 0]` per colour.
+#[allow(missing_docs)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct ColourTable {
@@ -117,6 +119,7 @@ impl ColourTable {
 
 /// `DispatchInfo` in WGSL: what one dispatch of the per-colour layout works on. Stored
 /// [`DISPATCH_ENTRY_STRIDE`] bytes apart and selected with a dynamic offset.
+#[allow(missing_docs)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct DispatchInfo {

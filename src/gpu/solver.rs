@@ -21,6 +21,16 @@ use wgpu::util::DeviceExt;
 const AUTO_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
 /// Most workgroups in one dimension of a dispatch (WebGPU default limit).
 const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
+/// Invocations of the single-workgroup kernels on GPUs (the WebGPU default maximum).
+const FUSED_WORKGROUP_SIZE_GPU: u32 = 256;
+/// Invocations of the single-workgroup kernels on CPU adapters: on lavapipe every barrier
+/// switches between the workgroup's SIMD-vector coroutines, and 64 invocations measured ~15 %
+/// faster per frame than 256 (BENCHMARKS.md).
+const FUSED_WORKGROUP_SIZE_CPU: u32 = 64;
+/// llvmpipe silently ends every loop of a shader invocation once they have run 65535
+/// iterations in total (Mesa gallivm `LP_MAX_TGSI_LOOP_ITERATIONS`). A single-workgroup
+/// dispatch on a CPU adapter must stay below this estimate, with a margin.
+const CPU_LOOP_BUDGET: u64 = 60_000;
 
 /// The kernels of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +106,7 @@ pub struct GpuSolver {
     colliders: Vec<Collider>,
     pins: Pins,
     strategy: DispatchStrategy,
+    fused_workgroup_size: u32,
     plan: Vec<Dispatch>,
     buffers: Buffers,
     pipelines: Pipelines,
@@ -153,7 +164,8 @@ impl GpuSolver {
         check_limits(device, &buffers, model)?;
         let solver_layout = solver_bind_group_layout(device);
         let normals_layout = normals_bind_group_layout(device);
-        let pipelines = build_pipelines(device, &solver_layout, &normals_layout);
+        let fused_workgroup_size = if is_cpu_adapter(device) { FUSED_WORKGROUP_SIZE_CPU } else { FUSED_WORKGROUP_SIZE_GPU };
+        let pipelines = build_pipelines(device, &solver_layout, &normals_layout, fused_workgroup_size);
         let solver_bind_group = solver_bind_group(device, &solver_layout, &buffers);
         let normals_bind_group = normals_bind_group(device, &normals_layout, &buffers);
         let mut solver = Self {
@@ -164,6 +176,7 @@ impl GpuSolver {
             colliders: colliders.to_vec(),
             pins,
             strategy: DispatchStrategy::PerColour,
+            fused_workgroup_size,
             plan: Vec::new(),
             buffers,
             pipelines,
@@ -395,19 +408,30 @@ impl GpuSolver {
             });
             self.solver_bind_group = solver_bind_group(&self.device, &self.solver_layout, &self.buffers);
         }
+        self.strategy = self.resolve_strategy()?;
         self.write_params();
-        self.strategy = match self.params.dispatch {
-            DispatchStrategy::Auto
-                if self.device.adapter_info().device_type == wgpu::DeviceType::Cpu
-                    || self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES =>
-            {
-                DispatchStrategy::SingleWorkgroup
-            }
-            DispatchStrategy::Auto => DispatchStrategy::PerColour,
-            fixed => fixed,
-        };
         self.plan = frame_plan(&self.params, self.strategy, &self.model);
         Ok(())
+    }
+
+    /// Resolves `Auto`, and refuses a single workgroup whose loops would outrun llvmpipe's
+    /// loop limit (its results would be silently wrong).
+    fn resolve_strategy(&self) -> Result<DispatchStrategy, Error> {
+        let cpu = is_cpu_adapter(&self.device);
+        let fits_loop_budget =
+            !cpu || fused_loop_iterations(&self.params, &self.model, self.fused_workgroup_size) <= CPU_LOOP_BUDGET;
+        match self.params.dispatch {
+            DispatchStrategy::Auto if fits_loop_budget && (cpu || self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES) => {
+                Ok(DispatchStrategy::SingleWorkgroup)
+            }
+            DispatchStrategy::Auto => Ok(DispatchStrategy::PerColour),
+            DispatchStrategy::SingleWorkgroup if !fits_loop_budget => Err(Error::Param(crate::error::ParamError {
+                name: "dispatch",
+                value: "SingleWorkgroup".into(),
+                expected: "Auto or PerColour for a cloth this large on a CPU adapter (llvmpipe's loop limit)",
+            })),
+            fixed => Ok(fixed),
+        }
     }
 }
 
@@ -422,7 +446,7 @@ fn frame_plan(params: &SolverParams, strategy: DispatchStrategy, model: &ClothMo
     let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
     if strategy == DispatchStrategy::SingleWorkgroup {
         let kernel = if jacobi { Kernel::FusedJacobi } else { Kernel::FusedGaussSeidel };
-        return vec![Dispatch { kernel, table_entry: 0, workgroups: [1, 1] }];
+        return (0..params.substeps).map(|substep| Dispatch { kernel, table_entry: substep, workgroups: [1, 1] }).collect();
     }
     let particles = model.particle_count() as u32;
     let constraints = model.constraints.len() as u32;
@@ -451,6 +475,26 @@ fn frame_plan(params: &SolverParams, strategy: DispatchStrategy, model: &ClothMo
         plan.push(per_particle(Kernel::Finalize, 0));
     }
     plan
+}
+
+/// An upper bound of the loop iterations one invocation of a single-workgroup substep kernel
+/// runs: its strided loops over particles and constraints, the per-colour loops, the gather
+/// and collider loops inside them, and the uniform loops around them.
+fn fused_loop_iterations(params: &SolverParams, model: &ClothModel, workgroup_size: u32) -> u64 {
+    let strided = |n: usize| (n as u64).div_ceil(u64::from(workgroup_size));
+    let particles = model.particle_count();
+    let constraints = model.constraints.len();
+    let longest_gather = (0..particles).map(|i| model.particle_slots.row(i).len()).max().unwrap_or(0) as u64;
+    let sweep = match params.mode {
+        SolverMode::GaussSeidel => model.colours.iter().map(|r| strided((r.end - r.start) as usize) + 1).sum(),
+        SolverMode::Jacobi { .. } => strided(constraints) + strided(particles) * (longest_gather + 1),
+    };
+    let colliders = crate::collider::MAX_COLLIDERS as u64;
+    strided(particles.max(constraints)) + u64::from(params.iterations) * (sweep + 1) + strided(particles) * (2 * colliders + 1)
+}
+
+fn is_cpu_adapter(device: &wgpu::Device) -> bool {
+    device.adapter_info().device_type == wgpu::DeviceType::Cpu
 }
 
 /// Workgroups for `n` threads, spilling into y beyond the per-dimension limit.
@@ -616,6 +660,7 @@ fn build_pipelines(
     device: &wgpu::Device,
     solver_layout: &wgpu::BindGroupLayout,
     normals_layout: &wgpu::BindGroupLayout,
+    fused_workgroup_size: u32,
 ) -> Pipelines {
     let solver_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("drape solver shaders"),
@@ -640,7 +685,10 @@ fn build_pipelines(
             layout: Some(layout),
             module,
             entry_point: Some(entry_point),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &[("FUSED_WORKGROUP_SIZE", f64::from(fused_workgroup_size))],
+                ..Default::default()
+            },
             cache: None,
         })
     };

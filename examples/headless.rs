@@ -1,0 +1,215 @@
+//! Headless runner: steps a scene on the GPU and reports speed and physical sanity.
+//!
+//! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120
+//!  --solver gs --substeps 10 --iterations 10 [--json]`
+
+use clap::{Parser, ValueEnum};
+use drape::{ClothMetrics, DispatchStrategy, GpuSolver, HeadlessOptions, Scene, SceneKind, SolverMode};
+use std::time::Instant;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Solver {
+    /// Coloured Gauss-Seidel.
+    Gs,
+    /// Jacobi with over-relaxation.
+    Jacobi,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Layout {
+    Auto,
+    Single,
+    PerColour,
+}
+
+#[derive(Debug, Parser)]
+#[command(about = "Run a drape scene headless and report timings and cloth metrics")]
+struct Args {
+    /// hanging, drape, free_fall or benchmark.
+    #[arg(long, default_value = "hanging")]
+    scene: SceneKind,
+    /// Grid cells per side.
+    #[arg(long, default_value_t = 64)]
+    grid: u32,
+    /// Frames to simulate.
+    #[arg(long, default_value_t = 120)]
+    frames: usize,
+    #[arg(long, value_enum, default_value = "gs")]
+    solver: Solver,
+    /// Jacobi over-relaxation ω.
+    #[arg(long, default_value_t = 1.5)]
+    relaxation: f32,
+    #[arg(long, default_value_t = 10)]
+    substeps: u32,
+    #[arg(long, default_value_t = 10)]
+    iterations: u32,
+    /// Dispatch layout.
+    #[arg(long, value_enum, default_value = "auto")]
+    layout: Layout,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() {
+    let args = Args::parse();
+    if let Err(e) = run(&args) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(args: &Args) -> Result<(), drape::Error> {
+    let (device, queue, adapter) = drape::headless_device(HeadlessOptions { timestamps: true })?;
+    let scene = Scene::new(args.scene, args.grid)?;
+    let params = drape::SolverParams {
+        substeps: args.substeps,
+        iterations: args.iterations,
+        mode: match args.solver {
+            Solver::Gs => SolverMode::GaussSeidel,
+            Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation },
+        },
+        dispatch: match args.layout {
+            Layout::Auto => DispatchStrategy::Auto,
+            Layout::Single => DispatchStrategy::SingleWorkgroup,
+            Layout::PerColour => DispatchStrategy::PerColour,
+        },
+        ..scene.params
+    };
+    let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
+    let timer = GpuTimer::new(&device, &queue, args.frames);
+    let mut wall_ms = Vec::with_capacity(args.frames);
+    for frame in 0..args.frames {
+        let start = Instant::now();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        if let Some(t) = &timer {
+            encoder.write_timestamp(&t.queries, 2 * frame as u32);
+        }
+        solver.encode_step(&mut encoder);
+        if let Some(t) = &timer {
+            encoder.write_timestamp(&t.queries, 2 * frame as u32 + 1);
+        }
+        queue.submit([encoder.finish()]);
+        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| drape::Error::Device(e.to_string()))?;
+        wall_ms.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    let gpu_ms = timer.map(|t| t.read(&device, &queue)).transpose()?;
+    let positions = solver.read_positions()?;
+    let velocities = solver.read_velocities()?;
+    let metrics = ClothMetrics::measure(&scene.model, &positions, &velocities, &scene.colliders);
+    let warm_up = (args.frames / 10).clamp(1, 10).min(args.frames.saturating_sub(1));
+    let wall = Stats::of(&wall_ms[warm_up..]);
+    let gpu = gpu_ms.map(|ms| Stats::of(&ms[warm_up..]));
+    let model = &scene.model;
+    let report = serde_json::json!({
+        "adapter": adapter.name,
+        "backend": adapter.backend.to_string(),
+        "scene": args.scene.name(),
+        "grid": args.grid,
+        "frames": args.frames,
+        "solver": format!("{:?}", args.solver).to_lowercase(),
+        "layout": format!("{:?}", solver.dispatch_strategy()),
+        "substeps": args.substeps,
+        "iterations": args.iterations,
+        "particles": model.particle_count(),
+        "stretch_constraints": model.stretch_count,
+        "stretch_colours": model.stretch_colours().len(),
+        "bending_constraints": model.bending_count(),
+        "bending_colours": model.bending_colours().len(),
+        "dispatches_per_frame": solver.dispatches_per_frame(),
+        "gpu_memory_bytes": solver.allocated_bytes(),
+        "wall_ms": wall.json(),
+        "gpu_ms": gpu.map(|g| g.json()),
+        "max_stretch": metrics.max_stretch,
+        "mean_stretch": metrics.mean_stretch,
+        "min_collider_distance": if metrics.min_collider_distance.is_finite() { Some(metrics.min_collider_distance) } else { None },
+        "centre_of_mass": metrics.centre_of_mass.to_array(),
+        "kinetic_energy": metrics.kinetic_energy,
+        "non_finite": metrics.non_finite,
+    });
+    if args.json {
+        println!("{report}");
+    } else {
+        print_text(&report);
+    }
+    Ok(())
+}
+
+fn print_text(report: &serde_json::Value) {
+    let r = report.as_object().expect("an object");
+    for (key, value) in r {
+        println!("{key:>22}: {value}");
+    }
+}
+
+/// Median, minimum and maximum of a series of frame times.
+struct Stats {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Stats {
+    fn of(samples: &[f64]) -> Self {
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        Self { median: sorted[sorted.len() / 2], min: sorted[0], max: sorted[sorted.len() - 1] }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({ "median": self.median, "min": self.min, "max": self.max })
+    }
+}
+
+/// GPU timestamps around each frame, when the device has timestamp queries in encoders.
+struct GpuTimer {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    period_ns: f32,
+    frames: usize,
+}
+
+impl GpuTimer {
+    fn new(device: &wgpu::Device, queue: &wgpu::Queue, frames: usize) -> Option<Self> {
+        let needed = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        if !device.features().contains(needed) || frames == 0 || 2 * frames > 4096 {
+            return None;
+        }
+        let count = 2 * frames as u32;
+        Some(Self {
+            queries: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("frame timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            }),
+            resolve: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamp resolve"),
+                size: 8 * u64::from(count),
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            period_ns: queue.get_timestamp_period(),
+            frames,
+        })
+    }
+
+    /// GPU milliseconds of every frame.
+    fn read(self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f64>, drape::Error> {
+        let size = self.resolve.size();
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("timestamp readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.resolve_query_set(&self.queries, 0..2 * self.frames as u32, &self.resolve, 0);
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, &staging, 0, size);
+        queue.submit([encoder.finish()]);
+        staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| drape::Error::Readback(e.to_string()))?;
+        let view = staging.slice(..).get_mapped_range().map_err(|e| drape::Error::Readback(e.to_string()))?;
+        let ticks: &[u64] = bytemuck::cast_slice(&view);
+        Ok(ticks.chunks_exact(2).map(|t| t[1].wrapping_sub(t[0]) as f64 * f64::from(self.period_ns) / 1e6).collect())
+    }
+}

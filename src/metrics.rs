@@ -1,0 +1,54 @@
+//! Measurements of a cloth state used by the headless runner, the benchmarks and the tests.
+
+use crate::collider::Collider;
+use crate::model::ClothModel;
+use glam::Vec3;
+
+/// A summary of one cloth state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClothMetrics {
+    /// Largest stretch ratio `l / l0` over the stretch constraints.
+    pub max_stretch: f32,
+    /// Mean stretch ratio over the stretch constraints.
+    pub mean_stretch: f32,
+    /// Smallest signed distance from a particle to a collider surface (m); `+∞` with none.
+    pub min_collider_distance: f32,
+    /// Mass-weighted centre of mass (m).
+    pub centre_of_mass: Vec3,
+    /// `Σ ½ m v²` over all particles (J).
+    pub kinetic_energy: f32,
+    /// How many position and velocity components are NaN or infinite.
+    pub non_finite: usize,
+}
+
+impl ClothMetrics {
+    /// Measures `positions` and `velocities` of `model` against `colliders`.
+    pub fn measure(model: &ClothModel, positions: &[Vec3], velocities: &[Vec3], colliders: &[Collider]) -> Self {
+        let ratios = model.constraints[..model.stretch_count].iter().map(|c| {
+            let [a, b] = [c.particles[0], c.particles[1]].map(|i| positions[i as usize]);
+            a.distance(b) / c.rest
+        });
+        let (max_stretch, sum) = ratios.fold((0f32, 0f64), |(m, s), r| (m.max(r), s + f64::from(r)));
+        let min_collider_distance = colliders
+            .iter()
+            .flat_map(|c| positions.iter().map(move |&p| c.signed_distance(p)))
+            .fold(f32::INFINITY, f32::min);
+        let total_mass: f32 = model.masses.iter().sum();
+        let centre_of_mass = positions.iter().zip(&model.masses).map(|(p, m)| *p * *m).sum::<Vec3>() / total_mass;
+        let kinetic_energy = velocities.iter().zip(&model.masses).map(|(v, m)| 0.5 * m * v.length_squared()).sum();
+        let non_finite = positions
+            .iter()
+            .chain(velocities)
+            .flat_map(|v| v.to_array())
+            .filter(|x| !x.is_finite())
+            .count();
+        Self {
+            max_stretch,
+            mean_stretch: (sum / model.stretch_count.max(1) as f64) as f32,
+            min_collider_distance,
+            centre_of_mass,
+            kinetic_energy,
+            non_finite,
+        }
+    }
+}
