@@ -34,14 +34,16 @@ fn collide_sphere(x: vec3<f32>, p: vec3<f32>, center: vec3<f32>, radius: f32, ma
     }
     let rel_x = x - center;
     let d = p - x;
-    let a = dot(d, d);
-    let c_x = dot(rel_x, rel_x) - r * r;
+    let travel = length(d);
     var q: vec3<f32>;
     var normal: vec3<f32>;
-    if (c_x >= 0.0 && a > GEOMETRY_EPSILON * GEOMETRY_EPSILON) {
-        let b = dot(rel_x, d);
-        let t = clamp((-b - sqrt(max(b * b - a * c_x, 0.0))) / a, 0.0, 1.0);
-        q = x + d * t;
+    if (dot(rel_x, rel_x) >= r * r && travel > GEOMETRY_EPSILON) {
+        // Entry point from the perpendicular offset of the ray (no discriminant cancellation).
+        let dir = d / travel;
+        let closest = -dot(rel_x, dir);
+        let offset = rel_x + dir * closest;
+        let half_chord = sqrt(max(r * r - dot(offset, offset), 0.0));
+        q = x + dir * clamp(closest - half_chord, 0.0, travel);
         normal = (q - center) / r;
     } else {
         let len = length(rel_p);

@@ -1,6 +1,6 @@
 // Stage 1 — predict (PBD Alg. 1 lines 5–7): v += h(g + a), damping, p = x + hv. Pinned
 // particles move a 1/(substeps − substep) share of the way to their target, so they reach it
-// at the end of the frame with a matching kinematic velocity. XPBD multipliers reset here.
+// exactly at the end of the frame with a matching kinematic velocity. XPBD multipliers reset here.
 
 fn predict_particle(i: u32, substep: u32) {
     let x = positions[i].xyz;
@@ -9,7 +9,8 @@ fn predict_particle(i: u32, substep: u32) {
     var v = velocities[i].xyz;
     var p: vec3<f32>;
     if (record.w == 0.0) {
-        p = x + (record.xyz - x) / f32(params.substeps - substep);
+        let remaining = params.substeps - substep;
+        p = select(x + (record.xyz - x) / f32(remaining), record.xyz, remaining == 1u);
         v = (p - x) / h;
     } else {
         v = (v + params.acceleration.xyz * h) * params.damping_factor;

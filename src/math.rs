@@ -148,13 +148,16 @@ pub fn collide_sphere(x: Vec3, p: Vec3, center: Vec3, radius: f32, margin: f32) 
     }
     let rel_x = x - center;
     let d = p - x;
-    let a = d.length_squared();
-    let c_x = rel_x.length_squared() - r * r;
-    let (q, normal) = if c_x >= 0.0 && a > GEOMETRY_EPSILON * GEOMETRY_EPSILON {
-        // Entry point: smallest t ∈ [0, 1] with |x + t·d − center| = r.
-        let b = rel_x.dot(d);
-        let t = ((-b - (b * b - a * c_x).max(0.0).sqrt()) / a).clamp(0.0, 1.0);
-        let q = x + d * t;
+    let travel = d.length();
+    let (q, normal) = if rel_x.length_squared() >= r * r && travel > GEOMETRY_EPSILON {
+        // Entry point of the ray x + s·dir: closest approach at s = −rel_x·dir, where the
+        // perpendicular offset is rel_x + s·dir; the entry lies √(r² − offset²) before it.
+        // Measuring the offset directly avoids the cancellation of the quadratic's discriminant.
+        let dir = d / travel;
+        let closest = -rel_x.dot(dir);
+        let offset = rel_x + dir * closest;
+        let half_chord = (r * r - offset.length_squared()).max(0.0).sqrt();
+        let q = x + dir * (closest - half_chord).clamp(0.0, travel);
         (q, (q - center) / r)
     } else {
         let length = rel_p.length();

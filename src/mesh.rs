@@ -82,10 +82,7 @@ impl ClothMesh {
                 let d = c + 1; // bottom right
                 // Counter-clockwise seen from +Y (horizontal) and +Z (vertical).
                 let quad = if (i + j) % 2 == 0 { [[a, c, d], [a, d, b]] } else { [[a, c, b], [b, c, d]] };
-                let flip = plane == GridPlane::Vertical;
-                for t in quad {
-                    triangles.push(if flip { [t[0], t[2], t[1]] } else { t });
-                }
+                triangles.extend(quad);
             }
         }
         Self::new(positions, triangles, Some(uvs))

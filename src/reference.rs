@@ -87,11 +87,16 @@ impl CpuSolver {
         let h = self.params.substep_dt();
         let acceleration = self.params.gravity + self.params.external_acceleration;
         let damping = (1.0 - self.params.damping * h).max(0.0);
-        let remaining = (self.params.substeps - substep) as f32;
+        let remaining = self.params.substeps - substep;
         for i in 0..self.positions.len() {
             let x = self.positions[i];
+            let target = self.pins.targets()[i];
             let p = if self.pins.inverse_masses()[i] == 0.0 {
-                x + (self.pins.targets()[i] - x) / remaining
+                if remaining == 1 {
+                    target
+                } else {
+                    x + (target - x) / remaining as f32
+                }
             } else {
                 self.velocities[i] = (self.velocities[i] + acceleration * h) * damping;
                 x + self.velocities[i] * h
@@ -104,10 +109,11 @@ impl CpuSolver {
         self.lambdas.fill(0.0);
     }
 
-    /// The correction of constraint `c` from the current predicted positions.
-    fn correction(&self, c: usize) -> Option<Correction> {
+    /// The correction of constraint `c` from the current predicted positions; `responses` are
+    /// [`SolverParams::responses`].
+    fn correction(&self, c: usize, responses: [[f32; 2]; 3]) -> Option<Correction> {
         let con = &self.model.constraints[c];
-        let [stretch, compression, bending] = self.params.responses();
+        let [stretch, compression, bending] = responses;
         let p = |k: usize| self.predicted[con.particles[k] as usize];
         let w = |k: usize| self.pins.inverse_masses()[con.particles[k] as usize];
         if c < self.model.stretch_count {
@@ -119,9 +125,11 @@ impl CpuSolver {
 
     /// One coloured Gauss-Seidel sweep: colours in order, each constraint applied at once.
     fn project_gauss_seidel(&mut self) {
-        for colour in self.model.colours.clone() {
+        let responses = self.params.responses();
+        for k in 0..self.model.colours.len() {
+            let colour = self.model.colours[k].clone();
             for c in colour.start as usize..colour.end as usize {
-                if let Some(correction) = self.correction(c) {
+                if let Some(correction) = self.correction(c, responses) {
                     let con = self.model.constraints[c];
                     for (k, &p) in con.used_particles().iter().enumerate() {
                         self.predicted[p as usize] += correction.dp[k];
@@ -136,8 +144,9 @@ impl CpuSolver {
     /// its slots; each particle then adds `relaxation/n_i` times the sum of its slots, summed in
     /// the fixed order of its gather list.
     fn project_jacobi(&mut self, relaxation: f32) {
+        let responses = self.params.responses();
         for c in 0..self.model.constraints.len() {
-            let correction = self.correction(c);
+            let correction = self.correction(c, responses);
             let dp = correction.map_or([Vec3::ZERO; 4], |k| k.dp);
             self.corrections[4 * c..4 * c + 4].copy_from_slice(&dp);
             self.lambdas[c] += correction.map_or(0.0, |k| k.dlambda);

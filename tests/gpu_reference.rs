@@ -1,46 +1,92 @@
-//! The GPU agrees with the CPU reference, in both modes and both dispatch layouts.
+//! The GPU agrees with the CPU reference in both modes and both dispatch layouts, and two GPU
+//! runs are bit-identical.
 
 mod support;
 
-use drape::{DispatchStrategy, GpuSolver, Scene, SceneKind, SolverMode, SolverParams};
+use drape::{CpuSolver, DispatchStrategy, GpuSolver, Scene, SceneKind, SolverMode, SolverParams, Stiffness};
 use support::{device, max_distance};
 
-fn compare(kind: SceneKind, cells: u32, params: SolverParams, frames: usize) -> f32 {
+const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
+const LAYOUTS: [DispatchStrategy; 2] = [DispatchStrategy::SingleWorkgroup, DispatchStrategy::PerColour];
+
+/// Max |Δx| between GPU and CPU after `frames` frames.
+fn gpu_cpu_distance(kind: SceneKind, cells: u32, params: SolverParams, frames: usize) -> f32 {
     let (device, queue) = device();
     let scene = Scene::new(kind, cells).unwrap();
     let mut gpu = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders).unwrap();
-    let mut cpu = drape::CpuSolver::new(&scene.model, params, &scene.colliders).unwrap();
+    let mut cpu = CpuSolver::new(&scene.model, params, &scene.colliders).unwrap();
     for _ in 0..frames {
         gpu.step();
         cpu.step();
     }
-    let positions = gpu.read_positions().unwrap();
-    max_distance(&positions, &cpu.positions)
+    let moved = max_distance(&cpu.positions, &scene.model.mesh.positions);
+    assert!(moved > 0.01, "the cloth should have moved (moved {moved} m)");
+    max_distance(&gpu.read_positions().unwrap(), &cpu.positions)
 }
 
-fn params(mode: SolverMode, dispatch: DispatchStrategy) -> SolverParams {
-    SolverParams { mode, dispatch, substeps: 4, iterations: 4, ..Scene::new(SceneKind::Hanging, 2).unwrap().params }
-}
-
-#[test]
-fn gauss_seidel_single_workgroup_matches_reference() {
-    let d = compare(SceneKind::Hanging, 24, params(SolverMode::GaussSeidel, DispatchStrategy::SingleWorkgroup), 60);
-    assert!(d <= 1e-4, "max |Δx| = {d} m");
+fn params(kind: SceneKind, mode: SolverMode, dispatch: DispatchStrategy) -> SolverParams {
+    SolverParams { mode, dispatch, substeps: 4, iterations: 4, ..Scene::new(kind, 2).unwrap().params }
 }
 
 #[test]
-fn debug_print_all_combinations() {
-    for mode in [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }] {
-        for dispatch in [DispatchStrategy::SingleWorkgroup, DispatchStrategy::PerColour] {
-            let p = params(mode, dispatch);
-            let (device, queue) = device();
-            let scene = Scene::new(SceneKind::Hanging, 24).unwrap();
-            let mut gpu = GpuSolver::new(&device, &queue, &scene.model, p, &scene.colliders).unwrap();
-            let mut cpu = drape::CpuSolver::new(&scene.model, p, &scene.colliders).unwrap();
-            for _ in 0..60 { gpu.step(); cpu.step(); }
-            let g = gpu.read_positions().unwrap();
-            let moved = max_distance(&g, &scene.model.mesh.positions);
-            println!("{mode:?} {dispatch:?}: moved {moved}, diff {}, dispatches {}", max_distance(&g, &cpu.positions), gpu.dispatches_per_frame());
+fn hanging_cloth_matches_reference_in_every_mode_and_layout() {
+    for mode in MODES {
+        for layout in LAYOUTS {
+            let d = gpu_cpu_distance(SceneKind::Hanging, 24, params(SceneKind::Hanging, mode, layout), 60);
+            assert!(d <= 1e-4, "{mode:?} {layout:?}: max |Δx| = {d} m after 60 frames");
         }
+    }
+}
+
+/// Contacts switch on and off (and friction between stick and slip) at thresholds, which
+/// amplifies last-bit differences between GPU and CPU arithmetic (they first appear when the cloth
+/// reaches the sphere, ~frame 12). The drift stays bounded — measured 1.4e-4 m (Gauss-Seidel) and
+/// 5.7e-4 m (Jacobi) after 60 frames — so this asserts 1 mm; the contact-free hanging cloth above
+/// agrees to 1e-4 m.
+#[test]
+fn draped_cloth_with_contacts_and_pbd_stiffness_stays_close_to_reference() {
+    for mode in MODES {
+        let p = SolverParams {
+            stretch: Stiffness::Pbd(1.0),
+            compression: Stiffness::Pbd(0.8),
+            bending: Stiffness::Pbd(0.2),
+            restitution: 0.3,
+            ..params(SceneKind::Drape, mode, DispatchStrategy::Auto)
+        };
+        let d = gpu_cpu_distance(SceneKind::Drape, 16, p, 60);
+        assert!(d <= 1e-3, "{mode:?}: max |Δx| = {d} m after 60 frames");
+    }
+}
+
+#[test]
+fn normals_match_reference() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Hanging, 12).unwrap();
+    let mut gpu = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
+    let mut cpu = CpuSolver::new(&scene.model, scene.params, &scene.colliders).unwrap();
+    for _ in 0..30 {
+        gpu.step();
+        cpu.step();
+    }
+    let normals = gpu.read_normals().unwrap();
+    assert!(max_distance(&normals, &cpu.normals) <= 1e-4);
+    assert!(normals.iter().all(|n| (n.length() - 1.0).abs() < 1e-4));
+}
+
+#[test]
+fn two_gpu_runs_are_bit_identical() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Drape, 16).unwrap();
+    for mode in MODES {
+        let run = || {
+            let p = params(SceneKind::Drape, mode, DispatchStrategy::PerColour);
+            let mut solver = GpuSolver::new(&device, &queue, &scene.model, p, &scene.colliders).unwrap();
+            for _ in 0..40 {
+                solver.step();
+            }
+            let bits = |v: Vec<glam::Vec3>| v.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect::<Vec<u32>>();
+            (bits(solver.read_positions().unwrap()), bits(solver.read_velocities().unwrap()))
+        };
+        assert!(run() == run(), "{mode:?}: two identical runs differ");
     }
 }

@@ -1,0 +1,172 @@
+//! Meshes, OBJ loading, validation errors, masses, constraint building and graph colouring.
+
+use drape::coloring::{color_constraints, validate_coloring};
+use drape::model::ClothModel;
+use drape::{ClothMesh, Error, GridPlane, MeshError};
+use glam::Vec3;
+
+fn grid(n: u32) -> ClothMesh {
+    ClothMesh::grid(n, n, 0.1, GridPlane::Horizontal, Vec3::ZERO).unwrap()
+}
+
+/// A tube of quads (triangulated by the loader): irregular enough to exercise colouring.
+fn tube_obj(around: usize, along: usize) -> String {
+    let mut text = String::from("# a tube\n");
+    for j in 0..along {
+        for i in 0..around {
+            let angle = i as f32 / around as f32 * std::f32::consts::TAU;
+            text += &format!("v {} {} {}\n", angle.cos(), j as f32 * 0.3, angle.sin());
+        }
+    }
+    for j in 0..along - 1 {
+        for i in 0..around {
+            let a = j * around + i + 1;
+            let b = j * around + (i + 1) % around + 1;
+            text += &format!("f {} {} {} {}\n", a, b, b + around, a + around);
+        }
+    }
+    text
+}
+
+#[test]
+fn grid_has_expected_topology_and_mass() {
+    let mesh = ClothMesh::grid(5, 4, 0.5, GridPlane::Vertical, Vec3::new(1.0, 2.0, 3.0)).unwrap();
+    assert_eq!(mesh.positions.len(), 20);
+    assert_eq!(mesh.triangles.len(), 2 * 4 * 3);
+    let masses = mesh.vertex_masses(0.2);
+    let total: f32 = masses.iter().sum();
+    let area = 2.0 * 1.5;
+    assert!((total - 0.2 * area).abs() < 1e-5, "total mass {total}");
+    // Vertical grids face +Z.
+    let [a, b, c] = mesh.triangles[0].map(|i| mesh.positions[i as usize]);
+    assert!((b - a).cross(c - a).z > 0.0);
+}
+
+#[test]
+fn obj_quads_are_triangulated_and_loaded() {
+    let mesh = ClothMesh::from_obj_str(&tube_obj(8, 5)).unwrap();
+    assert_eq!(mesh.positions.len(), 40);
+    assert_eq!(mesh.triangles.len(), 2 * 8 * 4);
+    let path = std::env::temp_dir().join(format!("drape-tube-{}.obj", std::process::id()));
+    std::fs::write(&path, tube_obj(8, 5)).unwrap();
+    assert_eq!(ClothMesh::from_obj(&path).unwrap(), mesh);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn missing_or_malformed_obj_is_a_typed_error() {
+    assert!(matches!(ClothMesh::from_obj("no/such/file.obj"), Err(Error::Obj { .. })));
+    assert!(matches!(ClothMesh::from_obj_str("v 0 0 0\nf 1 2 3\n"), Err(Error::Obj { .. })));
+    assert!(matches!(ClothMesh::from_obj_str("this is not an obj\n"), Err(Error::Obj { .. })));
+}
+
+fn mesh_error(positions: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> MeshError {
+    match ClothMesh::new(positions, triangles, None) {
+        Err(Error::Mesh(e)) => e,
+        other => panic!("expected a mesh error, got {other:?}"),
+    }
+}
+
+#[test]
+fn invalid_meshes_give_typed_errors() {
+    let quad = vec![Vec3::ZERO, Vec3::X, Vec3::new(1.0, 0.0, 1.0), Vec3::Z];
+    assert_eq!(mesh_error(vec![], vec![]), MeshError::Empty);
+    assert_eq!(mesh_error(quad.clone(), vec![]), MeshError::Empty);
+    assert_eq!(
+        mesh_error(quad.clone(), vec![[0, 1, 7]]),
+        MeshError::IndexOutOfRange { triangle: 0, index: 7, vertex_count: 4 }
+    );
+    let mut nan = quad.clone();
+    nan[2].y = f32::NAN;
+    assert_eq!(mesh_error(nan, vec![[0, 1, 2]]), MeshError::NonFinitePosition { vertex: 2 });
+    let collinear = vec![Vec3::ZERO, Vec3::X, Vec3::X * 2.0];
+    assert_eq!(mesh_error(collinear, vec![[0, 1, 2]]), MeshError::DegenerateTriangle { triangle: 0 });
+    assert_eq!(
+        mesh_error(quad.clone(), vec![[0, 2, 1], [0, 3, 2], [2, 1, 0]]),
+        MeshError::DuplicateTriangle { first: 0, second: 2 }
+    );
+    let mut fan = quad.clone();
+    fan.push(Vec3::new(0.5, 1.0, 0.5));
+    assert_eq!(
+        mesh_error(fan, vec![[0, 2, 1], [0, 3, 2], [0, 2, 4]]),
+        MeshError::NonManifoldEdge { a: 0, b: 2, triangles: 3 }
+    );
+    assert!(matches!(
+        ClothMesh::grid(1, 5, 0.1, GridPlane::Horizontal, Vec3::ZERO),
+        Err(Error::Mesh(MeshError::InvalidGrid { .. }))
+    ));
+    assert!(matches!(
+        ClothMesh::grid(3, 3, -1.0, GridPlane::Horizontal, Vec3::ZERO),
+        Err(Error::Mesh(MeshError::InvalidGrid { .. }))
+    ));
+}
+
+#[test]
+fn model_rejects_bad_density_and_pins() {
+    assert!(matches!(ClothModel::new(grid(3), 0.0, &[]), Err(Error::Param(_))));
+    assert!(matches!(ClothModel::new(grid(3), f32::NAN, &[]), Err(Error::Param(_))));
+    assert!(matches!(
+        ClothModel::new(grid(3), 0.2, &[9]),
+        Err(Error::Mesh(MeshError::PinOutOfRange { index: 9, vertex_count: 9 }))
+    ));
+}
+
+#[test]
+fn constraints_follow_the_mesh() {
+    let model = ClothModel::new(grid(4), 0.2, &[0, 3]).unwrap();
+    // A 3×3-cell grid: 12 + 12 axis edges + 9 diagonals; every interior edge bends.
+    assert_eq!(model.stretch_count, 33);
+    assert_eq!(model.bending_count(), 33 - 12);
+    assert_eq!(model.inverse_masses[0], 0.0);
+    assert_eq!(model.inverse_masses[3], 0.0);
+    assert!(model.inverse_masses[1] > 0.0);
+    for con in &model.constraints[..model.stretch_count] {
+        let [a, b] = [con.particles[0], con.particles[1]].map(|i| model.mesh.positions[i as usize]);
+        assert!((a.distance(b) - con.rest).abs() < 1e-6);
+    }
+    for con in &model.constraints[model.stretch_count..] {
+        // A flat rest state has dihedral angle π in PBD's convention.
+        assert!((con.rest - std::f32::consts::PI).abs() < 1e-3, "rest angle {}", con.rest);
+    }
+}
+
+fn assert_valid_colouring(model: &ClothModel) {
+    for (kind, colours) in [("stretch", model.stretch_colours()), ("bending", model.bending_colours())] {
+        let offset = colours.first().map_or(0, |r| r.start);
+        let end = colours.last().map_or(0, |r| r.end);
+        let particles: Vec<&[u32]> =
+            model.constraints[offset as usize..end as usize].iter().map(|c| c.used_particles()).collect();
+        let coloring = drape::coloring::Coloring {
+            order: (0..particles.len() as u32).collect(),
+            ranges: colours.iter().map(|r| r.start - offset..r.end - offset).collect(),
+        };
+        validate_coloring(&coloring, &particles, model.particle_count()).unwrap_or_else(|e| panic!("{kind}: {e}"));
+    }
+}
+
+#[test]
+fn grid_colourings_are_valid_and_stretch_needs_at_most_eight() {
+    for n in [3, 8, 17, 33, 49] {
+        let model = ClothModel::new(grid(n), 0.2, &[]).unwrap();
+        assert_valid_colouring(&model);
+        assert!(model.stretch_colours().len() <= 8, "{n}²: {} stretch colours", model.stretch_colours().len());
+    }
+}
+
+#[test]
+fn obj_mesh_colouring_is_valid() {
+    let model = ClothModel::new(ClothMesh::from_obj_str(&tube_obj(11, 7)).unwrap(), 0.2, &[]).unwrap();
+    assert_valid_colouring(&model);
+}
+
+#[test]
+fn colouring_validation_catches_conflicts() {
+    let constraints: Vec<&[u32]> = vec![&[0, 1], &[1, 2], &[2, 3]];
+    let good = color_constraints(&constraints, 4).unwrap();
+    assert_eq!(good.colour_count(), 2);
+    validate_coloring(&good, &constraints, 4).unwrap();
+    let bad = drape::coloring::Coloring { order: vec![0, 1, 2], ranges: vec![0..2, 2..3] };
+    assert!(validate_coloring(&bad, &constraints, 4).unwrap_err().contains("particle 1"));
+    let missing = drape::coloring::Coloring { order: vec![0, 2], ranges: vec![0..2] };
+    assert!(validate_coloring(&missing, &constraints, 4).is_err());
+}

@@ -1,0 +1,57 @@
+//! Bad parameters and colliders give typed errors; stiffness conversions follow PBD and XPBD.
+
+use drape::{Collider, CpuSolver, Error, Scene, SceneKind, SolverMode, SolverParams, Stiffness};
+use glam::Vec3;
+
+fn rejected(params: SolverParams) -> &'static str {
+    match params.validate() {
+        Err(e) => e.name,
+        Ok(()) => panic!("{params:?} was accepted"),
+    }
+}
+
+#[test]
+fn out_of_range_parameters_are_rejected_by_name() {
+    let ok = SolverParams::default();
+    ok.validate().unwrap();
+    assert_eq!(rejected(SolverParams { time_step: 0.0, ..ok }), "time_step");
+    assert_eq!(rejected(SolverParams { time_step: -0.01, ..ok }), "time_step");
+    assert_eq!(rejected(SolverParams { time_step: f32::NAN, ..ok }), "time_step");
+    assert_eq!(rejected(SolverParams { iterations: 0, ..ok }), "iterations");
+    assert_eq!(rejected(SolverParams { substeps: 0, ..ok }), "substeps");
+    assert_eq!(rejected(SolverParams { gravity: Vec3::new(0.0, f32::NAN, 0.0), ..ok }), "gravity");
+    assert_eq!(rejected(SolverParams { stretch: Stiffness::Pbd(1.5), ..ok }), "stretch");
+    assert_eq!(rejected(SolverParams { compression: Stiffness::Pbd(-0.1), ..ok }), "compression");
+    assert_eq!(rejected(SolverParams { bending: Stiffness::Compliance(-1.0), ..ok }), "bending");
+    assert_eq!(rejected(SolverParams { damping: -1.0, ..ok }), "damping");
+    assert_eq!(rejected(SolverParams { friction: f32::INFINITY, ..ok }), "friction");
+    assert_eq!(rejected(SolverParams { restitution: 1.5, ..ok }), "restitution");
+    assert_eq!(rejected(SolverParams { mode: SolverMode::Jacobi { relaxation: 0.0 }, ..ok }), "mode.relaxation");
+}
+
+#[test]
+fn solvers_refuse_bad_parameters_and_colliders() {
+    let scene = Scene::new(SceneKind::Hanging, 4).unwrap();
+    let bad = SolverParams { time_step: 0.0, ..scene.params };
+    assert!(matches!(CpuSolver::new(&scene.model, bad, &[]), Err(Error::Param(_))));
+    let sphere = Collider::sphere(Vec3::ZERO, -1.0);
+    assert!(matches!(CpuSolver::new(&scene.model, scene.params, &[sphere]), Err(Error::Collider(_))));
+    let tilted = Collider::Plane { normal: Vec3::new(0.0, 2.0, 0.0), offset: 0.0 };
+    assert!(matches!(tilted.validate(), Err(Error::Collider(_))));
+    let many = vec![Collider::ground(0.0); 9];
+    assert!(matches!(CpuSolver::new(&scene.model, scene.params, &many), Err(Error::Collider(_))));
+}
+
+#[test]
+fn pbd_stiffness_is_independent_of_iteration_count() {
+    // PBD §3.3: after n iterations the remaining error is (1 − k')^n = 1 − k.
+    for k in [0.1f32, 0.5, 0.9] {
+        for n in [1u32, 4, 10] {
+            let [k_prime, alpha_tilde] = Stiffness::Pbd(k).response(n, 0.01);
+            assert_eq!(alpha_tilde, 0.0);
+            assert!(((1.0 - k_prime).powi(n as i32) - (1.0 - k)).abs() < 1e-5);
+        }
+    }
+    // XPBD: α̃ = α / h².
+    assert_eq!(Stiffness::Compliance(2e-4).response(3, 0.01), [1.0, 2.0]);
+}
