@@ -25,7 +25,12 @@ fn finalize_particle(i: u32) {
             }
         }
     }
-    var v = (p - x) / params.h;
+    // v = (p − x)/h (PBD Alg. 1 line 13), evaluated as v̄ + (p − p̄)/h with the pre-solve
+    // prediction p̄ = x + h·v̄ recomputed exactly as predict made it: equal in exact arithmetic,
+    // but the rounding of x + h·v̄ no longer leaks into the velocity (it costs free fall ~0.1 %
+    // of g at 10 substeps otherwise).
+    let p_before = x + v_before * params.h;
+    var v = v_before + (p - p_before) / params.h;
     for (var k = 0u; k < contact_count; k += 1u) {
         v = contact_velocity(
             v, v_before, contacts[k], params.h, params.friction, params.restitution,

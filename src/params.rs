@@ -80,7 +80,9 @@ pub struct SolverParams {
     /// `time_step / substeps`. Must be > 0 and ≤ 1.
     pub time_step: f32,
     /// Substeps per frame (default 10, 1..=128). More substeps make stiff cloth converge better
-    /// than more iterations do (XPBD "small steps").
+    /// than more iterations do (XPBD "small steps"). Positions are f32: once `g·h²` nears the
+    /// rounding step of the coordinates (h ≲ 1e-4 s for a cloth ~10 m from the origin),
+    /// further substeps stop adding accuracy.
     pub substeps: u32,
     /// Constraint iterations per substep (default 4, 1..=100).
     pub iterations: u32,

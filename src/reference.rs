@@ -184,8 +184,9 @@ impl CpuSolver {
                     }
                 }
             }
+            // v = (p − x)/h, evaluated as v̄ + (p − p̄)/h (see `shaders/finalize.wgsl`).
             let v_before = self.velocities[i];
-            let mut v = (p - x) / h;
+            let mut v = v_before + (p - (x + v_before * h)) / h;
             for contact in contacts {
                 v = math::contact_velocity(
                     v,
