@@ -69,13 +69,24 @@ struct ColourTable {
     entries: array<vec4<u32>, MAX_COLOURS>,
 }
 
-// What one dispatch of the per-colour layout works on (bound with a dynamic offset).
+// What one dispatch works on (bound with a dynamic offset into the dispatch table).
 struct DispatchInfo {
+    // Substep index (predict moves pins by 1/(substeps − substep) of the way).
     substep: u32,
+    // Per-colour layout: the colour's constraint range.
     colour_start: u32,
     colour_count: u32,
-    _pad: u32,
+    // Single-workgroup layout: constraint iterations in this dispatch, and which of the
+    // substep's first and last stages it runs (STAGE_PREDICT | STAGE_FINALIZE).
+    iterations: u32,
+    stages: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
+
+const STAGE_PREDICT: u32 = 1u;
+const STAGE_FINALIZE: u32 = 2u;
 
 // Flattens a 2-D grid of workgroups (large cloths exceed 65535 workgroups in x).
 fn linear_id(workgroup: vec3<u32>, workgroups: vec3<u32>, local_index: u32) -> u32 {

@@ -1,8 +1,8 @@
-// A whole substep in one dispatch of one workgroup: the same stage functions, with storage
-// barriers where the per-colour layout has dispatch boundaries. Used where dispatches are
-// expensive (CPU adapters such as lavapipe) or the cloth is small. One dispatch per substep,
-// not per frame, keeps each invocation's loop count bounded (llvmpipe silently ends a shader's
-// loops after 65535 iterations in total; the host checks the budget).
+// A substep (or a chunk of its iterations) in one dispatch of one workgroup: the same stage
+// functions, with storage barriers where the per-colour layout has dispatch boundaries. Used
+// where dispatches are expensive (CPU adapters such as lavapipe) or the cloth is small. The
+// host sizes the chunks so each invocation's loop count stays bounded (llvmpipe silently ends
+// a shader's loops after 65535 iterations in total).
 
 fn fused_predict(local_index: u32, substep: u32) {
     let count = max(params.particle_count, params.constraint_count);
@@ -21,8 +21,10 @@ fn fused_finalize(local_index: u32) {
 
 @compute @workgroup_size(FUSED_WORKGROUP_SIZE)
 fn fused_gauss_seidel(@builtin(local_invocation_index) local_index: u32) {
-    fused_predict(local_index, dispatch.substep);
-    for (var iteration = 0u; iteration < params.iterations; iteration += 1u) {
+    if ((dispatch.stages & STAGE_PREDICT) != 0u) {
+        fused_predict(local_index, dispatch.substep);
+    }
+    for (var iteration = 0u; iteration < dispatch.iterations; iteration += 1u) {
         for (var colour = 0u; colour < params.colour_count; colour += 1u) {
             let range = colour_table.entries[colour];
             for (var k = local_index; k < range.y; k += FUSED_WORKGROUP_SIZE) {
@@ -31,13 +33,17 @@ fn fused_gauss_seidel(@builtin(local_invocation_index) local_index: u32) {
             storageBarrier();
         }
     }
-    fused_finalize(local_index);
+    if ((dispatch.stages & STAGE_FINALIZE) != 0u) {
+        fused_finalize(local_index);
+    }
 }
 
 @compute @workgroup_size(FUSED_WORKGROUP_SIZE)
 fn fused_jacobi(@builtin(local_invocation_index) local_index: u32) {
-    fused_predict(local_index, dispatch.substep);
-    for (var iteration = 0u; iteration < params.iterations; iteration += 1u) {
+    if ((dispatch.stages & STAGE_PREDICT) != 0u) {
+        fused_predict(local_index, dispatch.substep);
+    }
+    for (var iteration = 0u; iteration < dispatch.iterations; iteration += 1u) {
         for (var c = local_index; c < params.constraint_count; c += FUSED_WORKGROUP_SIZE) {
             jacobi_correct(c);
         }
@@ -47,5 +53,7 @@ fn fused_jacobi(@builtin(local_invocation_index) local_index: u32) {
         }
         storageBarrier();
     }
-    fused_finalize(local_index);
+    if ((dispatch.stages & STAGE_FINALIZE) != 0u) {
+        fused_finalize(local_index);
+    }
 }

@@ -53,7 +53,7 @@ impl Collider {
             Self::Plane { normal, .. } if (normal.length() - 1.0).abs() > 1e-3 => {
                 Err(Error::Collider(format!("plane normal {normal} must have unit length")))
             }
-            Self::Sphere { center, radius } if !center.is_finite() || !(radius.is_finite() && radius > 0.0) => {
+            Self::Sphere { center, radius } if !(center.is_finite() && radius.is_finite() && radius > 0.0) => {
                 Err(Error::Collider(format!("sphere needs a finite centre and a radius > 0, got {radius}")))
             }
             _ => Ok(()),

@@ -26,7 +26,7 @@ impl Coloring {
 }
 
 /// Particle → incident constraints, in compressed-row form.
-fn incidence<'a>(constraints: &[&'a [u32]], particle_count: usize) -> (Vec<u32>, Vec<u32>) {
+fn incidence(constraints: &[&[u32]], particle_count: usize) -> (Vec<u32>, Vec<u32>) {
     let mut offsets = vec![0u32; particle_count + 1];
     for particles in constraints {
         for &p in *particles {

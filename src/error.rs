@@ -34,28 +34,25 @@ impl fmt::Display for MeshError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Empty => write!(f, "the mesh has no triangles"),
-            Self::IndexOutOfRange { triangle, index, vertex_count } => write!(
-                f,
-                "triangle {triangle} refers to vertex {index}, but the mesh has {vertex_count} vertices"
-            ),
+            Self::IndexOutOfRange { triangle, index, vertex_count } => {
+                write!(f, "triangle {triangle} refers to vertex {index}, but the mesh has {vertex_count} vertices")
+            }
             Self::NonFinitePosition { vertex } => {
                 write!(f, "vertex {vertex} has a non-finite position")
             }
             Self::DegenerateTriangle { triangle } => {
                 write!(f, "triangle {triangle} has zero area")
             }
-            Self::NonManifoldEdge { a, b, triangles } => write!(
-                f,
-                "edge {a}-{b} is shared by {triangles} triangles (cloth needs at most 2)"
-            ),
+            Self::NonManifoldEdge { a, b, triangles } => {
+                write!(f, "edge {a}-{b} is shared by {triangles} triangles (cloth needs at most 2)")
+            }
             Self::DuplicateTriangle { first, second } => {
                 write!(f, "triangles {first} and {second} use the same three vertices")
             }
             Self::InvalidGrid { reason } => write!(f, "invalid grid: {reason}"),
-            Self::PinOutOfRange { index, vertex_count } => write!(
-                f,
-                "pinned vertex {index} does not exist (the mesh has {vertex_count} vertices)"
-            ),
+            Self::PinOutOfRange { index, vertex_count } => {
+                write!(f, "pinned vertex {index} does not exist (the mesh has {vertex_count} vertices)")
+            }
         }
     }
 }
@@ -110,14 +107,12 @@ impl fmt::Display for Error {
             Self::Param(e) => write!(f, "invalid parameter: {e}"),
             Self::Obj { path, message } => write!(f, "cannot load OBJ `{path}`: {message}"),
             Self::Collider(m) => write!(f, "invalid collider: {m}"),
-            Self::ParticleOutOfRange { index, particle_count } => write!(
-                f,
-                "particle {index} does not exist (the cloth has {particle_count} particles)"
-            ),
-            Self::TooManyColours { needed, max } => write!(
-                f,
-                "the constraint graph needs {needed} colours, more than the {max} the solver supports"
-            ),
+            Self::ParticleOutOfRange { index, particle_count } => {
+                write!(f, "particle {index} does not exist (the cloth has {particle_count} particles)")
+            }
+            Self::TooManyColours { needed, max } => {
+                write!(f, "the constraint graph needs {needed} colours, more than the {max} the solver supports")
+            }
             Self::NoAdapter(m) => write!(f, "no GPU adapter: {m}"),
             Self::Device(m) => write!(f, "cannot create a GPU device: {m}"),
             Self::Readback(m) => write!(f, "GPU readback failed: {m}"),

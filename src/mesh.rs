@@ -58,7 +58,7 @@ impl ClothMesh {
         if nx < 2 || ny < 2 {
             return Err(MeshError::InvalidGrid { reason: "needs at least 2 × 2 vertices" }.into());
         }
-        if !(spacing.is_finite() && spacing > 0.0) || !origin.is_finite() {
+        if !(spacing.is_finite() && spacing > 0.0 && origin.is_finite()) {
             return Err(MeshError::InvalidGrid { reason: "spacing must be positive and origin finite" }.into());
         }
         let mut positions = Vec::with_capacity((nx * ny) as usize);
@@ -80,7 +80,7 @@ impl ClothMesh {
                 let b = a + 1; // top right
                 let c = a + nx; // bottom left
                 let d = c + 1; // bottom right
-                // Counter-clockwise seen from +Y (horizontal) and +Z (vertical).
+                               // Counter-clockwise seen from +Y (horizontal) and +Z (vertical).
                 let quad = if (i + j) % 2 == 0 { [[a, c, d], [a, d, b]] } else { [[a, c, b], [b, c, d]] };
                 triangles.extend(quad);
             }
@@ -103,10 +103,9 @@ impl ClothMesh {
     pub fn from_obj_str(text: &str) -> Result<Self, Error> {
         let obj_error = |message: String| Error::Obj { path: "<memory>".into(), message };
         let mut reader = std::io::BufReader::new(text.as_bytes());
-        let (models, _) = tobj::load_obj_buf(&mut reader, &tobj::GPU_LOAD_OPTIONS, |_| {
-            Err(tobj::LoadError::OpenFileFailed)
-        })
-        .map_err(|e| obj_error(e.to_string()))?;
+        let (models, _) =
+            tobj::load_obj_buf(&mut reader, &tobj::GPU_LOAD_OPTIONS, |_| Err(tobj::LoadError::OpenFileFailed))
+                .map_err(|e| obj_error(e.to_string()))?;
         Self::from_obj_models(&models).map_err(|e| match e {
             Error::Mesh(m) => obj_error(m.to_string()),
             other => other,
@@ -178,11 +177,8 @@ impl ClothMesh {
                     }
                     Some(&e) if edges[e].right.is_none() => edges[e].right = Some(t as u32),
                     Some(_) => {
-                        let triangles = self
-                            .triangles
-                            .iter()
-                            .filter(|o| o.contains(&key.0) && o.contains(&key.1))
-                            .count();
+                        let triangles =
+                            self.triangles.iter().filter(|o| o.contains(&key.0) && o.contains(&key.1)).count();
                         return Err(MeshError::NonManifoldEdge { a: key.0, b: key.1, triangles });
                     }
                 }

@@ -36,12 +36,8 @@ impl ClothMetrics {
         let total_mass: f32 = model.masses.iter().sum();
         let centre_of_mass = positions.iter().zip(&model.masses).map(|(p, m)| *p * *m).sum::<Vec3>() / total_mass;
         let kinetic_energy = velocities.iter().zip(&model.masses).map(|(v, m)| 0.5 * m * v.length_squared()).sum();
-        let non_finite = positions
-            .iter()
-            .chain(velocities)
-            .flat_map(|v| v.to_array())
-            .filter(|x| !x.is_finite())
-            .count();
+        let non_finite =
+            positions.iter().chain(velocities).flat_map(|v| v.to_array()).filter(|x| !x.is_finite()).count();
         Self {
             max_stretch,
             mean_stretch: (sum / model.stretch_count.max(1) as f64) as f32,

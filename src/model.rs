@@ -180,7 +180,10 @@ fn stretch_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> Vec<Constraint> 
 /// A dihedral bending constraint per interior edge, at its rest angle (PBD §4.1).
 fn bending_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> Vec<Constraint> {
     let wing = |t: u32, e: &MeshEdge| {
-        *mesh.triangles[t as usize].iter().find(|&&v| v != e.a && v != e.b).expect("a valid triangle has a third vertex")
+        *mesh.triangles[t as usize]
+            .iter()
+            .find(|&&v| v != e.a && v != e.b)
+            .expect("a valid triangle has a third vertex")
     };
     edges
         .iter()

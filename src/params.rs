@@ -28,16 +28,12 @@ impl Stiffness {
 
     fn validate(self, name: &'static str) -> Result<(), ParamError> {
         match self {
-            Self::Pbd(k) if !(0.0..=1.0).contains(&k) => Err(ParamError {
-                name,
-                value: format!("Pbd({k})"),
-                expected: "a PBD stiffness in [0, 1]",
-            }),
-            Self::Compliance(a) if !(a.is_finite() && a >= 0.0) => Err(ParamError {
-                name,
-                value: format!("Compliance({a})"),
-                expected: "a finite compliance ≥ 0",
-            }),
+            Self::Pbd(k) if !(0.0..=1.0).contains(&k) => {
+                Err(ParamError { name, value: format!("Pbd({k})"), expected: "a PBD stiffness in [0, 1]" })
+            }
+            Self::Compliance(a) if !(a.is_finite() && a >= 0.0) => {
+                Err(ParamError { name, value: format!("Compliance({a})"), expected: "a finite compliance ≥ 0" })
+            }
             _ => Ok(()),
         }
     }
@@ -61,12 +57,14 @@ pub enum SolverMode {
 /// How a frame is spread over compute dispatches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DispatchStrategy {
-    /// `SingleWorkgroup` when the adapter is a CPU (lavapipe, where each dispatch costs ~100 µs)
-    /// or the cloth is small, `PerColour` otherwise.
+    /// Picks the faster layout: on CPU adapters (lavapipe, ~74 µs per dispatch) a single
+    /// workgroup while the per-colour plan would spend more on dispatches than on projections;
+    /// on GPUs a single workgroup only for small cloths (≤ 1024 particles).
     Auto,
-    /// The whole frame (all substeps, iterations and colours) in one dispatch of one workgroup,
-    /// colours separated by storage barriers: 2 dispatches per frame. Best when dispatches are
-    /// expensive or the cloth is small; wastes a large GPU on a large cloth.
+    /// Each substep (all its iterations and colours) in one dispatch of one workgroup, colours
+    /// separated by storage barriers: `substeps + 1` dispatches per frame (more on CPU adapters
+    /// when a substep would outrun llvmpipe's loop limit). Best when dispatches are expensive or
+    /// the cloth is small; wastes a large GPU on a large cloth.
     SingleWorkgroup,
     /// One dispatch per stage, per colour, per iteration: uses the whole GPU.
     PerColour,
@@ -159,12 +157,7 @@ impl SolverParams {
         }
         let dt = self.time_step;
         check(dt.is_finite() && dt > 0.0 && dt <= 1.0, "time_step", dt.to_string(), "in (0, 1] seconds")?;
-        check(
-            (1..=MAX_SUBSTEPS).contains(&self.substeps),
-            "substeps",
-            self.substeps.to_string(),
-            "in 1..=128",
-        )?;
+        check((1..=MAX_SUBSTEPS).contains(&self.substeps), "substeps", self.substeps.to_string(), "in 1..=128")?;
         check(
             (1..=MAX_ITERATIONS).contains(&self.iterations),
             "iterations",
@@ -184,12 +177,7 @@ impl SolverParams {
         self.compression.validate("compression")?;
         self.bending.validate("bending")?;
         check(non_negative(self.friction), "friction", self.friction.to_string(), "finite and ≥ 0")?;
-        check(
-            (0.0..=1.0).contains(&self.restitution),
-            "restitution",
-            self.restitution.to_string(),
-            "in [0, 1]",
-        )?;
+        check((0.0..=1.0).contains(&self.restitution), "restitution", self.restitution.to_string(), "in [0, 1]")?;
         check(
             non_negative(self.collision_margin),
             "collision_margin",
@@ -197,12 +185,7 @@ impl SolverParams {
             "finite and ≥ 0",
         )?;
         if let SolverMode::Jacobi { relaxation } = self.mode {
-            check(
-                relaxation > 0.0 && relaxation <= 2.0,
-                "mode.relaxation",
-                relaxation.to_string(),
-                "in (0, 2]",
-            )?;
+            check(relaxation > 0.0 && relaxation <= 2.0, "mode.relaxation", relaxation.to_string(), "in (0, 2]")?;
         }
         Ok(())
     }

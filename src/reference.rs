@@ -119,7 +119,16 @@ impl CpuSolver {
         if c < self.model.stretch_count {
             math::distance_correction(p(0), p(1), w(0), w(1), con.rest, self.lambdas[c], stretch, compression)
         } else {
-            math::bending_correction(p(0), p(1), p(2), p(3), [w(0), w(1), w(2), w(3)], con.rest, self.lambdas[c], bending)
+            math::bending_correction(
+                p(0),
+                p(1),
+                p(2),
+                p(3),
+                [w(0), w(1), w(2), w(3)],
+                con.rest,
+                self.lambdas[c],
+                bending,
+            )
         }
     }
 
@@ -173,7 +182,9 @@ impl CpuSolver {
             if self.pins.inverse_masses()[i] > 0.0 {
                 for collider in &self.colliders {
                     let hit = match *collider {
-                        Collider::Plane { normal, offset } => math::collide_plane(p, normal, offset, params.collision_margin),
+                        Collider::Plane { normal, offset } => {
+                            math::collide_plane(p, normal, offset, params.collision_margin)
+                        }
                         Collider::Sphere { center, radius } => {
                             math::collide_sphere(x, p, center, radius, params.collision_margin)
                         }

@@ -75,19 +75,43 @@ impl Scene {
         let params = SolverParams::default();
         let (mesh, pins, colliders) = match kind {
             SceneKind::Hanging => {
-                let mesh = ClothMesh::grid(vertices, vertices, 1.0 / cells as f32, GridPlane::Vertical, Vec3::new(-0.5, 1.5, 0.0))?;
+                let mesh = ClothMesh::grid(
+                    vertices,
+                    vertices,
+                    1.0 / cells as f32,
+                    GridPlane::Vertical,
+                    Vec3::new(-0.5, 1.5, 0.0),
+                )?;
                 (mesh, vec![0, cells], vec![Collider::ground(0.0)])
             }
             SceneKind::Drape => {
-                let mesh = ClothMesh::grid(vertices, vertices, 2.0 / cells as f32, GridPlane::Horizontal, Vec3::new(-1.0, 1.2, -1.0))?;
+                let mesh = ClothMesh::grid(
+                    vertices,
+                    vertices,
+                    2.0 / cells as f32,
+                    GridPlane::Horizontal,
+                    Vec3::new(-1.0, 1.2, -1.0),
+                )?;
                 (mesh, vec![], vec![Collider::ground(0.0), Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5)])
             }
             SceneKind::FreeFall => {
-                let mesh = ClothMesh::grid(vertices, vertices, 1.0 / cells as f32, GridPlane::Horizontal, Vec3::new(-0.5, 2.0, -0.5))?;
+                let mesh = ClothMesh::grid(
+                    vertices,
+                    vertices,
+                    1.0 / cells as f32,
+                    GridPlane::Horizontal,
+                    Vec3::new(-0.5, 2.0, -0.5),
+                )?;
                 (mesh, vec![], vec![])
             }
             SceneKind::Benchmark => {
-                let mesh = ClothMesh::grid(vertices, vertices, 2.0 / cells as f32, GridPlane::Horizontal, Vec3::new(-1.0, 1.0, -1.0))?;
+                let mesh = ClothMesh::grid(
+                    vertices,
+                    vertices,
+                    2.0 / cells as f32,
+                    GridPlane::Horizontal,
+                    Vec3::new(-1.0, 1.0, -1.0),
+                )?;
                 (mesh, vec![0, cells], vec![Collider::sphere(Vec3::new(0.0, 0.4, 0.0), 0.5)])
             }
         };

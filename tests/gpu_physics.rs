@@ -49,7 +49,8 @@ fn free_fall_centre_of_mass_is_ballistic() {
 #[test]
 fn pinned_particles_never_move_and_the_hanging_cloth_comes_to_rest() {
     let scene = Scene::new(SceneKind::Hanging, 16).unwrap();
-    let pins: Vec<usize> = (0..scene.model.particle_count()).filter(|&i| scene.model.inverse_masses[i] == 0.0).collect();
+    let pins: Vec<usize> =
+        (0..scene.model.particle_count()).filter(|&i| scene.model.inverse_masses[i] == 0.0).collect();
     assert_eq!(pins.len(), 2);
     for mode in MODES {
         let params = SolverParams { damping: 1.0, iterations: 10, mode, ..scene.params };
@@ -105,7 +106,11 @@ fn draped_cloth_never_ends_a_frame_inside_a_collider() {
             solver.step();
             if frame % 10 == 9 {
                 let m = metrics(&scene, &mut solver);
-                assert!(m.min_collider_distance >= -1e-3, "{mode:?}: {} m inside at frame {frame}", -m.min_collider_distance);
+                assert!(
+                    m.min_collider_distance >= -1e-3,
+                    "{mode:?}: {} m inside at frame {frame}",
+                    -m.min_collider_distance
+                );
                 assert_eq!(m.non_finite, 0);
             }
         }

@@ -90,3 +90,23 @@ fn two_gpu_runs_are_bit_identical() {
         assert!(run() == run(), "{mode:?}: two identical runs differ");
     }
 }
+
+/// A substep too long for one single-workgroup dispatch on a CPU adapter (llvmpipe ends a
+/// shader's loops after 65535 iterations) is split into several; the result must not change.
+#[test]
+fn chunked_single_workgroup_frames_match_the_per_colour_layout() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Hanging, 96).unwrap();
+    let run = |dispatch| {
+        let p = SolverParams { substeps: 1, iterations: 100, dispatch, ..scene.params };
+        let mut solver = GpuSolver::new(&device, &queue, &scene.model, p, &scene.colliders).unwrap();
+        solver.step();
+        (solver.read_positions().unwrap(), solver.dispatches_per_frame())
+    };
+    let (single, single_dispatches) = run(DispatchStrategy::SingleWorkgroup);
+    let (per_colour, _) = run(DispatchStrategy::PerColour);
+    if device.adapter_info().device_type == wgpu::DeviceType::Cpu {
+        assert!(single_dispatches > 2, "expected the substep to be split, got {single_dispatches} dispatches");
+    }
+    assert_eq!(max_distance(&single, &per_colour), 0.0);
+}

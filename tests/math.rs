@@ -82,13 +82,15 @@ fn internal_constraints_conserve_linear_momentum() {
 
 #[test]
 fn stiff_distance_constraint_restores_rest_length() {
-    let k = distance_correction(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), 1.0, 3.0, 1.0, 0.0, [1.0, 0.0], [1.0, 0.0]).unwrap();
+    let k =
+        distance_correction(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), 1.0, 3.0, 1.0, 0.0, [1.0, 0.0], [1.0, 0.0]).unwrap();
     let (a, b) = (k.dp[0], Vec3::new(2.0, 0.0, 0.0) + k.dp[1]);
     assert!((a.distance(b) - 1.0).abs() < 1e-6);
     // The lighter particle (w = 3) moves three times as far.
     assert!((k.dp[1].length() - 3.0 * k.dp[0].length()).abs() < 1e-6);
     // Compression uses its own stiffness: k = 0.5 closes half of the gap.
-    let k = distance_correction(Vec3::ZERO, Vec3::new(0.5, 0.0, 0.0), 1.0, 1.0, 1.0, 0.0, [1.0, 0.0], [0.5, 0.0]).unwrap();
+    let k =
+        distance_correction(Vec3::ZERO, Vec3::new(0.5, 0.0, 0.0), 1.0, 1.0, 1.0, 0.0, [1.0, 0.0], [0.5, 0.0]).unwrap();
     assert!(((0.5 + k.dp[1].x - k.dp[0].x) - 0.75).abs() < 1e-6);
     // Degenerate input gives no correction, never a NaN.
     assert!(distance_correction(Vec3::ONE, Vec3::ONE, 1.0, 1.0, 1.0, 0.0, [1.0, 0.0], [1.0, 0.0]).is_none());
@@ -114,7 +116,8 @@ fn bending_handles_flat_and_collinear_input() {
         assert!(k.dp.iter().all(|d| d.is_finite() && d.length() < 1e-6));
     }
     let collinear = [Vec3::ZERO, Vec3::X, Vec3::X * 2.0, Vec3::Z];
-    assert!(bending_correction(collinear[0], collinear[1], collinear[2], collinear[3], [1.0; 4], 1.0, 0.0, [1.0, 0.0]).is_none());
+    assert!(bending_correction(collinear[0], collinear[1], collinear[2], collinear[3], [1.0; 4], 1.0, 0.0, [1.0, 0.0])
+        .is_none());
 }
 
 #[test]
@@ -137,7 +140,8 @@ fn collisions_end_outside_the_collider() {
         }
     }
     // Continuous test: a particle moving straight through the sphere is stopped on the entry side.
-    let (p, contact) = collide_sphere(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(0.2, 0.0, 0.0), center, radius, 0.0).unwrap();
+    let (p, contact) =
+        collide_sphere(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(0.2, 0.0, 0.0), center, radius, 0.0).unwrap();
     assert!((contact.normal - Vec3::NEG_X).length() < 1e-5 && (p.x + 1.0).abs() < 1e-5);
     // Static fallback from inside: pushed to the closest surface point.
     let (p, _) = collide_sphere(Vec3::new(0.0, 0.5, 0.0), Vec3::new(0.0, 0.6, 0.0), center, radius, 0.0).unwrap();

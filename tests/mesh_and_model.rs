@@ -167,6 +167,7 @@ fn colouring_validation_catches_conflicts() {
     validate_coloring(&good, &constraints, 4).unwrap();
     let bad = drape::coloring::Coloring { order: vec![0, 1, 2], ranges: vec![0..2, 2..3] };
     assert!(validate_coloring(&bad, &constraints, 4).unwrap_err().contains("particle 1"));
-    let missing = drape::coloring::Coloring { order: vec![0, 2], ranges: vec![0..2] };
+    // Constraint 1 is missing from the colouring.
+    let missing = drape::coloring::Coloring { order: vec![0, 2], ranges: vec![0..1, 1..2] };
     assert!(validate_coloring(&missing, &constraints, 4).is_err());
 }

@@ -7,7 +7,8 @@ use drape::model::Constraint;
 use std::mem::{offset_of, size_of};
 
 fn parse_and_validate(label: &str, source: &str) -> naga::Module {
-    let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(source)));
+    let module =
+        naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(source)));
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
         .validate(&module)
         .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(source)));
@@ -39,24 +40,34 @@ fn every_wgsl_file_validates_in_its_module() {
 fn solver_module_has_every_entry_point_within_webgpu_limits() {
     let module = parse_and_validate("solver module", &shaders::solver_module_source());
     let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
-    for wanted in ["predict", "project_colour", "jacobi_project", "jacobi_apply", "finalize", "fused_gauss_seidel", "fused_jacobi"] {
+    for wanted in [
+        "predict",
+        "project_colour",
+        "jacobi_project",
+        "jacobi_apply",
+        "finalize",
+        "fused_gauss_seidel",
+        "fused_jacobi",
+    ] {
         assert!(names.contains(&wanted), "missing entry point {wanted}");
     }
     for entry in &module.entry_points {
         let invocations: u32 = entry.workgroup_size.iter().product();
         assert!(invocations <= 256, "{} uses {invocations} invocations per workgroup", entry.name);
     }
-    let storage_buffers = module
-        .global_variables
-        .iter()
-        .filter(|(_, v)| matches!(v.space, naga::AddressSpace::Storage { .. }))
-        .count();
+    let storage_buffers =
+        module.global_variables.iter().filter(|(_, v)| matches!(v.space, naga::AddressSpace::Storage { .. })).count();
     assert!(storage_buffers <= 8, "{storage_buffers} storage buffers exceed the WebGPU default of 8");
 }
 
 /// Size and `(member, offset)` list of a WGSL struct as naga lays it out.
 fn wgsl_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
-    let ty = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("no struct {name}")).1;
+    let ty = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no struct {name}"))
+        .1;
     match &ty.inner {
         naga::TypeInner::Struct { members, span } => {
             (*span, members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect())
@@ -68,7 +79,8 @@ fn wgsl_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
 fn assert_layout(module: &naga::Module, name: &str, size: usize, offsets: &[(&str, usize)]) {
     let (wgsl_size, wgsl_members) = wgsl_layout(module, name);
     assert_eq!(wgsl_size as usize, size, "{name}: WGSL size {wgsl_size}, Rust size {size}");
-    let wgsl_names: Vec<&str> = wgsl_members.iter().map(|(n, _)| n.as_str()).filter(|n| !n.starts_with("_pad")).collect();
+    let wgsl_names: Vec<&str> =
+        wgsl_members.iter().map(|(n, _)| n.as_str()).filter(|n| !n.starts_with("_pad")).collect();
     let rust_names: Vec<&str> = offsets.iter().map(|(n, _)| *n).collect();
     assert_eq!(wgsl_names, rust_names, "{name}: member lists differ");
     for (member, offset) in offsets {
@@ -120,6 +132,6 @@ fn gpu_structs_match_their_wgsl_twins() {
         &module,
         "DispatchInfo",
         size_of::<DispatchInfo>(),
-        rust_offsets!(DispatchInfo, substep, colour_start, colour_count),
+        rust_offsets!(DispatchInfo, substep, colour_start, colour_count, iterations, stages),
     );
 }

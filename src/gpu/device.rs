@@ -45,12 +45,9 @@ async fn choose_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, Erro
         let wanted = wanted.to_lowercase();
         let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
         let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-        return adapters
-            .into_iter()
-            .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
-            .ok_or_else(|| {
-                Error::NoAdapter(format!("WGPU_ADAPTER_NAME={wanted} matches none of {names:?}; {LAVAPIPE_HINT}"))
-            });
+        return adapters.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&wanted)).ok_or_else(|| {
+            Error::NoAdapter(format!("WGPU_ADAPTER_NAME={wanted} matches none of {names:?}; {LAVAPIPE_HINT}"))
+        });
     }
     instance
         .request_adapter(&wgpu::RequestAdapterOptions {

@@ -117,8 +117,8 @@ impl ColourTable {
     }
 }
 
-/// `DispatchInfo` in WGSL: what one dispatch of the per-colour layout works on. Stored
-/// [`DISPATCH_ENTRY_STRIDE`] bytes apart and selected with a dynamic offset.
+/// `DispatchInfo` in WGSL: what one dispatch works on. Stored [`DISPATCH_ENTRY_STRIDE`] bytes
+/// apart in the dispatch table and selected with a dynamic offset.
 #[allow(missing_docs)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -126,17 +126,12 @@ pub struct DispatchInfo {
     pub substep: u32,
     pub colour_start: u32,
     pub colour_count: u32,
-    pub _pad: u32,
+    pub iterations: u32,
+    pub stages: u32,
+    pub _pad: [u32; 3],
 }
 
-/// The dispatch table: one entry per substep (for predict), then one per colour.
-pub fn dispatch_table(substeps: u32, model: &ClothModel) -> Vec<DispatchInfo> {
-    let substep_entries = (0..substeps).map(|substep| DispatchInfo { substep, colour_start: 0, colour_count: 0, _pad: 0 });
-    let colour_entries = model.colours.iter().map(|r| DispatchInfo {
-        substep: 0,
-        colour_start: r.start,
-        colour_count: r.end - r.start,
-        _pad: 0,
-    });
-    substep_entries.chain(colour_entries).collect()
-}
+/// `STAGE_PREDICT` in WGSL: the dispatch starts its substep.
+pub const STAGE_PREDICT: u32 = 1;
+/// `STAGE_FINALIZE` in WGSL: the dispatch ends its substep.
+pub const STAGE_FINALIZE: u32 = 2;

@@ -2,30 +2,34 @@
 //! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
 
 use super::layout::{
-    dispatch_table, ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE,
+    ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE, STAGE_FINALIZE, STAGE_PREDICT, WORKGROUP_SIZE,
 };
 use super::shaders;
 use crate::collider::{validate_colliders, Collider};
 use crate::coloring::MAX_COLOURS;
 use crate::error::Error;
 use crate::model::ClothModel;
-use crate::params::{DispatchStrategy, SolverMode, SolverParams, MAX_SUBSTEPS};
+use crate::params::{DispatchStrategy, SolverMode, SolverParams};
 use crate::pins::Pins;
-use bytemuck::Pod;
+use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::mem::size_of;
 use wgpu::util::DeviceExt;
 
-/// Cloths up to this many particles use one workgroup per frame under `DispatchStrategy::Auto`
-/// even on a discrete GPU: their per-colour dispatches would be mostly launch overhead.
+/// On GPUs, `DispatchStrategy::Auto` gives cloths up to this many particles a single workgroup:
+/// their per-colour dispatches would be mostly launch overhead.
 const AUTO_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
+/// On CPU adapters, `Auto` picks the single workgroup while the per-colour plan averages fewer
+/// projections per dispatch than this. Fitted on lavapipe (2 cores, BENCHMARKS.md): a single
+/// workgroup costs ~80 ns per projection on one core; the per-colour layout ~25 ns per
+/// projection on both cores plus ~74 µs per dispatch, so it wins above 74 µs / 55 ns ≈ 1350.
+const CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH: u64 = 1350;
 /// Most workgroups in one dimension of a dispatch (WebGPU default limit).
 const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
 /// Invocations of the single-workgroup kernels on GPUs (the WebGPU default maximum).
 const FUSED_WORKGROUP_SIZE_GPU: u32 = 256;
-/// Invocations of the single-workgroup kernels on CPU adapters: on lavapipe every barrier
-/// switches between the workgroup's SIMD-vector coroutines, and 64 invocations measured ~15 %
-/// faster per frame than 256 (BENCHMARKS.md).
+/// Invocations of the single-workgroup kernels on CPU adapters: 64 measured ~15 % faster per
+/// frame than 256 on lavapipe (8 and 64 were equal), and keeps loops short for llvmpipe's limit.
 const FUSED_WORKGROUP_SIZE_CPU: u32 = 64;
 /// llvmpipe silently ends every loop of a shader invocation once they have run 65535
 /// iterations in total (Mesa gallivm `LP_MAX_TGSI_LOOP_ITERATIONS`). A single-workgroup
@@ -143,12 +147,11 @@ impl GpuSolver {
             model.mesh.positions.iter().zip(pins.inverse_masses()).map(|(p, &w)| [p.x, p.y, p.z, w]).collect();
         let records: Vec<[f32; 4]> = (0..n).map(|i| pins.particle_record(i)).collect();
         let normals: Vec<[f32; 4]> = initial_normals(model);
-        let table = dispatch_table(MAX_SUBSTEPS, model);
         let triangles: Vec<u32> = model.mesh.triangles.iter().flatten().copied().collect();
         let buffers = Buffers {
             params: create("drape params", bytemuck::bytes_of(&GpuParams::new(&params, model, colliders)), uniform),
             colour_table: create("drape colour table", bytemuck::bytes_of(&ColourTable::from_model(model)), uniform),
-            dispatch_table: create("drape dispatch table", &strided(&table, DISPATCH_ENTRY_STRIDE), uniform),
+            dispatch_table: create("drape dispatch table", &[0u8; DISPATCH_ENTRY_STRIDE as usize], uniform),
             positions: create("drape positions", bytemuck::cast_slice(&rest), storage | wgpu::BufferUsages::VERTEX),
             velocities: create("drape velocities", bytemuck::cast_slice(&vec![[0f32; 4]; n]), storage),
             predicted: create("drape predicted positions", bytemuck::cast_slice(&predicted), storage),
@@ -164,7 +167,8 @@ impl GpuSolver {
         check_limits(device, &buffers, model)?;
         let solver_layout = solver_bind_group_layout(device);
         let normals_layout = normals_bind_group_layout(device);
-        let fused_workgroup_size = if is_cpu_adapter(device) { FUSED_WORKGROUP_SIZE_CPU } else { FUSED_WORKGROUP_SIZE_GPU };
+        let fused_workgroup_size =
+            if is_cpu_adapter(device) { FUSED_WORKGROUP_SIZE_CPU } else { FUSED_WORKGROUP_SIZE_GPU };
         let pipelines = build_pipelines(device, &solver_layout, &normals_layout, fused_workgroup_size);
         let solver_bind_group = solver_bind_group(device, &solver_layout, &buffers);
         let normals_bind_group = normals_bind_group(device, &normals_layout, &buffers);
@@ -256,10 +260,8 @@ impl GpuSolver {
     /// Records one frame (all substeps, then normals) into `encoder`, in one compute pass.
     /// Submitting it is the caller's business; nothing is read back or waited on.
     pub fn encode_step(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("drape frame"),
-            timestamp_writes: None,
-        });
+        let mut pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("drape frame"), timestamp_writes: None });
         let mut current = None;
         for dispatch in &self.plan {
             if current != Some(dispatch.kernel) {
@@ -367,13 +369,8 @@ impl GpuSolver {
         slice.map_async(wgpu::MapMode::Read, move |result| {
             let _ = sender.send(result);
         });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Readback(e.to_string()))?;
-        receiver
-            .recv()
-            .map_err(|e| Error::Readback(e.to_string()))?
-            .map_err(|e| Error::Readback(e.to_string()))?;
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Readback(e.to_string()))?;
+        receiver.recv().map_err(|e| Error::Readback(e.to_string()))?.map_err(|e| Error::Readback(e.to_string()))?;
         let values = {
             let view = slice.get_mapped_range().map_err(|e| Error::Readback(e.to_string()))?;
             bytemuck::cast_slice::<u8, [f32; 4]>(&view).iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect()
@@ -396,7 +393,7 @@ impl GpuSolver {
     fn apply_params(&mut self) -> Result<(), Error> {
         if matches!(self.params.mode, SolverMode::Jacobi { .. }) && self.buffers.corrections.size() == 16 {
             let size = 64 * self.model.constraints.len().max(1) as u64;
-            if size > u64::from(self.device.limits().max_storage_buffer_binding_size) {
+            if size > self.device.limits().max_storage_buffer_binding_size {
                 return Err(Error::Device(format!("Jacobi slots need {size} bytes, more than the device allows")));
             }
             self.allocated_bytes += size - 16;
@@ -408,30 +405,67 @@ impl GpuSolver {
             });
             self.solver_bind_group = solver_bind_group(&self.device, &self.solver_layout, &self.buffers);
         }
-        self.strategy = self.resolve_strategy()?;
+        let (strategy, plan) = self.plan_frame()?;
+        self.strategy = strategy;
         self.write_params();
-        self.plan = frame_plan(&self.params, self.strategy, &self.model);
+        self.upload_dispatch_table(&plan.table);
+        self.plan = plan.dispatches;
         Ok(())
     }
 
-    /// Resolves `Auto`, and refuses a single workgroup whose loops would outrun llvmpipe's
-    /// loop limit (its results would be silently wrong).
-    fn resolve_strategy(&self) -> Result<DispatchStrategy, Error> {
-        let cpu = is_cpu_adapter(&self.device);
-        let fits_loop_budget =
-            !cpu || fused_loop_iterations(&self.params, &self.model, self.fused_workgroup_size) <= CPU_LOOP_BUDGET;
+    /// Resolves `Auto` and plans the frame. Refuses a single workgroup that cannot stay within
+    /// llvmpipe's loop limit, whose results would be silently wrong.
+    fn plan_frame(&self) -> Result<(DispatchStrategy, FramePlan), Error> {
+        let budget = is_cpu_adapter(&self.device).then_some(CPU_LOOP_BUDGET);
+        let single = || {
+            frame_plan(&self.params, DispatchStrategy::SingleWorkgroup, &self.model, self.fused_workgroup_size, budget)
+        };
+        let per_colour = || {
+            let plan =
+                frame_plan(&self.params, DispatchStrategy::PerColour, &self.model, self.fused_workgroup_size, None);
+            (DispatchStrategy::PerColour, plan.expect("the per-colour layout has no loop budget"))
+        };
+        let prefer_single = if budget.is_some() {
+            let per_colour_dispatches = per_colour().1.dispatches.len() as u64;
+            let projections =
+                u64::from(self.params.substeps * self.params.iterations) * self.model.constraints.len() as u64;
+            projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour_dispatches
+        } else {
+            self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES
+        };
         match self.params.dispatch {
-            DispatchStrategy::Auto if fits_loop_budget && (cpu || self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES) => {
-                Ok(DispatchStrategy::SingleWorkgroup)
+            DispatchStrategy::Auto if prefer_single => {
+                Ok(single().map_or_else(per_colour, |plan| (DispatchStrategy::SingleWorkgroup, plan)))
             }
-            DispatchStrategy::Auto => Ok(DispatchStrategy::PerColour),
-            DispatchStrategy::SingleWorkgroup if !fits_loop_budget => Err(Error::Param(crate::error::ParamError {
-                name: "dispatch",
-                value: "SingleWorkgroup".into(),
-                expected: "Auto or PerColour for a cloth this large on a CPU adapter (llvmpipe's loop limit)",
-            })),
-            fixed => Ok(fixed),
+            DispatchStrategy::SingleWorkgroup => {
+                single().map(|plan| (DispatchStrategy::SingleWorkgroup, plan)).ok_or_else(|| {
+                    Error::Param(crate::error::ParamError {
+                        name: "dispatch",
+                        value: "SingleWorkgroup".into(),
+                        expected: "Auto or PerColour for a cloth this large on a CPU adapter (llvmpipe's loop limit)",
+                    })
+                })
+            }
+            _ => Ok(per_colour()),
         }
+    }
+
+    /// Writes the dispatch table, growing its buffer (and rebinding) when the plan needs more
+    /// entries than it holds — only when parameters change, never per frame.
+    fn upload_dispatch_table(&mut self, table: &[DispatchInfo]) {
+        let bytes = strided(table, DISPATCH_ENTRY_STRIDE);
+        let needed = bytes.len() as u64;
+        if needed > self.buffers.dispatch_table.size() {
+            self.allocated_bytes += needed - self.buffers.dispatch_table.size();
+            self.buffers.dispatch_table = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("drape dispatch table"),
+                size: needed,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            self.solver_bind_group = solver_bind_group(&self.device, &self.solver_layout, &self.buffers);
+        }
+        self.queue.write_buffer(&self.buffers.dispatch_table, 0, &bytes);
     }
 }
 
@@ -441,56 +475,123 @@ enum Which {
     Normals,
 }
 
-/// The dispatches of one frame (normals excluded), in order.
-fn frame_plan(params: &SolverParams, strategy: DispatchStrategy, model: &ClothModel) -> Vec<Dispatch> {
+/// The dispatches of one frame (normals excluded), in order, and the dispatch table entries
+/// they select.
+#[derive(Default)]
+struct FramePlan {
+    dispatches: Vec<Dispatch>,
+    table: Vec<DispatchInfo>,
+}
+
+impl FramePlan {
+    /// Appends a dispatch, reusing an identical table entry if there is one.
+    fn push(&mut self, kernel: Kernel, info: DispatchInfo, workgroups: [u32; 2]) {
+        let table_entry = match self.table.iter().position(|e| *e == info) {
+            Some(i) => i,
+            None => {
+                self.table.push(info);
+                self.table.len() - 1
+            }
+        } as u32;
+        self.dispatches.push(Dispatch { kernel, table_entry, workgroups });
+    }
+}
+
+/// Builds the frame's dispatches. `loop_budget` is `Some` on CPU adapters (see
+/// [`CPU_LOOP_BUDGET`]); `None` when a single-workgroup frame cannot stay within it.
+fn frame_plan(
+    params: &SolverParams,
+    strategy: DispatchStrategy,
+    model: &ClothModel,
+    fused_workgroup_size: u32,
+    loop_budget: Option<u64>,
+) -> Option<FramePlan> {
     let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
+    let mut plan = FramePlan::default();
+    let info = |substep| DispatchInfo { substep, ..DispatchInfo::zeroed() };
     if strategy == DispatchStrategy::SingleWorkgroup {
         let kernel = if jacobi { Kernel::FusedJacobi } else { Kernel::FusedGaussSeidel };
-        return (0..params.substeps).map(|substep| Dispatch { kernel, table_entry: substep, workgroups: [1, 1] }).collect();
+        let costs = FusedLoopCosts::new(params, model, fused_workgroup_size);
+        let chunks = costs.chunks(params.iterations, loop_budget)?;
+        for substep in 0..params.substeps {
+            for &(iterations, stages) in &chunks {
+                plan.push(kernel, DispatchInfo { iterations, stages, ..info(substep) }, [1, 1]);
+            }
+        }
+        return Some(plan);
     }
     let particles = model.particle_count() as u32;
     let constraints = model.constraints.len() as u32;
-    let per_particle = |kernel, table_entry| Dispatch { kernel, table_entry, workgroups: workgroups_for(particles) };
-    let mut plan = Vec::new();
     for substep in 0..params.substeps {
-        plan.push(Dispatch {
-            kernel: Kernel::Predict,
-            table_entry: substep,
-            workgroups: workgroups_for(particles.max(constraints)),
-        });
+        plan.push(Kernel::Predict, info(substep), workgroups_for(particles.max(constraints)));
         for _ in 0..params.iterations {
             if jacobi {
-                plan.push(Dispatch { kernel: Kernel::JacobiProject, table_entry: 0, workgroups: workgroups_for(constraints) });
-                plan.push(per_particle(Kernel::JacobiApply, 0));
+                plan.push(Kernel::JacobiProject, info(0), workgroups_for(constraints));
+                plan.push(Kernel::JacobiApply, info(0), workgroups_for(particles));
             } else {
-                for (colour, range) in model.colours.iter().enumerate() {
-                    plan.push(Dispatch {
-                        kernel: Kernel::ProjectColour,
-                        table_entry: MAX_SUBSTEPS + colour as u32,
-                        workgroups: workgroups_for(range.end - range.start),
-                    });
+                for range in &model.colours {
+                    let colour =
+                        DispatchInfo { colour_start: range.start, colour_count: range.end - range.start, ..info(0) };
+                    plan.push(Kernel::ProjectColour, colour, workgroups_for(range.end - range.start));
                 }
             }
         }
-        plan.push(per_particle(Kernel::Finalize, 0));
+        plan.push(Kernel::Finalize, info(0), workgroups_for(particles));
     }
-    plan
+    Some(plan)
 }
 
-/// An upper bound of the loop iterations one invocation of a single-workgroup substep kernel
-/// runs: its strided loops over particles and constraints, the per-colour loops, the gather
-/// and collider loops inside them, and the uniform loops around them.
-fn fused_loop_iterations(params: &SolverParams, model: &ClothModel, workgroup_size: u32) -> u64 {
-    let strided = |n: usize| (n as u64).div_ceil(u64::from(workgroup_size));
-    let particles = model.particle_count();
-    let constraints = model.constraints.len();
-    let longest_gather = (0..particles).map(|i| model.particle_slots.row(i).len()).max().unwrap_or(0) as u64;
-    let sweep = match params.mode {
-        SolverMode::GaussSeidel => model.colours.iter().map(|r| strided((r.end - r.start) as usize) + 1).sum(),
-        SolverMode::Jacobi { .. } => strided(constraints) + strided(particles) * (longest_gather + 1),
-    };
-    let colliders = crate::collider::MAX_COLLIDERS as u64;
-    strided(particles.max(constraints)) + u64::from(params.iterations) * (sweep + 1) + strided(particles) * (2 * colliders + 1)
+/// Upper bounds of the loop iterations one invocation of a single-workgroup kernel runs in each
+/// part of a substep: its strided loops over particles and constraints, the per-colour loops, the
+/// gather and collider loops inside them, and the uniform loops around them.
+struct FusedLoopCosts {
+    predict: u64,
+    iteration: u64,
+    finalize: u64,
+}
+
+impl FusedLoopCosts {
+    fn new(params: &SolverParams, model: &ClothModel, workgroup_size: u32) -> Self {
+        let strided = |n: usize| (n as u64).div_ceil(u64::from(workgroup_size));
+        let particles = model.particle_count();
+        let constraints = model.constraints.len();
+        let longest_gather = (0..particles).map(|i| model.particle_slots.row(i).len()).max().unwrap_or(0) as u64;
+        let sweep: u64 = match params.mode {
+            SolverMode::GaussSeidel => model.colours.iter().map(|r| strided((r.end - r.start) as usize) + 1).sum(),
+            SolverMode::Jacobi { .. } => strided(constraints) + strided(particles) * (longest_gather + 1),
+        };
+        let colliders = crate::collider::MAX_COLLIDERS as u64;
+        Self {
+            predict: strided(particles.max(constraints)),
+            iteration: sweep + 1,
+            finalize: strided(particles) * (2 * colliders + 1),
+        }
+    }
+
+    /// Splits a substep's iterations into dispatches of `(iterations, stages)` that each stay
+    /// within `budget` (one dispatch per substep without a budget); `None` if impossible.
+    fn chunks(&self, iterations: u32, budget: Option<u64>) -> Option<Vec<(u32, u32)>> {
+        let Some(budget) = budget else {
+            return Some(vec![(iterations, STAGE_PREDICT | STAGE_FINALIZE)]);
+        };
+        let mut chunks = Vec::new();
+        let (mut left, mut first) = (u64::from(iterations), true);
+        loop {
+            let predict = if first { STAGE_PREDICT } else { 0 };
+            let room = budget.checked_sub(if first { self.predict } else { 0 })?;
+            if left * self.iteration + self.finalize <= room {
+                chunks.push((left as u32, predict | STAGE_FINALIZE));
+                return Some(chunks);
+            }
+            let fitting = (room / self.iteration).min(left);
+            if fitting == 0 && !first {
+                return None;
+            }
+            chunks.push((fitting as u32, predict));
+            left -= fitting;
+            first = false;
+        }
+    }
 }
 
 fn is_cpu_adapter(device: &wgpu::Device) -> bool {
@@ -538,7 +639,7 @@ fn initial_normals(model: &ClothModel) -> Vec<[f32; 4]> {
 }
 
 fn check_limits(device: &wgpu::Device, buffers: &Buffers, model: &ClothModel) -> Result<(), Error> {
-    let limit = u64::from(device.limits().max_storage_buffer_binding_size);
+    let limit = device.limits().max_storage_buffer_binding_size;
     let largest = [&buffers.constraints, &buffers.slot_lists, &buffers.positions, &buffers.vertex_triangles]
         .iter()
         .map(|b| b.size())
@@ -573,7 +674,11 @@ fn uniform_entry(binding: u32, has_dynamic_offset: bool) -> wgpu::BindGroupLayou
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset, min_binding_size: None },
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset,
+            min_binding_size: None,
+        },
         count: None,
     }
 }

@@ -5,8 +5,8 @@ use glam::Vec3;
 
 /// A headless device (lavapipe on machines without a GPU).
 pub fn device() -> (wgpu::Device, wgpu::Queue) {
-    let (device, queue, _) = drape::headless_device(Default::default())
-        .unwrap_or_else(|e| panic!("GPU tests need a Vulkan adapter: {e}"));
+    let (device, queue, _) =
+        drape::headless_device(Default::default()).unwrap_or_else(|e| panic!("GPU tests need a Vulkan adapter: {e}"));
     (device, queue)
 }
 
