@@ -3,9 +3,10 @@
 
 use crate::coloring::{color_constraints, Coloring, MAX_COLOURS};
 use crate::error::{Error, MeshError, ParamError};
-use crate::math::dihedral_angle;
+use crate::math::{dihedral_angle, normalize_or_up, weighted_face_normal};
 use crate::mesh::{ClothMesh, MeshEdge};
 use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
 use std::ops::Range;
 
 /// Marks the unused particle slots of a distance constraint.
@@ -158,6 +159,21 @@ impl ClothModel {
     /// The stretch colours' ranges of `constraints`.
     pub fn stretch_colours(&self) -> &[Range<u32>] {
         &self.colours[..self.stretch_colour_count]
+    }
+
+    /// Area-weighted unit vertex normals of `positions`: each vertex sums
+    /// [`weighted_face_normal`] over its triangles in gather-list order (the order the normals
+    /// kernel uses) and normalises.
+    pub fn vertex_normals(&self, positions: &[Vec3]) -> Vec<Vec3> {
+        (0..self.particle_count())
+            .map(|i| {
+                let sum = self.vertex_triangles.row(i).iter().fold(Vec3::ZERO, |s, &t| {
+                    let [a, b, c] = self.mesh.triangles[t as usize].map(|v| positions[v as usize]);
+                    s + weighted_face_normal(a, b, c)
+                });
+                normalize_or_up(sum)
+            })
+            .collect()
     }
 
     /// The bending colours' ranges of `constraints`.

@@ -215,16 +215,9 @@ impl CpuSolver {
         }
     }
 
-    /// Area-weighted vertex normals, each vertex summing its triangles in gather-list order.
+    /// Area-weighted vertex normals (see [`ClothModel::vertex_normals`]).
     fn update_normals(&mut self) {
-        let triangles = &self.model.mesh.triangles;
-        for i in 0..self.positions.len() {
-            let sum = self.model.vertex_triangles.row(i).iter().fold(Vec3::ZERO, |s, &t| {
-                let [a, b, c] = triangles[t as usize].map(|v| self.positions[v as usize]);
-                s + math::weighted_face_normal(a, b, c)
-            });
-            self.normals[i] = math::normalize_or_up(sum);
-        }
+        self.normals = self.model.vertex_normals(&self.positions);
     }
 
     /// The model being simulated.

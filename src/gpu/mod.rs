@@ -3,6 +3,8 @@
 
 pub mod device;
 pub mod layout;
+mod pipelines;
+mod plan;
 pub mod shaders;
 mod solver;
 

@@ -1,17 +1,16 @@
 //! The GPU solver: owns the cloth's buffers and pipelines on a caller's device and records
 //! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
 
-use super::layout::{
-    ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE, STAGE_FINALIZE, STAGE_PREDICT, WORKGROUP_SIZE,
-};
-use super::shaders;
+use super::layout::{ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE};
+use super::pipelines::{build_pipelines, normals_bind_group_layout, solver_bind_group_layout, Pipelines};
+use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan};
 use crate::collider::{validate_colliders, Collider};
 use crate::coloring::MAX_COLOURS;
 use crate::error::Error;
 use crate::model::ClothModel;
 use crate::params::{DispatchStrategy, SolverMode, SolverParams};
 use crate::pins::Pins;
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Pod;
 use glam::Vec3;
 use std::mem::size_of;
 use wgpu::util::DeviceExt;
@@ -24,8 +23,6 @@ const AUTO_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
 /// workgroup costs ~80 ns per projection on one core; the per-colour layout ~25 ns per
 /// projection on both cores plus ~74 µs per dispatch, so it wins above 74 µs / 55 ns ≈ 1350.
 const CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH: u64 = 1350;
-/// Most workgroups in one dimension of a dispatch (WebGPU default limit).
-const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
 /// Invocations of the single-workgroup kernels on GPUs (the WebGPU default maximum).
 const FUSED_WORKGROUP_SIZE_GPU: u32 = 256;
 /// Invocations of the single-workgroup kernels on CPU adapters: 64 measured ~15 % faster per
@@ -35,51 +32,6 @@ const FUSED_WORKGROUP_SIZE_CPU: u32 = 64;
 /// iterations in total (Mesa gallivm `LP_MAX_TGSI_LOOP_ITERATIONS`). A single-workgroup
 /// dispatch on a CPU adapter must stay below this estimate, with a margin.
 const CPU_LOOP_BUDGET: u64 = 60_000;
-
-/// The kernels of a frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kernel {
-    Predict,
-    ProjectColour,
-    JacobiProject,
-    JacobiApply,
-    Finalize,
-    FusedGaussSeidel,
-    FusedJacobi,
-}
-
-/// One recorded dispatch: which kernel, which dispatch table entry, how many workgroups.
-#[derive(Debug, Clone, Copy)]
-struct Dispatch {
-    kernel: Kernel,
-    table_entry: u32,
-    workgroups: [u32; 2],
-}
-
-struct Pipelines {
-    predict: wgpu::ComputePipeline,
-    project_colour: wgpu::ComputePipeline,
-    jacobi_project: wgpu::ComputePipeline,
-    jacobi_apply: wgpu::ComputePipeline,
-    finalize: wgpu::ComputePipeline,
-    fused_gauss_seidel: wgpu::ComputePipeline,
-    fused_jacobi: wgpu::ComputePipeline,
-    normals: wgpu::ComputePipeline,
-}
-
-impl Pipelines {
-    fn get(&self, kernel: Kernel) -> &wgpu::ComputePipeline {
-        match kernel {
-            Kernel::Predict => &self.predict,
-            Kernel::ProjectColour => &self.project_colour,
-            Kernel::JacobiProject => &self.jacobi_project,
-            Kernel::JacobiApply => &self.jacobi_apply,
-            Kernel::Finalize => &self.finalize,
-            Kernel::FusedGaussSeidel => &self.fused_gauss_seidel,
-            Kernel::FusedJacobi => &self.fused_jacobi,
-        }
-    }
-}
 
 struct Buffers {
     params: wgpu::Buffer,
@@ -146,7 +98,8 @@ impl GpuSolver {
         let predicted: Vec<[f32; 4]> =
             model.mesh.positions.iter().zip(pins.inverse_masses()).map(|(p, &w)| [p.x, p.y, p.z, w]).collect();
         let records: Vec<[f32; 4]> = (0..n).map(|i| pins.particle_record(i)).collect();
-        let normals: Vec<[f32; 4]> = initial_normals(model);
+        let normals: Vec<[f32; 4]> =
+            model.vertex_normals(&model.mesh.positions).iter().map(|n| n.extend(0.0).to_array()).collect();
         let triangles: Vec<u32> = model.mesh.triangles.iter().flatten().copied().collect();
         let buffers = Buffers {
             params: create("drape params", bytemuck::bytes_of(&GpuParams::new(&params, model, colliders)), uniform),
@@ -161,7 +114,7 @@ impl GpuSolver {
             corrections: create("drape jacobi corrections (unused)", &[0u8; 16], storage),
             slot_lists: create("drape jacobi gather lists", &csr_words(&model.particle_slots), storage),
             normals: create("drape normals", bytemuck::cast_slice(&normals), storage | wgpu::BufferUsages::VERTEX),
-            triangles: create("drape triangles", bytemuck::cast_slice(&triangles), storage),
+            triangles: create("drape triangles", bytemuck::cast_slice(&triangles), storage | wgpu::BufferUsages::INDEX),
             vertex_triangles: create("drape vertex triangles", &csr_words(&model.vertex_triangles), storage),
         };
         check_limits(device, &buffers, model)?;
@@ -313,7 +266,18 @@ impl GpuSolver {
         &self.buffers.normals
     }
 
-    /// The model being simulated (rest data, triangles for an index buffer, colours).
+    /// The cloth's triangles as a `u32` index buffer (`IndexFormat::Uint32`, three per
+    /// triangle, counter-clockwise in the rest state); draw [`GpuSolver::index_count`] indices.
+    pub fn index_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.triangles
+    }
+
+    /// Number of indices in [`GpuSolver::index_buffer`].
+    pub fn index_count(&self) -> u32 {
+        3 * self.model.mesh.triangles.len() as u32
+    }
+
+    /// The model being simulated (rest data, colours, rest-state UVs).
     pub fn model(&self) -> &ClothModel {
         &self.model
     }
@@ -475,137 +439,8 @@ enum Which {
     Normals,
 }
 
-/// The dispatches of one frame (normals excluded), in order, and the dispatch table entries
-/// they select.
-#[derive(Default)]
-struct FramePlan {
-    dispatches: Vec<Dispatch>,
-    table: Vec<DispatchInfo>,
-}
-
-impl FramePlan {
-    /// Appends a dispatch, reusing an identical table entry if there is one.
-    fn push(&mut self, kernel: Kernel, info: DispatchInfo, workgroups: [u32; 2]) {
-        let table_entry = match self.table.iter().position(|e| *e == info) {
-            Some(i) => i,
-            None => {
-                self.table.push(info);
-                self.table.len() - 1
-            }
-        } as u32;
-        self.dispatches.push(Dispatch { kernel, table_entry, workgroups });
-    }
-}
-
-/// Builds the frame's dispatches. `loop_budget` is `Some` on CPU adapters (see
-/// [`CPU_LOOP_BUDGET`]); `None` when a single-workgroup frame cannot stay within it.
-fn frame_plan(
-    params: &SolverParams,
-    strategy: DispatchStrategy,
-    model: &ClothModel,
-    fused_workgroup_size: u32,
-    loop_budget: Option<u64>,
-) -> Option<FramePlan> {
-    let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
-    let mut plan = FramePlan::default();
-    let info = |substep| DispatchInfo { substep, ..DispatchInfo::zeroed() };
-    if strategy == DispatchStrategy::SingleWorkgroup {
-        let kernel = if jacobi { Kernel::FusedJacobi } else { Kernel::FusedGaussSeidel };
-        let costs = FusedLoopCosts::new(params, model, fused_workgroup_size);
-        let chunks = costs.chunks(params.iterations, loop_budget)?;
-        for substep in 0..params.substeps {
-            for &(iterations, stages) in &chunks {
-                plan.push(kernel, DispatchInfo { iterations, stages, ..info(substep) }, [1, 1]);
-            }
-        }
-        return Some(plan);
-    }
-    let particles = model.particle_count() as u32;
-    let constraints = model.constraints.len() as u32;
-    for substep in 0..params.substeps {
-        plan.push(Kernel::Predict, info(substep), workgroups_for(particles.max(constraints)));
-        for _ in 0..params.iterations {
-            if jacobi {
-                plan.push(Kernel::JacobiProject, info(0), workgroups_for(constraints));
-                plan.push(Kernel::JacobiApply, info(0), workgroups_for(particles));
-            } else {
-                for range in &model.colours {
-                    let colour =
-                        DispatchInfo { colour_start: range.start, colour_count: range.end - range.start, ..info(0) };
-                    plan.push(Kernel::ProjectColour, colour, workgroups_for(range.end - range.start));
-                }
-            }
-        }
-        plan.push(Kernel::Finalize, info(0), workgroups_for(particles));
-    }
-    Some(plan)
-}
-
-/// Upper bounds of the loop iterations one invocation of a single-workgroup kernel runs in each
-/// part of a substep: its strided loops over particles and constraints, the per-colour loops, the
-/// gather and collider loops inside them, and the uniform loops around them.
-struct FusedLoopCosts {
-    predict: u64,
-    iteration: u64,
-    finalize: u64,
-}
-
-impl FusedLoopCosts {
-    fn new(params: &SolverParams, model: &ClothModel, workgroup_size: u32) -> Self {
-        let strided = |n: usize| (n as u64).div_ceil(u64::from(workgroup_size));
-        let particles = model.particle_count();
-        let constraints = model.constraints.len();
-        let longest_gather = (0..particles).map(|i| model.particle_slots.row(i).len()).max().unwrap_or(0) as u64;
-        let sweep: u64 = match params.mode {
-            SolverMode::GaussSeidel => model.colours.iter().map(|r| strided((r.end - r.start) as usize) + 1).sum(),
-            SolverMode::Jacobi { .. } => strided(constraints) + strided(particles) * (longest_gather + 1),
-        };
-        let colliders = crate::collider::MAX_COLLIDERS as u64;
-        Self {
-            predict: strided(particles.max(constraints)),
-            iteration: sweep + 1,
-            finalize: strided(particles) * (2 * colliders + 1),
-        }
-    }
-
-    /// Splits a substep's iterations into dispatches of `(iterations, stages)` that each stay
-    /// within `budget` (one dispatch per substep without a budget); `None` if impossible.
-    fn chunks(&self, iterations: u32, budget: Option<u64>) -> Option<Vec<(u32, u32)>> {
-        let Some(budget) = budget else {
-            return Some(vec![(iterations, STAGE_PREDICT | STAGE_FINALIZE)]);
-        };
-        let mut chunks = Vec::new();
-        let (mut left, mut first) = (u64::from(iterations), true);
-        loop {
-            let predict = if first { STAGE_PREDICT } else { 0 };
-            let room = budget.checked_sub(if first { self.predict } else { 0 })?;
-            if left * self.iteration + self.finalize <= room {
-                chunks.push((left as u32, predict | STAGE_FINALIZE));
-                return Some(chunks);
-            }
-            let fitting = (room / self.iteration).min(left);
-            if fitting == 0 && !first {
-                return None;
-            }
-            chunks.push((fitting as u32, predict));
-            left -= fitting;
-            first = false;
-        }
-    }
-}
-
 fn is_cpu_adapter(device: &wgpu::Device) -> bool {
     device.adapter_info().device_type == wgpu::DeviceType::Cpu
-}
-
-/// Workgroups for `n` threads, spilling into y beyond the per-dimension limit.
-fn workgroups_for(n: u32) -> [u32; 2] {
-    let groups = n.div_ceil(WORKGROUP_SIZE).max(1);
-    if groups <= MAX_WORKGROUPS_PER_DIMENSION {
-        [groups, 1]
-    } else {
-        [MAX_WORKGROUPS_PER_DIMENSION, groups.div_ceil(MAX_WORKGROUPS_PER_DIMENSION)]
-    }
 }
 
 /// Entries laid out `stride` bytes apart (dynamic uniform offsets need aligned entries).
@@ -622,20 +457,6 @@ fn strided<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
 fn csr_words(csr: &crate::model::Csr) -> Vec<u8> {
     let words: Vec<u32> = csr.offsets.iter().chain(&csr.items).copied().collect();
     bytemuck::cast_slice(&words).to_vec()
-}
-
-/// Normals of the rest state, as the normals kernel would compute them.
-fn initial_normals(model: &ClothModel) -> Vec<[f32; 4]> {
-    let positions = &model.mesh.positions;
-    (0..model.particle_count())
-        .map(|i| {
-            let sum = model.vertex_triangles.row(i).iter().fold(Vec3::ZERO, |s, &t| {
-                let [a, b, c] = model.mesh.triangles[t as usize].map(|v| positions[v as usize]);
-                s + crate::math::weighted_face_normal(a, b, c)
-            });
-            crate::math::normalize_or_up(sum).extend(0.0).to_array()
-        })
-        .collect()
 }
 
 fn check_limits(device: &wgpu::Device, buffers: &Buffers, model: &ClothModel) -> Result<(), Error> {
@@ -655,64 +476,6 @@ fn check_limits(device: &wgpu::Device, buffers: &Buffers, model: &ClothModel) ->
         return Err(Error::TooManyColours { needed: model.colours.len(), max: MAX_COLOURS });
     }
     Ok(())
-}
-
-fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-fn uniform_entry(binding: u32, has_dynamic_offset: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-fn solver_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("drape solver layout"),
-        entries: &[
-            uniform_entry(0, false),
-            uniform_entry(1, false),
-            uniform_entry(2, true),
-            storage_entry(3, false),
-            storage_entry(4, false),
-            storage_entry(5, false),
-            storage_entry(6, true),
-            storage_entry(7, true),
-            storage_entry(8, false),
-            storage_entry(9, false),
-            storage_entry(10, true),
-        ],
-    })
-}
-
-fn normals_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("drape normals layout"),
-        entries: &[
-            uniform_entry(0, false),
-            storage_entry(1, true),
-            storage_entry(2, false),
-            storage_entry(3, true),
-            storage_entry(4, true),
-        ],
-    })
 }
 
 /// Binds a whole buffer.
@@ -759,53 +522,4 @@ fn normals_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, b: 
             whole(4, &b.vertex_triangles),
         ],
     })
-}
-
-fn build_pipelines(
-    device: &wgpu::Device,
-    solver_layout: &wgpu::BindGroupLayout,
-    normals_layout: &wgpu::BindGroupLayout,
-    fused_workgroup_size: u32,
-) -> Pipelines {
-    let solver_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("drape solver shaders"),
-        source: wgpu::ShaderSource::Wgsl(shaders::solver_module_source().into()),
-    });
-    let normals_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("drape normals shader"),
-        source: wgpu::ShaderSource::Wgsl(shaders::normals_module_source().into()),
-    });
-    let pipeline_layout = |label, layout: &wgpu::BindGroupLayout| {
-        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(label),
-            bind_group_layouts: &[Some(layout)],
-            immediate_size: 0,
-        })
-    };
-    let solver_pipeline_layout = pipeline_layout("drape solver pipeline layout", solver_layout);
-    let normals_pipeline_layout = pipeline_layout("drape normals pipeline layout", normals_layout);
-    let pipeline = |module: &wgpu::ShaderModule, layout: &wgpu::PipelineLayout, entry_point: &str| {
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry_point),
-            layout: Some(layout),
-            module,
-            entry_point: Some(entry_point),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("FUSED_WORKGROUP_SIZE", f64::from(fused_workgroup_size))],
-                ..Default::default()
-            },
-            cache: None,
-        })
-    };
-    let solver = |entry_point| pipeline(&solver_module, &solver_pipeline_layout, entry_point);
-    Pipelines {
-        predict: solver("predict"),
-        project_colour: solver("project_colour"),
-        jacobi_project: solver("jacobi_project"),
-        jacobi_apply: solver("jacobi_apply"),
-        finalize: solver("finalize"),
-        fused_gauss_seidel: solver("fused_gauss_seidel"),
-        fused_jacobi: solver("fused_jacobi"),
-        normals: pipeline(&normals_module, &normals_pipeline_layout, "compute_normals"),
-    }
 }

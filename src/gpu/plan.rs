@@ -1,0 +1,159 @@
+//! The frame plan: which kernels a frame dispatches, in what order, with which dispatch table
+//! entry and how many workgroups — built when parameters change, replayed every frame.
+
+use super::layout::{DispatchInfo, STAGE_FINALIZE, STAGE_PREDICT, WORKGROUP_SIZE};
+use crate::model::ClothModel;
+use crate::params::{DispatchStrategy, SolverMode, SolverParams};
+use bytemuck::Zeroable;
+
+/// Most workgroups in one dimension of a dispatch (WebGPU default limit).
+const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
+
+/// The kernels of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    Predict,
+    ProjectColour,
+    JacobiProject,
+    JacobiApply,
+    Finalize,
+    FusedGaussSeidel,
+    FusedJacobi,
+}
+
+/// One recorded dispatch: which kernel, which dispatch table entry, how many workgroups.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dispatch {
+    pub kernel: Kernel,
+    pub table_entry: u32,
+    pub workgroups: [u32; 2],
+}
+
+/// The dispatches of one frame (normals excluded), in order, and the dispatch table entries
+/// they select.
+#[derive(Default)]
+pub(crate) struct FramePlan {
+    pub dispatches: Vec<Dispatch>,
+    pub table: Vec<DispatchInfo>,
+}
+
+impl FramePlan {
+    /// Appends a dispatch, reusing an identical table entry if there is one.
+    fn push(&mut self, kernel: Kernel, info: DispatchInfo, workgroups: [u32; 2]) {
+        let table_entry = match self.table.iter().position(|e| *e == info) {
+            Some(i) => i,
+            None => {
+                self.table.push(info);
+                self.table.len() - 1
+            }
+        } as u32;
+        self.dispatches.push(Dispatch { kernel, table_entry, workgroups });
+    }
+}
+
+/// Builds the frame's dispatches. `loop_budget` is `Some` on CPU adapters (see
+/// the solver's CPU loop budget); `None` when a single-workgroup frame cannot stay within it.
+pub(crate) fn frame_plan(
+    params: &SolverParams,
+    strategy: DispatchStrategy,
+    model: &ClothModel,
+    fused_workgroup_size: u32,
+    loop_budget: Option<u64>,
+) -> Option<FramePlan> {
+    let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
+    let mut plan = FramePlan::default();
+    let info = |substep| DispatchInfo { substep, ..DispatchInfo::zeroed() };
+    if strategy == DispatchStrategy::SingleWorkgroup {
+        let kernel = if jacobi { Kernel::FusedJacobi } else { Kernel::FusedGaussSeidel };
+        let costs = FusedLoopCosts::new(params, model, fused_workgroup_size);
+        let chunks = costs.chunks(params.iterations, loop_budget)?;
+        for substep in 0..params.substeps {
+            for &(iterations, stages) in &chunks {
+                plan.push(kernel, DispatchInfo { iterations, stages, ..info(substep) }, [1, 1]);
+            }
+        }
+        return Some(plan);
+    }
+    let particles = model.particle_count() as u32;
+    let constraints = model.constraints.len() as u32;
+    for substep in 0..params.substeps {
+        plan.push(Kernel::Predict, info(substep), workgroups_for(particles.max(constraints)));
+        for _ in 0..params.iterations {
+            if jacobi {
+                plan.push(Kernel::JacobiProject, info(0), workgroups_for(constraints));
+                plan.push(Kernel::JacobiApply, info(0), workgroups_for(particles));
+            } else {
+                for range in &model.colours {
+                    let colour =
+                        DispatchInfo { colour_start: range.start, colour_count: range.end - range.start, ..info(0) };
+                    plan.push(Kernel::ProjectColour, colour, workgroups_for(range.end - range.start));
+                }
+            }
+        }
+        plan.push(Kernel::Finalize, info(0), workgroups_for(particles));
+    }
+    Some(plan)
+}
+
+/// Upper bounds of the loop iterations one invocation of a single-workgroup kernel runs in each
+/// part of a substep: its strided loops over particles and constraints, the per-colour loops, the
+/// gather and collider loops inside them, and the uniform loops around them.
+struct FusedLoopCosts {
+    predict: u64,
+    iteration: u64,
+    finalize: u64,
+}
+
+impl FusedLoopCosts {
+    fn new(params: &SolverParams, model: &ClothModel, workgroup_size: u32) -> Self {
+        let strided = |n: usize| (n as u64).div_ceil(u64::from(workgroup_size));
+        let particles = model.particle_count();
+        let constraints = model.constraints.len();
+        let longest_gather = (0..particles).map(|i| model.particle_slots.row(i).len()).max().unwrap_or(0) as u64;
+        let sweep: u64 = match params.mode {
+            SolverMode::GaussSeidel => model.colours.iter().map(|r| strided((r.end - r.start) as usize) + 1).sum(),
+            SolverMode::Jacobi { .. } => strided(constraints) + strided(particles) * (longest_gather + 1),
+        };
+        let colliders = crate::collider::MAX_COLLIDERS as u64;
+        Self {
+            predict: strided(particles.max(constraints)),
+            iteration: sweep + 1,
+            finalize: strided(particles) * (2 * colliders + 1),
+        }
+    }
+
+    /// Splits a substep's iterations into dispatches of `(iterations, stages)` that each stay
+    /// within `budget` (one dispatch per substep without a budget); `None` if impossible.
+    fn chunks(&self, iterations: u32, budget: Option<u64>) -> Option<Vec<(u32, u32)>> {
+        let Some(budget) = budget else {
+            return Some(vec![(iterations, STAGE_PREDICT | STAGE_FINALIZE)]);
+        };
+        let mut chunks = Vec::new();
+        let (mut left, mut first) = (u64::from(iterations), true);
+        loop {
+            let predict = if first { STAGE_PREDICT } else { 0 };
+            let room = budget.checked_sub(if first { self.predict } else { 0 })?;
+            if left * self.iteration + self.finalize <= room {
+                chunks.push((left as u32, predict | STAGE_FINALIZE));
+                return Some(chunks);
+            }
+            let fitting = (room / self.iteration).min(left);
+            if fitting == 0 && !first {
+                return None;
+            }
+            chunks.push((fitting as u32, predict));
+            left -= fitting;
+            first = false;
+        }
+    }
+}
+
+/// Workgroups for `n` threads, spilling into y beyond the per-dimension limit.
+pub(crate) fn workgroups_for(n: u32) -> [u32; 2] {
+    let groups = n.div_ceil(WORKGROUP_SIZE).max(1);
+    if groups <= MAX_WORKGROUPS_PER_DIMENSION {
+        [groups, 1]
+    } else {
+        [MAX_WORKGROUPS_PER_DIMENSION, groups.div_ceil(MAX_WORKGROUPS_PER_DIMENSION)]
+    }
+}
