@@ -71,50 +71,29 @@ impl FromStr for SceneKind {
 impl Scene {
     /// Builds a scene with a cloth of `cells × cells` grid cells.
     pub fn new(kind: SceneKind, cells: u32) -> Result<Self, Error> {
-        let vertices = cells + 1;
-        let params = SolverParams::default();
-        let (mesh, pins, colliders) = match kind {
+        let corners = vec![0, cells];
+        let (size, plane, origin, pins, colliders) = match kind {
             SceneKind::Hanging => {
-                let mesh = ClothMesh::grid(
-                    vertices,
-                    vertices,
-                    1.0 / cells as f32,
-                    GridPlane::Vertical,
-                    Vec3::new(-0.5, 1.5, 0.0),
-                )?;
-                (mesh, vec![0, cells], vec![Collider::ground(0.0)])
+                (1.0, GridPlane::Vertical, Vec3::new(-0.5, 1.5, 0.0), corners, vec![Collider::ground(0.0)])
             }
-            SceneKind::Drape => {
-                let mesh = ClothMesh::grid(
-                    vertices,
-                    vertices,
-                    2.0 / cells as f32,
-                    GridPlane::Horizontal,
-                    Vec3::new(-1.0, 1.2, -1.0),
-                )?;
-                (mesh, vec![], vec![Collider::ground(0.0), Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5)])
-            }
-            SceneKind::FreeFall => {
-                let mesh = ClothMesh::grid(
-                    vertices,
-                    vertices,
-                    1.0 / cells as f32,
-                    GridPlane::Horizontal,
-                    Vec3::new(-0.5, 2.0, -0.5),
-                )?;
-                (mesh, vec![], vec![])
-            }
-            SceneKind::Benchmark => {
-                let mesh = ClothMesh::grid(
-                    vertices,
-                    vertices,
-                    2.0 / cells as f32,
-                    GridPlane::Horizontal,
-                    Vec3::new(-1.0, 1.0, -1.0),
-                )?;
-                (mesh, vec![0, cells], vec![Collider::sphere(Vec3::new(0.0, 0.4, 0.0), 0.5)])
-            }
+            SceneKind::Drape => (
+                2.0,
+                GridPlane::Horizontal,
+                Vec3::new(-1.0, 1.2, -1.0),
+                vec![],
+                vec![Collider::ground(0.0), Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5)],
+            ),
+            SceneKind::FreeFall => (1.0, GridPlane::Horizontal, Vec3::new(-0.5, 2.0, -0.5), vec![], vec![]),
+            SceneKind::Benchmark => (
+                2.0,
+                GridPlane::Horizontal,
+                Vec3::new(-1.0, 1.0, -1.0),
+                corners,
+                vec![Collider::sphere(Vec3::new(0.0, 0.4, 0.0), 0.5)],
+            ),
         };
+        let mesh = ClothMesh::grid(cells + 1, cells + 1, size / cells as f32, plane, origin)?;
+        let params = SolverParams::default();
         let params = match kind {
             SceneKind::FreeFall => SolverParams { damping: 0.0, ..params },
             _ => params,
