@@ -1,5 +1,5 @@
 // Shared structs and constants. Every host-shared struct here mirrors one #[repr(C)] Rust type
-// (src/gpu/layout.rs, src/model.rs); tests/layout.rs checks sizes and offsets with naga.
+// (src/gpu/layout.rs, src/model.rs); tests/shaders.rs checks sizes and offsets with naga.
 
 const WORKGROUP_SIZE: u32 = 64u;
 // Invocations of the single-workgroup substep kernels, chosen per adapter when the pipeline is
@@ -8,7 +8,6 @@ const WORKGROUP_SIZE: u32 = 64u;
 override FUSED_WORKGROUP_SIZE: u32 = 256u;
 const MAX_COLLIDERS: u32 = 8u;
 const MAX_COLOURS: u32 = 128u;
-const NO_PARTICLE: u32 = 0xffffffffu;
 const COLLIDER_PLANE: u32 = 0u;
 const COLLIDER_SPHERE: u32 = 1u;
 // Below this length (m) an edge or a doubled triangle area gives no usable direction.

@@ -15,7 +15,7 @@ fn finalize_particle(i: u32) {
             var hit: Hit;
             if (collider.kind == COLLIDER_PLANE) {
                 hit = collide_plane(p, collider.shape.xyz, collider.shape.w, params.collision_margin);
-            } else {
+            } else if (collider.kind == COLLIDER_SPHERE) {
                 hit = collide_sphere(x, p, collider.shape.xyz, collider.shape.w, params.collision_margin);
             }
             if (hit.hit) {

@@ -36,6 +36,15 @@ impl Collider {
         Self::Sphere { center, radius }
     }
 
+    /// The same shape with a unit plane normal ([`Collider::validate`] accepts ±1e-3 of length
+    /// error; the collision math needs it exact).
+    pub fn normalized(&self) -> Self {
+        match *self {
+            Self::Plane { normal, offset } => Self::Plane { normal: normal.normalize(), offset },
+            sphere => sphere,
+        }
+    }
+
     /// Signed distance from `p` to the surface (negative inside).
     pub fn signed_distance(&self, p: Vec3) -> f32 {
         match *self {

@@ -1,6 +1,7 @@
 //! Graph colouring: constraints of one colour share no particle, so the GPU can project them
 //! in parallel without races (coloured Gauss-Seidel).
 
+use crate::model::Csr;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
@@ -25,40 +26,18 @@ impl Coloring {
     }
 }
 
-/// Particle → incident constraints, in compressed-row form.
-fn incidence(constraints: &[&[u32]], particle_count: usize) -> (Vec<u32>, Vec<u32>) {
-    let mut offsets = vec![0u32; particle_count + 1];
-    for particles in constraints {
-        for &p in *particles {
-            offsets[p as usize + 1] += 1;
-        }
-    }
-    for i in 0..particle_count {
-        offsets[i + 1] += offsets[i];
-    }
-    let mut fill = offsets.clone();
-    let mut items = vec![0u32; offsets[particle_count] as usize];
-    for (c, particles) in constraints.iter().enumerate() {
-        for &p in *particles {
-            items[fill[p as usize] as usize] = c as u32;
-            fill[p as usize] += 1;
-        }
-    }
-    (offsets, items)
-}
-
 /// Colours constraints (each given by the particles it touches) with DSatur: repeatedly take
 /// the uncoloured constraint with the most distinct neighbour colours (ties: most neighbours,
 /// then lowest index) and give it the smallest colour its neighbours do not use. Deterministic.
 /// Returns `Err(needed)` if more than [`MAX_COLOURS`] colours would be needed.
 pub fn color_constraints(constraints: &[&[u32]], particle_count: usize) -> Result<Coloring, usize> {
-    let (offsets, items) = incidence(constraints, particle_count);
+    // Particle → incident constraints.
+    let incidence = Csr::from_pairs(
+        particle_count,
+        constraints.iter().enumerate().flat_map(|(c, particles)| particles.iter().map(move |&p| (p, c as u32))),
+    );
     let neighbours = |c: usize| {
-        constraints[c]
-            .iter()
-            .flat_map(|&p| &items[offsets[p as usize] as usize..offsets[p as usize + 1] as usize])
-            .copied()
-            .filter(move |&o| o as usize != c)
+        constraints[c].iter().flat_map(|&p| incidence.row(p as usize)).copied().filter(move |&o| o as usize != c)
     };
     const NONE: u32 = u32::MAX;
     let mut colour = vec![NONE; constraints.len()];

@@ -22,9 +22,15 @@ pub enum MeshError {
     /// The same three vertices appear twice.
     #[allow(missing_docs)]
     DuplicateTriangle { first: usize, second: usize },
+    /// A vertex belongs to no triangle, so it would have no mass.
+    #[allow(missing_docs)]
+    UnreferencedVertex { vertex: usize },
     /// A grid needs at least 2 × 2 vertices and a positive, finite spacing.
     #[allow(missing_docs)]
     InvalidGrid { reason: &'static str },
+    /// A hand-edited [`crate::ClothModel`] breaks an invariant the solvers rely on.
+    #[allow(missing_docs)]
+    InvalidModel { reason: String },
     /// A pinned vertex index does not exist.
     #[allow(missing_docs)]
     PinOutOfRange { index: u32, vertex_count: usize },
@@ -49,7 +55,9 @@ impl fmt::Display for MeshError {
             Self::DuplicateTriangle { first, second } => {
                 write!(f, "triangles {first} and {second} use the same three vertices")
             }
+            Self::UnreferencedVertex { vertex } => write!(f, "vertex {vertex} belongs to no triangle"),
             Self::InvalidGrid { reason } => write!(f, "invalid grid: {reason}"),
+            Self::InvalidModel { reason } => write!(f, "inconsistent cloth model: {reason}"),
             Self::PinOutOfRange { index, vertex_count } => {
                 write!(f, "pinned vertex {index} does not exist (the mesh has {vertex_count} vertices)")
             }
@@ -84,8 +92,12 @@ pub enum Error {
     /// An OBJ file could not be read or parsed.
     #[allow(missing_docs)]
     Obj { path: String, message: String },
-    /// A collider is malformed (non-finite, zero normal, negative radius) or there are too many.
+    /// A collider is malformed (non-finite, plane normal not of unit length, radius ≤ 0) or there
+    /// are too many.
     Collider(String),
+    /// A pin call that does not fit the particle's state (e.g. moving the target of a particle
+    /// that is not pinned, or a non-finite target).
+    Pin(String),
     /// A particle index passed to a pin or target call does not exist.
     #[allow(missing_docs)]
     ParticleOutOfRange { index: u32, particle_count: usize },
@@ -107,6 +119,7 @@ impl fmt::Display for Error {
             Self::Param(e) => write!(f, "invalid parameter: {e}"),
             Self::Obj { path, message } => write!(f, "cannot load OBJ `{path}`: {message}"),
             Self::Collider(m) => write!(f, "invalid collider: {m}"),
+            Self::Pin(m) => write!(f, "invalid pin: {m}"),
             Self::ParticleOutOfRange { index, particle_count } => {
                 write!(f, "particle {index} does not exist (the cloth has {particle_count} particles)")
             }

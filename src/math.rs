@@ -1,14 +1,16 @@
 //! Pure f32 constraint math, no wgpu: the readable specification of every GPU kernel.
 //!
-//! `shaders/constraints.wgsl` and `shaders/collide.wgsl` mirror these functions with the same
+//! `shaders/constraints.wgsl`, `shaders/collide.wgsl` and `shaders/normals.wgsl` mirror these functions with the same
 //! names and argument order; the CPU reference ([`crate::reference`]) calls them directly.
 
 use glam::Vec3;
 
-/// Below this length (m) an edge or a triangle's doubled area gives no usable direction.
-const GEOMETRY_EPSILON: f32 = 1e-9;
-/// Below this the generalised mass `Σ w|∇C|² + α̃` of a constraint is treated as zero.
-const DENOMINATOR_EPSILON: f32 = 1e-12;
+/// Below this length (m) an edge or a triangle's doubled area gives no usable direction
+/// (`GEOMETRY_EPSILON` in `shaders/common.wgsl`; a test checks they agree).
+pub const GEOMETRY_EPSILON: f32 = 1e-9;
+/// Below this the generalised mass `Σ w|∇C|² + α̃` of a constraint is treated as zero
+/// (`DENOMINATOR_EPSILON` in `shaders/common.wgsl`).
+pub const DENOMINATOR_EPSILON: f32 = 1e-12;
 
 /// The position corrections of a constraint's particles and the change of its multiplier.
 /// Distance constraints use the first two entries of `dp`.

@@ -8,6 +8,9 @@ use std::path::Path;
 /// Triangles whose doubled area is below this (m²) are rejected as degenerate.
 const MIN_DOUBLE_AREA: f32 = 1e-12;
 
+/// Most vertices a generated grid may have (keeps every index and triangle count in `u32`).
+const MAX_GRID_VERTICES: u32 = 1 << 28;
+
 /// Which plane a generated grid lies in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GridPlane {
@@ -57,6 +60,9 @@ impl ClothMesh {
     pub fn grid(nx: u32, ny: u32, spacing: f32, plane: GridPlane, origin: Vec3) -> Result<Self, Error> {
         if nx < 2 || ny < 2 {
             return Err(MeshError::InvalidGrid { reason: "needs at least 2 × 2 vertices" }.into());
+        }
+        if nx.checked_mul(ny).is_none_or(|n| n > MAX_GRID_VERTICES) {
+            return Err(MeshError::InvalidGrid { reason: "more than 2^28 vertices" }.into());
         }
         if !(spacing.is_finite() && spacing > 0.0 && origin.is_finite()) {
             return Err(MeshError::InvalidGrid { reason: "spacing must be positive and origin finite" }.into());
@@ -152,6 +158,11 @@ impl ClothMesh {
             if let Some(first) = seen.insert(key, triangle) {
                 return Err(MeshError::DuplicateTriangle { first, second: triangle });
             }
+        }
+        let mut used = vec![false; vertex_count];
+        self.triangles.iter().flatten().for_each(|&v| used[v as usize] = true);
+        if let Some(vertex) = used.iter().position(|&u| !u) {
+            return Err(MeshError::UnreferencedVertex { vertex });
         }
         self.edges().map(|_| ())
     }

@@ -44,7 +44,7 @@ pub struct Csr {
 
 impl Csr {
     /// Builds rows from `(row, item)` pairs; items keep their order within a row.
-    fn from_pairs(rows: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Self {
+    pub(crate) fn from_pairs(rows: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Self {
         let mut offsets = vec![0u32; rows + 1];
         for (r, _) in pairs.clone() {
             offsets[r as usize + 1] += 1;
@@ -108,6 +108,14 @@ impl ClothModel {
         }
         let masses = mesh.vertex_masses(density);
         let mut inverse_masses: Vec<f32> = masses.iter().map(|m| 1.0 / m).collect();
+        if masses.iter().zip(&inverse_masses).any(|(m, w)| !(m.is_finite() && w.is_finite() && *m > 0.0)) {
+            return Err(ParamError {
+                name: "density",
+                value: density.to_string(),
+                expected: "a density that gives every vertex a finite, non-zero mass",
+            }
+            .into());
+        }
         for &p in pins {
             inverse_masses[p as usize] = 0.0;
         }
@@ -144,6 +152,59 @@ impl ClothModel {
             particle_slots,
             vertex_triangles,
         })
+    }
+
+    /// Checks the invariants the solvers rely on — useful when a model was edited by hand:
+    /// constraint particles in range, stretch constraints first, colours tiling the constraints
+    /// without a kind straddling a colour, finite positive masses, and consistent gather lists.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |what: &str| Err(Error::Mesh(MeshError::InvalidModel { reason: what.to_string() }));
+        let n = self.particle_count();
+        if self.masses.len() != n || self.inverse_masses.len() != n {
+            return bad("one mass and inverse mass per particle");
+        }
+        if self.masses.iter().any(|m| !(m.is_finite() && *m > 0.0))
+            || self.inverse_masses.iter().any(|w| !(w.is_finite() && *w >= 0.0))
+        {
+            return bad("masses finite and positive, inverse masses finite and non-negative");
+        }
+        if self.stretch_count > self.constraints.len() || self.stretch_colour_count > self.colours.len() {
+            return bad("stretch constraints and colours within the lists");
+        }
+        for (c, con) in self.constraints.iter().enumerate() {
+            let arity = if c < self.stretch_count { 2 } else { 4 };
+            let used = con.used_particles();
+            if used.len() != arity || used.iter().any(|&p| p as usize >= n) || !con.rest.is_finite() {
+                return bad("constraint particles in range and finite rest values");
+            }
+        }
+        let mut next = 0;
+        for (k, range) in self.colours.iter().enumerate() {
+            let in_stretch = k < self.stretch_colour_count;
+            let boundary = self.stretch_count as u32;
+            let straddles = if in_stretch { range.end > boundary } else { range.start < boundary };
+            if range.start != next || range.end < range.start || straddles {
+                return bad("colours tile the constraints in order, one kind each");
+            }
+            next = range.end;
+        }
+        if next as usize != self.constraints.len() {
+            return bad("colours cover every constraint");
+        }
+        let csr_ok = |csr: &Csr, items: usize, bound: usize| {
+            csr.offsets.len() == n + 1
+                && csr.offsets.windows(2).all(|w| w[0] <= w[1])
+                && csr.offsets[n] as usize == items
+                && csr.items.len() == items
+                && csr.items.iter().all(|&i| (i as usize) < bound)
+        };
+        let slots: usize = self.constraints.iter().map(|c| c.used_particles().len()).sum();
+        if !csr_ok(&self.particle_slots, slots, 4 * self.constraints.len())
+            || !csr_ok(&self.vertex_triangles, 3 * self.mesh.triangles.len(), self.mesh.triangles.len())
+        {
+            return bad("gather lists consistent with the constraints and triangles");
+        }
+        Ok(())
     }
 
     /// Number of particles (mesh vertices).

@@ -135,7 +135,7 @@ impl Default for SolverParams {
     }
 }
 
-/// Largest accepted substep count (the GPU dispatch table has one entry per substep).
+/// Largest accepted substep count (f32 positions gain nothing from more; see `substeps`).
 pub const MAX_SUBSTEPS: u32 = 128;
 /// Largest accepted iteration count per substep.
 pub const MAX_ITERATIONS: u32 = 100;
@@ -184,6 +184,17 @@ impl SolverParams {
             self.collision_margin.to_string(),
             "finite and ≥ 0",
         )?;
+        let h = self.substep_dt();
+        check(h * h > 0.0, "time_step", dt.to_string(), "large enough that (time_step / substeps)² is not zero")?;
+        let [stretch, compression, bending] = self.responses();
+        for (name, response) in [("stretch", stretch), ("compression", compression), ("bending", bending)] {
+            check(
+                response.iter().all(|r| r.is_finite()),
+                name,
+                format!("{response:?}"),
+                "a compliance whose α/h² is finite",
+            )?;
+        }
         if let SolverMode::Jacobi { relaxation } = self.mode {
             check(relaxation > 0.0 && relaxation <= 2.0, "mode.relaxation", relaxation.to_string(), "in (0, 2]")?;
         }

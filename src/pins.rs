@@ -36,7 +36,7 @@ impl Pins {
         if target.is_finite() {
             Ok(())
         } else {
-            Err(Error::Collider(format!("pin target {target} is not finite")))
+            Err(Error::Pin(format!("target {target} is not finite")))
         }
     }
 
@@ -54,7 +54,7 @@ impl Pins {
         let i = self.check(index)?;
         Self::check_target(target)?;
         if self.inverse_masses[i] != 0.0 {
-            return Err(Error::Collider(format!("particle {index} is not pinned")));
+            return Err(Error::Pin(format!("particle {index} is not pinned")));
         }
         self.targets[i] = target;
         Ok(())

@@ -34,11 +34,12 @@ impl CpuSolver {
     pub fn new(model: &ClothModel, params: SolverParams, colliders: &[Collider]) -> Result<Self, Error> {
         params.validate()?;
         validate_colliders(colliders)?;
+        model.validate()?;
         let n = model.particle_count();
         let mut solver = Self {
             model: model.clone(),
             params,
-            colliders: colliders.to_vec(),
+            colliders: colliders.iter().map(Collider::normalized).collect(),
             positions: model.mesh.positions.clone(),
             velocities: vec![Vec3::ZERO; n],
             normals: vec![Vec3::ZERO; n],
@@ -61,7 +62,7 @@ impl CpuSolver {
     /// Replaces the colliders (validated).
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
         validate_colliders(colliders)?;
-        self.colliders = colliders.to_vec();
+        self.colliders = colliders.iter().map(Collider::normalized).collect();
         Ok(())
     }
 

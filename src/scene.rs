@@ -92,7 +92,8 @@ impl Scene {
                 vec![Collider::sphere(Vec3::new(0.0, 0.4, 0.0), 0.5)],
             ),
         };
-        let mesh = ClothMesh::grid(cells + 1, cells + 1, size / cells as f32, plane, origin)?;
+        let vertices = cells.saturating_add(1);
+        let mesh = ClothMesh::grid(vertices, vertices, size / cells as f32, plane, origin)?;
         let params = SolverParams::default();
         let params = match kind {
             SceneKind::FreeFall => SolverParams { damping: 0.0, ..params },

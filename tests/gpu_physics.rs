@@ -137,8 +137,10 @@ fn kinematic_pins_follow_their_targets_and_colliders_can_move() {
     }
     let x = solver.read_positions().unwrap();
     assert!(x.iter().enumerate().all(|(i, p)| i == 0 || p.y >= 1.2), "particles below the raised ground");
-    assert!(matches!(solver.set_pin_target(3, Vec3::ZERO), Err(Error::Collider(_))));
+    assert!(matches!(solver.set_pin_target(3, Vec3::ZERO), Err(Error::Pin(_))));
     assert!(matches!(solver.pin(999, Vec3::ZERO), Err(Error::ParticleOutOfRange { index: 999, .. })));
+    let before = *solver.params();
     assert!(matches!(solver.set_params(SolverParams { iterations: 0, ..scene.params }), Err(Error::Param(_))));
+    assert_eq!(*solver.params(), before, "a rejected set_params must leave the parameters alone");
     assert!(matches!(solver.set_velocities(&[Vec3::ZERO]), Err(Error::Param(_))));
 }

@@ -91,6 +91,15 @@ fn invalid_meshes_give_typed_errors() {
         mesh_error(fan, vec![[0, 2, 1], [0, 3, 2], [0, 2, 4]]),
         MeshError::NonManifoldEdge { a: 0, b: 2, triangles: 3 }
     );
+    let mut stray = quad.clone();
+    stray.push(Vec3::ONE);
+    assert_eq!(mesh_error(stray, vec![[0, 2, 1], [0, 3, 2]]), MeshError::UnreferencedVertex { vertex: 4 });
+    for n in [1 << 15, 1 << 16] {
+        assert!(matches!(
+            ClothMesh::grid(n, n, 0.1, GridPlane::Horizontal, Vec3::ZERO),
+            Err(Error::Mesh(MeshError::InvalidGrid { .. }))
+        ));
+    }
     assert!(matches!(
         ClothMesh::grid(1, 5, 0.1, GridPlane::Horizontal, Vec3::ZERO),
         Err(Error::Mesh(MeshError::InvalidGrid { .. }))
@@ -105,6 +114,10 @@ fn invalid_meshes_give_typed_errors() {
 fn model_rejects_bad_density_and_pins() {
     assert!(matches!(ClothModel::new(grid(3), 0.0, &[]), Err(Error::Param(_))));
     assert!(matches!(ClothModel::new(grid(3), f32::NAN, &[]), Err(Error::Param(_))));
+    // Masses must stay finite and non-zero (and so must their inverses).
+    let huge = ClothMesh::grid(3, 3, 1e3, GridPlane::Horizontal, Vec3::ZERO).unwrap();
+    assert!(matches!(ClothModel::new(huge, 1e35, &[]), Err(Error::Param(_))));
+    assert!(matches!(ClothModel::new(grid(3), 1e-44, &[]), Err(Error::Param(_))));
     assert!(matches!(
         ClothModel::new(grid(3), 0.2, &[9]),
         Err(Error::Mesh(MeshError::PinOutOfRange { index: 9, vertex_count: 9 }))
@@ -128,6 +141,25 @@ fn constraints_follow_the_mesh() {
         // A flat rest state has dihedral angle π in PBD's convention.
         assert!((con.rest - std::f32::consts::PI).abs() < 1e-3, "rest angle {}", con.rest);
     }
+}
+
+#[test]
+fn hand_edited_models_are_rejected_by_the_solvers() {
+    let model = ClothModel::new(grid(4), 0.2, &[]).unwrap();
+    model.validate().unwrap();
+    let params = drape::SolverParams::default();
+    let mut broken = model.clone();
+    broken.constraints[0].particles[1] = 99;
+    assert!(matches!(drape::CpuSolver::new(&broken, params, &[]), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
+    let mut broken = model.clone();
+    broken.stretch_count -= 1;
+    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
+    let mut broken = model.clone();
+    broken.colours.pop();
+    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
+    let mut broken = model;
+    broken.particle_slots.items[0] = u32::MAX;
+    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
 }
 
 fn assert_valid_colouring(model: &ClothModel) {

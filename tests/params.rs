@@ -27,6 +27,9 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(SolverParams { friction: f32::INFINITY, ..ok }), "friction");
     assert_eq!(rejected(SolverParams { restitution: 1.5, ..ok }), "restitution");
     assert_eq!(rejected(SolverParams { mode: SolverMode::Jacobi { relaxation: 0.0 }, ..ok }), "mode.relaxation");
+    // Accepted-looking values whose derived quantities would be infinite or zero.
+    assert_eq!(rejected(SolverParams { bending: Stiffness::Compliance(1e33), ..ok }), "bending");
+    assert_eq!(rejected(SolverParams { time_step: 1e-30, ..ok }), "time_step");
 }
 
 #[test]
@@ -38,6 +41,10 @@ fn solvers_refuse_bad_parameters_and_colliders() {
     assert!(matches!(CpuSolver::new(&scene.model, scene.params, &[sphere]), Err(Error::Collider(_))));
     let tilted = Collider::Plane { normal: Vec3::new(0.0, 2.0, 0.0), offset: 0.0 };
     assert!(matches!(tilted.validate(), Err(Error::Collider(_))));
+    // A nearly unit plane normal is accepted and used normalised.
+    let almost = Collider::Plane { normal: Vec3::new(0.0, 1.0005, 0.0), offset: 0.0 };
+    almost.validate().unwrap();
+    assert_eq!(almost.normalized(), Collider::ground(0.0));
     let many = vec![Collider::ground(0.0); 9];
     assert!(matches!(CpuSolver::new(&scene.model, scene.params, &many), Err(Error::Collider(_))));
 }

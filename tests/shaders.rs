@@ -89,6 +89,34 @@ fn assert_layout(module: &naga::Module, name: &str, size: usize, offsets: &[(&st
     }
 }
 
+/// The value of a scalar WGSL `const`.
+fn wgsl_constant(module: &naga::Module, name: &str) -> naga::Literal {
+    let (_, constant) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no const {name}"));
+    match module.global_expressions[constant.init] {
+        naga::Expression::Literal(literal) => literal,
+        ref other => panic!("{name} is not a literal: {other:?}"),
+    }
+}
+
+#[test]
+fn shared_constants_match_their_wgsl_twins() {
+    use naga::Literal::{F32, U32};
+    let module = parse_and_validate("common.wgsl", shaders::common_source());
+    assert_eq!(wgsl_constant(&module, "GEOMETRY_EPSILON"), F32(drape::math::GEOMETRY_EPSILON));
+    assert_eq!(wgsl_constant(&module, "DENOMINATOR_EPSILON"), F32(drape::math::DENOMINATOR_EPSILON));
+    assert_eq!(wgsl_constant(&module, "WORKGROUP_SIZE"), U32(drape::gpu::layout::WORKGROUP_SIZE));
+    assert_eq!(wgsl_constant(&module, "MAX_COLLIDERS"), U32(drape::collider::MAX_COLLIDERS as u32));
+    assert_eq!(wgsl_constant(&module, "MAX_COLOURS"), U32(drape::coloring::MAX_COLOURS as u32));
+    assert_eq!(wgsl_constant(&module, "COLLIDER_PLANE"), U32(GpuCollider::PLANE));
+    assert_eq!(wgsl_constant(&module, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
+    assert_eq!(wgsl_constant(&module, "STAGE_PREDICT"), U32(drape::gpu::layout::STAGE_PREDICT));
+    assert_eq!(wgsl_constant(&module, "STAGE_FINALIZE"), U32(drape::gpu::layout::STAGE_FINALIZE));
+}
+
 macro_rules! rust_offsets {
     ($ty:ty, $($field:ident),* $(,)?) => {
         &[$((stringify!($field), offset_of!($ty, $field))),*]

@@ -1,5 +1,5 @@
 //! `#[repr(C)]` mirrors of the structs in `shaders/common.wgsl`, built from host types by
-//! `from_*`/`new` functions. Field meanings are documented once, on the WGSL side. `tests/layout.rs` checks sizes and offsets against naga's layout.
+//! `from_*`/`new` functions. Field meanings are documented once, on the WGSL side. `tests/shaders.rs` checks sizes and offsets against naga's layout.
 
 use crate::collider::{Collider, MAX_COLLIDERS};
 use crate::coloring::MAX_COLOURS;
@@ -26,10 +26,15 @@ pub struct GpuCollider {
 }
 
 impl GpuCollider {
+    /// `COLLIDER_PLANE` in WGSL.
+    pub const PLANE: u32 = 0;
+    /// `COLLIDER_SPHERE` in WGSL.
+    pub const SPHERE: u32 = 1;
+
     fn from_collider(collider: &Collider) -> Self {
         let (shape, kind) = match *collider {
-            Collider::Plane { normal, offset } => ([normal.x, normal.y, normal.z, offset], 0),
-            Collider::Sphere { center, radius } => ([center.x, center.y, center.z, radius], 1),
+            Collider::Plane { normal, offset } => ([normal.x, normal.y, normal.z, offset], Self::PLANE),
+            Collider::Sphere { center, radius } => ([center.x, center.y, center.z, radius], Self::SPHERE),
         };
         Self { shape, kind, _pad: [0; 3] }
     }

@@ -7,7 +7,7 @@ use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan};
 use crate::collider::{validate_colliders, Collider};
 use crate::coloring::MAX_COLOURS;
 use crate::error::Error;
-use crate::model::ClothModel;
+use crate::model::{ClothModel, Constraint};
 use crate::params::{DispatchStrategy, SolverMode, SolverParams};
 use crate::pins::Pins;
 use bytemuck::Pod;
@@ -85,6 +85,10 @@ impl GpuSolver {
     ) -> Result<Self, Error> {
         params.validate()?;
         validate_colliders(colliders)?;
+        model.validate()?;
+        check_limits(device, model)?;
+        let colliders: Vec<Collider> = colliders.iter().map(Collider::normalized).collect();
+        let colliders = colliders.as_slice();
         let pins = Pins::new(model);
         let n = model.particle_count();
         let mut allocated_bytes = 0;
@@ -117,7 +121,6 @@ impl GpuSolver {
             triangles: create("drape triangles", bytemuck::cast_slice(&triangles), storage | wgpu::BufferUsages::INDEX),
             vertex_triangles: create("drape vertex triangles", &csr_words(&model.vertex_triangles), storage),
         };
-        check_limits(device, &buffers, model)?;
         let solver_layout = solver_bind_group_layout(device);
         let normals_layout = normals_bind_group_layout(device);
         let fused_workgroup_size =
@@ -143,22 +146,22 @@ impl GpuSolver {
             readback: None,
             allocated_bytes,
         };
-        solver.apply_params()?;
+        solver.apply_params(params)?;
         Ok(solver)
     }
 
-    /// Changes the parameters for the next frames (validated; nothing is rebuilt except the
-    /// Jacobi slot buffer, created the first time Jacobi mode is used).
+    /// Changes the parameters for the next frames. Validated and planned first: on error the
+    /// solver keeps its previous parameters. Nothing is rebuilt except the Jacobi slot buffer
+    /// (created the first time Jacobi mode is used) and the dispatch table when it must grow.
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
-        self.params = params;
-        self.apply_params()
+        self.apply_params(params)
     }
 
     /// Replaces the colliders for the next frames (validated).
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
         validate_colliders(colliders)?;
-        self.colliders = colliders.to_vec();
+        self.colliders = colliders.iter().map(Collider::normalized).collect();
         self.write_params();
         Ok(())
     }
@@ -333,14 +336,23 @@ impl GpuSolver {
         slice.map_async(wgpu::MapMode::Read, move |result| {
             let _ = sender.send(result);
         });
-        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Readback(e.to_string()))?;
-        receiver.recv().map_err(|e| Error::Readback(e.to_string()))?.map_err(|e| Error::Readback(e.to_string()))?;
-        let values = {
-            let view = slice.get_mapped_range().map_err(|e| Error::Readback(e.to_string()))?;
-            bytemuck::cast_slice::<u8, [f32; 4]>(&view).iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect()
-        };
-        readback.unmap();
-        Ok(values)
+        let mapped = self
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| e.to_string())
+            .and_then(|_| receiver.recv().map_err(|e| e.to_string()))
+            .and_then(|result| result.map_err(|e| e.to_string()))
+            .and_then(|()| {
+                let view = slice.get_mapped_range().map_err(|e| e.to_string())?;
+                Ok(bytemuck::cast_slice::<u8, [f32; 4]>(&view).iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect())
+            });
+        if mapped.is_ok() {
+            readback.unmap();
+        } else {
+            // A map may still be pending: start from a fresh buffer next time.
+            self.readback = None;
+        }
+        mapped.map_err(Error::Readback)
     }
 
     fn write_pin_record(&self, index: u32) {
@@ -354,12 +366,15 @@ impl GpuSolver {
     }
 
     /// Uploads the parameters, resolves the dispatch strategy and rebuilds the dispatch plan.
-    fn apply_params(&mut self) -> Result<(), Error> {
-        if matches!(self.params.mode, SolverMode::Jacobi { .. }) && self.buffers.corrections.size() == 16 {
-            let size = 64 * self.model.constraints.len().max(1) as u64;
-            if size > self.device.limits().max_storage_buffer_binding_size {
-                return Err(Error::Device(format!("Jacobi slots need {size} bytes, more than the device allows")));
-            }
+    /// Plans the frame for `params` and, only if that succeeds, makes them current.
+    fn apply_params(&mut self, params: SolverParams) -> Result<(), Error> {
+        let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
+        let size = JACOBI_SLOT_BYTES * self.model.constraints.len().max(1) as u64;
+        if jacobi {
+            check_buffer_size(&self.device, "Jacobi correction slots", size)?;
+        }
+        let (strategy, plan) = self.plan_frame(&params)?;
+        if jacobi && self.buffers.corrections.size() == 16 {
             self.allocated_bytes += size - 16;
             self.buffers.corrections = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("drape jacobi corrections"),
@@ -369,7 +384,7 @@ impl GpuSolver {
             });
             self.solver_bind_group = solver_bind_group(&self.device, &self.solver_layout, &self.buffers);
         }
-        let (strategy, plan) = self.plan_frame()?;
+        self.params = params;
         self.strategy = strategy;
         self.write_params();
         self.upload_dispatch_table(&plan.table);
@@ -379,25 +394,22 @@ impl GpuSolver {
 
     /// Resolves `Auto` and plans the frame. Refuses a single workgroup that cannot stay within
     /// llvmpipe's loop limit, whose results would be silently wrong.
-    fn plan_frame(&self) -> Result<(DispatchStrategy, FramePlan), Error> {
+    fn plan_frame(&self, params: &SolverParams) -> Result<(DispatchStrategy, FramePlan), Error> {
         let budget = is_cpu_adapter(&self.device).then_some(CPU_LOOP_BUDGET);
-        let single = || {
-            frame_plan(&self.params, DispatchStrategy::SingleWorkgroup, &self.model, self.fused_workgroup_size, budget)
-        };
+        let single =
+            || frame_plan(params, DispatchStrategy::SingleWorkgroup, &self.model, self.fused_workgroup_size, budget);
         let per_colour = || {
-            let plan =
-                frame_plan(&self.params, DispatchStrategy::PerColour, &self.model, self.fused_workgroup_size, None);
+            let plan = frame_plan(params, DispatchStrategy::PerColour, &self.model, self.fused_workgroup_size, None);
             (DispatchStrategy::PerColour, plan.expect("the per-colour layout has no loop budget"))
         };
         let prefer_single = if budget.is_some() {
             let per_colour_dispatches = per_colour().1.dispatches.len() as u64;
-            let projections =
-                u64::from(self.params.substeps * self.params.iterations) * self.model.constraints.len() as u64;
+            let projections = u64::from(params.substeps * params.iterations) * self.model.constraints.len() as u64;
             projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour_dispatches
         } else {
             self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES
         };
-        match self.params.dispatch {
+        match params.dispatch {
             DispatchStrategy::Auto if prefer_single => {
                 Ok(single().map_or_else(per_colour, |plan| (DispatchStrategy::SingleWorkgroup, plan)))
             }
@@ -459,19 +471,26 @@ fn csr_words(csr: &crate::model::Csr) -> Vec<u8> {
     bytemuck::cast_slice(&words).to_vec()
 }
 
-fn check_limits(device: &wgpu::Device, buffers: &Buffers, model: &ClothModel) -> Result<(), Error> {
-    let limit = device.limits().max_storage_buffer_binding_size;
-    let largest = [&buffers.constraints, &buffers.slot_lists, &buffers.positions, &buffers.vertex_triangles]
-        .iter()
-        .map(|b| b.size())
-        .max()
-        .unwrap_or(0);
-    if largest > limit {
-        return Err(Error::Device(format!(
-            "a cloth of {} particles needs a {largest}-byte storage buffer; the device allows {limit}",
-            model.particle_count()
-        )));
+/// Bytes of Jacobi correction slots per constraint (four `vec4<f32>`).
+const JACOBI_SLOT_BYTES: u64 = 64;
+
+/// Fails when a buffer of `size` bytes exceeds what the device can create or bind.
+fn check_buffer_size(device: &wgpu::Device, what: &str, size: u64) -> Result<(), Error> {
+    let limits = device.limits();
+    let limit = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
+    if size > limit {
+        return Err(Error::Device(format!("{what} need {size} bytes; the device allows {limit} per buffer")));
     }
+    Ok(())
+}
+
+/// Checks the model's largest buffers against the device before anything is created.
+fn check_limits(device: &wgpu::Device, model: &ClothModel) -> Result<(), Error> {
+    let words = |csr: &crate::model::Csr| 4 * (csr.offsets.len() + csr.items.len()) as u64;
+    check_buffer_size(device, "constraints", (model.constraints.len() * size_of::<Constraint>()) as u64)?;
+    check_buffer_size(device, "particles", 16 * model.particle_count() as u64)?;
+    check_buffer_size(device, "Jacobi gather lists", words(&model.particle_slots))?;
+    check_buffer_size(device, "vertex triangle lists", words(&model.vertex_triangles))?;
     if model.colours.len() > MAX_COLOURS {
         return Err(Error::TooManyColours { needed: model.colours.len(), max: MAX_COLOURS });
     }
