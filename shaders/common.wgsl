@@ -3,8 +3,8 @@
 
 const WORKGROUP_SIZE: u32 = 64u;
 // Invocations of the single-workgroup substep kernels, chosen per adapter when the pipeline is
-// built (256, the WebGPU default maximum, on GPUs; fewer on CPU adapters, where every barrier
-// switches between all SIMD-vector coroutines of the workgroup).
+// built: 256 (the WebGPU default maximum) on GPUs, 64 on CPU adapters (measured faster on
+// lavapipe; see FUSED_WORKGROUP_SIZE_CPU in src/gpu/solver.rs).
 override FUSED_WORKGROUP_SIZE: u32 = 256u;
 const MAX_COLLIDERS: u32 = 8u;
 const MAX_COLOURS: u32 = 128u;

@@ -365,8 +365,8 @@ impl GpuSolver {
         self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
     }
 
-    /// Uploads the parameters, resolves the dispatch strategy and rebuilds the dispatch plan.
-    /// Plans the frame for `params` and, only if that succeeds, makes them current.
+    /// Plans the frame for `params` and, only if that succeeds, makes them current: uploads
+    /// them, the resolved layout's dispatch table and (first Jacobi use) the slot buffer.
     fn apply_params(&mut self, params: SolverParams) -> Result<(), Error> {
         let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
         let size = JACOBI_SLOT_BYTES * self.model.constraints.len().max(1) as u64;
@@ -398,21 +398,19 @@ impl GpuSolver {
         let budget = is_cpu_adapter(&self.device).then_some(CPU_LOOP_BUDGET);
         let single =
             || frame_plan(params, DispatchStrategy::SingleWorkgroup, &self.model, self.fused_workgroup_size, budget);
-        let per_colour = || {
-            let plan = frame_plan(params, DispatchStrategy::PerColour, &self.model, self.fused_workgroup_size, None);
-            (DispatchStrategy::PerColour, plan.expect("the per-colour layout has no loop budget"))
-        };
+        let per_colour = frame_plan(params, DispatchStrategy::PerColour, &self.model, self.fused_workgroup_size, None)
+            .expect("the per-colour layout has no loop budget");
         let prefer_single = if budget.is_some() {
-            let per_colour_dispatches = per_colour().1.dispatches.len() as u64;
             let projections = u64::from(params.substeps * params.iterations) * self.model.constraints.len() as u64;
-            projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour_dispatches
+            projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour.dispatches.len() as u64
         } else {
             self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES
         };
         match params.dispatch {
-            DispatchStrategy::Auto if prefer_single => {
-                Ok(single().map_or_else(per_colour, |plan| (DispatchStrategy::SingleWorkgroup, plan)))
-            }
+            DispatchStrategy::Auto if prefer_single => Ok(match single() {
+                Some(plan) => (DispatchStrategy::SingleWorkgroup, plan),
+                None => (DispatchStrategy::PerColour, per_colour),
+            }),
             DispatchStrategy::SingleWorkgroup => {
                 single().map(|plan| (DispatchStrategy::SingleWorkgroup, plan)).ok_or_else(|| {
                     Error::Param(crate::error::ParamError {
@@ -422,7 +420,7 @@ impl GpuSolver {
                     })
                 })
             }
-            _ => Ok(per_colour()),
+            _ => Ok((DispatchStrategy::PerColour, per_colour)),
         }
     }
 
