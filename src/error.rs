@@ -110,6 +110,11 @@ pub enum Error {
     Device(String),
     /// Reading a buffer back from the GPU failed.
     Readback(String),
+    /// Opening, or drawing to, a window failed (feature `viewer`).
+    Window(String),
+    /// A screenshot could not be encoded or written (feature `viewer`).
+    #[allow(missing_docs)]
+    Image { path: String, message: String },
 }
 
 impl fmt::Display for Error {
@@ -129,6 +134,8 @@ impl fmt::Display for Error {
             Self::NoAdapter(m) => write!(f, "no GPU adapter: {m}"),
             Self::Device(m) => write!(f, "cannot create a GPU device: {m}"),
             Self::Readback(m) => write!(f, "GPU readback failed: {m}"),
+            Self::Window(m) => write!(f, "window error: {m}"),
+            Self::Image { path, message } => write!(f, "cannot write image `{path}`: {message}"),
         }
     }
 }

@@ -35,10 +35,12 @@ pub mod params;
 pub mod pins;
 pub mod reference;
 pub mod scene;
+#[cfg(feature = "viewer")]
+pub mod viewer;
 
 pub use collider::Collider;
 pub use error::{Error, MeshError, ParamError};
-pub use gpu::{headless_device, GpuSolver, HeadlessOptions};
+pub use gpu::{headless_device, request_device, required_limits, GpuSolver, HeadlessOptions};
 pub use mesh::{ClothMesh, GridPlane};
 pub use metrics::ClothMetrics;
 pub use model::ClothModel;

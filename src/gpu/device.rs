@@ -2,8 +2,8 @@
 
 use crate::error::Error;
 
-/// How to get a Vulkan driver on a machine without a GPU.
-const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan driver lavapipe \
+/// How to get a Vulkan driver on a machine without a GPU (for "no adapter" messages).
+pub const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan driver lavapipe \
     (Debian/Ubuntu: `apt-get install mesa-vulkan-drivers`)";
 
 /// Options for [`headless_device`].
@@ -14,30 +14,41 @@ pub struct HeadlessOptions {
 }
 
 /// A device with no window: honours `WGPU_BACKEND` (e.g. `vulkan`, `gl`) and
-/// `WGPU_ADAPTER_NAME` (a case-insensitive substring of the adapter name). Requests the WebGPU
-/// default limits except for buffer sizes, which are raised to what the adapter offers so large
-/// cloths fit.
+/// `WGPU_ADAPTER_NAME` (a case-insensitive substring of the adapter name). See
+/// [`request_device`] for the limits and features it asks for.
 pub fn headless_device(options: HeadlessOptions) -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), Error> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(choose_adapter(&instance))?;
-    let info = adapter.get_info();
+    let (device, queue) = request_device(&adapter, options)?;
+    Ok((device, queue, adapter.get_info()))
+}
+
+/// The limits a drape solver needs from `adapter`: the WebGPU defaults, except for buffer sizes,
+/// which are raised to what the adapter offers so large cloths fit. Engines that create their
+/// own device should request (at least) these.
+pub fn required_limits(adapter: &wgpu::Adapter) -> wgpu::Limits {
     let offered = adapter.limits();
-    let required_limits = wgpu::Limits {
+    wgpu::Limits {
         max_storage_buffer_binding_size: offered.max_storage_buffer_binding_size,
         max_buffer_size: offered.max_buffer_size,
         ..wgpu::Limits::default()
-    };
+    }
+}
+
+/// Requests a device with [`required_limits`] from an adapter (a headless one, or one
+/// compatible with a window's surface), plus timestamp queries when asked for and offered.
+pub fn request_device(adapter: &wgpu::Adapter, options: HeadlessOptions) -> Result<(wgpu::Device, wgpu::Queue), Error> {
+    let info = adapter.get_info();
     let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
     let required_features =
         if options.timestamps && adapter.features().contains(wanted) { wanted } else { wgpu::Features::empty() };
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("drape headless device"),
+    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("drape device"),
         required_features,
-        required_limits,
+        required_limits: required_limits(adapter),
         ..Default::default()
     }))
-    .map_err(|e| Error::Device(format!("{e} (adapter {})", info.name)))?;
-    Ok((device, queue, info))
+    .map_err(|e| Error::Device(format!("{e} (adapter {})", info.name)))
 }
 
 async fn choose_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, Error> {

@@ -1,0 +1,67 @@
+//! The demo without a window: simulate a number of frames, then render one picture to a PNG.
+
+use super::camera::OrbitCamera;
+use super::offscreen::{save_png, Offscreen};
+use super::renderer::{DrawOptions, SceneRenderer, SceneView};
+use super::session::{ClothSource, ParamOverrides, Session};
+use super::{RunReport, OFFSCREEN_FORMAT};
+use crate::error::Error;
+use crate::gpu::{headless_device, HeadlessOptions};
+use std::path::PathBuf;
+
+/// What a headless run does.
+#[derive(Debug, Clone)]
+pub struct HeadlessRun {
+    /// The cloth.
+    pub source: ClothSource,
+    /// Cells per side of library scenes.
+    pub grid: u32,
+    /// Solver settings over the scene's own.
+    pub overrides: ParamOverrides,
+    /// Frames to simulate before the picture.
+    pub frames: u64,
+    /// Where to write the PNG, if anywhere.
+    pub screenshot: Option<PathBuf>,
+    /// Picture size in pixels.
+    pub size: [u32; 2],
+}
+
+/// Runs `run` on a headless device and writes its screenshot.
+pub fn run_headless(run: &HeadlessRun) -> Result<RunReport, Error> {
+    let (device, queue, adapter) = headless_device(HeadlessOptions::default())?;
+    let mut session = Session::new(&device, &queue, run.source.clone(), run.grid, run.overrides)?;
+    for _ in 0..run.frames {
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape frame") });
+        session.encode_frame(&mut encoder);
+        queue.submit([encoder.finish()]);
+        session.after_submit();
+    }
+    if let Some(path) = &run.screenshot {
+        let picture = render_picture(&device, &queue, &session, run.size, DrawOptions::default())?;
+        save_png(&picture, path)?;
+    }
+    let metrics = session.refresh_metrics()?;
+    Ok(RunReport { adapter: adapter.name, frames: session.frames(), metrics })
+}
+
+/// Renders the session's current state with the camera framing its rest shape.
+pub fn render_picture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    session: &Session,
+    [width, height]: [u32; 2],
+    options: DrawOptions,
+) -> Result<image::RgbaImage, Error> {
+    let target = Offscreen::new(device, width, height);
+    let model = session.solver().model();
+    let mut renderer = SceneRenderer::new(device, OFFSCREEN_FORMAT, model);
+    let (min, max) = session.view_bounds();
+    let camera = OrbitCamera::framing(min, max);
+    let markers = session.markers();
+    renderer.prepare(
+        device,
+        queue,
+        &SceneView { camera: &camera, aspect: target.aspect(), colliders: session.colliders(), markers: &markers },
+    );
+    target.capture(device, queue, &renderer, session.solver(), options)
+}

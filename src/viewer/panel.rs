@@ -1,0 +1,205 @@
+//! The demo's egui side panel: scene, solver and material settings, run controls and live
+//! statistics. It only reads the session and returns what the user asked for.
+
+use super::renderer::DrawOptions;
+use super::session::{ClothSource, Session};
+use crate::params::{SolverMode, SolverParams, Stiffness};
+use crate::scene::SceneKind;
+use std::path::PathBuf;
+
+/// What the user asked for this frame.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PanelAction {
+    /// Switch to another cloth (source, grid cells per side).
+    Load(ClothSource, u32),
+    /// Put the cloth back in its initial state.
+    Reset,
+    /// New solver parameters.
+    SetParams(SolverParams),
+    /// Pause or resume.
+    SetPaused(bool),
+    /// Advance one frame.
+    Step,
+}
+
+/// Panel state that lives between frames.
+#[derive(Debug, Clone)]
+pub struct PanelState {
+    /// Grid cells per side for library scenes (applied with the scene).
+    pub grid: u32,
+    /// The OBJ given on the command line, offered as a scene.
+    pub obj: Option<PathBuf>,
+    /// The last error to show (e.g. a rejected parameter).
+    pub message: Option<String>,
+    /// Window frames per second.
+    pub fps: f32,
+    /// What to draw.
+    pub draw: DrawOptions,
+}
+
+/// Draws the panel into `ui` and returns the user's requests.
+pub fn show(ui: &mut egui::Ui, state: &mut PanelState, session: &Session) -> Vec<PanelAction> {
+    let mut actions = Vec::new();
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        ui.heading("drape");
+        scene_section(ui, state, session, &mut actions);
+        run_section(ui, session, &mut actions);
+        let mut params = *session.params();
+        solver_section(ui, &mut params);
+        material_section(ui, &mut params);
+        if params != *session.params() {
+            actions.push(PanelAction::SetParams(params));
+        }
+        stats_section(ui, state, session);
+        view_section(ui, state);
+        if let Some(message) = &state.message {
+            ui.separator();
+            ui.colored_label(egui::Color32::from_rgb(255, 120, 100), message);
+        }
+    });
+    actions
+}
+
+fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, actions: &mut Vec<PanelAction>) {
+    egui::CollapsingHeader::new("Scene").default_open(true).show(ui, |ui| {
+        let mut source = session.source().clone();
+        egui::ComboBox::from_label("cloth").selected_text(source.to_string()).show_ui(ui, |ui| {
+            for kind in SceneKind::ALL {
+                ui.selectable_value(&mut source, ClothSource::Scene(kind), kind.name());
+            }
+            if let Some(path) = &state.obj {
+                ui.selectable_value(&mut source, ClothSource::Obj(path.clone()), path.display().to_string());
+            }
+        });
+        ui.add(egui::Slider::new(&mut state.grid, 4..=256).text("grid cells").logarithmic(true));
+        let grid_changed = state.grid != session.grid() && matches!(source, ClothSource::Scene(_));
+        if source != *session.source() {
+            actions.push(PanelAction::Load(source, state.grid));
+        } else if ui.add_enabled(grid_changed, egui::Button::new("apply grid")).clicked() {
+            actions.push(PanelAction::Load(source, state.grid));
+        }
+    });
+}
+
+fn run_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelAction>) {
+    ui.horizontal(|ui| {
+        let paused = session.paused();
+        if ui.button(if paused { "run" } else { "pause" }).clicked() {
+            actions.push(PanelAction::SetPaused(!paused));
+        }
+        if ui.button("step").clicked() {
+            actions.push(PanelAction::Step);
+        }
+        if ui.button("reset").clicked() {
+            actions.push(PanelAction::Reset);
+        }
+    });
+}
+
+fn solver_section(ui: &mut egui::Ui, params: &mut SolverParams) {
+    egui::CollapsingHeader::new("Solver").default_open(true).show(ui, |ui| {
+        let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
+        ui.horizontal(|ui| {
+            if ui.selectable_label(!jacobi, "coloured Gauss-Seidel").clicked() {
+                params.mode = SolverMode::GaussSeidel;
+            }
+            if ui.selectable_label(jacobi, "Jacobi").clicked() && !jacobi {
+                params.mode = SolverMode::Jacobi { relaxation: 1.5 };
+            }
+        });
+        if let SolverMode::Jacobi { relaxation } = &mut params.mode {
+            ui.add(egui::Slider::new(relaxation, 0.1..=2.0).text("ω relaxation"));
+        }
+        ui.add(egui::Slider::new(&mut params.substeps, 1..=64).text("substeps"));
+        ui.add(egui::Slider::new(&mut params.iterations, 1..=50).text("iterations"));
+        let mut hz = 1.0 / params.time_step;
+        if ui.add(egui::Slider::new(&mut hz, 15.0..=240.0).text("frame rate (1/dt)").suffix(" Hz")).changed() {
+            params.time_step = 1.0 / hz;
+        }
+    });
+}
+
+fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
+    egui::CollapsingHeader::new("Material and contact").default_open(true).show(ui, |ui| {
+        stiffness(ui, "stretch", &mut params.stretch);
+        stiffness(ui, "compression", &mut params.compression);
+        stiffness(ui, "bending", &mut params.bending);
+        ui.add(egui::Slider::new(&mut params.damping, 0.0..=2.0).text("damping").suffix(" 1/s"));
+        ui.add(egui::Slider::new(&mut params.gravity.y, -20.0..=5.0).text("gravity y").suffix(" m/s²"));
+        ui.add(egui::Slider::new(&mut params.friction, 0.0..=1.5).text("friction"));
+        ui.add(egui::Slider::new(&mut params.restitution, 0.0..=1.0).text("restitution"));
+    });
+}
+
+/// Edits a stiffness in either form: PBD `k ∈ [0, 1]` or XPBD compliance `α ≥ 0`.
+fn stiffness(ui: &mut egui::Ui, name: &str, value: &mut Stiffness) {
+    ui.horizontal(|ui| {
+        ui.label(name);
+        let compliance = matches!(value, Stiffness::Compliance(_));
+        if ui.selectable_label(!compliance, "PBD k").clicked() && compliance {
+            *value = Stiffness::Pbd(1.0);
+        }
+        if ui.selectable_label(compliance, "XPBD α").clicked() && !compliance {
+            *value = Stiffness::Compliance(0.0);
+        }
+    });
+    match value {
+        Stiffness::Pbd(k) => ui.add(egui::Slider::new(k, 0.0..=1.0).text("k")),
+        Stiffness::Compliance(alpha) => {
+            ui.add(egui::Slider::new(alpha, 0.0..=10.0).text("α").logarithmic(true).smallest_positive(1e-8))
+        }
+    };
+}
+
+fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
+    egui::CollapsingHeader::new("Statistics").default_open(true).show(ui, |ui| {
+        let solver = session.solver();
+        let model = solver.model();
+        let (ms, gpu) = session.frame_ms();
+        egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
+            let mut row = |name: &str, value: String| {
+                ui.label(name);
+                ui.label(value);
+                ui.end_row();
+            };
+            row("fps", format!("{:.1}", state.fps));
+            row(if gpu { "GPU ms / frame" } else { "CPU ms / frame (record)" }, format!("{ms:.2}"));
+            row("frame", session.frames().to_string());
+            row("particles", model.particle_count().to_string());
+            row("stretch constraints", format!("{} in {} colours", model.stretch_count, model.stretch_colours().len()));
+            row(
+                "bending constraints",
+                format!("{} in {} colours", model.bending_count(), model.bending_colours().len()),
+            );
+            row("dispatches / frame", format!("{} ({:?})", solver.dispatches_per_frame(), solver.dispatch_strategy()));
+            if let Some(metrics) = session.metrics() {
+                row("max stretch", format!("{:.2} %", 100.0 * (metrics.max_stretch - 1.0)));
+                row("kinetic energy", format!("{:.4} J", metrics.kinetic_energy));
+            }
+        });
+    });
+}
+
+fn view_section(ui: &mut egui::Ui, state: &mut PanelState) {
+    egui::CollapsingHeader::new("View and controls").default_open(false).show(ui, |ui| {
+        ui.checkbox(&mut state.draw.cloth, "cloth");
+        ui.checkbox(&mut state.draw.colliders, "colliders");
+        ui.checkbox(&mut state.draw.markers, "pin markers");
+        ui.separator();
+        for line in CONTROLS {
+            ui.label(*line);
+        }
+    });
+}
+
+/// The controls, as shown in the panel and the README.
+pub const CONTROLS: &[&str] = &[
+    "left drag on cloth: pull a particle",
+    "left drag on sphere: move the sphere",
+    "left drag elsewhere / arrows: orbit",
+    "right or middle drag / shift+arrows: pan",
+    "wheel / + − / PageUp PageDown: zoom",
+    "space: pause · S: single step · R: reset",
+    "G: switch Gauss-Seidel / Jacobi",
+    "1–4: scenes (5: the --obj file) · F: frame · Esc: quit",
+];

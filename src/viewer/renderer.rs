@@ -1,0 +1,519 @@
+//! Draws a cloth scene with wgpu: the cloth straight from the solver's position and normal
+//! buffers (no copy through the CPU), sphere and plane colliders, and markers on pinned or
+//! grabbed particles. It records into any colour target with a [`DEPTH_FORMAT`] depth buffer,
+//! so the window and the headless screenshots share it.
+
+use super::camera::OrbitCamera;
+use crate::collider::Collider;
+use crate::gpu::GpuSolver;
+use crate::model::ClothModel;
+use bytemuck::{Pod, Zeroable};
+use glam::{Vec2, Vec3};
+use std::mem::size_of;
+use wgpu::util::DeviceExt;
+
+/// Depth buffer format the renderer's pipelines expect.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Background colour (linear RGB).
+const SKY: wgpu::Color = wgpu::Color { r: 0.26, g: 0.32, b: 0.40, a: 1.0 };
+/// Direction towards the light: high, from the front right.
+const LIGHT_DIRECTION: Vec3 = Vec3::new(0.45, 0.8, 0.4);
+/// Linear albedos of the colliders and markers.
+const SPHERE_ALBEDO: [f32; 4] = [0.30, 0.42, 0.30, 1.0];
+const GROUND_ALBEDO: [f32; 4] = [0.42, 0.42, 0.40, 1.0];
+const PIN_ALBEDO: [f32; 4] = [0.95, 0.55, 0.05, 1.0];
+const GRAB_ALBEDO: [f32; 4] = [0.95, 0.90, 0.15, 1.0];
+/// Rings and segments of the collider sphere mesh.
+const SPHERE_RINGS: u32 = 24;
+const SPHERE_SEGMENTS: u32 = 48;
+
+/// The camera and light as `shaders/viewer/view.wgsl` reads them.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct ViewUniform {
+    /// World-to-clip matrix, column-major.
+    pub view_proj: [[f32; 4]; 4],
+    /// Camera position (xyz, m); w unused.
+    pub eye: [f32; 4],
+    /// Unit vector towards the light (xyz); w unused.
+    pub light_direction: [f32; 4],
+}
+
+/// One instanced sphere (`shaders/viewer/spheres.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct SphereInstance {
+    /// Centre (xyz, m) and radius (w, m).
+    pub center_radius: [f32; 4],
+    /// Linear RGB albedo; w unused.
+    pub albedo: [f32; 4],
+}
+
+/// One instanced plane (`shaders/viewer/planes.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct PlaneInstance {
+    /// Unit normal (xyz) and offset along it (w, m).
+    pub normal_offset: [f32; 4],
+    /// Linear RGB albedo; w unused.
+    pub albedo: [f32; 4],
+}
+
+/// A small sphere drawn on a particle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Marker {
+    /// Where (m).
+    pub position: Vec3,
+    /// What it marks.
+    pub kind: MarkerKind,
+}
+
+/// What a [`Marker`] shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerKind {
+    /// A pinned particle.
+    Pin,
+    /// The particle being dragged.
+    Grab,
+}
+
+/// Which parts of the scene to draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DrawOptions {
+    /// The cloth.
+    pub cloth: bool,
+    /// Spheres and planes.
+    pub colliders: bool,
+    /// Pin and grab markers.
+    pub markers: bool,
+}
+
+impl Default for DrawOptions {
+    fn default() -> Self {
+        Self { cloth: true, colliders: true, markers: true }
+    }
+}
+
+/// Everything besides the cloth that one frame shows.
+#[derive(Debug, Clone, Copy)]
+pub struct SceneView<'a> {
+    /// The camera.
+    pub camera: &'a OrbitCamera,
+    /// Target width / height.
+    pub aspect: f32,
+    /// Colliders to draw.
+    pub colliders: &'a [Collider],
+    /// Markers to draw.
+    pub markers: &'a [Marker],
+}
+
+/// A vertex buffer of instances that grows (geometrically) only when a frame needs more.
+struct InstanceBuffer {
+    buffer: wgpu::Buffer,
+    capacity: usize,
+    count: u32,
+    label: &'static str,
+}
+
+impl InstanceBuffer {
+    fn new<T: Pod>(device: &wgpu::Device, label: &'static str, capacity: usize) -> Self {
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: (capacity * size_of::<T>()) as u64,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Self { buffer, capacity, count: 0, label }
+    }
+
+    fn write<T: Pod>(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, items: &[T]) {
+        if items.len() > self.capacity {
+            *self = Self::new::<T>(device, self.label, items.len().next_power_of_two());
+        }
+        queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(items));
+        self.count = items.len() as u32;
+    }
+}
+
+/// The scene renderer. Create once per colour format; call [`SceneRenderer::set_cloth`] when
+/// the cloth changes, [`SceneRenderer::prepare`] every frame, then [`SceneRenderer::render`]
+/// (or [`SceneRenderer::draw`] into a pass of your own).
+pub struct SceneRenderer {
+    view_buffer: wgpu::Buffer,
+    view_bind_group: wgpu::BindGroup,
+    cloth_pipeline: wgpu::RenderPipeline,
+    sphere_pipeline: wgpu::RenderPipeline,
+    plane_pipeline: wgpu::RenderPipeline,
+    sphere_vertices: wgpu::Buffer,
+    sphere_indices: wgpu::Buffer,
+    sphere_index_count: u32,
+    cloth_uvs: wgpu::Buffer,
+    marker_radius: f32,
+    /// Sphere instances: the collider spheres first, then the markers.
+    spheres: InstanceBuffer,
+    collider_spheres: u32,
+    planes: InstanceBuffer,
+}
+
+impl SceneRenderer {
+    /// Builds the pipelines for colour targets of `format` (depth: [`DEPTH_FORMAT`]) and the
+    /// per-cloth data of `model`.
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, model: &ClothModel) -> Self {
+        let view_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("drape viewer camera"),
+            size: size_of::<ViewUniform>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("drape viewer camera layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(size_of::<ViewUniform>() as u64),
+                },
+                count: None,
+            }],
+        });
+        let view_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("drape viewer camera bind group"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: view_buffer.as_entire_binding() }],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("drape viewer pipeline layout"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let builder = PipelineBuilder { device, layout: &pipeline_layout, format };
+        let (sphere_vertex_data, sphere_index_data) = unit_sphere(SPHERE_RINGS, SPHERE_SEGMENTS);
+        let (cloth_uvs, marker_radius) = cloth_data(device, model);
+        Self {
+            cloth_pipeline: builder.cloth(),
+            sphere_pipeline: builder.spheres(),
+            plane_pipeline: builder.planes(),
+            view_buffer,
+            view_bind_group,
+            sphere_vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("drape viewer sphere vertices"),
+                contents: bytemuck::cast_slice(&sphere_vertex_data),
+                usage: wgpu::BufferUsages::VERTEX,
+            }),
+            sphere_indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("drape viewer sphere indices"),
+                contents: bytemuck::cast_slice(&sphere_index_data),
+                usage: wgpu::BufferUsages::INDEX,
+            }),
+            sphere_index_count: sphere_index_data.len() as u32,
+            cloth_uvs,
+            marker_radius,
+            spheres: InstanceBuffer::new::<SphereInstance>(device, "drape viewer sphere instances", 64),
+            collider_spheres: 0,
+            planes: InstanceBuffer::new::<PlaneInstance>(device, "drape viewer plane instances", 8),
+        }
+    }
+
+    /// Uploads the per-vertex data of a new cloth (rest-state UVs) — on a scene change, not
+    /// per frame.
+    pub fn set_cloth(&mut self, device: &wgpu::Device, model: &ClothModel) {
+        (self.cloth_uvs, self.marker_radius) = cloth_data(device, model);
+    }
+
+    /// Writes this frame's camera, colliders and markers.
+    pub fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, scene: &SceneView<'_>) {
+        let eye = scene.camera.eye();
+        let view = ViewUniform {
+            view_proj: scene.camera.view_projection(scene.aspect).to_cols_array_2d(),
+            eye: eye.extend(1.0).to_array(),
+            light_direction: LIGHT_DIRECTION.normalize().extend(0.0).to_array(),
+        };
+        queue.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&view));
+        let mut spheres = Vec::with_capacity(scene.colliders.len() + scene.markers.len());
+        let mut planes = Vec::new();
+        for collider in scene.colliders {
+            match *collider {
+                Collider::Sphere { center, radius } => spheres
+                    .push(SphereInstance { center_radius: center.extend(radius).to_array(), albedo: SPHERE_ALBEDO }),
+                Collider::Plane { normal, offset } => planes.push(PlaneInstance {
+                    normal_offset: normal.normalize_or(Vec3::Y).extend(offset).to_array(),
+                    albedo: GROUND_ALBEDO,
+                }),
+            }
+        }
+        self.collider_spheres = spheres.len() as u32;
+        spheres.extend(scene.markers.iter().map(|marker| {
+            let (scale, albedo) = match marker.kind {
+                MarkerKind::Pin => (1.0, PIN_ALBEDO),
+                MarkerKind::Grab => (1.5, GRAB_ALBEDO),
+            };
+            SphereInstance { center_radius: marker.position.extend(scale * self.marker_radius).to_array(), albedo }
+        }));
+        self.spheres.write(device, queue, &spheres);
+        self.planes.write(device, queue, &planes);
+    }
+
+    /// Records a render pass that clears `colour` and `depth` and draws the scene, into the
+    /// pixel rectangle `viewport` (`[x, y, width, height]`) or the whole target.
+    pub fn render(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        colour: &wgpu::TextureView,
+        depth: &wgpu::TextureView,
+        viewport: Option<[f32; 4]>,
+        solver: &GpuSolver,
+        options: DrawOptions,
+    ) {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("drape viewer scene"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: colour,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(SKY), store: wgpu::StoreOp::Store },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: depth,
+                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        if let Some([x, y, width, height]) = viewport {
+            pass.set_viewport(x, y, width, height, 0.0, 1.0);
+        }
+        self.draw(&mut pass, solver, options);
+    }
+
+    /// Draws into a pass of the caller's (one colour target of the renderer's format, a
+    /// [`DEPTH_FORMAT`] depth attachment).
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, solver: &GpuSolver, options: DrawOptions) {
+        pass.set_bind_group(0, &self.view_bind_group, &[]);
+        if options.colliders && self.planes.count > 0 {
+            pass.set_pipeline(&self.plane_pipeline);
+            pass.set_vertex_buffer(0, self.planes.buffer.slice(..));
+            pass.draw(0..6, 0..self.planes.count);
+        }
+        let spheres = match (options.colliders, options.markers) {
+            (true, true) => 0..self.spheres.count,
+            (true, false) => 0..self.collider_spheres,
+            (false, true) => self.collider_spheres..self.spheres.count,
+            (false, false) => 0..0,
+        };
+        if !spheres.is_empty() {
+            pass.set_pipeline(&self.sphere_pipeline);
+            pass.set_vertex_buffer(0, self.sphere_vertices.slice(..));
+            pass.set_vertex_buffer(1, self.spheres.buffer.slice(..));
+            pass.set_index_buffer(self.sphere_indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..self.sphere_index_count, 0, spheres);
+        }
+        if options.cloth {
+            pass.set_pipeline(&self.cloth_pipeline);
+            pass.set_vertex_buffer(0, solver.positions_buffer().slice(..));
+            pass.set_vertex_buffer(1, solver.normals_buffer().slice(..));
+            pass.set_vertex_buffer(2, self.cloth_uvs.slice(..));
+            pass.set_index_buffer(solver.index_buffer().slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..solver.index_count(), 0, 0..1);
+        }
+    }
+}
+
+/// A depth buffer matching a colour target's size.
+pub struct DepthBuffer {
+    view: wgpu::TextureView,
+    size: [u32; 2],
+}
+
+impl DepthBuffer {
+    /// A `width × height` depth buffer of [`DEPTH_FORMAT`].
+    pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Self {
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("drape viewer depth"),
+            size: wgpu::Extent3d { width: width.max(1), height: height.max(1), depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        Self { view: texture.create_view(&Default::default()), size: [width, height] }
+    }
+
+    /// The view to attach.
+    pub fn view(&self) -> &wgpu::TextureView {
+        &self.view
+    }
+
+    /// Recreates the buffer if the target changed size (on resize, not per frame).
+    pub fn fit(&mut self, device: &wgpu::Device, width: u32, height: u32) {
+        if self.size != [width, height] {
+            *self = Self::new(device, width, height);
+        }
+    }
+}
+
+/// The rest-state UV buffer of a cloth and the marker radius that suits its edge length.
+fn cloth_data(device: &wgpu::Device, model: &ClothModel) -> (wgpu::Buffer, f32) {
+    let uvs = rest_uvs(model);
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("drape viewer cloth uvs"),
+        contents: bytemuck::cast_slice(&uvs),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let stretch = &model.constraints[..model.stretch_count];
+    let mean_edge = stretch.iter().map(|c| c.rest).sum::<f32>() / stretch.len().max(1) as f32;
+    (buffer, (0.4 * mean_edge).max(1e-3))
+}
+
+/// The mesh's UVs, or — for meshes without any (an OBJ with no `vt`) — a planar projection of
+/// the rest shape onto its two widest axes, scaled to the unit square.
+pub fn rest_uvs(model: &ClothModel) -> Vec<Vec2> {
+    let mesh = &model.mesh;
+    if mesh.uvs.iter().any(|uv| *uv != Vec2::ZERO) {
+        return mesh.uvs.clone();
+    }
+    let min = mesh.positions.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
+    let max = mesh.positions.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
+    let extent = max - min;
+    let mut axes = [0usize, 1, 2];
+    axes.sort_by(|&a, &b| extent[b].total_cmp(&extent[a]));
+    let scale = extent[axes[0]].max(1e-9);
+    mesh.positions
+        .iter()
+        .map(|p| Vec2::new((p[axes[0]] - min[axes[0]]) / scale, (p[axes[1]] - min[axes[1]]) / scale))
+        .collect()
+}
+
+/// A UV sphere of radius 1: vertices (position = normal) and triangle indices.
+fn unit_sphere(rings: u32, segments: u32) -> (Vec<[f32; 3]>, Vec<u32>) {
+    let mut vertices = Vec::with_capacity(((rings + 1) * (segments + 1)) as usize);
+    for ring in 0..=rings {
+        let polar = std::f32::consts::PI * ring as f32 / rings as f32;
+        for segment in 0..=segments {
+            let azimuth = std::f32::consts::TAU * segment as f32 / segments as f32;
+            vertices.push([polar.sin() * azimuth.cos(), polar.cos(), polar.sin() * azimuth.sin()]);
+        }
+    }
+    let mut indices = Vec::with_capacity((6 * rings * segments) as usize);
+    let row = segments + 1;
+    for ring in 0..rings {
+        for segment in 0..segments {
+            let a = ring * row + segment;
+            let (b, c, d) = (a + 1, a + row, a + row + 1);
+            indices.extend([a, b, c, b, d, c]);
+        }
+    }
+    (vertices, indices)
+}
+
+/// Builds the renderer's three pipelines, which differ only in shader and vertex layout.
+struct PipelineBuilder<'a> {
+    device: &'a wgpu::Device,
+    layout: &'a wgpu::PipelineLayout,
+    format: wgpu::TextureFormat,
+}
+
+const FLOAT3_AT_0: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Float32x3];
+const FLOAT3_AT_1: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![1 => Float32x3];
+const FLOAT2_AT_2: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
+const SPHERE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![1 => Float32x4, 2 => Float32x4];
+const PLANE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
+
+impl PipelineBuilder<'_> {
+    fn cloth(&self) -> wgpu::RenderPipeline {
+        // The solver's buffers hold a vec4 per particle; the shader reads xyz.
+        let particle = |attributes| wgpu::VertexBufferLayout {
+            array_stride: 16,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes,
+        };
+        self.build(
+            "cloth",
+            super::shaders::CLOTH,
+            &[
+                Some(particle(&FLOAT3_AT_0)),
+                Some(particle(&FLOAT3_AT_1)),
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<Vec2>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &FLOAT2_AT_2,
+                }),
+            ],
+        )
+    }
+
+    fn spheres(&self) -> wgpu::RenderPipeline {
+        self.build(
+            "sphere",
+            super::shaders::SPHERES,
+            &[
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<[f32; 3]>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &FLOAT3_AT_0,
+                }),
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<SphereInstance>() as u64,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &SPHERE_INSTANCE,
+                }),
+            ],
+        )
+    }
+
+    fn planes(&self) -> wgpu::RenderPipeline {
+        self.build(
+            "plane",
+            super::shaders::PLANES,
+            &[Some(wgpu::VertexBufferLayout {
+                array_stride: size_of::<PlaneInstance>() as u64,
+                step_mode: wgpu::VertexStepMode::Instance,
+                attributes: &PLANE_INSTANCE,
+            })],
+        )
+    }
+
+    /// A pipeline whose entry points are `<name>_vertex` and `<name>_fragment` in the module
+    /// `view.wgsl` + `stage`. No culling: cloth is two-sided, and the ground may be seen from
+    /// below.
+    fn build(&self, name: &str, stage: &str, buffers: &[Option<wgpu::VertexBufferLayout<'_>>]) -> wgpu::RenderPipeline {
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(super::shaders::module_source(stage).into()),
+        });
+        let (vertex, fragment) = (format!("{name}_vertex"), format!("{name}_fragment"));
+        self.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(name),
+            layout: Some(self.layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some(&vertex),
+                compilation_options: Default::default(),
+                buffers,
+            },
+            primitive: wgpu::PrimitiveState { cull_mode: None, ..Default::default() },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some(&fragment),
+                compilation_options: Default::default(),
+                targets: &[Some(self.format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    }
+}

@@ -1,0 +1,521 @@
+//! A simulation as the demo drives it: which cloth, the solver, pause / single step / reset,
+//! grabbing a particle or the sphere with the mouse, GPU frame timing and cloth statistics.
+
+use super::camera::Ray;
+use super::pick::{pick_particle, ray_sphere};
+use super::renderer::{Marker, MarkerKind};
+use crate::collider::Collider;
+use crate::error::Error;
+use crate::gpu::GpuSolver;
+use crate::mesh::ClothMesh;
+use crate::metrics::ClothMetrics;
+use crate::model::{ClothModel, DEFAULT_DENSITY};
+use crate::params::{SolverMode, SolverParams};
+use crate::scene::{Scene, SceneKind};
+use glam::Vec3;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Jacobi over-relaxation used when switching to Jacobi without a previous value.
+const DEFAULT_RELAXATION: f32 = 1.5;
+
+/// Where the cloth comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClothSource {
+    /// One of the library's scenes.
+    Scene(SceneKind),
+    /// An OBJ file: its top-most vertices are pinned and a ground plane is put below it.
+    Obj(PathBuf),
+}
+
+impl fmt::Display for ClothSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Scene(kind) => write!(f, "{kind}"),
+            Self::Obj(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// Solver settings chosen on the command line, applied over a scene's own parameters.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ParamOverrides {
+    /// Frame time step (s).
+    pub time_step: Option<f32>,
+    /// Substeps per frame.
+    pub substeps: Option<u32>,
+    /// Iterations per substep.
+    pub iterations: Option<u32>,
+    /// Projection mode.
+    pub mode: Option<SolverMode>,
+}
+
+impl ParamOverrides {
+    /// `params` with the overrides applied.
+    pub fn apply(&self, params: SolverParams) -> SolverParams {
+        SolverParams {
+            time_step: self.time_step.unwrap_or(params.time_step),
+            substeps: self.substeps.unwrap_or(params.substeps),
+            iterations: self.iterations.unwrap_or(params.iterations),
+            mode: self.mode.unwrap_or(params.mode),
+            ..params
+        }
+    }
+}
+
+/// A cloth with its colliders and the parameters it starts with.
+#[derive(Debug, Clone)]
+pub struct ClothSetup {
+    /// The cloth.
+    pub model: ClothModel,
+    /// Its colliders.
+    pub colliders: Vec<Collider>,
+    /// The scene's parameters.
+    pub params: SolverParams,
+}
+
+impl ClothSetup {
+    /// Builds the cloth of `source`; `grid` is the cells per side of library scenes. The free
+    /// fall scene gets a ground plane at y = 0 so the cloth lands somewhere visible.
+    pub fn load(source: &ClothSource, grid: u32) -> Result<Self, Error> {
+        match source {
+            ClothSource::Scene(kind) => {
+                let Scene { model, params, mut colliders, .. } = Scene::new(*kind, grid)?;
+                if colliders.is_empty() {
+                    colliders.push(Collider::ground(0.0));
+                }
+                Ok(Self { model, colliders, params })
+            }
+            ClothSource::Obj(path) => {
+                let mesh = ClothMesh::from_obj(path)?;
+                let pins = top_vertices(&mesh);
+                let (min, max) = bounds(&mesh.positions);
+                let ground = min.y - 0.5 * (max - min).max_element().max(0.1);
+                let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
+                Ok(Self { model, colliders: vec![Collider::ground(ground)], params: SolverParams::default() })
+            }
+        }
+    }
+}
+
+/// Smallest and largest coordinates of `points`.
+pub fn bounds(points: &[Vec3]) -> (Vec3, Vec3) {
+    let min = points.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
+    let max = points.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
+    (min, max)
+}
+
+/// The vertices to pin on an OBJ cloth: those at the top (within 0.1 % of its size). A cloth
+/// lying level would be pinned everywhere that way, so if more than a quarter of it is at the
+/// top, only the two top vertices farthest apart along x + z are pinned.
+fn top_vertices(mesh: &ClothMesh) -> Vec<u32> {
+    let (min, max) = bounds(&mesh.positions);
+    let tolerance = 1e-3 * (max - min).max_element();
+    let top: Vec<u32> =
+        (0..mesh.positions.len() as u32).filter(|&i| mesh.positions[i as usize].y >= max.y - tolerance).collect();
+    if top.len() * 4 <= mesh.positions.len() {
+        return top;
+    }
+    let diagonal = |i: &u32| mesh.positions[*i as usize].x + mesh.positions[*i as usize].z;
+    let first = top.iter().min_by(|a, b| diagonal(a).total_cmp(&diagonal(b)));
+    let last = top.iter().max_by(|a, b| diagonal(a).total_cmp(&diagonal(b)));
+    first.into_iter().chain(last).copied().collect()
+}
+
+/// What the mouse is holding.
+#[derive(Debug, Clone, Copy)]
+enum Grab {
+    /// A particle, pinned to the cursor while held. The drag happens in the plane through the
+    /// grabbed point facing the camera.
+    Particle { index: u32, was_pinned: bool, plane_point: Vec3, plane_normal: Vec3 },
+    /// A sphere collider, held at `offset` from its centre.
+    Sphere { collider: usize, offset: Vec3, plane_point: Vec3, plane_normal: Vec3 },
+}
+
+/// A running simulation.
+pub struct Session {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    source: ClothSource,
+    grid: u32,
+    setup: ClothSetup,
+    params: SolverParams,
+    colliders: Vec<Collider>,
+    solver: GpuSolver,
+    relaxation: f32,
+    paused: bool,
+    step_requested: bool,
+    frames: u64,
+    grab: Option<Grab>,
+    timer: Option<FrameTimer>,
+    cpu_ms: f64,
+    metrics: Option<ClothMetrics>,
+}
+
+impl Session {
+    /// Loads `source` and uploads it to `device` with the scene's parameters and `overrides`.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        source: ClothSource,
+        grid: u32,
+        overrides: ParamOverrides,
+    ) -> Result<Self, Error> {
+        let setup = ClothSetup::load(&source, grid)?;
+        let params = overrides.apply(setup.params);
+        let solver = GpuSolver::new(device, queue, &setup.model, params, &setup.colliders)?;
+        Ok(Self {
+            device: device.clone(),
+            queue: queue.clone(),
+            source,
+            grid,
+            colliders: setup.colliders.clone(),
+            setup,
+            params,
+            solver,
+            relaxation: match params.mode {
+                SolverMode::Jacobi { relaxation } => relaxation,
+                SolverMode::GaussSeidel => DEFAULT_RELAXATION,
+            },
+            paused: false,
+            step_requested: false,
+            frames: 0,
+            grab: None,
+            timer: FrameTimer::new(device, queue),
+            cpu_ms: 0.0,
+            metrics: None,
+        })
+    }
+
+    /// Switches to another cloth, keeping the current parameters. On error nothing changes.
+    pub fn load(&mut self, source: ClothSource, grid: u32) -> Result<(), Error> {
+        let setup = ClothSetup::load(&source, grid)?;
+        self.solver = GpuSolver::new(&self.device, &self.queue, &setup.model, self.params, &setup.colliders)?;
+        self.colliders = setup.colliders.clone();
+        (self.source, self.grid, self.setup) = (source, grid, setup);
+        self.restart();
+        Ok(())
+    }
+
+    /// Puts the cloth and colliders back in their initial state (parameters stay).
+    pub fn reset(&mut self) -> Result<(), Error> {
+        self.solver = GpuSolver::new(&self.device, &self.queue, &self.setup.model, self.params, &self.setup.colliders)?;
+        self.colliders = self.setup.colliders.clone();
+        self.restart();
+        Ok(())
+    }
+
+    fn restart(&mut self) {
+        self.frames = 0;
+        self.grab = None;
+        self.metrics = None;
+    }
+
+    /// Changes the solver parameters (validated; on error the old ones stay).
+    pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
+        self.solver.set_params(params)?;
+        self.params = params;
+        if let SolverMode::Jacobi { relaxation } = params.mode {
+            self.relaxation = relaxation;
+        }
+        Ok(())
+    }
+
+    /// Switches between coloured Gauss-Seidel and Jacobi (with the last ω used).
+    pub fn toggle_mode(&mut self) -> Result<(), Error> {
+        let mode = match self.params.mode {
+            SolverMode::GaussSeidel => SolverMode::Jacobi { relaxation: self.relaxation },
+            SolverMode::Jacobi { .. } => SolverMode::GaussSeidel,
+        };
+        self.set_params(SolverParams { mode, ..self.params })
+    }
+
+    /// Pauses or resumes.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// Whether the simulation is paused.
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Advances one frame at the next [`Session::encode_frame`], even when paused.
+    pub fn request_step(&mut self) {
+        self.step_requested = true;
+    }
+
+    /// Records this frame's simulation step (unless paused) into `encoder`, with GPU
+    /// timestamps around it where the device has them. Returns whether a step was recorded.
+    pub fn encode_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> bool {
+        if self.paused && !self.step_requested {
+            return false;
+        }
+        self.step_requested = false;
+        let start = Instant::now();
+        if let Some(timer) = &self.timer {
+            timer.begin(encoder);
+        }
+        self.solver.encode_step(encoder);
+        if let Some(timer) = &mut self.timer {
+            timer.end(encoder);
+        }
+        self.cpu_ms = start.elapsed().as_secs_f64() * 1e3;
+        self.frames += 1;
+        true
+    }
+
+    /// Call after submitting the encoder of [`Session::encode_frame`]: collects a finished GPU
+    /// timing without waiting and starts reading the newest.
+    pub fn after_submit(&mut self) {
+        if let Some(timer) = &mut self.timer {
+            timer.after_submit(&self.device);
+        }
+    }
+
+    /// Reads the cloth back (waits for the GPU) and measures it; call a few times a second at
+    /// most.
+    pub fn refresh_metrics(&mut self) -> Result<ClothMetrics, Error> {
+        let positions = self.solver.read_positions()?;
+        let velocities = self.solver.read_velocities()?;
+        let metrics = ClothMetrics::measure(&self.setup.model, &positions, &velocities, &self.colliders);
+        self.metrics = Some(metrics);
+        Ok(metrics)
+    }
+
+    /// Tries to grab what lies under the cursor ray: the nearer of a cloth particle (within
+    /// `tolerance(t)` metres of the ray at depth `t`) and a sphere collider. Reads positions
+    /// back once. Returns whether something was grabbed.
+    pub fn begin_grab(
+        &mut self,
+        ray: &Ray,
+        view_direction: Vec3,
+        tolerance: impl Fn(f32) -> f32,
+    ) -> Result<bool, Error> {
+        self.end_grab()?;
+        let positions = self.solver.read_positions()?;
+        let particle = pick_particle(ray, &positions, &self.setup.model.mesh.triangles, tolerance);
+        let sphere = self
+            .colliders
+            .iter()
+            .enumerate()
+            .filter_map(|(k, c)| match *c {
+                Collider::Sphere { center, radius } => ray_sphere(ray, center, radius).map(|t| (k, t, center)),
+                Collider::Plane { .. } => None,
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let plane_normal = -view_direction;
+        self.grab = match (particle, sphere) {
+            (Some((index, t)), sphere) if sphere.is_none_or(|(_, ts, _)| t <= ts) => {
+                let plane_point = positions[index as usize];
+                let was_pinned = self.solver.pins().is_pinned(index);
+                self.solver.pin(index, plane_point)?;
+                Some(Grab::Particle { index, was_pinned, plane_point, plane_normal })
+            }
+            (_, Some((collider, t, center))) => {
+                let plane_point = ray.at(t);
+                Some(Grab::Sphere { collider, offset: center - plane_point, plane_point, plane_normal })
+            }
+            _ => None,
+        };
+        Ok(self.grab.is_some())
+    }
+
+    /// Moves what is grabbed to where `ray` crosses its drag plane.
+    pub fn drag(&mut self, ray: &Ray) -> Result<(), Error> {
+        match self.grab {
+            Some(Grab::Particle { index, plane_point, plane_normal, .. }) => {
+                if let Some(point) = ray.intersect_plane(plane_point, plane_normal) {
+                    self.solver.set_pin_target(index, point)?;
+                }
+            }
+            Some(Grab::Sphere { collider, offset, plane_point, plane_normal }) => {
+                if let (Some(point), Collider::Sphere { radius, .. }) =
+                    (ray.intersect_plane(plane_point, plane_normal), self.colliders[collider])
+                {
+                    let mut colliders = self.colliders.clone();
+                    colliders[collider] = Collider::sphere(point + offset, radius);
+                    self.solver.set_colliders(&colliders)?;
+                    self.colliders = colliders;
+                }
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// Lets go: a grabbed particle that was not pinned before is released (with the velocity
+    /// the drag gave it); one that was pinned stays pinned where it was dropped.
+    pub fn end_grab(&mut self) -> Result<(), Error> {
+        if let Some(Grab::Particle { index, was_pinned: false, .. }) = self.grab.take() {
+            self.solver.unpin(index)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the mouse holds something.
+    pub fn is_grabbing(&self) -> bool {
+        self.grab.is_some()
+    }
+
+    /// Markers for the pinned particles (and the grabbed one).
+    pub fn markers(&self) -> Vec<Marker> {
+        let pins = self.solver.pins();
+        let grabbed = match self.grab {
+            Some(Grab::Particle { index, .. }) => Some(index),
+            _ => None,
+        };
+        (0..self.setup.model.particle_count() as u32)
+            .filter(|&i| pins.is_pinned(i))
+            .map(|i| Marker {
+                position: pins.targets()[i as usize],
+                kind: if Some(i) == grabbed { MarkerKind::Grab } else { MarkerKind::Pin },
+            })
+            .collect()
+    }
+
+    /// A box around the cloth's rest shape and the sphere colliders, for framing the camera.
+    pub fn view_bounds(&self) -> (Vec3, Vec3) {
+        let (mut min, mut max) = bounds(&self.setup.model.mesh.positions);
+        for collider in &self.setup.colliders {
+            if let Collider::Sphere { center, radius } = *collider {
+                (min, max) = (min.min(center - radius), max.max(center + radius));
+            }
+        }
+        (min, max)
+    }
+
+    /// The solver.
+    pub fn solver(&self) -> &GpuSolver {
+        &self.solver
+    }
+
+    /// The current colliders (the sphere may have been dragged).
+    pub fn colliders(&self) -> &[Collider] {
+        &self.colliders
+    }
+
+    /// The current parameters.
+    pub fn params(&self) -> &SolverParams {
+        &self.params
+    }
+
+    /// The cloth being simulated.
+    pub fn source(&self) -> &ClothSource {
+        &self.source
+    }
+
+    /// Cells per side of library scenes.
+    pub fn grid(&self) -> u32 {
+        self.grid
+    }
+
+    /// Frames simulated since the last reset.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Milliseconds per frame: GPU time from timestamp queries when the device has them
+    /// (`true`), otherwise the CPU time spent recording the step (`false`).
+    pub fn frame_ms(&self) -> (f64, bool) {
+        match self.timer.as_ref().and_then(|t| t.last_ms) {
+            Some(ms) => (ms, true),
+            None => (self.cpu_ms, false),
+        }
+    }
+
+    /// The last measured statistics ([`Session::refresh_metrics`]).
+    pub fn metrics(&self) -> Option<&ClothMetrics> {
+        self.metrics.as_ref()
+    }
+}
+
+/// Readback states of the [`FrameTimer`].
+const IDLE: u8 = 0;
+const MAPPING: u8 = 1;
+const MAPPED: u8 = 2;
+
+/// GPU time of the step from two timestamps, read back without ever waiting: a copy to the
+/// readback buffer is recorded only while it is idle, and its mapping is polled later.
+struct FrameTimer {
+    queries: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    nanoseconds_per_tick: f64,
+    state: Arc<AtomicU8>,
+    copy_recorded: bool,
+    last_ms: Option<f64>,
+}
+
+impl FrameTimer {
+    fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Option<Self> {
+        let needed = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        if !device.features().contains(needed) {
+            return None;
+        }
+        let buffer = |label, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Some(Self {
+            queries: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("drape viewer step timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolved: buffer(
+                "drape viewer timestamps",
+                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            readback: buffer(
+                "drape viewer timestamp readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
+            nanoseconds_per_tick: f64::from(queue.get_timestamp_period()),
+            state: Arc::new(AtomicU8::new(IDLE)),
+            copy_recorded: false,
+            last_ms: None,
+        })
+    }
+
+    fn begin(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.write_timestamp(&self.queries, 0);
+    }
+
+    fn end(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.write_timestamp(&self.queries, 1);
+        encoder.resolve_query_set(&self.queries, 0..2, &self.resolved, 0);
+        if self.state.load(Ordering::Acquire) == IDLE {
+            encoder.copy_buffer_to_buffer(&self.resolved, 0, &self.readback, 0, 16);
+            self.copy_recorded = true;
+        }
+    }
+
+    fn after_submit(&mut self, device: &wgpu::Device) {
+        if self.copy_recorded {
+            self.copy_recorded = false;
+            self.state.store(MAPPING, Ordering::Release);
+            let state = Arc::clone(&self.state);
+            self.readback.slice(..).map_async(wgpu::MapMode::Read, move |result| {
+                state.store(if result.is_ok() { MAPPED } else { IDLE }, Ordering::Release);
+            });
+        }
+        // Runs finished callbacks; never blocks.
+        let _ = device.poll(wgpu::PollType::Poll);
+        if self.state.load(Ordering::Acquire) == MAPPED {
+            if let Ok(view) = self.readback.slice(..).get_mapped_range() {
+                let [start, end] = bytemuck::pod_read_unaligned::<[u64; 2]>(&view[..16]);
+                self.last_ms = Some(end.wrapping_sub(start) as f64 * self.nanoseconds_per_tick * 1e-6);
+            }
+            self.readback.unmap();
+            self.state.store(IDLE, Ordering::Release);
+        }
+    }
+}

@@ -1,0 +1,527 @@
+//! The windowed demo: a winit window with a wgpu surface, the scene renderer, the egui panel and
+//! mouse/keyboard interaction. The simulation, rendering and UI each stay in their own module;
+//! this one routes events and records each frame into one encoder.
+
+use super::camera::{OrbitCamera, Ray};
+use super::panel::{self, PanelAction, PanelState};
+use super::renderer::{DepthBuffer, SceneRenderer, SceneView};
+use super::session::{ClothSource, ParamOverrides, Session};
+use super::RunReport;
+use crate::error::Error;
+use crate::gpu::device::LAVAPIPE_HINT;
+use crate::gpu::{request_device, HeadlessOptions};
+use crate::scene::SceneKind;
+use glam::Vec2;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::keyboard::{Key, ModifiersState, NamedKey};
+use winit::window::{Window, WindowId};
+
+/// Width of the side panel in points.
+const PANEL_WIDTH: f32 = 300.0;
+/// Radians of orbit per pixel of mouse motion, and per arrow-key press.
+const ORBIT_PER_PIXEL: f32 = 0.006;
+const ORBIT_PER_KEY: f32 = 0.08;
+/// Pixels of pan per shift+arrow press.
+const PAN_PER_KEY: f32 = 24.0;
+/// Distance factor per wheel line / zoom key press.
+const ZOOM_PER_STEP: f32 = 0.9;
+/// How close (in pixels) the cursor must be to a particle to grab it off the cloth's surface.
+const GRAB_RADIUS_PIXELS: f32 = 12.0;
+/// How often the panel's statistics read the cloth back.
+const METRICS_INTERVAL: Duration = Duration::from_millis(500);
+
+/// What a windowed run shows.
+#[derive(Debug, Clone)]
+pub struct WindowRun {
+    /// The cloth to start with.
+    pub source: ClothSource,
+    /// Cells per side of library scenes.
+    pub grid: u32,
+    /// Solver settings over the scene's own.
+    pub overrides: ParamOverrides,
+    /// Exit after this many simulated frames (for scripted runs and tests).
+    pub frames: Option<u64>,
+    /// Initial window size in pixels.
+    pub size: [u32; 2],
+    /// An OBJ to offer beside the library scenes.
+    pub obj: Option<PathBuf>,
+}
+
+/// Opens the window and runs until it is closed (or `run.frames` frames are simulated).
+pub fn run_window(run: WindowRun) -> Result<RunReport, Error> {
+    let event_loop = EventLoop::new().map_err(|e| Error::Window(format!("cannot start an event loop: {e}")))?;
+    let mut app = App { run, viewer: None, outcome: None };
+    event_loop.run_app(&mut app).map_err(|e| Error::Window(e.to_string()))?;
+    app.outcome.unwrap_or_else(|| Err(Error::Window("the window closed before it opened".into())))
+}
+
+struct App {
+    run: WindowRun,
+    viewer: Option<Viewer>,
+    outcome: Option<Result<RunReport, Error>>,
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.viewer.is_some() {
+            return;
+        }
+        match Viewer::new(event_loop, &self.run) {
+            Ok(viewer) => self.viewer = Some(viewer),
+            Err(e) => {
+                self.outcome = Some(Err(e));
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        let Some(viewer) = &mut self.viewer else { return };
+        let flow = match event {
+            WindowEvent::RedrawRequested => viewer.redraw(self.run.frames),
+            event => Ok(viewer.handle(&event)),
+        };
+        match flow {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Exit) => {
+                self.outcome = Some(viewer.report());
+                event_loop.exit();
+            }
+            Err(e) => {
+                self.outcome = Some(Err(e));
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn about_to_wait(&mut self, _: &ActiveEventLoop) {
+        if let Some(viewer) = &self.viewer {
+            viewer.window.request_redraw();
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Exit,
+}
+
+/// What a held mouse button is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MouseDrag {
+    Orbit,
+    Pan,
+    Grab,
+}
+
+struct Viewer {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    surface_config: wgpu::SurfaceConfiguration,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    adapter_name: String,
+    depth: DepthBuffer,
+    renderer: SceneRenderer,
+    session: Session,
+    camera: OrbitCamera,
+    egui: egui_winit::State,
+    egui_renderer: egui_wgpu::Renderer,
+    panel: PanelState,
+    /// Physical pixels the panel covers on the left; the scene is drawn right of it.
+    panel_pixels: f32,
+    cursor: Vec2,
+    drag: Option<MouseDrag>,
+    modifiers: ModifiersState,
+    fps_window: (Instant, u32),
+    last_metrics: Instant,
+}
+
+impl Viewer {
+    fn new(event_loop: &ActiveEventLoop, run: &WindowRun) -> Result<Self, Error> {
+        let attributes = Window::default_attributes()
+            .with_title("drape")
+            .with_inner_size(PhysicalSize::new(run.size[0].max(64), run.size[1].max(64)));
+        let window =
+            Arc::new(event_loop.create_window(attributes).map_err(|e| Error::Window(format!("cannot open: {e}")))?);
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+            event_loop.owned_display_handle(),
+        )));
+        let surface = instance
+            .create_surface(Arc::clone(&window))
+            .map_err(|e| Error::Window(format!("cannot create a surface: {e}")))?;
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env().unwrap_or(wgpu::PowerPreference::HighPerformance),
+            compatible_surface: Some(&surface),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::NoAdapter(format!("{e}; {LAVAPIPE_HINT}")))?;
+        let (device, queue) = request_device(&adapter, HeadlessOptions { timestamps: true })?;
+        let capabilities = surface.get_capabilities(&adapter);
+        let format = capabilities
+            .formats
+            .iter()
+            .copied()
+            .find(wgpu::TextureFormat::is_srgb)
+            .or(capabilities.formats.first().copied())
+            .ok_or_else(|| Error::Window("the surface supports no format on this adapter".into()))?;
+        let size = window.inner_size();
+        let surface_config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: wgpu::PresentMode::AutoVsync,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: capabilities.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            view_formats: vec![],
+            color_space: wgpu::SurfaceColorSpace::Auto,
+        };
+        surface.configure(&device, &surface_config);
+        let session = Session::new(&device, &queue, run.source.clone(), run.grid, run.overrides)?;
+        let renderer = SceneRenderer::new(&device, format, session.solver().model());
+        let (min, max) = session.view_bounds();
+        let egui_context = egui::Context::default();
+        let egui = egui_winit::State::new(
+            egui_context,
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(device.limits().max_texture_dimension_2d as usize),
+        );
+        let egui_renderer = egui_wgpu::Renderer::new(&device, format, egui_wgpu::RendererOptions::default());
+        Ok(Self {
+            depth: DepthBuffer::new(&device, surface_config.width, surface_config.height),
+            adapter_name: adapter.get_info().name,
+            window,
+            surface,
+            surface_config,
+            device,
+            queue,
+            renderer,
+            session,
+            camera: OrbitCamera::framing(min, max),
+            egui,
+            egui_renderer,
+            panel: PanelState {
+                grid: run.grid,
+                obj: run.obj.clone(),
+                message: None,
+                fps: 0.0,
+                draw: Default::default(),
+            },
+            panel_pixels: 0.0,
+            cursor: Vec2::ZERO,
+            drag: None,
+            modifiers: ModifiersState::empty(),
+            fps_window: (Instant::now(), 0),
+            last_metrics: Instant::now(),
+        })
+    }
+
+    /// The final state of the cloth, for the caller.
+    fn report(&mut self) -> Result<RunReport, Error> {
+        let metrics = self.session.refresh_metrics()?;
+        Ok(RunReport { adapter: self.adapter_name.clone(), frames: self.session.frames(), metrics })
+    }
+
+    /// Size of the scene's part of the window (right of the panel), in physical pixels.
+    fn viewport(&self) -> Vec2 {
+        let width = (self.surface_config.width as f32 - self.panel_pixels).max(1.0);
+        Vec2::new(width, self.surface_config.height as f32)
+    }
+
+    /// The ray under the cursor.
+    fn cursor_ray(&self) -> Ray {
+        self.camera.ray(self.cursor - Vec2::new(self.panel_pixels, 0.0), self.viewport())
+    }
+
+    /// Shows a recoverable error (a rejected parameter, a bad file) in the panel.
+    fn report_error(&mut self, result: Result<(), Error>) {
+        if let Err(e) = result {
+            self.panel.message = Some(e.to_string());
+        }
+    }
+
+    fn handle(&mut self, event: &WindowEvent) -> Flow {
+        let egui_response = self.egui.on_window_event(&self.window, event);
+        match event {
+            WindowEvent::CloseRequested => return Flow::Exit,
+            WindowEvent::Resized(size) => self.resize(*size),
+            WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
+            WindowEvent::KeyboardInput { event, .. }
+                if event.state == ElementState::Pressed && !self.egui.egui_ctx().egui_wants_keyboard_input() =>
+            {
+                return self.key(event);
+            }
+            WindowEvent::MouseInput { state: ElementState::Pressed, button, .. } if !egui_response.consumed => {
+                self.mouse_down(*button);
+            }
+            WindowEvent::MouseInput { state: ElementState::Released, .. } => {
+                if self.drag.take() == Some(MouseDrag::Grab) {
+                    let released = self.session.end_grab();
+                    self.report_error(released);
+                }
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                let cursor = Vec2::new(position.x as f32, position.y as f32);
+                let delta = cursor - self.cursor;
+                self.cursor = cursor;
+                self.mouse_moved(delta);
+            }
+            WindowEvent::MouseWheel { delta, .. } if !egui_response.consumed => {
+                let lines = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => *y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                self.camera.zoom(ZOOM_PER_STEP.powf(lines));
+            }
+            _ => {}
+        }
+        Flow::Continue
+    }
+
+    fn resize(&mut self, size: PhysicalSize<u32>) {
+        if size.width > 0 && size.height > 0 {
+            self.surface_config.width = size.width;
+            self.surface_config.height = size.height;
+            self.surface.configure(&self.device, &self.surface_config);
+            self.depth.fit(&self.device, size.width, size.height);
+        }
+    }
+
+    fn mouse_down(&mut self, button: MouseButton) {
+        self.drag = match button {
+            MouseButton::Left if self.modifiers.shift_key() => Some(MouseDrag::Pan),
+            MouseButton::Left => {
+                let ray = self.cursor_ray();
+                let (camera, height) = (self.camera, self.viewport().y);
+                let tolerance = move |depth: f32| GRAB_RADIUS_PIXELS * camera.pixel_size_at(depth, height);
+                match self.session.begin_grab(&ray, self.camera.forward(), tolerance) {
+                    Ok(true) => Some(MouseDrag::Grab),
+                    Ok(false) => Some(MouseDrag::Orbit),
+                    Err(e) => {
+                        self.panel.message = Some(e.to_string());
+                        None
+                    }
+                }
+            }
+            MouseButton::Right | MouseButton::Middle => Some(MouseDrag::Pan),
+            _ => None,
+        };
+    }
+
+    fn mouse_moved(&mut self, delta: Vec2) {
+        match self.drag {
+            Some(MouseDrag::Orbit) => self.camera.orbit(-ORBIT_PER_PIXEL * delta.x, ORBIT_PER_PIXEL * delta.y),
+            Some(MouseDrag::Pan) => self.camera.pan(delta, self.viewport().y),
+            Some(MouseDrag::Grab) => {
+                let ray = self.cursor_ray();
+                let moved = self.session.drag(&ray);
+                self.report_error(moved);
+            }
+            None => {}
+        }
+    }
+
+    fn key(&mut self, event: &KeyEvent) -> Flow {
+        let shift = self.modifiers.shift_key();
+        match event.logical_key.as_ref() {
+            Key::Named(NamedKey::Escape) => return Flow::Exit,
+            Key::Named(NamedKey::Space) => self.session.set_paused(!self.session.paused()),
+            Key::Named(NamedKey::ArrowLeft) if shift => {
+                self.camera.pan(Vec2::new(-PAN_PER_KEY, 0.0), self.viewport().y)
+            }
+            Key::Named(NamedKey::ArrowRight) if shift => {
+                self.camera.pan(Vec2::new(PAN_PER_KEY, 0.0), self.viewport().y)
+            }
+            Key::Named(NamedKey::ArrowUp) if shift => self.camera.pan(Vec2::new(0.0, -PAN_PER_KEY), self.viewport().y),
+            Key::Named(NamedKey::ArrowDown) if shift => self.camera.pan(Vec2::new(0.0, PAN_PER_KEY), self.viewport().y),
+            Key::Named(NamedKey::ArrowLeft) => self.camera.orbit(ORBIT_PER_KEY, 0.0),
+            Key::Named(NamedKey::ArrowRight) => self.camera.orbit(-ORBIT_PER_KEY, 0.0),
+            Key::Named(NamedKey::ArrowUp) => self.camera.orbit(0.0, ORBIT_PER_KEY),
+            Key::Named(NamedKey::ArrowDown) => self.camera.orbit(0.0, -ORBIT_PER_KEY),
+            Key::Named(NamedKey::PageUp) => self.camera.zoom(ZOOM_PER_STEP),
+            Key::Named(NamedKey::PageDown) => self.camera.zoom(1.0 / ZOOM_PER_STEP),
+            Key::Character(text) => self.character_key(&text.to_lowercase()),
+            _ => {}
+        }
+        Flow::Continue
+    }
+
+    fn character_key(&mut self, key: &str) {
+        match key {
+            "s" => {
+                self.session.set_paused(true);
+                self.session.request_step();
+            }
+            "r" => {
+                let reset = self.session.reset();
+                self.report_error(reset);
+            }
+            "g" => {
+                let toggled = self.session.toggle_mode();
+                self.report_error(toggled);
+            }
+            "f" => {
+                let (min, max) = self.session.view_bounds();
+                self.camera = OrbitCamera::framing(min, max);
+            }
+            "+" | "=" => self.camera.zoom(ZOOM_PER_STEP),
+            "-" => self.camera.zoom(1.0 / ZOOM_PER_STEP),
+            "5" => {
+                if let Some(path) = self.panel.obj.clone() {
+                    self.load(ClothSource::Obj(path), self.panel.grid);
+                }
+            }
+            digit => {
+                let scene =
+                    digit.parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| SceneKind::ALL.get(i));
+                if let Some(&kind) = scene {
+                    self.load(ClothSource::Scene(kind), self.panel.grid);
+                }
+            }
+        }
+    }
+
+    fn load(&mut self, source: ClothSource, grid: u32) {
+        let loaded = self.session.load(source, grid);
+        if loaded.is_ok() {
+            self.renderer.set_cloth(&self.device, self.session.solver().model());
+            let (min, max) = self.session.view_bounds();
+            self.camera = OrbitCamera::framing(min, max);
+            self.drag = None;
+        }
+        self.report_error(loaded);
+    }
+
+    fn apply(&mut self, action: PanelAction) {
+        self.panel.message = None;
+        let result = match action {
+            PanelAction::Load(source, grid) => {
+                self.load(source, grid);
+                return;
+            }
+            PanelAction::Reset => self.session.reset(),
+            PanelAction::SetParams(params) => self.session.set_params(params),
+            PanelAction::SetPaused(paused) => {
+                self.session.set_paused(paused);
+                Ok(())
+            }
+            PanelAction::Step => {
+                self.session.set_paused(true);
+                self.session.request_step();
+                Ok(())
+            }
+        };
+        self.report_error(result);
+    }
+
+    /// One window frame: panel, simulation step, scene, panel drawing, one submit.
+    fn redraw(&mut self, frame_limit: Option<u64>) -> Result<Flow, Error> {
+        self.count_fps();
+        if self.last_metrics.elapsed() >= METRICS_INTERVAL {
+            self.last_metrics = Instant::now();
+            self.session.refresh_metrics()?;
+        }
+        let input = self.egui.take_egui_input(&self.window);
+        let context = self.egui.egui_ctx().clone();
+        let mut actions = Vec::new();
+        let mut panel_points = 0.0;
+        let output = context.run_ui(input, |ui| {
+            let shown = egui::Panel::left("drape panel").resizable(false).exact_size(PANEL_WIDTH).show(ui, |ui| {
+                actions = panel::show(ui, &mut self.panel, &self.session);
+            });
+            panel_points = shown.response.rect.right();
+        });
+        self.panel_pixels = (panel_points * output.pixels_per_point).min(self.surface_config.width as f32 - 1.0);
+        self.egui.handle_platform_output(&self.window, output.platform_output);
+        for action in actions {
+            self.apply(action);
+        }
+        let surface_texture = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(texture) => texture,
+            wgpu::CurrentSurfaceTexture::Suboptimal(_) | wgpu::CurrentSurfaceTexture::Outdated => {
+                self.surface.configure(&self.device, &self.surface_config);
+                return Ok(Flow::Continue);
+            }
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return Ok(Flow::Continue),
+            other => return Err(Error::Window(format!("the window surface failed: {other:?}"))),
+        };
+        let target = surface_texture.texture.create_view(&Default::default());
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape window frame") });
+        self.session.encode_frame(&mut encoder);
+        let markers = self.session.markers();
+        let aspect = self.viewport().x / self.viewport().y;
+        let scene = SceneView { camera: &self.camera, aspect, colliders: self.session.colliders(), markers: &markers };
+        self.renderer.prepare(&self.device, &self.queue, &scene);
+        let [width, height] = self.viewport().to_array();
+        let viewport = Some([self.panel_pixels, 0.0, width, height]);
+        self.renderer.render(
+            &mut encoder,
+            &target,
+            self.depth.view(),
+            viewport,
+            self.session.solver(),
+            self.panel.draw,
+        );
+        let paint_jobs = context.tessellate(output.shapes, output.pixels_per_point);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.surface_config.width, self.surface_config.height],
+            pixels_per_point: output.pixels_per_point,
+        };
+        for (id, deltas) in &output.textures_delta.set {
+            for delta in deltas {
+                self.egui_renderer.update_texture(&self.device, &self.queue, *id, delta);
+            }
+        }
+        let callbacks =
+            self.egui_renderer.update_buffers(&self.device, &self.queue, &mut encoder, &paint_jobs, &screen);
+        {
+            let mut pass = encoder
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("drape panel"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: &target,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime();
+            self.egui_renderer.render(&mut pass, &paint_jobs, &screen);
+        }
+        self.queue.submit(callbacks.into_iter().chain([encoder.finish()]));
+        self.window.pre_present_notify();
+        self.queue.present(surface_texture);
+        for id in &output.textures_delta.free {
+            self.egui_renderer.free_texture(id);
+        }
+        self.session.after_submit();
+        let done = frame_limit.is_some_and(|limit| self.session.frames() >= limit);
+        Ok(if done { Flow::Exit } else { Flow::Continue })
+    }
+
+    fn count_fps(&mut self) {
+        let (start, frames) = &mut self.fps_window;
+        *frames += 1;
+        let elapsed = start.elapsed().as_secs_f32();
+        if elapsed >= 0.5 {
+            self.panel.fps = *frames as f32 / elapsed;
+            self.fps_window = (Instant::now(), 0);
+        }
+    }
+}
