@@ -163,3 +163,27 @@ fn gpu_structs_match_their_wgsl_twins() {
         rust_offsets!(DispatchInfo, substep, colour_start, colour_count, iterations, stages),
     );
 }
+
+#[cfg(feature = "viewer")]
+#[test]
+fn viewer_shaders_validate_and_match_their_rust_twins() {
+    use drape::viewer::renderer::ViewUniform;
+    use drape::viewer::shaders as viewer;
+    let view = viewer::FILES.iter().find(|(n, _)| *n == "view.wgsl").expect("view.wgsl").1;
+    let module = parse_and_validate("view.wgsl", view);
+    assert_layout(
+        &module,
+        "ViewUniform",
+        size_of::<ViewUniform>(),
+        rust_offsets!(ViewUniform, view_proj, eye, light_direction),
+    );
+    for (file, pipeline) in [("cloth.wgsl", "cloth"), ("spheres.wgsl", "sphere"), ("planes.wgsl", "plane")] {
+        let stage = viewer::FILES.iter().find(|(n, _)| *n == file).unwrap_or_else(|| panic!("no {file}")).1;
+        let module = parse_and_validate(file, &viewer::module_source(stage));
+        for suffix in ["vertex", "fragment"] {
+            let entry = format!("{pipeline}_{suffix}");
+            assert!(module.entry_points.iter().any(|e| e.name == entry), "{file} lacks {entry}");
+        }
+    }
+    assert_eq!(viewer::FILES.len(), 4, "a new viewer shader needs a line here");
+}

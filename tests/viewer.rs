@@ -1,1 +1,384 @@
+//! The viewer (feature `viewer`): camera and picking math, offscreen pictures, mouse grabbing,
+//! and the demo and embed programs run as a user runs them — headless, with bad input, and in
+//! a window under X (Xvfb is started when installed).
 
+mod support;
+
+use drape::viewer::camera::{OrbitCamera, Ray};
+use drape::viewer::pick::{pick_particle, ray_sphere};
+use drape::viewer::renderer::{rest_uvs, DrawOptions};
+use drape::viewer::session::{ClothSetup, ClothSource, ParamOverrides, Session};
+use drape::{ClothMesh, ClothModel, Collider, Error, GridPlane, SceneKind};
+use glam::{Vec2, Vec3};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+// ---------------------------------------------------------------- camera and picking (no GPU)
+
+#[test]
+fn the_cursor_ray_passes_through_the_point_drawn_under_it() {
+    let camera =
+        OrbitCamera { target: Vec3::new(0.3, 0.8, -0.2), yaw: 2.1, pitch: 0.6, distance: 3.5, ..Default::default() };
+    let viewport = Vec2::new(640.0, 400.0);
+    for point in [Vec3::new(0.0, 0.5, 0.0), Vec3::new(1.0, 1.2, -0.5), Vec3::new(-0.7, 0.0, 0.4)] {
+        let ndc = camera.view_projection(viewport.x / viewport.y).project_point3(point);
+        let pixel = Vec2::new((ndc.x + 1.0) * 0.5 * viewport.x, (1.0 - ndc.y) * 0.5 * viewport.y);
+        let ray = camera.ray(pixel, viewport);
+        let along = (point - ray.origin).dot(ray.direction);
+        let miss = (point - ray.at(along)).length();
+        assert!(along > 0.0 && miss < 1e-4, "ray misses {point} by {miss} m");
+        assert!((ray.direction.length() - 1.0).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn orbit_pan_and_zoom_keep_the_view_well_formed() {
+    let mut camera = OrbitCamera::default();
+    camera.orbit(0.0, 10.0);
+    assert!(camera.pitch < std::f32::consts::FRAC_PI_2, "the view must not flip over the pole");
+    assert!(camera.view_projection(1.5).is_finite());
+    let forward = camera.forward();
+    let target = camera.target;
+    camera.pan(Vec2::new(100.0, -40.0), 400.0);
+    assert!(
+        camera.target != target && (camera.target - target).dot(forward).abs() < 1e-5,
+        "pan moves in the view plane"
+    );
+    camera.zoom(1e-9);
+    assert!(camera.distance > 0.0 && camera.view_projection(1.5).is_finite());
+    camera.zoom(f32::NAN);
+    assert!(camera.distance.is_finite());
+    let framed = OrbitCamera::framing(Vec3::new(-1.0, 0.0, -1.0), Vec3::new(1.0, 1.2, 1.0));
+    let clip = framed.view_projection(1.6);
+    for corner in [Vec3::new(-1.0, 0.0, -1.0), Vec3::new(1.0, 1.2, 1.0), Vec3::new(1.0, 0.0, -1.0)] {
+        let ndc = clip.project_point3(corner);
+        assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0 && (0.0..=1.0).contains(&ndc.z), "{corner} is off screen");
+    }
+}
+
+fn flat_grid() -> ClothMesh {
+    ClothMesh::grid(5, 5, 0.25, GridPlane::Horizontal, Vec3::new(-0.5, 1.0, -0.5)).expect("grid")
+}
+
+#[test]
+fn picking_grabs_the_vertex_under_the_cursor() {
+    let mesh = flat_grid();
+    let down = |x: f32, z: f32| Ray { origin: Vec3::new(x, 3.0, z), direction: Vec3::NEG_Y };
+    let tolerance = |_: f32| 0.05;
+    // Vertex 12 is the centre (0, 1, 0); a ray slightly off it still picks it.
+    let (vertex, t) = pick_particle(&down(0.04, -0.03), &mesh.positions, &mesh.triangles, tolerance).expect("hit");
+    assert_eq!(vertex, 12);
+    assert!((t - 2.0).abs() < 1e-5);
+    // Just outside the cloth, within the tolerance of corner 24 (0.5, 1, 0.5).
+    assert_eq!(pick_particle(&down(0.53, 0.52), &mesh.positions, &mesh.triangles, tolerance).map(|p| p.0), Some(24));
+    assert_eq!(pick_particle(&down(2.0, 2.0), &mesh.positions, &mesh.triangles, tolerance), None);
+    // Looking up from below still finds the cloth (both sides count), and rays pointing away do not.
+    let up = Ray { origin: Vec3::new(0.0, -1.0, 0.0), direction: Vec3::Y };
+    assert_eq!(pick_particle(&up, &mesh.positions, &mesh.triangles, tolerance).map(|p| p.0), Some(12));
+    let away = Ray { origin: Vec3::new(0.0, 3.0, 0.0), direction: Vec3::Y };
+    assert_eq!(pick_particle(&away, &mesh.positions, &mesh.triangles, tolerance), None);
+}
+
+#[test]
+fn rays_hit_spheres_and_planes_where_geometry_says() {
+    let ray = Ray { origin: Vec3::new(0.0, 0.5, 5.0), direction: Vec3::NEG_Z };
+    assert!((ray_sphere(&ray, Vec3::new(0.0, 0.5, 0.0), 0.5).expect("hit") - 4.5).abs() < 1e-5);
+    assert_eq!(ray_sphere(&ray, Vec3::new(0.0, 2.0, 0.0), 0.5), None);
+    let inside = Ray { origin: Vec3::ZERO, direction: Vec3::X };
+    assert!((ray_sphere(&inside, Vec3::ZERO, 2.0).expect("exit") - 2.0).abs() < 1e-6);
+    let point = ray.intersect_plane(Vec3::new(0.0, 0.0, 1.0), Vec3::Z).expect("crosses");
+    assert!((point - Vec3::new(0.0, 0.5, 1.0)).length() < 1e-6);
+    assert_eq!(ray.intersect_plane(Vec3::ZERO, Vec3::X), None, "parallel");
+}
+
+#[test]
+fn meshes_without_uvs_get_a_planar_projection() {
+    let mut mesh = flat_grid();
+    mesh.uvs.iter_mut().for_each(|uv| *uv = Vec2::ZERO);
+    let model = ClothModel::new(mesh, 0.2, &[]).expect("model");
+    let uvs = rest_uvs(&model);
+    let (min, max) = uvs.iter().fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(a, b), uv| (a.min(*uv), b.max(*uv)));
+    assert_eq!((min, max), (Vec2::ZERO, Vec2::ONE), "the square's UVs span the unit square");
+}
+
+// ---------------------------------------------------------------- sessions and pictures (GPU)
+
+fn session(source: ClothSource, grid: u32) -> (wgpu::Device, wgpu::Queue, Session) {
+    let (device, queue) = support::device();
+    let session = Session::new(&device, &queue, source, grid, ParamOverrides::default()).expect("session");
+    (device, queue, session)
+}
+
+fn run_frames(device: &wgpu::Device, queue: &wgpu::Queue, session: &mut Session, frames: u32) {
+    for _ in 0..frames {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        assert!(session.encode_frame(&mut encoder));
+        queue.submit([encoder.finish()]);
+        session.after_submit();
+    }
+}
+
+/// Fraction of pixels that differ noticeably between two pictures.
+fn changed_fraction(a: &image::RgbaImage, b: &image::RgbaImage) -> f32 {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let changed =
+        a.pixels().zip(b.pixels()).filter(|(p, q)| p.0.iter().zip(q.0).any(|(x, y)| x.abs_diff(y) > 8)).count();
+    changed as f32 / (a.width() * a.height()) as f32
+}
+
+#[test]
+fn pictures_show_the_cloth_and_its_motion() {
+    let (device, queue, mut session) = session(ClothSource::Scene(SceneKind::Drape), 16);
+    let size = [160, 100];
+    let picture = |session: &Session, cloth| {
+        let options = DrawOptions { cloth, ..Default::default() };
+        drape::viewer::headless::render_picture(&device, &queue, session, size, options).expect("picture")
+    };
+    let first = picture(&session, true);
+    let coverage = changed_fraction(&first, &picture(&session, false));
+    assert!((0.03..0.8).contains(&coverage), "the cloth covers {:.1} % of the picture", 100.0 * coverage);
+    run_frames(&device, &queue, &mut session, 60);
+    let later = picture(&session, true);
+    let coverage = changed_fraction(&later, &picture(&session, false));
+    assert!(coverage > 0.02, "the draped cloth covers {:.1} % of the picture", 100.0 * coverage);
+    let moved = changed_fraction(&first, &later);
+    assert!(moved > 0.01, "frames 0 and 60 differ in only {:.2} % of pixels", 100.0 * moved);
+}
+
+#[test]
+fn a_grabbed_particle_follows_the_cursor_and_is_released() {
+    let (device, queue, mut session) = session(ClothSource::Scene(SceneKind::Hanging), 16);
+    // The hanging curtain spans x ∈ [−0.5, 0.5], y ∈ [0.5, 1.5] at z = 0; look at it head-on.
+    let camera =
+        OrbitCamera { target: Vec3::new(0.0, 1.0, 0.0), yaw: 0.0, pitch: 0.0, distance: 3.0, ..Default::default() };
+    let viewport = Vec2::new(400.0, 400.0);
+    let tolerance = |_: f32| 0.02;
+    assert!(session.begin_grab(&camera.ray(0.5 * viewport, viewport), camera.forward(), tolerance).expect("grab"));
+    let grabbed = session.markers().into_iter().find(|m| m.kind == drape::viewer::renderer::MarkerKind::Grab);
+    let grabbed = grabbed.expect("the grabbed particle is marked").position;
+    assert!(grabbed.distance(Vec3::new(0.0, 1.0, 0.0)) < 0.05, "grabbed the particle at {grabbed}");
+    let index =
+        session.solver().model().mesh.positions.iter().position(|p| p.distance(grabbed) < 1e-6).expect("a vertex");
+    session.drag(&camera.ray(Vec2::new(300.0, 150.0), viewport)).expect("drag");
+    let target = session.solver().pins().targets()[index];
+    assert!(target.z.abs() < 1e-5 && target.x > 0.2 && target.y > 1.1, "dragged in the cloth's plane to {target}");
+    run_frames(&device, &queue, &mut session, 3);
+    let positions = session.read_positions().expect("readback");
+    assert!(positions[index].distance(target) < 1e-5, "the particle is at {} instead of {target}", positions[index]);
+    session.end_grab().expect("release");
+    assert!(!session.solver().pins().is_pinned(index as u32), "released particles are free again");
+    // A pinned corner stays pinned where it is dropped.
+    let corner = Vec3::new(-0.5, 1.5, 0.0);
+    let ndc = camera.view_projection(1.0).project_point3(corner);
+    let pixel = Vec2::new((ndc.x + 1.0) * 200.0, (1.0 - ndc.y) * 200.0);
+    assert!(session.begin_grab(&camera.ray(pixel, viewport), camera.forward(), tolerance).expect("grab"));
+    session.end_grab().expect("release");
+    assert!(session.solver().pins().is_pinned(0));
+}
+
+#[test]
+fn the_sphere_can_be_dragged() {
+    let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Drape), 8);
+    // Look at the sphere (centre (0, 0.5, 0), r 0.5) from the side, below the cloth.
+    let camera =
+        OrbitCamera { target: Vec3::new(0.0, 0.5, 0.0), yaw: 0.0, pitch: 0.0, distance: 4.0, ..Default::default() };
+    let viewport = Vec2::new(400.0, 400.0);
+    assert!(session.begin_grab(&camera.ray(0.5 * viewport, viewport), camera.forward(), |_| 0.01).expect("grab"));
+    session.drag(&camera.ray(Vec2::new(260.0, 200.0), viewport)).expect("drag");
+    session.end_grab().expect("release");
+    let Some(&Collider::Sphere { center, radius }) = session.colliders().get(1) else { panic!("no sphere") };
+    assert_eq!(radius, 0.5);
+    assert!(center.x > 0.1 && center.y.abs() - 0.5 < 1e-4 && center.z.abs() < 1e-4, "sphere moved to {center}");
+}
+
+#[test]
+fn obj_cloths_load_with_their_top_pinned_and_bad_files_give_errors() {
+    let dir = scratch_dir("obj");
+    let obj = dir.join("curtain.obj");
+    std::fs::write(&obj, "v 0 1 0\nv 1 1 0\nv 0 0 0\nv 1 0 0\nf 1 3 4\nf 1 4 2\n").expect("write");
+    let setup = ClothSetup::load(&ClothSource::Obj(obj), 0).expect("a valid OBJ");
+    let positions = &setup.model.mesh.positions;
+    let pinned: Vec<Vec3> = (0..4).filter(|&i| setup.model.inverse_masses[i] == 0.0).map(|i| positions[i]).collect();
+    assert!(pinned.len() == 2 && pinned.iter().all(|p| p.y == 1.0), "the two top vertices are pinned: {pinned:?}");
+    assert!(setup.colliders.iter().all(|c| c.signed_distance(Vec3::new(0.5, 0.0, 0.0)) > 0.0), "ground below");
+    let level = dir.join("level.obj");
+    std::fs::write(&level, "v 0 1 0\nv 1 1 0\nv 0 1 1\nv 1 1 1\nf 1 3 4\nf 1 4 2\n").expect("write");
+    let setup = ClothSetup::load(&ClothSource::Obj(level), 0).expect("a valid OBJ");
+    let positions = &setup.model.mesh.positions;
+    let mut pinned: Vec<Vec3> = (0..4).filter(|&i| setup.model.inverse_masses[i] == 0.0).map(|i| positions[i]).collect();
+    pinned.sort_by(|a, b| a.x.total_cmp(&b.x));
+    assert_eq!(pinned, [Vec3::new(0.0, 1.0, 0.0), Vec3::new(1.0, 1.0, 1.0)], "a level cloth hangs from two corners");
+    let missing = ClothSetup::load(&ClothSource::Obj(dir.join("missing.obj")), 0);
+    assert!(matches!(missing, Err(Error::Obj { .. })), "{missing:?}");
+    let broken = dir.join("broken.obj");
+    std::fs::write(&broken, "v 0 0 0\nf 1 2 3\n").expect("write");
+    assert!(ClothSetup::load(&ClothSource::Obj(broken), 0).is_err());
+}
+
+// ---------------------------------------------------------------- the programs
+
+/// A fresh directory for one test's files.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("drape-viewer-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// An example binary built by `cargo test --features viewer` (cargo builds examples first).
+fn example(name: &str) -> Command {
+    let deps = std::env::current_exe().expect("test binary path");
+    let path = deps.parent().and_then(Path::parent).expect("target dir").join("examples").join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo test --features viewer`, which builds the examples",
+        path.display()
+    );
+    let mut command = Command::new(path);
+    command.env("XDG_RUNTIME_DIR", scratch_dir("runtime"));
+    command
+}
+
+fn run(command: &mut Command, timeout: Duration) -> Output {
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            panic!("{command:?} did not finish within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn the_demo_rejects_missing_and_malformed_obj_files() {
+    let dir = scratch_dir("bad-obj");
+    let missing = dir.join("no-such-file.obj");
+    let out =
+        run(example("demo").args(["--headless", "--frames", "1", "--obj"]).arg(&missing), Duration::from_secs(120));
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("cannot load OBJ") && stderr.contains("no-such-file.obj"), "unclear error: {stderr}");
+    let malformed = dir.join("malformed.obj");
+    std::fs::write(&malformed, "v 0 0 0\nv 1 0 0\nf 1 2 7\n").expect("write");
+    let out =
+        run(example("demo").args(["--headless", "--frames", "1", "--obj"]).arg(&malformed), Duration::from_secs(120));
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.starts_with("error: ") && stderr.contains("malformed.obj"), "unclear error: {stderr}");
+}
+
+#[test]
+fn the_demo_writes_a_headless_screenshot() {
+    let png = scratch_dir("screenshot").join("drape.png");
+    let out = run(
+        example("demo")
+            .args([
+                "--headless",
+                "--scene",
+                "drape",
+                "--grid",
+                "16",
+                "--frames",
+                "30",
+                "--width",
+                "200",
+                "--height",
+                "120",
+            ])
+            .arg("--screenshot")
+            .arg(&png),
+        Duration::from_secs(300),
+    );
+    assert!(out.status.success(), "demo failed: {}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("non-finite: 0"), "{}", text(&out.stdout));
+    let picture = image::open(&png).expect("a PNG").to_rgba8();
+    assert_eq!(picture.dimensions(), (200, 120));
+    let first = picture.get_pixel(0, 0);
+    assert!(picture.pixels().filter(|p| p != &first).count() > 2000, "the picture is nearly uniform");
+}
+
+/// An X display for window tests: a private Xvfb when installed (killed on drop), else the
+/// session's `DISPLAY`.
+struct XDisplay {
+    name: String,
+    server: Option<Child>,
+}
+
+impl XDisplay {
+    fn start() -> Self {
+        for number in 90..140 {
+            if Path::new(&format!("/tmp/.X{number}-lock")).exists() {
+                continue;
+            }
+            let spawned = Command::new("Xvfb")
+                .args([format!(":{number}").as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn();
+            let Ok(mut server) = spawned else { break };
+            let socket = format!("/tmp/.X11-unix/X{number}");
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(15) {
+                if Path::new(&socket).exists() {
+                    return Self { name: format!(":{number}"), server: Some(server) };
+                }
+                if server.try_wait().ok().flatten().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+        match std::env::var("DISPLAY") {
+            Ok(name) if !name.is_empty() => Self { name, server: None },
+            _ => panic!("window tests need an X display: install Xvfb (apt-get install xvfb) or set DISPLAY"),
+        }
+    }
+}
+
+impl Drop for XDisplay {
+    fn drop(&mut self) {
+        if let Some(server) = &mut self.server {
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+    }
+}
+
+#[test]
+fn the_window_demo_and_the_embed_example_run_and_exit_cleanly() {
+    let display = XDisplay::start();
+    let out = run(
+        example("demo")
+            .env("DISPLAY", &display.name)
+            .env_remove("WAYLAND_DISPLAY")
+            .args(["--frames", "20", "--grid", "16", "--width", "640", "--height", "400"]),
+        Duration::from_secs(300),
+    );
+    assert!(out.status.success(), "windowed demo failed: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("frames: 20 ") && stdout.contains("non-finite: 0"), "{stdout}");
+    let out = run(
+        example("embed").env("DISPLAY", &display.name).env_remove("WAYLAND_DISPLAY").args(["--frames", "60"]),
+        Duration::from_secs(300),
+    );
+    assert!(out.status.success(), "embed example failed: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lowest: f32 = stdout
+        .split("lowest particle y: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|y| y.parse().ok())
+        .unwrap_or_else(|| panic!("no report in {stdout:?}"));
+    assert!(stdout.starts_with("frames: 60 "), "{stdout}");
+    assert!(lowest < 1.0 && lowest > -0.01, "the drape cloth fell from 1.2 m to {lowest} m and stays above the ground");
+}

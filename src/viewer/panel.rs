@@ -73,9 +73,8 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
         });
         ui.add(egui::Slider::new(&mut state.grid, 4..=256).text("grid cells").logarithmic(true));
         let grid_changed = state.grid != session.grid() && matches!(source, ClothSource::Scene(_));
-        if source != *session.source() {
-            actions.push(PanelAction::Load(source, state.grid));
-        } else if ui.add_enabled(grid_changed, egui::Button::new("apply grid")).clicked() {
+        let apply_grid = ui.add_enabled(grid_changed, egui::Button::new("apply grid")).clicked();
+        if source != *session.source() || apply_grid {
             actions.push(PanelAction::Load(source, state.grid));
         }
     });

@@ -424,6 +424,13 @@ const FLOAT3_AT_1: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![1 => Fl
 const FLOAT2_AT_2: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
 const SPHERE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![1 => Float32x4, 2 => Float32x4];
 const PLANE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
+// The instance attributes above are two tightly packed vec4s; the Rust structs must be too.
+const _: () = assert!(
+    std::mem::offset_of!(SphereInstance, albedo) == 16
+        && size_of::<SphereInstance>() == 32
+        && std::mem::offset_of!(PlaneInstance, albedo) == 16
+        && size_of::<PlaneInstance>() == 32
+);
 
 impl PipelineBuilder<'_> {
     fn cloth(&self) -> wgpu::RenderPipeline {

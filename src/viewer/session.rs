@@ -109,20 +109,19 @@ pub fn bounds(points: &[Vec3]) -> (Vec3, Vec3) {
 }
 
 /// The vertices to pin on an OBJ cloth: those at the top (within 0.1 % of its size). A cloth
-/// lying level would be pinned everywhere that way, so if more than a quarter of it is at the
-/// top, only the two top vertices farthest apart along x + z are pinned.
+/// lying level would be pinned everywhere that way, so a level cloth gets only the two vertices
+/// farthest apart along x + z pinned (two opposite corners).
 fn top_vertices(mesh: &ClothMesh) -> Vec<u32> {
     let (min, max) = bounds(&mesh.positions);
     let tolerance = 1e-3 * (max - min).max_element();
-    let top: Vec<u32> =
-        (0..mesh.positions.len() as u32).filter(|&i| mesh.positions[i as usize].y >= max.y - tolerance).collect();
-    if top.len() * 4 <= mesh.positions.len() {
-        return top;
+    let all = 0..mesh.positions.len() as u32;
+    if max.y - min.y > tolerance {
+        return all.filter(|&i| mesh.positions[i as usize].y >= max.y - tolerance).collect();
     }
     let diagonal = |i: &u32| mesh.positions[*i as usize].x + mesh.positions[*i as usize].z;
-    let first = top.iter().min_by(|a, b| diagonal(a).total_cmp(&diagonal(b)));
-    let last = top.iter().max_by(|a, b| diagonal(a).total_cmp(&diagonal(b)));
-    first.into_iter().chain(last).copied().collect()
+    let first = all.clone().min_by(|a, b| diagonal(a).total_cmp(&diagonal(b)));
+    let last = all.max_by(|a, b| diagonal(a).total_cmp(&diagonal(b)));
+    first.into_iter().chain(last).collect()
 }
 
 /// What the mouse is holding.
@@ -284,6 +283,11 @@ impl Session {
         let metrics = ClothMetrics::measure(&self.setup.model, &positions, &velocities, &self.colliders);
         self.metrics = Some(metrics);
         Ok(metrics)
+    }
+
+    /// Reads the particle positions back (waits for the GPU).
+    pub fn read_positions(&mut self) -> Result<Vec<Vec3>, Error> {
+        self.solver.read_positions()
     }
 
     /// Tries to grab what lies under the cursor ray: the nearer of a cloth particle (within

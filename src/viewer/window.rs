@@ -265,12 +265,7 @@ impl Viewer {
             WindowEvent::MouseInput { state: ElementState::Pressed, button, .. } if !egui_response.consumed => {
                 self.mouse_down(*button);
             }
-            WindowEvent::MouseInput { state: ElementState::Released, .. } => {
-                if self.drag.take() == Some(MouseDrag::Grab) {
-                    let released = self.session.end_grab();
-                    self.report_error(released);
-                }
-            }
+            WindowEvent::MouseInput { state: ElementState::Released, .. } => self.mouse_up(),
             WindowEvent::CursorMoved { position, .. } => {
                 let cursor = Vec2::new(position.x as f32, position.y as f32);
                 let delta = cursor - self.cursor;
@@ -317,6 +312,13 @@ impl Viewer {
             MouseButton::Right | MouseButton::Middle => Some(MouseDrag::Pan),
             _ => None,
         };
+    }
+
+    fn mouse_up(&mut self) {
+        if self.drag.take() == Some(MouseDrag::Grab) {
+            let released = self.session.end_grab();
+            self.report_error(released);
+        }
     }
 
     fn mouse_moved(&mut self, delta: Vec2) {
@@ -436,7 +438,7 @@ impl Viewer {
         let context = self.egui.egui_ctx().clone();
         let mut actions = Vec::new();
         let mut panel_points = 0.0;
-        let output = context.run_ui(input, |ui| {
+        let mut output = context.run_ui(input, |ui| {
             let shown = egui::Panel::left("drape panel").resizable(false).exact_size(PANEL_WIDTH).show(ui, |ui| {
                 actions = panel::show(ui, &mut self.panel, &self.session);
             });
@@ -447,14 +449,26 @@ impl Viewer {
         for action in actions {
             self.apply(action);
         }
+        // egui's texture changes must be applied every frame, even one that is not drawn.
+        for (id, deltas) in output.textures_delta.set.drain() {
+            for delta in deltas {
+                self.egui_renderer.update_texture(&self.device, &self.queue, id, &delta);
+            }
+        }
+        let freed: Vec<egui::TextureId> = output.textures_delta.free.drain().collect();
         let surface_texture = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(texture) => texture,
-            wgpu::CurrentSurfaceTexture::Suboptimal(_) | wgpu::CurrentSurfaceTexture::Outdated => {
-                self.surface.configure(&self.device, &self.surface_config);
-                return Ok(Flow::Continue);
+            skipped => {
+                freed.iter().for_each(|id| self.egui_renderer.free_texture(id));
+                return match skipped {
+                    wgpu::CurrentSurfaceTexture::Suboptimal(_) | wgpu::CurrentSurfaceTexture::Outdated => {
+                        self.surface.configure(&self.device, &self.surface_config);
+                        Ok(Flow::Continue)
+                    }
+                    wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => Ok(Flow::Continue),
+                    other => Err(Error::Window(format!("the window surface failed: {other:?}"))),
+                };
             }
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return Ok(Flow::Continue),
-            other => return Err(Error::Window(format!("the window surface failed: {other:?}"))),
         };
         let target = surface_texture.texture.create_view(&Default::default());
         let mut encoder =
@@ -479,11 +493,6 @@ impl Viewer {
             size_in_pixels: [self.surface_config.width, self.surface_config.height],
             pixels_per_point: output.pixels_per_point,
         };
-        for (id, deltas) in &output.textures_delta.set {
-            for delta in deltas {
-                self.egui_renderer.update_texture(&self.device, &self.queue, *id, delta);
-            }
-        }
         let callbacks =
             self.egui_renderer.update_buffers(&self.device, &self.queue, &mut encoder, &paint_jobs, &screen);
         {
@@ -507,9 +516,7 @@ impl Viewer {
         self.queue.submit(callbacks.into_iter().chain([encoder.finish()]));
         self.window.pre_present_notify();
         self.queue.present(surface_texture);
-        for id in &output.textures_delta.free {
-            self.egui_renderer.free_texture(id);
-        }
+        freed.iter().for_each(|id| self.egui_renderer.free_texture(id));
         self.session.after_submit();
         let done = frame_limit.is_some_and(|limit| self.session.frames() >= limit);
         Ok(if done { Flow::Exit } else { Flow::Continue })
