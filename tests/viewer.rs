@@ -206,7 +206,8 @@ fn obj_cloths_load_with_their_top_pinned_and_bad_files_give_errors() {
     std::fs::write(&level, "v 0 1 0\nv 1 1 0\nv 0 1 1\nv 1 1 1\nf 1 3 4\nf 1 4 2\n").expect("write");
     let setup = ClothSetup::load(&ClothSource::Obj(level), 0).expect("a valid OBJ");
     let positions = &setup.model.mesh.positions;
-    let mut pinned: Vec<Vec3> = (0..4).filter(|&i| setup.model.inverse_masses[i] == 0.0).map(|i| positions[i]).collect();
+    let mut pinned: Vec<Vec3> =
+        (0..4).filter(|&i| setup.model.inverse_masses[i] == 0.0).map(|i| positions[i]).collect();
     pinned.sort_by(|a, b| a.x.total_cmp(&b.x));
     assert_eq!(pinned, [Vec3::new(0.0, 1.0, 0.0), Vec3::new(1.0, 1.0, 1.0)], "a level cloth hangs from two corners");
     let missing = ClothSetup::load(&ClothSource::Obj(dir.join("missing.obj")), 0);
