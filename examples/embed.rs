@@ -2,7 +2,8 @@
 //! camera; drape only records its simulation into the host's encoder, and the host draws the
 //! solver's position and normal buffers as vertex buffers — no copy through the CPU.
 //!
-//! `cargo run --release --features viewer --example embed [-- --frames 120]`
+//! It uses only the core crate (no `viewer` feature) plus winit for its window:
+//! `cargo run --release --example embed [-- --frames 120]`.
 
 use drape::{GpuSolver, Scene, SceneKind};
 use glam::Vec3;

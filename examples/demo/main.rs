@@ -8,6 +8,7 @@
 //! ```
 
 use clap::{Parser, ValueEnum};
+use drape::viewer::session::DEFAULT_RELAXATION;
 use drape::viewer::{run_headless, run_window, ClothSource, HeadlessRun, ParamOverrides, WindowRun};
 use drape::{SceneKind, SolverMode};
 use std::path::PathBuf;
@@ -36,9 +37,9 @@ struct Args {
     /// Solver mode (default: the scene's, coloured Gauss-Seidel).
     #[arg(long, value_enum)]
     solver: Option<Solver>,
-    /// Jacobi over-relaxation ω.
-    #[arg(long, default_value_t = 1.5)]
-    relaxation: f32,
+    /// Jacobi over-relaxation ω (default 1.5), also used when switching to Jacobi later.
+    #[arg(long)]
+    relaxation: Option<f32>,
     /// Substeps per frame.
     #[arg(long)]
     substeps: Option<u32>,
@@ -77,8 +78,9 @@ fn main() -> ExitCode {
         iterations: args.iterations,
         mode: args.solver.map(|solver| match solver {
             Solver::Gs => SolverMode::GaussSeidel,
-            Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation },
+            Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation.unwrap_or(DEFAULT_RELAXATION) },
         }),
+        relaxation: args.relaxation,
     };
     let size = [args.width, args.height];
     let outcome = if args.headless {

@@ -3,7 +3,7 @@
 use crate::error::Error;
 
 /// How to get a Vulkan driver on a machine without a GPU (for "no adapter" messages).
-pub const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan driver lavapipe \
+const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan driver lavapipe \
     (Debian/Ubuntu: `apt-get install mesa-vulkan-drivers`)";
 
 /// Options for [`headless_device`].
@@ -18,7 +18,7 @@ pub struct HeadlessOptions {
 /// [`request_device`] for the limits and features it asks for.
 pub fn headless_device(options: HeadlessOptions) -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), Error> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = pollster::block_on(choose_adapter(&instance))?;
+    let adapter = pollster::block_on(choose_adapter(&instance, None))?;
     let (device, queue) = request_device(&adapter, options)?;
     Ok((device, queue, adapter.get_info()))
 }
@@ -51,18 +51,31 @@ pub fn request_device(adapter: &wgpu::Adapter, options: HeadlessOptions) -> Resu
     .map_err(|e| Error::Device(format!("{e} (adapter {})", info.name)))
 }
 
-async fn choose_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, Error> {
+/// The adapter named by `WGPU_ADAPTER_NAME` (a case-insensitive substring), or else the one
+/// `WGPU_POWER_PREF` (default high performance) prefers; when drawing to `surface`, only adapters
+/// that can present to it.
+pub(crate) async fn choose_adapter(
+    instance: &wgpu::Instance,
+    surface: Option<&wgpu::Surface<'_>>,
+) -> Result<wgpu::Adapter, Error> {
     if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
         let wanted = wanted.to_lowercase();
         let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
         let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-        return adapters.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&wanted)).ok_or_else(|| {
-            Error::NoAdapter(format!("WGPU_ADAPTER_NAME={wanted} matches none of {names:?}; {LAVAPIPE_HINT}"))
-        });
+        return adapters
+            .into_iter()
+            .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
+            .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
+            .ok_or_else(|| {
+                Error::NoAdapter(format!(
+                    "WGPU_ADAPTER_NAME={wanted} matches no usable adapter of {names:?}; {LAVAPIPE_HINT}"
+                ))
+            });
     }
     instance
         .request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::from_env().unwrap_or(wgpu::PowerPreference::HighPerformance),
+            compatible_surface: surface,
             ..Default::default()
         })
         .await

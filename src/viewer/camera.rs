@@ -8,6 +8,13 @@ const MAX_PITCH: f32 = 1.55;
 /// Closest and farthest orbit distances (m).
 const DISTANCE_RANGE: (f32, f32) = (0.05, 500.0);
 
+/// Smallest and largest coordinates of `points` (`±∞` for none).
+pub fn bounding_box(points: &[Vec3]) -> (Vec3, Vec3) {
+    let min = points.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
+    let max = points.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
+    (min, max)
+}
+
 /// A ray `origin + t·direction`, `direction` of unit length.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ray {
@@ -61,7 +68,7 @@ impl OrbitCamera {
     pub fn framing(min: Vec3, max: Vec3) -> Self {
         let radius = (0.5 * (max - min).length()).max(0.1);
         let camera = Self::default();
-        let distance = 0.85 * radius / (0.5 * camera.fov_y).sin();
+        let distance = 0.95 * radius / (0.5 * camera.fov_y).sin();
         Self { target: 0.5 * (min + max), distance: distance.clamp(DISTANCE_RANGE.0, DISTANCE_RANGE.1), ..camera }
     }
 

@@ -37,31 +37,30 @@ pub fn run_headless(run: &HeadlessRun) -> Result<RunReport, Error> {
         session.after_submit();
     }
     if let Some(path) = &run.screenshot {
-        let picture = render_picture(&device, &queue, &session, run.size, DrawOptions::default())?;
+        let camera = session.framing_camera();
+        let picture = render_picture(&device, &queue, &session, &camera, run.size, DrawOptions::default())?;
         save_png(&picture, path)?;
     }
     let metrics = session.refresh_metrics()?;
     Ok(RunReport { adapter: adapter.name, frames: session.frames(), metrics })
 }
 
-/// Renders the session's current state with the camera framing its rest shape.
+/// Renders the session's current state as seen by `camera`.
 pub fn render_picture(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     session: &Session,
+    camera: &OrbitCamera,
     [width, height]: [u32; 2],
     options: DrawOptions,
 ) -> Result<image::RgbaImage, Error> {
-    let target = Offscreen::new(device, width, height);
-    let model = session.solver().model();
-    let mut renderer = SceneRenderer::new(device, OFFSCREEN_FORMAT, model);
-    let (min, max) = session.view_bounds();
-    let camera = OrbitCamera::framing(min, max);
+    let target = Offscreen::new(device, width, height)?;
+    let mut renderer = SceneRenderer::new(device, OFFSCREEN_FORMAT, session.solver().model());
     let markers = session.markers();
     renderer.prepare(
         device,
         queue,
-        &SceneView { camera: &camera, aspect: target.aspect(), colliders: session.colliders(), markers: &markers },
+        &SceneView { camera, aspect: target.aspect(), colliders: session.colliders(), markers: &markers },
     );
     target.capture(device, queue, &renderer, session.solver(), options)
 }

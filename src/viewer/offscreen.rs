@@ -2,7 +2,7 @@
 //! PNGs. Used by the demo's `--headless --screenshot` and by the tests.
 
 use super::renderer::{DepthBuffer, DrawOptions, SceneRenderer};
-use crate::error::Error;
+use crate::error::{Error, ParamError};
 use crate::gpu::GpuSolver;
 use std::path::Path;
 
@@ -22,9 +22,19 @@ pub struct Offscreen {
 }
 
 impl Offscreen {
-    /// A `width × height` target (both clamped to at least 1 pixel).
-    pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Self {
-        let (width, height) = (width.max(1), height.max(1));
+    /// A `width × height` target; each side must be between 1 and the device's texture limit.
+    pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Result<Self, Error> {
+        let limit = device.limits().max_texture_dimension_2d;
+        for (name, value) in [("width", width), ("height", height)] {
+            if !(1..=limit).contains(&value) {
+                return Err(ParamError {
+                    name,
+                    value: value.to_string(),
+                    expected: "between 1 and the device's texture limit",
+                }
+                .into());
+            }
+        }
         let colour = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("drape offscreen colour"),
             size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
@@ -42,7 +52,7 @@ impl Offscreen {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        Self {
+        Ok(Self {
             colour_view: colour.create_view(&Default::default()),
             colour,
             depth: DepthBuffer::new(device, width, height),
@@ -50,7 +60,7 @@ impl Offscreen {
             width,
             height,
             padded_row,
-        }
+        })
     }
 
     /// Width / height.
@@ -91,12 +101,12 @@ impl Offscreen {
         });
         device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Readback(e.to_string()))?;
         receiver.recv().map_err(|e| Error::Readback(e.to_string()))?.map_err(|e| Error::Readback(e.to_string()))?;
-        let pixels = {
-            let mapped = slice.get_mapped_range().map_err(|e| Error::Readback(e.to_string()))?;
-            let row = 4 * self.width as usize;
+        let row = 4 * self.width as usize;
+        let pixels = slice.get_mapped_range().map(|mapped| {
             mapped.chunks(self.padded_row as usize).flat_map(|padded| &padded[..row]).copied().collect::<Vec<u8>>()
-        };
+        });
         self.readback.unmap();
+        let pixels = pixels.map_err(|e| Error::Readback(e.to_string()))?;
         image::RgbaImage::from_raw(self.width, self.height, pixels)
             .ok_or_else(|| Error::Readback("image size does not match the texture".into()))
     }

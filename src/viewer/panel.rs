@@ -3,7 +3,7 @@
 
 use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
-use crate::params::{SolverMode, SolverParams, Stiffness};
+use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::scene::SceneKind;
 use std::path::PathBuf;
 
@@ -37,6 +37,12 @@ pub struct PanelState {
     pub draw: DrawOptions,
 }
 
+/// A slider that keeps values set elsewhere (the command line) even outside its range; only the
+/// user's own edits are clamped.
+fn slider<'a, N: egui::emath::Numeric>(value: &'a mut N, range: std::ops::RangeInclusive<N>) -> egui::Slider<'a> {
+    egui::Slider::new(value, range).clamping(egui::SliderClamping::Edits)
+}
+
 /// Draws the panel into `ui` and returns the user's requests.
 pub fn show(ui: &mut egui::Ui, state: &mut PanelState, session: &Session) -> Vec<PanelAction> {
     let mut actions = Vec::new();
@@ -45,7 +51,7 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, session: &Session) -> Vec
         scene_section(ui, state, session, &mut actions);
         run_section(ui, session, &mut actions);
         let mut params = *session.params();
-        solver_section(ui, &mut params);
+        solver_section(ui, &mut params, session.relaxation());
         material_section(ui, &mut params);
         if params != *session.params() {
             actions.push(PanelAction::SetParams(params));
@@ -71,7 +77,7 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
                 ui.selectable_value(&mut source, ClothSource::Obj(path.clone()), path.display().to_string());
             }
         });
-        ui.add(egui::Slider::new(&mut state.grid, 4..=256).text("grid cells").logarithmic(true));
+        ui.add(slider(&mut state.grid, 4..=256).text("grid cells").logarithmic(true));
         let grid_changed = state.grid != session.grid() && matches!(source, ClothSource::Scene(_));
         let apply_grid = ui.add_enabled(grid_changed, egui::Button::new("apply grid")).clicked();
         if source != *session.source() || apply_grid {
@@ -95,7 +101,8 @@ fn run_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelActi
     });
 }
 
-fn solver_section(ui: &mut egui::Ui, params: &mut SolverParams) {
+/// `relaxation`: the ω to use when the user switches to Jacobi.
+fn solver_section(ui: &mut egui::Ui, params: &mut SolverParams, relaxation: f32) {
     egui::CollapsingHeader::new("Solver").default_open(true).show(ui, |ui| {
         let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
         ui.horizontal(|ui| {
@@ -103,16 +110,16 @@ fn solver_section(ui: &mut egui::Ui, params: &mut SolverParams) {
                 params.mode = SolverMode::GaussSeidel;
             }
             if ui.selectable_label(jacobi, "Jacobi").clicked() && !jacobi {
-                params.mode = SolverMode::Jacobi { relaxation: 1.5 };
+                params.mode = SolverMode::Jacobi { relaxation };
             }
         });
         if let SolverMode::Jacobi { relaxation } = &mut params.mode {
-            ui.add(egui::Slider::new(relaxation, 0.1..=2.0).text("ω relaxation"));
+            ui.add(slider(relaxation, 0.1..=2.0).text("ω relaxation"));
         }
-        ui.add(egui::Slider::new(&mut params.substeps, 1..=64).text("substeps"));
-        ui.add(egui::Slider::new(&mut params.iterations, 1..=50).text("iterations"));
+        ui.add(slider(&mut params.substeps, 1..=MAX_SUBSTEPS).text("substeps").logarithmic(true));
+        ui.add(slider(&mut params.iterations, 1..=MAX_ITERATIONS).text("iterations").logarithmic(true));
         let mut hz = 1.0 / params.time_step;
-        if ui.add(egui::Slider::new(&mut hz, 15.0..=240.0).text("frame rate (1/dt)").suffix(" Hz")).changed() {
+        if ui.add(slider(&mut hz, 15.0..=240.0).text("frame rate (1/dt)").suffix(" Hz")).changed() {
             params.time_step = 1.0 / hz;
         }
     });
@@ -123,10 +130,10 @@ fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
         stiffness(ui, "stretch", &mut params.stretch);
         stiffness(ui, "compression", &mut params.compression);
         stiffness(ui, "bending", &mut params.bending);
-        ui.add(egui::Slider::new(&mut params.damping, 0.0..=2.0).text("damping").suffix(" 1/s"));
-        ui.add(egui::Slider::new(&mut params.gravity.y, -20.0..=5.0).text("gravity y").suffix(" m/s²"));
-        ui.add(egui::Slider::new(&mut params.friction, 0.0..=1.5).text("friction"));
-        ui.add(egui::Slider::new(&mut params.restitution, 0.0..=1.0).text("restitution"));
+        ui.add(slider(&mut params.damping, 0.0..=2.0).text("damping").suffix(" 1/s"));
+        ui.add(slider(&mut params.gravity.y, -20.0..=5.0).text("gravity y").suffix(" m/s²"));
+        ui.add(slider(&mut params.friction, 0.0..=1.5).text("friction"));
+        ui.add(slider(&mut params.restitution, 0.0..=1.0).text("restitution"));
     });
 }
 
@@ -143,9 +150,9 @@ fn stiffness(ui: &mut egui::Ui, name: &str, value: &mut Stiffness) {
         }
     });
     match value {
-        Stiffness::Pbd(k) => ui.add(egui::Slider::new(k, 0.0..=1.0).text("k")),
+        Stiffness::Pbd(k) => ui.add(slider(k, 0.0..=1.0).text("k")),
         Stiffness::Compliance(alpha) => {
-            ui.add(egui::Slider::new(alpha, 0.0..=10.0).text("α").logarithmic(true).smallest_positive(1e-8))
+            ui.add(slider(alpha, 0.0..=10.0).text("α").logarithmic(true).smallest_positive(1e-8))
         }
     };
 }

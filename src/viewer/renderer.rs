@@ -3,7 +3,7 @@
 //! grabbed particles. It records into any colour target with a [`DEPTH_FORMAT`] depth buffer,
 //! so the window and the headless screenshots share it.
 
-use super::camera::OrbitCamera;
+use super::camera::{bounding_box, OrbitCamera};
 use crate::collider::Collider;
 use crate::gpu::GpuSolver;
 use crate::model::ClothModel;
@@ -372,14 +372,14 @@ fn cloth_data(device: &wgpu::Device, model: &ClothModel) -> (wgpu::Buffer, f32) 
 }
 
 /// The mesh's UVs, or — for meshes without any (an OBJ with no `vt`) — a planar projection of
-/// the rest shape onto its two widest axes, scaled to the unit square.
+/// the rest shape onto its two widest axes, one UV unit per length of the widest (so checks stay
+/// square).
 pub fn rest_uvs(model: &ClothModel) -> Vec<Vec2> {
     let mesh = &model.mesh;
     if mesh.uvs.iter().any(|uv| *uv != Vec2::ZERO) {
         return mesh.uvs.clone();
     }
-    let min = mesh.positions.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
-    let max = mesh.positions.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
+    let (min, max) = bounding_box(&mesh.positions);
     let extent = max - min;
     let mut axes = [0usize, 1, 2];
     axes.sort_by(|&a, &b| extent[b].total_cmp(&extent[a]));

@@ -1,7 +1,7 @@
 //! A simulation as the demo drives it: which cloth, the solver, pause / single step / reset,
 //! grabbing a particle or the sphere with the mouse, GPU frame timing and cloth statistics.
 
-use super::camera::Ray;
+use super::camera::{bounding_box, OrbitCamera, Ray};
 use super::pick::{pick_particle, ray_sphere};
 use super::renderer::{Marker, MarkerKind};
 use crate::collider::Collider;
@@ -19,8 +19,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Jacobi over-relaxation used when switching to Jacobi without a previous value.
-const DEFAULT_RELAXATION: f32 = 1.5;
+/// Jacobi over-relaxation ω used when switching to Jacobi without a value given.
+pub const DEFAULT_RELAXATION: f32 = 1.5;
 
 /// Where the cloth comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,16 +51,22 @@ pub struct ParamOverrides {
     pub iterations: Option<u32>,
     /// Projection mode.
     pub mode: Option<SolverMode>,
+    /// Jacobi over-relaxation ω, used whenever Jacobi is (or is switched to) the mode.
+    pub relaxation: Option<f32>,
 }
 
 impl ParamOverrides {
     /// `params` with the overrides applied.
     pub fn apply(&self, params: SolverParams) -> SolverParams {
+        let mode = match (self.mode.unwrap_or(params.mode), self.relaxation) {
+            (SolverMode::Jacobi { .. }, Some(relaxation)) => SolverMode::Jacobi { relaxation },
+            (mode, _) => mode,
+        };
         SolverParams {
             time_step: self.time_step.unwrap_or(params.time_step),
             substeps: self.substeps.unwrap_or(params.substeps),
             iterations: self.iterations.unwrap_or(params.iterations),
-            mode: self.mode.unwrap_or(params.mode),
+            mode,
             ..params
         }
     }
@@ -92,7 +98,7 @@ impl ClothSetup {
             ClothSource::Obj(path) => {
                 let mesh = ClothMesh::from_obj(path)?;
                 let pins = top_vertices(&mesh);
-                let (min, max) = bounds(&mesh.positions);
+                let (min, max) = bounding_box(&mesh.positions);
                 let ground = min.y - 0.5 * (max - min).max_element().max(0.1);
                 let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
                 Ok(Self { model, colliders: vec![Collider::ground(ground)], params: SolverParams::default() })
@@ -101,18 +107,11 @@ impl ClothSetup {
     }
 }
 
-/// Smallest and largest coordinates of `points`.
-pub fn bounds(points: &[Vec3]) -> (Vec3, Vec3) {
-    let min = points.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
-    let max = points.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
-    (min, max)
-}
-
 /// The vertices to pin on an OBJ cloth: those at the top (within 0.1 % of its size). A cloth
 /// lying level would be pinned everywhere that way, so a level cloth gets only the two vertices
 /// farthest apart along x + z pinned (two opposite corners).
 fn top_vertices(mesh: &ClothMesh) -> Vec<u32> {
-    let (min, max) = bounds(&mesh.positions);
+    let (min, max) = bounding_box(&mesh.positions);
     let tolerance = 1e-3 * (max - min).max_element();
     let all = 0..mesh.positions.len() as u32;
     if max.y - min.y > tolerance {
@@ -140,6 +139,7 @@ pub struct Session {
     queue: wgpu::Queue,
     source: ClothSource,
     grid: u32,
+    overrides: ParamOverrides,
     setup: ClothSetup,
     params: SolverParams,
     colliders: Vec<Collider>,
@@ -171,13 +171,14 @@ impl Session {
             queue: queue.clone(),
             source,
             grid,
+            overrides,
             colliders: setup.colliders.clone(),
             setup,
             params,
             solver,
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
-                SolverMode::GaussSeidel => DEFAULT_RELAXATION,
+                SolverMode::GaussSeidel => overrides.relaxation.unwrap_or(DEFAULT_RELAXATION),
             },
             paused: false,
             step_requested: false,
@@ -189,12 +190,14 @@ impl Session {
         })
     }
 
-    /// Switches to another cloth, keeping the current parameters. On error nothing changes.
+    /// Switches to another cloth with its scene's parameters and the command-line overrides
+    /// (so a scene behaves the same however it was reached). On error nothing changes.
     pub fn load(&mut self, source: ClothSource, grid: u32) -> Result<(), Error> {
         let setup = ClothSetup::load(&source, grid)?;
-        self.solver = GpuSolver::new(&self.device, &self.queue, &setup.model, self.params, &setup.colliders)?;
+        let params = self.overrides.apply(setup.params);
+        self.solver = GpuSolver::new(&self.device, &self.queue, &setup.model, params, &setup.colliders)?;
         self.colliders = setup.colliders.clone();
-        (self.source, self.grid, self.setup) = (source, grid, setup);
+        (self.source, self.grid, self.setup, self.params) = (source, grid, setup, params);
         self.restart();
         Ok(())
     }
@@ -360,11 +363,6 @@ impl Session {
         Ok(())
     }
 
-    /// Whether the mouse holds something.
-    pub fn is_grabbing(&self) -> bool {
-        self.grab.is_some()
-    }
-
     /// Markers for the pinned particles (and the grabbed one).
     pub fn markers(&self) -> Vec<Marker> {
         let pins = self.solver.pins();
@@ -381,15 +379,20 @@ impl Session {
             .collect()
     }
 
-    /// A box around the cloth's rest shape and the sphere colliders, for framing the camera.
-    pub fn view_bounds(&self) -> (Vec3, Vec3) {
-        let (mut min, mut max) = bounds(&self.setup.model.mesh.positions);
+    /// A camera framing the cloth's rest shape and the sphere colliders.
+    pub fn framing_camera(&self) -> OrbitCamera {
+        let (mut min, mut max) = bounding_box(&self.setup.model.mesh.positions);
         for collider in &self.setup.colliders {
             if let Collider::Sphere { center, radius } = *collider {
                 (min, max) = (min.min(center - radius), max.max(center + radius));
             }
         }
-        (min, max)
+        OrbitCamera::framing(min, max)
+    }
+
+    /// The Jacobi over-relaxation ω that switching to Jacobi uses.
+    pub fn relaxation(&self) -> f32 {
+        self.relaxation
     }
 
     /// The solver.

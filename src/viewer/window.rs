@@ -8,7 +8,7 @@ use super::renderer::{DepthBuffer, SceneRenderer, SceneView};
 use super::session::{ClothSource, ParamOverrides, Session};
 use super::RunReport;
 use crate::error::Error;
-use crate::gpu::device::LAVAPIPE_HINT;
+use crate::gpu::device::choose_adapter;
 use crate::gpu::{request_device, HeadlessOptions};
 use crate::scene::SceneKind;
 use glam::Vec2;
@@ -115,19 +115,86 @@ enum Flow {
 
 /// What a held mouse button is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MouseDrag {
+enum DragMode {
     Orbit,
     Pan,
     Grab,
 }
 
-struct Viewer {
-    window: Arc<Window>,
+/// A drag in progress: it ends only when the button that started it is released (or the
+/// window loses focus), whatever other buttons do meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MouseDrag {
+    button: MouseButton,
+    mode: DragMode,
+}
+
+/// The window's surface and the device drawing to it.
+struct Gpu {
     surface: wgpu::Surface<'static>,
     surface_config: wgpu::SurfaceConfiguration,
     device: wgpu::Device,
     queue: wgpu::Queue,
     adapter_name: String,
+}
+
+impl Gpu {
+    /// Picks an adapter that can present to `window` (honouring `WGPU_BACKEND`,
+    /// `WGPU_ADAPTER_NAME`) and configures an sRGB surface.
+    fn new(event_loop: &ActiveEventLoop, window: &Arc<Window>) -> Result<Self, Error> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+            event_loop.owned_display_handle(),
+        )));
+        let surface = instance
+            .create_surface(Arc::clone(window))
+            .map_err(|e| Error::Window(format!("cannot create a surface: {e}")))?;
+        let adapter = pollster::block_on(choose_adapter(&instance, Some(&surface)))?;
+        let (device, queue) = request_device(&adapter, HeadlessOptions { timestamps: true })?;
+        let capabilities = surface.get_capabilities(&adapter);
+        let format = capabilities
+            .formats
+            .iter()
+            .copied()
+            .find(wgpu::TextureFormat::is_srgb)
+            .or(capabilities.formats.first().copied())
+            .ok_or_else(|| Error::Window("the surface supports no format on this adapter".into()))?;
+        let mut gpu = Self {
+            surface_config: wgpu::SurfaceConfiguration {
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                format,
+                width: 1,
+                height: 1,
+                present_mode: wgpu::PresentMode::AutoVsync,
+                desired_maximum_frame_latency: 2,
+                alpha_mode: capabilities.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+                view_formats: vec![],
+                color_space: wgpu::SurfaceColorSpace::Auto,
+            },
+            surface,
+            device,
+            queue,
+            adapter_name: adapter.get_info().name,
+        };
+        gpu.resize(window.inner_size());
+        Ok(gpu)
+    }
+
+    /// Reconfigures the surface for a new window size, clamped to the device's texture limit;
+    /// a zero-sized (minimised) window keeps the old configuration.
+    fn resize(&mut self, size: PhysicalSize<u32>) {
+        if size.width == 0 || size.height == 0 {
+            return;
+        }
+        let limit = self.device.limits().max_texture_dimension_2d;
+        self.surface_config.width = size.width.min(limit);
+        self.surface_config.height = size.height.min(limit);
+        self.surface.configure(&self.device, &self.surface_config);
+    }
+}
+
+struct Viewer {
+    window: Arc<Window>,
+    gpu: Gpu,
     depth: DepthBuffer,
     renderer: SceneRenderer,
     session: Session,
@@ -151,66 +218,26 @@ impl Viewer {
             .with_inner_size(PhysicalSize::new(run.size[0].max(64), run.size[1].max(64)));
         let window =
             Arc::new(event_loop.create_window(attributes).map_err(|e| Error::Window(format!("cannot open: {e}")))?);
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
-            event_loop.owned_display_handle(),
-        )));
-        let surface = instance
-            .create_surface(Arc::clone(&window))
-            .map_err(|e| Error::Window(format!("cannot create a surface: {e}")))?;
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::from_env().unwrap_or(wgpu::PowerPreference::HighPerformance),
-            compatible_surface: Some(&surface),
-            ..Default::default()
-        }))
-        .map_err(|e| Error::NoAdapter(format!("{e}; {LAVAPIPE_HINT}")))?;
-        let (device, queue) = request_device(&adapter, HeadlessOptions { timestamps: true })?;
-        let capabilities = surface.get_capabilities(&adapter);
-        let format = capabilities
-            .formats
-            .iter()
-            .copied()
-            .find(wgpu::TextureFormat::is_srgb)
-            .or(capabilities.formats.first().copied())
-            .ok_or_else(|| Error::Window("the surface supports no format on this adapter".into()))?;
-        let size = window.inner_size();
-        let surface_config = wgpu::SurfaceConfiguration {
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            format,
-            width: size.width.max(1),
-            height: size.height.max(1),
-            present_mode: wgpu::PresentMode::AutoVsync,
-            desired_maximum_frame_latency: 2,
-            alpha_mode: capabilities.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
-            view_formats: vec![],
-            color_space: wgpu::SurfaceColorSpace::Auto,
-        };
-        surface.configure(&device, &surface_config);
-        let session = Session::new(&device, &queue, run.source.clone(), run.grid, run.overrides)?;
-        let renderer = SceneRenderer::new(&device, format, session.solver().model());
-        let (min, max) = session.view_bounds();
-        let egui_context = egui::Context::default();
+        let gpu = Gpu::new(event_loop, &window)?;
+        let (device, format) = (&gpu.device, gpu.surface_config.format);
+        let session = Session::new(device, &gpu.queue, run.source.clone(), run.grid, run.overrides)?;
         let egui = egui_winit::State::new(
-            egui_context,
+            egui::Context::default(),
             egui::ViewportId::ROOT,
             &window,
             Some(window.scale_factor() as f32),
             None,
             Some(device.limits().max_texture_dimension_2d as usize),
         );
-        let egui_renderer = egui_wgpu::Renderer::new(&device, format, egui_wgpu::RendererOptions::default());
         Ok(Self {
-            depth: DepthBuffer::new(&device, surface_config.width, surface_config.height),
-            adapter_name: adapter.get_info().name,
+            depth: DepthBuffer::new(device, gpu.surface_config.width, gpu.surface_config.height),
+            renderer: SceneRenderer::new(device, format, session.solver().model()),
+            egui_renderer: egui_wgpu::Renderer::new(device, format, egui_wgpu::RendererOptions::default()),
+            camera: session.framing_camera(),
             window,
-            surface,
-            surface_config,
-            device,
-            queue,
-            renderer,
+            gpu,
             session,
-            camera: OrbitCamera::framing(min, max),
             egui,
-            egui_renderer,
             panel: PanelState {
                 grid: run.grid,
                 obj: run.obj.clone(),
@@ -230,13 +257,13 @@ impl Viewer {
     /// The final state of the cloth, for the caller.
     fn report(&mut self) -> Result<RunReport, Error> {
         let metrics = self.session.refresh_metrics()?;
-        Ok(RunReport { adapter: self.adapter_name.clone(), frames: self.session.frames(), metrics })
+        Ok(RunReport { adapter: self.gpu.adapter_name.clone(), frames: self.session.frames(), metrics })
     }
 
     /// Size of the scene's part of the window (right of the panel), in physical pixels.
     fn viewport(&self) -> Vec2 {
-        let width = (self.surface_config.width as f32 - self.panel_pixels).max(1.0);
-        Vec2::new(width, self.surface_config.height as f32)
+        let config = &self.gpu.surface_config;
+        Vec2::new((config.width as f32 - self.panel_pixels).max(1.0), config.height as f32)
     }
 
     /// The ray under the cursor.
@@ -255,17 +282,27 @@ impl Viewer {
         let egui_response = self.egui.on_window_event(&self.window, event);
         match event {
             WindowEvent::CloseRequested => return Flow::Exit,
-            WindowEvent::Resized(size) => self.resize(*size),
+            WindowEvent::Resized(size) => {
+                self.gpu.resize(*size);
+                self.depth.fit(&self.gpu.device, self.gpu.surface_config.width, self.gpu.surface_config.height);
+            }
+            WindowEvent::Focused(false) => self.end_drag(),
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
             WindowEvent::KeyboardInput { event, .. }
                 if event.state == ElementState::Pressed && !self.egui.egui_ctx().egui_wants_keyboard_input() =>
             {
                 return self.key(event);
             }
-            WindowEvent::MouseInput { state: ElementState::Pressed, button, .. } if !egui_response.consumed => {
+            WindowEvent::MouseInput { state: ElementState::Pressed, button, .. }
+                if !egui_response.consumed && self.drag.is_none() =>
+            {
                 self.mouse_down(*button);
             }
-            WindowEvent::MouseInput { state: ElementState::Released, .. } => self.mouse_up(),
+            WindowEvent::MouseInput { state: ElementState::Released, button, .. }
+                if self.drag.is_some_and(|drag| drag.button == *button) =>
+            {
+                self.end_drag();
+            }
             WindowEvent::CursorMoved { position, .. } => {
                 let cursor = Vec2::new(position.x as f32, position.y as f32);
                 let delta = cursor - self.cursor;
@@ -284,48 +321,43 @@ impl Viewer {
         Flow::Continue
     }
 
-    fn resize(&mut self, size: PhysicalSize<u32>) {
-        if size.width > 0 && size.height > 0 {
-            self.surface_config.width = size.width;
-            self.surface_config.height = size.height;
-            self.surface.configure(&self.device, &self.surface_config);
-            self.depth.fit(&self.device, size.width, size.height);
-        }
-    }
-
     fn mouse_down(&mut self, button: MouseButton) {
-        self.drag = match button {
-            MouseButton::Left if self.modifiers.shift_key() => Some(MouseDrag::Pan),
-            MouseButton::Left => {
-                let ray = self.cursor_ray();
-                let (camera, height) = (self.camera, self.viewport().y);
-                let tolerance = move |depth: f32| GRAB_RADIUS_PIXELS * camera.pixel_size_at(depth, height);
-                match self.session.begin_grab(&ray, self.camera.forward(), tolerance) {
-                    Ok(true) => Some(MouseDrag::Grab),
-                    Ok(false) => Some(MouseDrag::Orbit),
-                    Err(e) => {
-                        self.panel.message = Some(e.to_string());
-                        None
-                    }
+        let mode = match button {
+            MouseButton::Left if self.modifiers.shift_key() => DragMode::Pan,
+            MouseButton::Left => match self.grab_under_cursor() {
+                Ok(true) => DragMode::Grab,
+                Ok(false) => DragMode::Orbit,
+                Err(e) => {
+                    self.panel.message = Some(e.to_string());
+                    return;
                 }
-            }
-            MouseButton::Right | MouseButton::Middle => Some(MouseDrag::Pan),
-            _ => None,
+            },
+            MouseButton::Right | MouseButton::Middle => DragMode::Pan,
+            _ => return,
         };
+        self.drag = Some(MouseDrag { button, mode });
     }
 
-    fn mouse_up(&mut self) {
-        if self.drag.take() == Some(MouseDrag::Grab) {
+    /// Grabs the particle or sphere under the cursor, if any.
+    fn grab_under_cursor(&mut self) -> Result<bool, Error> {
+        let ray = self.cursor_ray();
+        let (camera, height) = (self.camera, self.viewport().y);
+        let tolerance = move |depth: f32| GRAB_RADIUS_PIXELS * camera.pixel_size_at(depth, height);
+        self.session.begin_grab(&ray, self.camera.forward(), tolerance)
+    }
+
+    fn end_drag(&mut self) {
+        if self.drag.take().is_some_and(|drag| drag.mode == DragMode::Grab) {
             let released = self.session.end_grab();
             self.report_error(released);
         }
     }
 
     fn mouse_moved(&mut self, delta: Vec2) {
-        match self.drag {
-            Some(MouseDrag::Orbit) => self.camera.orbit(-ORBIT_PER_PIXEL * delta.x, ORBIT_PER_PIXEL * delta.y),
-            Some(MouseDrag::Pan) => self.camera.pan(delta, self.viewport().y),
-            Some(MouseDrag::Grab) => {
+        match self.drag.map(|drag| drag.mode) {
+            Some(DragMode::Orbit) => self.camera.orbit(-ORBIT_PER_PIXEL * delta.x, ORBIT_PER_PIXEL * delta.y),
+            Some(DragMode::Pan) => self.camera.pan(delta, self.viewport().y),
+            Some(DragMode::Grab) => {
                 let ray = self.cursor_ray();
                 let moved = self.session.drag(&ray);
                 self.report_error(moved);
@@ -366,6 +398,7 @@ impl Viewer {
                 self.session.request_step();
             }
             "r" => {
+                self.end_drag();
                 let reset = self.session.reset();
                 self.report_error(reset);
             }
@@ -373,10 +406,7 @@ impl Viewer {
                 let toggled = self.session.toggle_mode();
                 self.report_error(toggled);
             }
-            "f" => {
-                let (min, max) = self.session.view_bounds();
-                self.camera = OrbitCamera::framing(min, max);
-            }
+            "f" => self.camera = self.session.framing_camera(),
             "+" | "=" => self.camera.zoom(ZOOM_PER_STEP),
             "-" => self.camera.zoom(1.0 / ZOOM_PER_STEP),
             "5" => {
@@ -395,12 +425,11 @@ impl Viewer {
     }
 
     fn load(&mut self, source: ClothSource, grid: u32) {
+        self.end_drag();
         let loaded = self.session.load(source, grid);
         if loaded.is_ok() {
-            self.renderer.set_cloth(&self.device, self.session.solver().model());
-            let (min, max) = self.session.view_bounds();
-            self.camera = OrbitCamera::framing(min, max);
-            self.drag = None;
+            self.renderer.set_cloth(&self.gpu.device, self.session.solver().model());
+            self.camera = self.session.framing_camera();
         }
         self.report_error(loaded);
     }
@@ -412,7 +441,10 @@ impl Viewer {
                 self.load(source, grid);
                 return;
             }
-            PanelAction::Reset => self.session.reset(),
+            PanelAction::Reset => {
+                self.end_drag();
+                self.session.reset()
+            }
             PanelAction::SetParams(params) => self.session.set_params(params),
             PanelAction::SetPaused(paused) => {
                 self.session.set_paused(paused);
@@ -430,10 +462,53 @@ impl Viewer {
     /// One window frame: panel, simulation step, scene, panel drawing, one submit.
     fn redraw(&mut self, frame_limit: Option<u64>) -> Result<Flow, Error> {
         self.count_fps();
+        self.refresh_metrics();
+        let mut output = self.run_panel();
+        // egui's texture changes must be applied every frame, even one that is not drawn.
+        for (id, deltas) in output.textures_delta.set.drain() {
+            for delta in deltas {
+                self.egui_renderer.update_texture(&self.gpu.device, &self.gpu.queue, id, &delta);
+            }
+        }
+        let freed: Vec<egui::TextureId> = output.textures_delta.free.drain().collect();
+        let frame = self.acquire_frame();
+        let failed = frame.as_ref().err().cloned();
+        if let Ok(Some(surface_texture)) = frame {
+            let target = surface_texture.texture.create_view(&Default::default());
+            let mut encoder = self
+                .gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape window frame") });
+            self.session.encode_frame(&mut encoder);
+            self.encode_scene(&mut encoder, &target);
+            let shapes = std::mem::take(&mut output.shapes);
+            let paint_jobs = self.egui.egui_ctx().tessellate(shapes, output.pixels_per_point);
+            let callbacks = self.encode_panel(&mut encoder, &target, &paint_jobs, output.pixels_per_point);
+            self.gpu.queue.submit(callbacks.into_iter().chain([encoder.finish()]));
+            self.window.pre_present_notify();
+            self.gpu.queue.present(surface_texture);
+            self.session.after_submit();
+        }
+        freed.iter().for_each(|id| self.egui_renderer.free_texture(id));
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let done = frame_limit.is_some_and(|limit| self.session.frames() >= limit);
+        Ok(if done { Flow::Exit } else { Flow::Continue })
+    }
+
+    /// Reads the cloth statistics back a few times a second (it waits for the GPU).
+    fn refresh_metrics(&mut self) {
         if self.last_metrics.elapsed() >= METRICS_INTERVAL {
             self.last_metrics = Instant::now();
-            self.session.refresh_metrics()?;
+            if let Err(e) = self.session.refresh_metrics() {
+                self.panel.message = Some(e.to_string());
+            }
         }
+    }
+
+    /// Runs the panel's UI and applies what the user asked for.
+    fn run_panel(&mut self) -> egui::FullOutput {
         let input = self.egui.take_egui_input(&self.window);
         let context = self.egui.egui_ctx().clone();
         let mut actions = Vec::new();
@@ -444,82 +519,76 @@ impl Viewer {
             });
             panel_points = shown.response.rect.right();
         });
-        self.panel_pixels = (panel_points * output.pixels_per_point).min(self.surface_config.width as f32 - 1.0);
-        self.egui.handle_platform_output(&self.window, output.platform_output);
+        let width = self.gpu.surface_config.width as f32;
+        self.panel_pixels = (panel_points * output.pixels_per_point).min(width - 1.0);
+        let platform_output = std::mem::take(&mut output.platform_output);
+        self.egui.handle_platform_output(&self.window, platform_output);
         for action in actions {
             self.apply(action);
         }
-        // egui's texture changes must be applied every frame, even one that is not drawn.
-        for (id, deltas) in output.textures_delta.set.drain() {
-            for delta in deltas {
-                self.egui_renderer.update_texture(&self.device, &self.queue, id, &delta);
+        output
+    }
+
+    /// The next surface texture, or `None` for a frame to skip (the surface is reconfigured
+    /// when it went stale).
+    fn acquire_frame(&mut self) -> Result<Option<wgpu::SurfaceTexture>, Error> {
+        match self.gpu.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(texture) => Ok(Some(texture)),
+            wgpu::CurrentSurfaceTexture::Suboptimal(_) | wgpu::CurrentSurfaceTexture::Outdated => {
+                self.gpu.surface.configure(&self.gpu.device, &self.gpu.surface_config);
+                Ok(None)
             }
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => Ok(None),
+            other => Err(Error::Window(format!("the window surface failed: {other:?}"))),
         }
-        let freed: Vec<egui::TextureId> = output.textures_delta.free.drain().collect();
-        let surface_texture = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(texture) => texture,
-            skipped => {
-                freed.iter().for_each(|id| self.egui_renderer.free_texture(id));
-                return match skipped {
-                    wgpu::CurrentSurfaceTexture::Suboptimal(_) | wgpu::CurrentSurfaceTexture::Outdated => {
-                        self.surface.configure(&self.device, &self.surface_config);
-                        Ok(Flow::Continue)
-                    }
-                    wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => Ok(Flow::Continue),
-                    other => Err(Error::Window(format!("the window surface failed: {other:?}"))),
-                };
-            }
-        };
-        let target = surface_texture.texture.create_view(&Default::default());
-        let mut encoder =
-            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape window frame") });
-        self.session.encode_frame(&mut encoder);
+    }
+
+    /// The 3D scene, right of the panel.
+    fn encode_scene(&mut self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
         let markers = self.session.markers();
-        let aspect = self.viewport().x / self.viewport().y;
-        let scene = SceneView { camera: &self.camera, aspect, colliders: self.session.colliders(), markers: &markers };
-        self.renderer.prepare(&self.device, &self.queue, &scene);
         let [width, height] = self.viewport().to_array();
-        let viewport = Some([self.panel_pixels, 0.0, width, height]);
-        self.renderer.render(
-            &mut encoder,
-            &target,
-            self.depth.view(),
-            viewport,
-            self.session.solver(),
-            self.panel.draw,
-        );
-        let paint_jobs = context.tessellate(output.shapes, output.pixels_per_point);
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [self.surface_config.width, self.surface_config.height],
-            pixels_per_point: output.pixels_per_point,
+        let scene = SceneView {
+            camera: &self.camera,
+            aspect: width / height,
+            colliders: self.session.colliders(),
+            markers: &markers,
         };
-        let callbacks =
-            self.egui_renderer.update_buffers(&self.device, &self.queue, &mut encoder, &paint_jobs, &screen);
-        {
-            let mut pass = encoder
-                .begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("drape panel"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &target,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                })
-                .forget_lifetime();
-            self.egui_renderer.render(&mut pass, &paint_jobs, &screen);
-        }
-        self.queue.submit(callbacks.into_iter().chain([encoder.finish()]));
-        self.window.pre_present_notify();
-        self.queue.present(surface_texture);
-        freed.iter().for_each(|id| self.egui_renderer.free_texture(id));
-        self.session.after_submit();
-        let done = frame_limit.is_some_and(|limit| self.session.frames() >= limit);
-        Ok(if done { Flow::Exit } else { Flow::Continue })
+        self.renderer.prepare(&self.gpu.device, &self.gpu.queue, &scene);
+        let viewport = Some([self.panel_pixels, 0.0, width, height]);
+        self.renderer.render(encoder, target, self.depth.view(), viewport, self.session.solver(), self.panel.draw);
+    }
+
+    /// The panel, drawn over the scene. Returns egui's own command buffers, to submit first.
+    fn encode_panel(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        paint_jobs: &[egui::ClippedPrimitive],
+        pixels_per_point: f32,
+    ) -> Vec<wgpu::CommandBuffer> {
+        let (device, queue) = (&self.gpu.device, &self.gpu.queue);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.gpu.surface_config.width, self.gpu.surface_config.height],
+            pixels_per_point,
+        };
+        let callbacks = self.egui_renderer.update_buffers(device, queue, encoder, paint_jobs, &screen);
+        let mut pass = encoder
+            .begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("drape panel"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            })
+            .forget_lifetime();
+        self.egui_renderer.render(&mut pass, paint_jobs, &screen);
+        callbacks
     }
 
     fn count_fps(&mut self) {
