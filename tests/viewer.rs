@@ -495,3 +495,28 @@ fn the_window_demo_and_the_embed_example_run_and_exit_cleanly() {
     assert!(stdout.starts_with("frames: 60 "), "{stdout}");
     assert!(lowest < 1.0 && lowest > -0.01, "the drape cloth fell from 1.2 m to {lowest} m and stays above the ground");
 }
+
+#[test]
+fn keys_map_to_the_documented_commands() {
+    use drape::viewer::controls::{command_for_key, Command};
+    use winit::keyboard::{Key, NamedKey};
+    let key = |text: &str| Key::Character(text.into());
+    assert_eq!(command_for_key(&Key::Named(NamedKey::Space), false), Some(Command::TogglePause));
+    assert_eq!(command_for_key(&key("S"), false), Some(Command::Step));
+    assert_eq!(command_for_key(&key("r"), false), Some(Command::Reset));
+    assert_eq!(command_for_key(&key("g"), true), Some(Command::ToggleMode));
+    assert_eq!(command_for_key(&key("2"), false), Some(Command::Scene(SceneKind::Drape)));
+    assert_eq!(command_for_key(&key("4"), false), Some(Command::Scene(SceneKind::Benchmark)));
+    assert_eq!(command_for_key(&key("5"), false), Some(Command::ObjScene));
+    assert_eq!(command_for_key(&key("9"), false), None);
+    assert_eq!(command_for_key(&key("0"), false), None);
+    assert_eq!(command_for_key(&Key::Named(NamedKey::Escape), false), Some(Command::Quit));
+    let Some(Command::Orbit(yaw, 0.0)) = command_for_key(&Key::Named(NamedKey::ArrowLeft), false) else {
+        panic!("arrows orbit")
+    };
+    assert!(yaw > 0.0);
+    assert!(matches!(command_for_key(&Key::Named(NamedKey::ArrowUp), true), Some(Command::Pan(p)) if p.y < 0.0));
+    let zoom_in = command_for_key(&key("+"), false);
+    assert!(matches!(zoom_in, Some(Command::Zoom(f)) if f < 1.0));
+    assert_eq!(command_for_key(&Key::Named(NamedKey::PageUp), false), zoom_in);
+}

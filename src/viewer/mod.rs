@@ -6,9 +6,11 @@
 //! - [`renderer`]: draws the cloth from the solver's buffers, colliders and pin markers;
 //! - [`offscreen`]: renders into a texture and writes PNGs;
 //! - [`session`]: a running simulation with pause/step/reset and mouse grabbing;
-//! - [`window`] and [`panel`]: the winit + egui application; [`headless`]: the same without a window.
+//! - [`window`], [`panel`] and [`controls`]: the winit + egui application and its keys;
+//!   [`headless`]: the same without a window.
 
 pub mod camera;
+pub mod controls;
 pub mod headless;
 pub mod offscreen;
 pub mod panel;

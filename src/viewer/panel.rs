@@ -192,20 +192,8 @@ fn view_section(ui: &mut egui::Ui, state: &mut PanelState) {
         ui.checkbox(&mut state.draw.colliders, "colliders");
         ui.checkbox(&mut state.draw.markers, "pin markers");
         ui.separator();
-        for line in CONTROLS {
+        for line in super::controls::CONTROLS {
             ui.label(*line);
         }
     });
 }
-
-/// The controls, as shown in the panel and the README.
-pub const CONTROLS: &[&str] = &[
-    "left drag on cloth: pull a particle",
-    "left drag on sphere: move the sphere",
-    "left drag elsewhere / arrows: orbit",
-    "right or middle drag / shift+arrows: pan",
-    "wheel / + − / PageUp PageDown: zoom",
-    "space: pause · S: single step · R: reset",
-    "G: switch Gauss-Seidel / Jacobi",
-    "1–4: scenes (5: the --obj file) · F: frame · Esc: quit",
-];

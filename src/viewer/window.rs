@@ -3,6 +3,7 @@
 //! this one routes events and records each frame into one encoder.
 
 use super::camera::{OrbitCamera, Ray};
+use super::controls::{command_for_key, Command, ZOOM_PER_STEP};
 use super::panel::{self, PanelAction, PanelState};
 use super::renderer::{DepthBuffer, SceneRenderer, SceneView};
 use super::session::{ClothSource, ParamOverrides, Session};
@@ -10,7 +11,6 @@ use super::RunReport;
 use crate::error::Error;
 use crate::gpu::device::choose_adapter;
 use crate::gpu::{request_device, HeadlessOptions};
-use crate::scene::SceneKind;
 use glam::Vec2;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,18 +19,13 @@ use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::keyboard::{Key, ModifiersState, NamedKey};
+use winit::keyboard::ModifiersState;
 use winit::window::{Window, WindowId};
 
 /// Width of the side panel in points.
 const PANEL_WIDTH: f32 = 300.0;
-/// Radians of orbit per pixel of mouse motion, and per arrow-key press.
+/// Radians of orbit per pixel of mouse motion.
 const ORBIT_PER_PIXEL: f32 = 0.006;
-const ORBIT_PER_KEY: f32 = 0.08;
-/// Pixels of pan per shift+arrow press.
-const PAN_PER_KEY: f32 = 24.0;
-/// Distance factor per wheel line / zoom key press.
-const ZOOM_PER_STEP: f32 = 0.9;
 /// How close (in pixels) the cursor must be to a particle to grab it off the cloth's surface.
 const GRAB_RADIUS_PIXELS: f32 = 12.0;
 /// How often the panel's statistics read the cloth back.
@@ -367,61 +362,42 @@ impl Viewer {
     }
 
     fn key(&mut self, event: &KeyEvent) -> Flow {
-        let shift = self.modifiers.shift_key();
-        match event.logical_key.as_ref() {
-            Key::Named(NamedKey::Escape) => return Flow::Exit,
-            Key::Named(NamedKey::Space) => self.session.set_paused(!self.session.paused()),
-            Key::Named(NamedKey::ArrowLeft) if shift => {
-                self.camera.pan(Vec2::new(-PAN_PER_KEY, 0.0), self.viewport().y)
+        match command_for_key(&event.logical_key, self.modifiers.shift_key()) {
+            Some(Command::Quit) => return Flow::Exit,
+            Some(command) => {
+                let result = self.run_command(command);
+                self.report_error(result);
             }
-            Key::Named(NamedKey::ArrowRight) if shift => {
-                self.camera.pan(Vec2::new(PAN_PER_KEY, 0.0), self.viewport().y)
-            }
-            Key::Named(NamedKey::ArrowUp) if shift => self.camera.pan(Vec2::new(0.0, -PAN_PER_KEY), self.viewport().y),
-            Key::Named(NamedKey::ArrowDown) if shift => self.camera.pan(Vec2::new(0.0, PAN_PER_KEY), self.viewport().y),
-            Key::Named(NamedKey::ArrowLeft) => self.camera.orbit(ORBIT_PER_KEY, 0.0),
-            Key::Named(NamedKey::ArrowRight) => self.camera.orbit(-ORBIT_PER_KEY, 0.0),
-            Key::Named(NamedKey::ArrowUp) => self.camera.orbit(0.0, ORBIT_PER_KEY),
-            Key::Named(NamedKey::ArrowDown) => self.camera.orbit(0.0, -ORBIT_PER_KEY),
-            Key::Named(NamedKey::PageUp) => self.camera.zoom(ZOOM_PER_STEP),
-            Key::Named(NamedKey::PageDown) => self.camera.zoom(1.0 / ZOOM_PER_STEP),
-            Key::Character(text) => self.character_key(&text.to_lowercase()),
-            _ => {}
+            None => {}
         }
         Flow::Continue
     }
 
-    fn character_key(&mut self, key: &str) {
-        match key {
-            "s" => {
+    fn run_command(&mut self, command: Command) -> Result<(), Error> {
+        match command {
+            Command::Quit => {}
+            Command::TogglePause => self.session.set_paused(!self.session.paused()),
+            Command::Step => {
                 self.session.set_paused(true);
                 self.session.request_step();
             }
-            "r" => {
+            Command::Reset => {
                 self.end_drag();
-                let reset = self.session.reset();
-                self.report_error(reset);
+                self.session.reset()?;
             }
-            "g" => {
-                let toggled = self.session.toggle_mode();
-                self.report_error(toggled);
-            }
-            "f" => self.camera = self.session.framing_camera(),
-            "+" | "=" => self.camera.zoom(ZOOM_PER_STEP),
-            "-" => self.camera.zoom(1.0 / ZOOM_PER_STEP),
-            "5" => {
+            Command::ToggleMode => self.session.toggle_mode()?,
+            Command::Frame => self.camera = self.session.framing_camera(),
+            Command::Zoom(factor) => self.camera.zoom(factor),
+            Command::Orbit(yaw, pitch) => self.camera.orbit(yaw, pitch),
+            Command::Pan(pixels) => self.camera.pan(pixels, self.viewport().y),
+            Command::Scene(kind) => self.load(ClothSource::Scene(kind), self.panel.grid),
+            Command::ObjScene => {
                 if let Some(path) = self.panel.obj.clone() {
                     self.load(ClothSource::Obj(path), self.panel.grid);
                 }
             }
-            digit => {
-                let scene =
-                    digit.parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| SceneKind::ALL.get(i));
-                if let Some(&kind) = scene {
-                    self.load(ClothSource::Scene(kind), self.panel.grid);
-                }
-            }
         }
+        Ok(())
     }
 
     fn load(&mut self, source: ClothSource, grid: u32) {
