@@ -171,8 +171,7 @@ struct GpuTimer {
 
 impl GpuTimer {
     fn new(device: &wgpu::Device, queue: &wgpu::Queue, frames: usize) -> Option<Self> {
-        let needed = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
-        if !device.features().contains(needed) || frames == 0 || 2 * frames > 4096 {
+        if !device.features().contains(drape::gpu::TIMESTAMP_FEATURES) || frames == 0 || 2 * frames > 4096 {
             return None;
         }
         let count = 2 * frames as u32;

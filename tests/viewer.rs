@@ -149,6 +149,21 @@ fn pictures_show_the_cloth_and_its_motion() {
     assert!(moved > 0.01, "frames 0 and 60 differ in only {:.2} % of pixels", 100.0 * moved);
 }
 
+/// A camera level with `target`, looking along −Z from `distance` metres.
+fn head_on(target: Vec3, distance: f32) -> OrbitCamera {
+    OrbitCamera { target, yaw: 0.0, pitch: 0.0, distance, ..Default::default() }
+}
+
+/// Grabs the drape scene's sphere (centre (0, 0.5, 0), r 0.5) from the side, below the cloth,
+/// drags it to the right and lets go.
+fn drag_sphere_right(session: &mut Session) {
+    let camera = head_on(Vec3::new(0.0, 0.5, 0.0), 4.0);
+    let viewport = Vec2::new(400.0, 400.0);
+    assert!(session.begin_grab(&camera.ray(0.5 * viewport, viewport), camera.forward(), |_| 0.01).expect("grab"));
+    session.drag(&camera.ray(Vec2::new(260.0, 200.0), viewport)).expect("drag");
+    session.end_grab().expect("release");
+}
+
 /// The red checks of the cloth's front side (see shaders/viewer/cloth.wgsl).
 fn is_front_red(p: &image::Rgba<u8>) -> bool {
     let [r, g, b, _] = p.0.map(i32::from);
@@ -172,8 +187,7 @@ fn the_cloth_is_two_sided_with_a_checker_in_rest_uvs() {
     let (device, queue, session) = session(ClothSource::Scene(SceneKind::Hanging), 16);
     // The curtain's front (counter-clockwise side) faces +Z.
     let view = |yaw: f32| {
-        let camera =
-            OrbitCamera { target: Vec3::new(0.0, 1.0, 0.0), yaw, pitch: 0.0, distance: 2.5, ..Default::default() };
+        let camera = OrbitCamera { yaw, ..head_on(Vec3::new(0.0, 1.0, 0.0), 2.5) };
         render_picture(&device, &queue, &session, &camera, [120, 120], DrawOptions::default()).expect("picture")
     };
     let (front, back) = (view(0.0), view(std::f32::consts::PI));
@@ -196,6 +210,11 @@ fn pause_step_reset_and_mode_switching_drive_the_simulation() {
     assert!(session.encode_frame(&mut encoder()), "a requested step runs while paused");
     assert!(!session.encode_frame(&mut encoder()), "and only once");
     assert_eq!(session.frames(), 1);
+    session.set_paused(false);
+    session.request_step();
+    assert!(session.paused(), "a single step pauses a running session");
+    assert!(session.encode_frame(&mut encoder()) && !session.encode_frame(&mut encoder()));
+    assert_eq!(session.frames(), 2);
     let gauss_seidel = *session.params();
     session.toggle_mode().expect("to Jacobi");
     let relaxation = session.relaxation();
@@ -203,12 +222,7 @@ fn pause_step_reset_and_mode_switching_drive_the_simulation() {
     session.toggle_mode().expect("back");
     assert_eq!(*session.params(), gauss_seidel);
     // A dragged sphere goes back to its place on reset.
-    let camera =
-        OrbitCamera { target: Vec3::new(0.0, 0.5, 0.0), yaw: 0.0, pitch: 0.0, distance: 4.0, ..Default::default() };
-    let viewport = Vec2::new(400.0, 400.0);
-    assert!(session.begin_grab(&camera.ray(0.5 * viewport, viewport), camera.forward(), |_| 0.01).expect("grab"));
-    session.drag(&camera.ray(Vec2::new(260.0, 200.0), viewport)).expect("drag");
-    session.end_grab().expect("release");
+    drag_sphere_right(&mut session);
     let initial = ClothSetup::load(&ClothSource::Scene(SceneKind::Drape), 8).expect("setup").colliders;
     assert_ne!(session.colliders(), initial.as_slice());
     session.reset().expect("reset");
@@ -239,8 +253,7 @@ fn the_panel_keeps_command_line_values_outside_its_slider_ranges() {
 fn a_grabbed_particle_follows_the_cursor_and_is_released() {
     let (device, queue, mut session) = session(ClothSource::Scene(SceneKind::Hanging), 16);
     // The hanging curtain spans x ∈ [−0.5, 0.5], y ∈ [0.5, 1.5] at z = 0; look at it head-on.
-    let camera =
-        OrbitCamera { target: Vec3::new(0.0, 1.0, 0.0), yaw: 0.0, pitch: 0.0, distance: 3.0, ..Default::default() };
+    let camera = head_on(Vec3::new(0.0, 1.0, 0.0), 3.0);
     let viewport = Vec2::new(400.0, 400.0);
     let tolerance = |_: f32| 0.02;
     assert!(session.begin_grab(&camera.ray(0.5 * viewport, viewport), camera.forward(), tolerance).expect("grab"));
@@ -272,13 +285,7 @@ fn a_grabbed_particle_follows_the_cursor_and_is_released() {
 #[test]
 fn the_sphere_can_be_dragged() {
     let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Drape), 8);
-    // Look at the sphere (centre (0, 0.5, 0), r 0.5) from the side, below the cloth.
-    let camera =
-        OrbitCamera { target: Vec3::new(0.0, 0.5, 0.0), yaw: 0.0, pitch: 0.0, distance: 4.0, ..Default::default() };
-    let viewport = Vec2::new(400.0, 400.0);
-    assert!(session.begin_grab(&camera.ray(0.5 * viewport, viewport), camera.forward(), |_| 0.01).expect("grab"));
-    session.drag(&camera.ray(Vec2::new(260.0, 200.0), viewport)).expect("drag");
-    session.end_grab().expect("release");
+    drag_sphere_right(&mut session);
     let Some(&Collider::Sphere { center, radius }) = session.colliders().get(1) else { panic!("no sphere") };
     assert_eq!(radius, 0.5);
     assert!(center.x > 0.1 && (center.y - 0.5).abs() < 1e-4 && center.z.abs() < 1e-4, "sphere moved to {center}");

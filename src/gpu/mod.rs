@@ -8,5 +8,5 @@ mod plan;
 pub mod shaders;
 mod solver;
 
-pub use device::{headless_device, request_device, required_limits, HeadlessOptions};
+pub use device::{headless_device, request_device, required_limits, HeadlessOptions, TIMESTAMP_FEATURES};
 pub use solver::GpuSolver;

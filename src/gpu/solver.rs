@@ -1,6 +1,7 @@
 //! The GPU solver: owns the cloth's buffers and pipelines on a caller's device and records
 //! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
 
+use super::device::read_mapped;
 use super::layout::{ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE};
 use super::pipelines::{build_pipelines, normals_bind_group_layout, solver_bind_group_layout, Pipelines};
 use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan};
@@ -290,6 +291,11 @@ impl GpuSolver {
         &self.params
     }
 
+    /// The current colliders (plane normals normalised).
+    pub fn colliders(&self) -> &[Collider] {
+        &self.colliders
+    }
+
     /// The current pins.
     pub fn pins(&self) -> &Pins {
         &self.pins
@@ -331,28 +337,14 @@ impl GpuSolver {
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
         encoder.copy_buffer_to_buffer(source, 0, readback, 0, size);
         self.queue.submit([encoder.finish()]);
-        let slice = readback.slice(..);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |result| {
-            let _ = sender.send(result);
+        let mapped = read_mapped(&self.device, readback, |bytes| {
+            bytemuck::cast_slice::<u8, [f32; 4]>(bytes).iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect()
         });
-        let mapped = self
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| e.to_string())
-            .and_then(|_| receiver.recv().map_err(|e| e.to_string()))
-            .and_then(|result| result.map_err(|e| e.to_string()))
-            .and_then(|()| {
-                let view = slice.get_mapped_range().map_err(|e| e.to_string())?;
-                Ok(bytemuck::cast_slice::<u8, [f32; 4]>(&view).iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect())
-            });
-        if mapped.is_ok() {
-            readback.unmap();
-        } else {
+        if mapped.is_err() {
             // A map may still be pending: start from a fresh buffer next time.
             self.readback = None;
         }
-        mapped.map_err(Error::Readback)
+        mapped
     }
 
     fn write_pin_record(&self, index: u32) {

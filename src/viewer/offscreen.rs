@@ -3,6 +3,7 @@
 
 use super::renderer::{DepthBuffer, DrawOptions, SceneRenderer};
 use crate::error::{Error, ParamError};
+use crate::gpu::device::read_mapped;
 use crate::gpu::GpuSolver;
 use std::path::Path;
 
@@ -94,19 +95,10 @@ impl Offscreen {
             wgpu::Extent3d { width: self.width, height: self.height, depth_or_array_layers: 1 },
         );
         queue.submit([encoder.finish()]);
-        let slice = self.readback.slice(..);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |result| {
-            let _ = sender.send(result);
-        });
-        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Readback(e.to_string()))?;
-        receiver.recv().map_err(|e| Error::Readback(e.to_string()))?.map_err(|e| Error::Readback(e.to_string()))?;
         let row = 4 * self.width as usize;
-        let pixels = slice.get_mapped_range().map(|mapped| {
-            mapped.chunks(self.padded_row as usize).flat_map(|padded| &padded[..row]).copied().collect::<Vec<u8>>()
-        });
-        self.readback.unmap();
-        let pixels = pixels.map_err(|e| Error::Readback(e.to_string()))?;
+        let pixels = read_mapped(device, &self.readback, |bytes| {
+            bytes.chunks(self.padded_row as usize).flat_map(|padded| &padded[..row]).copied().collect::<Vec<u8>>()
+        })?;
         image::RgbaImage::from_raw(self.width, self.height, pixels)
             .ok_or_else(|| Error::Readback("image size does not match the texture".into()))
     }

@@ -1,6 +1,7 @@
 //! The demo's egui side panel: scene, solver and material settings, run controls and live
 //! statistics. It only reads the session and returns what the user asked for.
 
+use super::controls::Command;
 use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
 use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
@@ -12,14 +13,10 @@ use std::path::PathBuf;
 pub enum PanelAction {
     /// Switch to another cloth (source, grid cells per side).
     Load(ClothSource, u32),
-    /// Put the cloth back in its initial state.
-    Reset,
     /// New solver parameters.
     SetParams(SolverParams),
-    /// Pause or resume.
-    SetPaused(bool),
-    /// Advance one frame.
-    Step,
+    /// What a key could also ask for: pause, step, reset.
+    Run(Command),
 }
 
 /// Panel state that lives between frames.
@@ -90,13 +87,13 @@ fn run_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelActi
     ui.horizontal(|ui| {
         let paused = session.paused();
         if ui.button(if paused { "run" } else { "pause" }).clicked() {
-            actions.push(PanelAction::SetPaused(!paused));
+            actions.push(PanelAction::Run(Command::TogglePause));
         }
         if ui.button("step").clicked() {
-            actions.push(PanelAction::Step);
+            actions.push(PanelAction::Run(Command::Step));
         }
         if ui.button("reset").clicked() {
-            actions.push(PanelAction::Reset);
+            actions.push(PanelAction::Run(Command::Reset));
         }
     });
 }

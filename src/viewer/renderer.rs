@@ -235,13 +235,11 @@ impl SceneRenderer {
         let mut spheres = Vec::with_capacity(scene.colliders.len() + scene.markers.len());
         let mut planes = Vec::new();
         for collider in scene.colliders {
-            match *collider {
+            match collider.normalized() {
                 Collider::Sphere { center, radius } => spheres
                     .push(SphereInstance { center_radius: center.extend(radius).to_array(), albedo: SPHERE_ALBEDO }),
-                Collider::Plane { normal, offset } => planes.push(PlaneInstance {
-                    normal_offset: normal.normalize_or(Vec3::Y).extend(offset).to_array(),
-                    albedo: GROUND_ALBEDO,
-                }),
+                Collider::Plane { normal, offset } => planes
+                    .push(PlaneInstance { normal_offset: normal.extend(offset).to_array(), albedo: GROUND_ALBEDO }),
             }
         }
         self.collider_spheres = spheres.len() as u32;

@@ -6,7 +6,7 @@ use super::pick::{pick_particle, ray_sphere};
 use super::renderer::{Marker, MarkerKind};
 use crate::collider::Collider;
 use crate::error::Error;
-use crate::gpu::GpuSolver;
+use crate::gpu::{GpuSolver, TIMESTAMP_FEATURES};
 use crate::mesh::ClothMesh;
 use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, DEFAULT_DENSITY};
@@ -123,6 +123,11 @@ fn top_vertices(mesh: &ClothMesh) -> Vec<u32> {
     first.into_iter().chain(last).collect()
 }
 
+/// The particles pinned in `solver`, in index order.
+fn pinned_particles(solver: &GpuSolver) -> Vec<u32> {
+    (0..solver.model().particle_count() as u32).filter(|&i| solver.pins().is_pinned(i)).collect()
+}
+
 /// What the mouse is holding.
 #[derive(Debug, Clone, Copy)]
 enum Grab {
@@ -141,9 +146,9 @@ pub struct Session {
     grid: u32,
     overrides: ParamOverrides,
     setup: ClothSetup,
-    params: SolverParams,
-    colliders: Vec<Collider>,
     solver: GpuSolver,
+    /// The pinned particles, listed when pins change so markers need no scan per frame.
+    pinned: Vec<u32>,
     relaxation: f32,
     paused: bool,
     step_requested: bool,
@@ -172,9 +177,8 @@ impl Session {
             source,
             grid,
             overrides,
-            colliders: setup.colliders.clone(),
+            pinned: pinned_particles(&solver),
             setup,
-            params,
             solver,
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
@@ -196,16 +200,15 @@ impl Session {
         let setup = ClothSetup::load(&source, grid)?;
         let params = self.overrides.apply(setup.params);
         self.solver = GpuSolver::new(&self.device, &self.queue, &setup.model, params, &setup.colliders)?;
-        self.colliders = setup.colliders.clone();
-        (self.source, self.grid, self.setup, self.params) = (source, grid, setup, params);
+        (self.source, self.grid, self.setup) = (source, grid, setup);
         self.restart();
         Ok(())
     }
 
     /// Puts the cloth and colliders back in their initial state (parameters stay).
     pub fn reset(&mut self) -> Result<(), Error> {
-        self.solver = GpuSolver::new(&self.device, &self.queue, &self.setup.model, self.params, &self.setup.colliders)?;
-        self.colliders = self.setup.colliders.clone();
+        let params = *self.solver.params();
+        self.solver = GpuSolver::new(&self.device, &self.queue, &self.setup.model, params, &self.setup.colliders)?;
         self.restart();
         Ok(())
     }
@@ -214,12 +217,12 @@ impl Session {
         self.frames = 0;
         self.grab = None;
         self.metrics = None;
+        self.pinned = pinned_particles(&self.solver);
     }
 
     /// Changes the solver parameters (validated; on error the old ones stay).
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         self.solver.set_params(params)?;
-        self.params = params;
         if let SolverMode::Jacobi { relaxation } = params.mode {
             self.relaxation = relaxation;
         }
@@ -228,11 +231,12 @@ impl Session {
 
     /// Switches between coloured Gauss-Seidel and Jacobi (with the last ω used).
     pub fn toggle_mode(&mut self) -> Result<(), Error> {
-        let mode = match self.params.mode {
+        let params = *self.solver.params();
+        let mode = match params.mode {
             SolverMode::GaussSeidel => SolverMode::Jacobi { relaxation: self.relaxation },
             SolverMode::Jacobi { .. } => SolverMode::GaussSeidel,
         };
-        self.set_params(SolverParams { mode, ..self.params })
+        self.set_params(SolverParams { mode, ..params })
     }
 
     /// Pauses or resumes.
@@ -245,8 +249,9 @@ impl Session {
         self.paused
     }
 
-    /// Advances one frame at the next [`Session::encode_frame`], even when paused.
+    /// Pauses, and advances one frame at the next [`Session::encode_frame`].
     pub fn request_step(&mut self) {
+        self.paused = true;
         self.step_requested = true;
     }
 
@@ -283,7 +288,7 @@ impl Session {
     pub fn refresh_metrics(&mut self) -> Result<ClothMetrics, Error> {
         let positions = self.solver.read_positions()?;
         let velocities = self.solver.read_velocities()?;
-        let metrics = ClothMetrics::measure(&self.setup.model, &positions, &velocities, &self.colliders);
+        let metrics = ClothMetrics::measure(&self.setup.model, &positions, &velocities, self.solver.colliders());
         self.metrics = Some(metrics);
         Ok(metrics)
     }
@@ -306,7 +311,8 @@ impl Session {
         let positions = self.solver.read_positions()?;
         let particle = pick_particle(ray, &positions, &self.setup.model.mesh.triangles, tolerance);
         let sphere = self
-            .colliders
+            .solver
+            .colliders()
             .iter()
             .enumerate()
             .filter_map(|(k, c)| match *c {
@@ -320,6 +326,7 @@ impl Session {
                 let plane_point = positions[index as usize];
                 let was_pinned = self.solver.pins().is_pinned(index);
                 self.solver.pin(index, plane_point)?;
+                self.pinned = pinned_particles(&self.solver);
                 Some(Grab::Particle { index, was_pinned, plane_point, plane_normal })
             }
             (_, Some((collider, t, center))) => {
@@ -340,13 +347,12 @@ impl Session {
                 }
             }
             Some(Grab::Sphere { collider, offset, plane_point, plane_normal }) => {
+                let mut colliders = self.solver.colliders().to_vec();
                 if let (Some(point), Collider::Sphere { radius, .. }) =
-                    (ray.intersect_plane(plane_point, plane_normal), self.colliders[collider])
+                    (ray.intersect_plane(plane_point, plane_normal), colliders[collider])
                 {
-                    let mut colliders = self.colliders.clone();
                     colliders[collider] = Collider::sphere(point + offset, radius);
                     self.solver.set_colliders(&colliders)?;
-                    self.colliders = colliders;
                 }
             }
             None => {}
@@ -359,6 +365,7 @@ impl Session {
     pub fn end_grab(&mut self) -> Result<(), Error> {
         if let Some(Grab::Particle { index, was_pinned: false, .. }) = self.grab.take() {
             self.solver.unpin(index)?;
+            self.pinned = pinned_particles(&self.solver);
         }
         Ok(())
     }
@@ -370,9 +377,9 @@ impl Session {
             Some(Grab::Particle { index, .. }) => Some(index),
             _ => None,
         };
-        (0..self.setup.model.particle_count() as u32)
-            .filter(|&i| pins.is_pinned(i))
-            .map(|i| Marker {
+        self.pinned
+            .iter()
+            .map(|&i| Marker {
                 position: pins.targets()[i as usize],
                 kind: if Some(i) == grabbed { MarkerKind::Grab } else { MarkerKind::Pin },
             })
@@ -402,12 +409,12 @@ impl Session {
 
     /// The current colliders (the sphere may have been dragged).
     pub fn colliders(&self) -> &[Collider] {
-        &self.colliders
+        self.solver.colliders()
     }
 
     /// The current parameters.
     pub fn params(&self) -> &SolverParams {
-        &self.params
+        self.solver.params()
     }
 
     /// The cloth being simulated.
@@ -459,8 +466,7 @@ struct FrameTimer {
 
 impl FrameTimer {
     fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Option<Self> {
-        let needed = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
-        if !device.features().contains(needed) {
+        if !device.features().contains(TIMESTAMP_FEATURES) {
             return None;
         }
         let buffer = |label, usage| {

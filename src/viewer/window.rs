@@ -377,10 +377,7 @@ impl Viewer {
         match command {
             Command::Quit => {}
             Command::TogglePause => self.session.set_paused(!self.session.paused()),
-            Command::Step => {
-                self.session.set_paused(true);
-                self.session.request_step();
-            }
+            Command::Step => self.session.request_step(),
             Command::Reset => {
                 self.end_drag();
                 self.session.reset()?;
@@ -415,22 +412,10 @@ impl Viewer {
         let result = match action {
             PanelAction::Load(source, grid) => {
                 self.load(source, grid);
-                return;
-            }
-            PanelAction::Reset => {
-                self.end_drag();
-                self.session.reset()
+                Ok(())
             }
             PanelAction::SetParams(params) => self.session.set_params(params),
-            PanelAction::SetPaused(paused) => {
-                self.session.set_paused(paused);
-                Ok(())
-            }
-            PanelAction::Step => {
-                self.session.set_paused(true);
-                self.session.request_step();
-                Ok(())
-            }
+            PanelAction::Run(command) => self.run_command(command),
         };
         self.report_error(result);
     }
