@@ -50,9 +50,14 @@ struct Params {
     constraint_count: u32,
     stretch_count: u32,
     colour_count: u32,
+    // The first stretch_colour_count colours are stretch colours, the rest bending.
+    stretch_colour_count: u32,
     substeps: u32,
     iterations: u32,
     collider_count: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
     colliders: array<Collider, MAX_COLLIDERS>,
 }
 

@@ -5,9 +5,11 @@
 // a shader's loops after 65535 iterations in total).
 
 fn fused_predict(local_index: u32, substep: u32) {
-    let count = max(params.particle_count, params.constraint_count);
-    for (var i = local_index; i < count; i += FUSED_WORKGROUP_SIZE) {
-        predict_or_reset(i, substep);
+    for (var i = local_index; i < params.particle_count; i += FUSED_WORKGROUP_SIZE) {
+        predict_particle(i, substep);
+    }
+    for (var c = local_index; c < params.constraint_count; c += FUSED_WORKGROUP_SIZE) {
+        lambdas[c] = 0.0;
     }
     storageBarrier();
 }
@@ -25,10 +27,17 @@ fn fused_gauss_seidel(@builtin(local_invocation_index) local_index: u32) {
         fused_predict(local_index, dispatch.substep);
     }
     for (var iteration = 0u; iteration < dispatch.iterations; iteration += 1u) {
-        for (var colour = 0u; colour < params.colour_count; colour += 1u) {
+        for (var colour = 0u; colour < params.stretch_colour_count; colour += 1u) {
             let range = colour_table.entries[colour];
             for (var k = local_index; k < range.y; k += FUSED_WORKGROUP_SIZE) {
-                project_gauss_seidel(range.x + k);
+                project_stretch(range.x + k);
+            }
+            storageBarrier();
+        }
+        for (var colour = params.stretch_colour_count; colour < params.colour_count; colour += 1u) {
+            let range = colour_table.entries[colour];
+            for (var k = local_index; k < range.y; k += FUSED_WORKGROUP_SIZE) {
+                project_bending(range.x + k);
             }
             storageBarrier();
         }
@@ -44,8 +53,9 @@ fn fused_jacobi(@builtin(local_invocation_index) local_index: u32) {
         fused_predict(local_index, dispatch.substep);
     }
     for (var iteration = 0u; iteration < dispatch.iterations; iteration += 1u) {
-        for (var c = local_index; c < params.constraint_count; c += FUSED_WORKGROUP_SIZE) {
-            jacobi_correct(c);
+        let pairs = max(params.stretch_count, params.constraint_count - params.stretch_count);
+        for (var t = local_index; t < pairs; t += FUSED_WORKGROUP_SIZE) {
+            jacobi_correct_pair(t);
         }
         storageBarrier();
         for (var i = local_index; i < params.particle_count; i += FUSED_WORKGROUP_SIZE) {

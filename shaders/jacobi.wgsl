@@ -2,14 +2,49 @@
 // its own four slots; then each particle gathers its slots in a fixed order and applies
 // ω/n_i of the sum. No float atomics, so results are deterministic.
 
-fn jacobi_correct(c: u32) {
-    let k = constraint_correction(c, constraints[c]);
+fn jacobi_stretch(c: u32) {
+    let i0 = constraints[c].particles[0];
+    let i1 = constraints[c].particles[1];
+    let a = predicted[i0];
+    let b = predicted[i1];
+    let lambda = lambdas[c];
+    let k = distance_correction(
+        a.xyz, b.xyz, a.w, b.w, constraints[c].rest, lambda, params.stretch, params.compression,
+    );
+    // Slots 2 and 3 of a stretch constraint belong to no particle's gather list.
+    corrections[4u * c] = vec4<f32>(k.dp0, 0.0);
+    corrections[4u * c + 1u] = vec4<f32>(k.dp1, 0.0);
+    lambdas[c] = lambda + k.dlambda;
+}
+
+fn jacobi_bending(c: u32) {
+    let i = constraints[c].particles;
+    let a = predicted[i[0]];
+    let b = predicted[i[1]];
+    let e = predicted[i[2]];
+    let f = predicted[i[3]];
+    let lambda = lambdas[c];
+    let k = bending_correction(
+        a.xyz, b.xyz, e.xyz, f.xyz, vec4<f32>(a.w, b.w, e.w, f.w), constraints[c].rest, lambda,
+        params.bending,
+    );
     let base = 4u * c;
     corrections[base] = vec4<f32>(k.dp0, 0.0);
     corrections[base + 1u] = vec4<f32>(k.dp1, 0.0);
     corrections[base + 2u] = vec4<f32>(k.dp2, 0.0);
     corrections[base + 3u] = vec4<f32>(k.dp3, 0.0);
-    lambdas[c] += k.dlambda;
+    lambdas[c] = lambda + k.dlambda;
+}
+
+// Thread t projects stretch constraint t and bending constraint t (dispatched over the larger
+// count): both kinds' code runs in every thread, and none of it is wasted.
+fn jacobi_correct_pair(t: u32) {
+    if (t < params.stretch_count) {
+        jacobi_stretch(t);
+    }
+    if (t < params.constraint_count - params.stretch_count) {
+        jacobi_bending(params.stretch_count + t);
+    }
 }
 
 fn jacobi_gather(i: u32) {
@@ -32,10 +67,7 @@ fn jacobi_project(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    let c = linear_id(workgroup, workgroups, local_index);
-    if (c < params.constraint_count) {
-        jacobi_correct(c);
-    }
+    jacobi_correct_pair(linear_id(workgroup, workgroups, local_index));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

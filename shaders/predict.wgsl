@@ -20,13 +20,14 @@ fn predict_particle(i: u32, substep: u32) {
     predicted[i] = vec4<f32>(p, record.w);
 }
 
-// Thread i predicts particle i and resets multiplier i (dispatched over the larger count).
-fn predict_or_reset(i: u32, substep: u32) {
+// Thread i predicts particle i, then resets every multiplier its stride reaches (the kernel runs
+// one thread per particle; there are more constraints than particles).
+fn predict_and_reset(i: u32, threads: u32, substep: u32) {
     if (i < params.particle_count) {
         predict_particle(i, substep);
     }
-    if (i < params.constraint_count) {
-        lambdas[i] = 0.0;
+    for (var c = i; c < params.constraint_count; c += threads) {
+        lambdas[c] = 0.0;
     }
 }
 
@@ -36,5 +37,6 @@ fn predict(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    predict_or_reset(linear_id(workgroup, workgroups, local_index), dispatch.substep);
+    let threads = workgroups.x * workgroups.y * WORKGROUP_SIZE;
+    predict_and_reset(linear_id(workgroup, workgroups, local_index), threads, dispatch.substep);
 }

@@ -1,43 +1,60 @@
 // Stage 2 — coloured Gauss-Seidel projection (PBD §3.2): the constraints of one colour share no
-// particle, so each thread projects one and writes its particles directly.
+// particle, so each thread projects one and writes its particles directly. Stretch and bending
+// have separate functions and kernels (a colour holds one kind), so no thread pays for the
+// other kind's code.
 
-// The correction of constraint `con` (index c) from the current predicted positions.
-fn constraint_correction(c: u32, con: Constraint) -> Correction {
-    let a = predicted[con.particles[0]];
-    let b = predicted[con.particles[1]];
-    if (c < params.stretch_count) {
-        return distance_correction(a.xyz, b.xyz, a.w, b.w, con.rest, lambdas[c], params.stretch, params.compression);
-    }
-    let e = predicted[con.particles[2]];
-    let f = predicted[con.particles[3]];
-    return bending_correction(
-        a.xyz, b.xyz, e.xyz, f.xyz, vec4<f32>(a.w, b.w, e.w, f.w), con.rest, lambdas[c], params.bending,
+fn project_stretch(c: u32) {
+    let i0 = constraints[c].particles[0];
+    let i1 = constraints[c].particles[1];
+    let a = predicted[i0];
+    let b = predicted[i1];
+    let lambda = lambdas[c];
+    let k = distance_correction(
+        a.xyz, b.xyz, a.w, b.w, constraints[c].rest, lambda, params.stretch, params.compression,
     );
+    predicted[i0] = vec4<f32>(a.xyz + k.dp0, a.w);
+    predicted[i1] = vec4<f32>(b.xyz + k.dp1, b.w);
+    lambdas[c] = lambda + k.dlambda;
 }
 
-fn project_gauss_seidel(c: u32) {
-    let con = constraints[c];
-    let k = constraint_correction(c, con);
-    if (!k.valid) {
-        return;
-    }
-    predicted[con.particles[0]] += vec4<f32>(k.dp0, 0.0);
-    predicted[con.particles[1]] += vec4<f32>(k.dp1, 0.0);
-    if (c >= params.stretch_count) {
-        predicted[con.particles[2]] += vec4<f32>(k.dp2, 0.0);
-        predicted[con.particles[3]] += vec4<f32>(k.dp3, 0.0);
-    }
-    lambdas[c] += k.dlambda;
+fn project_bending(c: u32) {
+    let i = constraints[c].particles;
+    let a = predicted[i[0]];
+    let b = predicted[i[1]];
+    let e = predicted[i[2]];
+    let f = predicted[i[3]];
+    let lambda = lambdas[c];
+    let k = bending_correction(
+        a.xyz, b.xyz, e.xyz, f.xyz, vec4<f32>(a.w, b.w, e.w, f.w), constraints[c].rest, lambda,
+        params.bending,
+    );
+    predicted[i[0]] = vec4<f32>(a.xyz + k.dp0, a.w);
+    predicted[i[1]] = vec4<f32>(b.xyz + k.dp1, b.w);
+    predicted[i[2]] = vec4<f32>(e.xyz + k.dp2, e.w);
+    predicted[i[3]] = vec4<f32>(f.xyz + k.dp3, f.w);
+    lambdas[c] = lambda + k.dlambda;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn project_colour(
+fn project_stretch_colour(
     @builtin(workgroup_id) workgroup: vec3<u32>,
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let k = linear_id(workgroup, workgroups, local_index);
     if (k < dispatch.colour_count) {
-        project_gauss_seidel(dispatch.colour_start + k);
+        project_stretch(dispatch.colour_start + k);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn project_bending_colour(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let k = linear_id(workgroup, workgroups, local_index);
+    if (k < dispatch.colour_count) {
+        project_bending(dispatch.colour_start + k);
     }
 }

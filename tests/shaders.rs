@@ -42,7 +42,8 @@ fn solver_module_has_every_entry_point_within_webgpu_limits() {
     let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
     for wanted in [
         "predict",
-        "project_colour",
+        "project_stretch_colour",
+        "project_bending_colour",
         "jacobi_project",
         "jacobi_apply",
         "finalize",
@@ -148,6 +149,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             constraint_count,
             stretch_count,
             colour_count,
+            stretch_colour_count,
             substeps,
             iterations,
             collider_count,

@@ -60,9 +60,12 @@ pub struct GpuParams {
     pub constraint_count: u32,
     pub stretch_count: u32,
     pub colour_count: u32,
+    pub stretch_colour_count: u32,
     pub substeps: u32,
     pub iterations: u32,
     pub collider_count: u32,
+    /// Keeps `colliders` 16-byte aligned, as WGSL places it.
+    pub _pad: [u32; 3],
     pub colliders: [GpuCollider; MAX_COLLIDERS],
 }
 
@@ -95,9 +98,11 @@ impl GpuParams {
             constraint_count: model.constraints.len() as u32,
             stretch_count: model.stretch_count as u32,
             colour_count: model.colours.len() as u32,
+            stretch_colour_count: model.stretch_colour_count as u32,
             substeps: params.substeps,
             iterations: params.iterations,
             collider_count: colliders.len() as u32,
+            _pad: [0; 3],
             colliders: gpu_colliders,
         }
     }

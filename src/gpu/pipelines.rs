@@ -5,7 +5,8 @@ use super::shaders;
 
 pub(crate) struct Pipelines {
     pub predict: wgpu::ComputePipeline,
-    pub project_colour: wgpu::ComputePipeline,
+    pub project_stretch_colour: wgpu::ComputePipeline,
+    pub project_bending_colour: wgpu::ComputePipeline,
     pub jacobi_project: wgpu::ComputePipeline,
     pub jacobi_apply: wgpu::ComputePipeline,
     pub finalize: wgpu::ComputePipeline,
@@ -18,7 +19,8 @@ impl Pipelines {
     pub fn get(&self, kernel: Kernel) -> &wgpu::ComputePipeline {
         match kernel {
             Kernel::Predict => &self.predict,
-            Kernel::ProjectColour => &self.project_colour,
+            Kernel::ProjectStretchColour => &self.project_stretch_colour,
+            Kernel::ProjectBendingColour => &self.project_bending_colour,
             Kernel::JacobiProject => &self.jacobi_project,
             Kernel::JacobiApply => &self.jacobi_apply,
             Kernel::Finalize => &self.finalize,
@@ -125,7 +127,8 @@ pub(crate) fn build_pipelines(
     let solver = |entry_point| pipeline(&solver_module, &solver_pipeline_layout, entry_point);
     Pipelines {
         predict: solver("predict"),
-        project_colour: solver("project_colour"),
+        project_stretch_colour: solver("project_stretch_colour"),
+        project_bending_colour: solver("project_bending_colour"),
         jacobi_project: solver("jacobi_project"),
         jacobi_apply: solver("jacobi_apply"),
         finalize: solver("finalize"),

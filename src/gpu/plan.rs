@@ -13,7 +13,8 @@ const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kernel {
     Predict,
-    ProjectColour,
+    ProjectStretchColour,
+    ProjectBendingColour,
     JacobiProject,
     JacobiApply,
     Finalize,
@@ -75,18 +76,23 @@ pub(crate) fn frame_plan(
         return Some(plan);
     }
     let particles = model.particle_count() as u32;
-    let constraints = model.constraints.len() as u32;
+    let constraint_pairs = model.stretch_count.max(model.bending_count()) as u32;
     for substep in 0..params.substeps {
-        plan.push(Kernel::Predict, info(substep), workgroups_for(particles.max(constraints)));
+        plan.push(Kernel::Predict, info(substep), workgroups_for(particles));
         for _ in 0..params.iterations {
             if jacobi {
-                plan.push(Kernel::JacobiProject, info(0), workgroups_for(constraints));
+                plan.push(Kernel::JacobiProject, info(0), workgroups_for(constraint_pairs));
                 plan.push(Kernel::JacobiApply, info(0), workgroups_for(particles));
             } else {
-                for range in &model.colours {
+                for (k, range) in model.colours.iter().enumerate() {
                     let colour =
                         DispatchInfo { colour_start: range.start, colour_count: range.end - range.start, ..info(0) };
-                    plan.push(Kernel::ProjectColour, colour, workgroups_for(range.end - range.start));
+                    let kernel = if k < model.stretch_colour_count {
+                        Kernel::ProjectStretchColour
+                    } else {
+                        Kernel::ProjectBendingColour
+                    };
+                    plan.push(kernel, colour, workgroups_for(range.end - range.start));
                 }
             }
         }
@@ -112,11 +118,13 @@ impl FusedLoopCosts {
         let longest_gather = (0..particles).map(|i| model.particle_slots.row(i).len()).max().unwrap_or(0) as u64;
         let sweep: u64 = match params.mode {
             SolverMode::GaussSeidel => model.colours.iter().map(|r| strided((r.end - r.start) as usize) + 1).sum(),
-            SolverMode::Jacobi { .. } => strided(constraints) + strided(particles) * (longest_gather + 1),
+            SolverMode::Jacobi { .. } => {
+                strided(model.stretch_count.max(model.bending_count())) + strided(particles) * (longest_gather + 1)
+            }
         };
         let colliders = crate::collider::MAX_COLLIDERS as u64;
         Self {
-            predict: strided(particles.max(constraints)),
+            predict: strided(particles) + strided(constraints),
             iteration: sweep + 1,
             finalize: strided(particles) * (2 * colliders + 1),
         }
