@@ -20,6 +20,7 @@ enum Layout {
     Auto,
     Single,
     PerColour,
+    Striped,
 }
 
 #[derive(Debug, Parser)]
@@ -73,6 +74,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
             Layout::Auto => DispatchStrategy::Auto,
             Layout::Single => DispatchStrategy::SingleWorkgroup,
             Layout::PerColour => DispatchStrategy::PerColour,
+            Layout::Striped => DispatchStrategy::Striped,
         },
         ..scene.params
     };
@@ -116,6 +118,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "stretch_colours": model.stretch_colours().len(),
         "bending_constraints": model.bending_count(),
         "bending_colours": model.bending_colours().len(),
+        "stripes_per_phase": model.phases.each_ref().map(|p| p.stripes.len()),
         "dispatches_per_frame": solver.dispatches_per_frame(),
         "gpu_memory_bytes": solver.allocated_bytes(),
         "wall_ms": wall.json(),

@@ -2,10 +2,10 @@
 // (src/gpu/layout.rs, src/model.rs); tests/shaders.rs checks sizes and offsets with naga.
 
 const WORKGROUP_SIZE: u32 = 64u;
-// Invocations of the single-workgroup substep kernels, chosen per adapter when the pipeline is
-// built: 256 (the WebGPU default maximum) on GPUs, 64 on CPU adapters (measured faster on
-// lavapipe; see FUSED_WORKGROUP_SIZE_CPU in src/gpu/solver.rs).
+// Invocations of the single-workgroup substep kernels and of the striped kernel, chosen per
+// adapter when the pipelines are built (WorkgroupSizes in src/gpu/plan.rs says why).
 override FUSED_WORKGROUP_SIZE: u32 = 256u;
+override STRIPE_WORKGROUP_SIZE: u32 = 64u;
 const MAX_COLLIDERS: u32 = 8u;
 const MAX_COLOURS: u32 = 128u;
 const COLLIDER_PLANE: u32 = 0u;
@@ -29,6 +29,9 @@ struct Collider {
 struct Params {
     // Gravity plus external acceleration (m/s²); w unused.
     acceleration: vec4<f32>,
+    // Colours per Gauss-Seidel phase (src/model.rs Phase), in colour table order:
+    // [phase 0 stretch, phase 0 bending, phase 1 stretch, phase 1 bending].
+    phase_colours: vec4<u32>,
     // [k, α̃] of stretched distance constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0).
     stretch: vec2<f32>,
     // [k, α̃] of compressed distance constraints.
@@ -50,14 +53,9 @@ struct Params {
     constraint_count: u32,
     stretch_count: u32,
     colour_count: u32,
-    // The first stretch_colour_count colours are stretch colours, the rest bending.
-    stretch_colour_count: u32,
     substeps: u32,
     iterations: u32,
     collider_count: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
     colliders: array<Collider, MAX_COLLIDERS>,
 }
 
@@ -84,9 +82,10 @@ struct DispatchInfo {
     // substep's first and last stages it runs (STAGE_PREDICT | STAGE_FINALIZE).
     iterations: u32,
     stages: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // Striped layout: where the phase's stripe ranges start in `lists`, and the phase's colours.
+    stripe_ranges: u32,
+    stretch_colours: u32,
+    bending_colours: u32,
 }
 
 const STAGE_PREDICT: u32 = 1u;

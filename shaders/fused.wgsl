@@ -27,19 +27,24 @@ fn fused_gauss_seidel(@builtin(local_invocation_index) local_index: u32) {
         fused_predict(local_index, dispatch.substep);
     }
     for (var iteration = 0u; iteration < dispatch.iterations; iteration += 1u) {
-        for (var colour = 0u; colour < params.stretch_colour_count; colour += 1u) {
-            let range = colour_table.entries[colour];
-            for (var k = local_index; k < range.y; k += FUSED_WORKGROUP_SIZE) {
-                project_stretch(range.x + k);
+        var colour = 0u;
+        for (var phase = 0u; phase < 2u; phase += 1u) {
+            let stretch_end = colour + params.phase_colours[2u * phase];
+            for (; colour < stretch_end; colour += 1u) {
+                let range = colour_table.entries[colour];
+                for (var k = local_index; k < range.y; k += FUSED_WORKGROUP_SIZE) {
+                    project_stretch(range.x + k);
+                }
+                storageBarrier();
             }
-            storageBarrier();
-        }
-        for (var colour = params.stretch_colour_count; colour < params.colour_count; colour += 1u) {
-            let range = colour_table.entries[colour];
-            for (var k = local_index; k < range.y; k += FUSED_WORKGROUP_SIZE) {
-                project_bending(range.x + k);
+            let bending_end = colour + params.phase_colours[2u * phase + 1u];
+            for (; colour < bending_end; colour += 1u) {
+                let range = colour_table.entries[colour];
+                for (var k = local_index; k < range.y; k += FUSED_WORKGROUP_SIZE) {
+                    project_bending(range.x + k);
+                }
+                storageBarrier();
             }
-            storageBarrier();
         }
     }
     if ((dispatch.stages & STAGE_FINALIZE) != 0u) {

@@ -48,15 +48,15 @@ fn jacobi_correct_pair(t: u32) {
 }
 
 fn jacobi_gather(i: u32) {
-    let start = slot_lists[i];
-    let end = slot_lists[i + 1u];
+    let start = lists[i];
+    let end = lists[i + 1u];
     if (end == start) {
         return;
     }
     let items = params.particle_count + 1u;
     var sum = vec3<f32>(0.0);
     for (var s = start; s < end; s += 1u) {
-        sum += corrections[slot_lists[items + s]].xyz;
+        sum += corrections[lists[items + s]].xyz;
     }
     predicted[i] += vec4<f32>(sum * (params.relaxation / f32(end - start)), 0.0);
 }

@@ -1,7 +1,7 @@
 // Stage 2 — coloured Gauss-Seidel projection (PBD §3.2): the constraints of one colour share no
 // particle, so each thread projects one and writes its particles directly. Stretch and bending
-// have separate functions and kernels (a colour holds one kind), so no thread pays for the
-// other kind's code.
+// have separate functions and loops (a colour holds one kind), so no thread pays for the other
+// kind's code. Kernels: one colour per dispatch, or one phase of stripes per dispatch.
 
 fn project_stretch(c: u32) {
     let i0 = constraints[c].particles[0];
@@ -56,5 +56,34 @@ fn project_bending_colour(
     let k = linear_id(workgroup, workgroups, local_index);
     if (k < dispatch.colour_count) {
         project_bending(dispatch.colour_start + k);
+    }
+}
+
+// One phase of a Gauss-Seidel iteration: workgroup w projects stripe w of the phase colour by
+// colour, with a storage barrier after each colour. Stripes of one phase share no particle
+// (src/stripes.rs), so they need no synchronisation with each other: a whole phase, whatever
+// its colour count, is one dispatch. Stripe w's ranges are (start, count) pairs in `lists`.
+@compute @workgroup_size(STRIPE_WORKGROUP_SIZE)
+fn project_stripes(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let colours = dispatch.stretch_colours + dispatch.bending_colours;
+    let base = dispatch.stripe_ranges + 2u * workgroup.x * colours;
+    for (var j = 0u; j < dispatch.stretch_colours; j += 1u) {
+        let start = lists[base + 2u * j];
+        let count = lists[base + 2u * j + 1u];
+        for (var k = local_index; k < count; k += STRIPE_WORKGROUP_SIZE) {
+            project_stretch(start + k);
+        }
+        storageBarrier();
+    }
+    for (var j = dispatch.stretch_colours; j < colours; j += 1u) {
+        let start = lists[base + 2u * j];
+        let count = lists[base + 2u * j + 1u];
+        for (var k = local_index; k < count; k += STRIPE_WORKGROUP_SIZE) {
+            project_bending(start + k);
+        }
+        storageBarrier();
     }
 }

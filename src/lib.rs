@@ -35,6 +35,7 @@ pub mod params;
 pub mod pins;
 pub mod reference;
 pub mod scene;
+pub mod stripes;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 

@@ -1,10 +1,12 @@
 //! The cloth model: fixed topology and rest data derived once from a mesh — masses, stretch and
-//! bending constraints sorted into colours, and the adjacency lists the kernels gather over.
+//! bending constraints sorted into the Gauss-Seidel schedule (two phases of stripes, each phase
+//! coloured), and the adjacency lists the kernels gather over.
 
 use crate::coloring::{color_constraints, Coloring, MAX_COLOURS};
 use crate::error::{Error, MeshError, ParamError};
 use crate::math::{dihedral_angle, normalize_or_up, weighted_face_normal};
 use crate::mesh::{ClothMesh, MeshEdge};
+use crate::stripes::{stripes, validate_stripes, Stripes};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::ops::Range;
@@ -76,20 +78,40 @@ pub struct ClothModel {
     pub masses: Vec<f32>,
     /// `1/m`, or 0 for pinned particles (PBD §3.6).
     pub inverse_masses: Vec<f32>,
-    /// All constraints: stretch constraints by colour, then bending constraints by colour.
+    /// All constraints: stretch constraints, then bending constraints; each kind by phase, then
+    /// colour, then stripe.
     pub constraints: Vec<Constraint>,
     /// How many of `constraints` are stretch constraints (they come first).
     pub stretch_count: usize,
-    /// Each colour's range of `constraints`, in projection order; the first
-    /// `stretch_colour_count` are stretch colours.
+    /// Each colour's range of `constraints`, in projection order (the Gauss-Seidel order):
+    /// phase 0's stretch colours, its bending colours, then phase 1's.
     pub colours: Vec<Range<u32>>,
-    /// How many of `colours` are stretch colours.
-    pub stretch_colour_count: usize,
+    /// The two Gauss-Seidel phases (even stripes, odd stripes).
+    pub phases: [Phase; 2],
     /// Jacobi gather lists: particle → correction slots `4·constraint + k`, by constraint index.
     pub particle_slots: Csr,
     /// Normal gather lists: vertex → adjacent triangles.
     pub vertex_triangles: Csr,
 }
+
+/// One Gauss-Seidel phase: stripes that share no particle ([`crate::stripes`]), each coloured on
+/// its own; a phase's colours are the union of its stripes' colours.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Phase {
+    /// This phase's colours, as indices into [`ClothModel::colours`]: `stretch_colours` stretch
+    /// colours, then bending colours.
+    pub colours: Range<usize>,
+    /// How many of this phase's colours are stretch colours.
+    pub stretch_colours: usize,
+    /// Each stripe's share of each of the phase's colours: `stripes[s][j]` is the part of
+    /// colour `colours.start + j` that stripe `s` of this phase owns (possibly empty).
+    pub stripes: Vec<Vec<Range<u32>>>,
+}
+
+/// Constraints per stripe the model aims for: a few stripes per phase keep both cores of a
+/// CPU adapter busy with enough constraints per colour to fill its SIMD lanes, and a large
+/// cloth gets many stripes (workgroups) for a GPU.
+pub const STRIPE_TARGET_CONSTRAINTS: usize = 3072;
 
 /// Default surface density of the cloth, kg/m² (a medium cotton).
 pub const DEFAULT_DENSITY: f32 = 0.2;
@@ -122,15 +144,7 @@ impl ClothModel {
         let edges = mesh.edges()?;
         let stretch = stretch_constraints(&mesh, &edges);
         let bending = bending_constraints(&mesh, &edges);
-        let (stretch, stretch_ranges) = sort_by_colour(stretch, n, 0)?;
-        let (bending, bending_ranges) = sort_by_colour(bending, n, stretch_ranges.len())?;
-        let stretch_count = stretch.len();
-        let stretch_colour_count = stretch_ranges.len();
-        let colours = stretch_ranges
-            .into_iter()
-            .chain(bending_ranges.into_iter().map(|r| r.start + stretch_count as u32..r.end + stretch_count as u32))
-            .collect();
-        let constraints: Vec<Constraint> = stretch.into_iter().chain(bending).collect();
+        let (constraints, stretch_count, colours, phases) = schedule(stretch, bending, n)?;
         let particle_slots = Csr::from_pairs(
             n,
             constraints.iter().enumerate().flat_map(|(c, con)| {
@@ -148,15 +162,15 @@ impl ClothModel {
             constraints,
             stretch_count,
             colours,
-            stretch_colour_count,
+            phases,
             particle_slots,
             vertex_triangles,
         })
     }
 
     /// Checks the invariants the solvers rely on — useful when a model was edited by hand:
-    /// constraint particles in range, stretch constraints first, colours tiling the constraints
-    /// without a kind straddling a colour, finite positive masses, and consistent gather lists.
+    /// constraint particles in range, stretch constraints first, a valid Gauss-Seidel schedule
+    /// (see `validate_schedule`), finite positive masses, and consistent gather lists.
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |what: &str| Err(Error::Mesh(MeshError::InvalidModel { reason: what.to_string() }));
         let n = self.particle_count();
@@ -168,8 +182,8 @@ impl ClothModel {
         {
             return bad("masses finite and positive, inverse masses finite and non-negative");
         }
-        if self.stretch_count > self.constraints.len() || self.stretch_colour_count > self.colours.len() {
-            return bad("stretch constraints and colours within the lists");
+        if self.stretch_count > self.constraints.len() {
+            return bad("stretch constraints within the list");
         }
         for (c, con) in self.constraints.iter().enumerate() {
             let arity = if c < self.stretch_count { 2 } else { 4 };
@@ -178,18 +192,8 @@ impl ClothModel {
                 return bad("constraint particles in range and finite rest values");
             }
         }
-        let mut next = 0;
-        for (k, range) in self.colours.iter().enumerate() {
-            let in_stretch = k < self.stretch_colour_count;
-            let boundary = self.stretch_count as u32;
-            let straddles = if in_stretch { range.end > boundary } else { range.start < boundary };
-            if range.start != next || range.end < range.start || straddles {
-                return bad("colours tile the constraints in order, one kind each");
-            }
-            next = range.end;
-        }
-        if next as usize != self.constraints.len() {
-            return bad("colours cover every constraint");
+        if let Err(reason) = self.validate_schedule() {
+            return bad(&reason);
         }
         let csr_ok = |csr: &Csr, items: usize, bound: usize| {
             csr.offsets.len() == n + 1
@@ -217,9 +221,82 @@ impl ClothModel {
         self.constraints.len() - self.stretch_count
     }
 
-    /// The stretch colours' ranges of `constraints`.
-    pub fn stretch_colours(&self) -> &[Range<u32>] {
-        &self.colours[..self.stretch_colour_count]
+    /// The stretch colours' ranges of `constraints` (both phases).
+    pub fn stretch_colours(&self) -> Vec<Range<u32>> {
+        self.phases
+            .iter()
+            .flat_map(|p| self.colours[p.colours.start..p.colours.start + p.stretch_colours].to_vec())
+            .collect()
+    }
+
+    /// The bending colours' ranges of `constraints` (both phases).
+    pub fn bending_colours(&self) -> Vec<Range<u32>> {
+        self.phases
+            .iter()
+            .flat_map(|p| self.colours[p.colours.start + p.stretch_colours..p.colours.end].to_vec())
+            .collect()
+    }
+
+    /// Checks the Gauss-Seidel schedule: the phases' colours run through `colours` in order,
+    /// stretch colours first; every colour holds one kind and no two of its constraints share a
+    /// particle; the colours cover every constraint once; each stripe's ranges tile its colours in stripe order; and stripes of one phase
+    /// share no particle.
+    fn validate_schedule(&self) -> Result<(), String> {
+        let boundary = self.stretch_count as u32;
+        let mut covered = vec![false; self.constraints.len()];
+        let mut stripe_of = vec![u32::MAX; self.constraints.len()];
+        let mut colour_of_particle = vec![usize::MAX; self.particle_count()];
+        let mut next_colour = 0;
+        for (p, phase) in self.phases.iter().enumerate() {
+            if phase.colours.start != next_colour
+                || phase.colours.end > self.colours.len()
+                || phase.colours.start + phase.stretch_colours > phase.colours.end
+            {
+                return Err("phases list the colours in order".into());
+            }
+            next_colour = phase.colours.end;
+            for (j, k) in phase.colours.clone().enumerate() {
+                let range = self.colours[k].clone();
+                let stretch = j < phase.stretch_colours;
+                if range.end as usize > covered.len()
+                    || (stretch && range.end > boundary)
+                    || (!stretch && range.start < boundary)
+                {
+                    return Err("each colour holds one kind, stretch colours first in a phase".into());
+                }
+                let mut next = range.start;
+                for (s, ranges) in phase.stripes.iter().enumerate() {
+                    let part = ranges.get(j).cloned().unwrap_or(next..next);
+                    if ranges.len() != phase.colours.len() || part.start != next || part.end < part.start {
+                        return Err("each stripe's ranges tile the phase's colours".into());
+                    }
+                    stripe_of[part.start as usize..part.end as usize].fill((2 * s + p) as u32);
+                    next = part.end;
+                }
+                if next != range.end {
+                    return Err("each stripe's ranges tile the phase's colours".into());
+                }
+                for seen in &mut covered[range.start as usize..range.end as usize] {
+                    if std::mem::replace(seen, true) {
+                        return Err("no constraint in two colours".into());
+                    }
+                }
+                for con in &self.constraints[range.start as usize..range.end as usize] {
+                    for &particle in con.used_particles() {
+                        if std::mem::replace(&mut colour_of_particle[particle as usize], k) == k {
+                            return Err(format!("particle {particle} is used twice in colour {k}"));
+                        }
+                    }
+                }
+            }
+        }
+        if next_colour != self.colours.len() || covered.iter().any(|&c| !c) {
+            return Err("colours cover every constraint".into());
+        }
+        let count =
+            self.phases.iter().enumerate().map(|(p, ph)| 2 * ph.stripes.len() as u32 + p as u32).max().unwrap_or(0);
+        let particles: Vec<&[u32]> = self.constraints.iter().map(Constraint::used_particles).collect();
+        validate_stripes(&Stripes { of_constraint: stripe_of, count }, &particles, self.particle_count())
     }
 
     /// Area-weighted unit vertex normals of `positions`: each vertex sums
@@ -235,11 +312,6 @@ impl ClothModel {
                 normalize_or_up(sum)
             })
             .collect()
-    }
-
-    /// The bending colours' ranges of `constraints`.
-    pub fn bending_colours(&self) -> &[Range<u32>] {
-        &self.colours[self.stretch_colour_count..]
     }
 }
 
@@ -275,17 +347,61 @@ fn bending_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> Vec<Constraint> 
         .collect()
 }
 
-/// Colours one constraint kind and returns it reordered by colour with the colour ranges.
-fn sort_by_colour(
-    constraints: Vec<Constraint>,
-    particle_count: usize,
-    colours_before: usize,
-) -> Result<(Vec<Constraint>, Vec<Range<u32>>), Error> {
-    let particles: Vec<&[u32]> = constraints.iter().map(Constraint::used_particles).collect();
-    let Coloring { order, ranges } = color_constraints(&particles, particle_count)
-        .map_err(|needed| Error::TooManyColours { needed: needed + colours_before, max: MAX_COLOURS })?;
-    if colours_before + ranges.len() > MAX_COLOURS {
-        return Err(Error::TooManyColours { needed: colours_before + ranges.len(), max: MAX_COLOURS });
+/// The constraints in Gauss-Seidel schedule order with `(constraints, stretch count, colours,
+/// phases)`: both kinds are split into stripes together, and each kind's share of each phase is
+/// coloured on its own and ordered by colour, then stripe.
+type Schedule = (Vec<Constraint>, usize, Vec<Range<u32>>, [Phase; 2]);
+
+fn schedule(stretch: Vec<Constraint>, bending: Vec<Constraint>, particle_count: usize) -> Result<Schedule, Error> {
+    let particles: Vec<&[u32]> = stretch.iter().chain(&bending).map(Constraint::used_particles).collect();
+    let stripes = stripes(&particles, particle_count, STRIPE_TARGET_CONSTRAINTS);
+    let (stretch_stripes, bending_stripes) = stripes.of_constraint.split_at(stretch.len());
+    let stretch_count = stretch.len();
+    let mut constraints = Vec::with_capacity(particles.len());
+    let mut stripe_order = Vec::with_capacity(particles.len());
+    // [kind][phase] → colour ranges of `constraints`.
+    let mut ranges: [[Vec<Range<u32>>; 2]; 2] = Default::default();
+    for (kind, (list, of)) in [(&stretch, stretch_stripes), (&bending, bending_stripes)].into_iter().enumerate() {
+        for (phase, phase_ranges) in ranges[kind].iter_mut().enumerate() {
+            let members: Vec<usize> = (0..list.len()).filter(|&c| of[c] as usize % 2 == phase).collect();
+            let member_particles: Vec<&[u32]> = members.iter().map(|&c| list[c].used_particles()).collect();
+            let Coloring { order, ranges: colour_ranges } = color_constraints(&member_particles, particle_count)
+                .map_err(|needed| Error::TooManyColours { needed, max: MAX_COLOURS })?;
+            for range in colour_ranges {
+                let mut colour: Vec<usize> =
+                    order[range.start as usize..range.end as usize].iter().map(|&k| members[k as usize]).collect();
+                colour.sort_by_key(|&c| (of[c], c));
+                let start = constraints.len() as u32;
+                constraints.extend(colour.iter().map(|&c| list[c]));
+                stripe_order.extend(colour.iter().map(|&c| of[c]));
+                phase_ranges.push(start..constraints.len() as u32);
+            }
+        }
     }
-    Ok((order.iter().map(|&c| constraints[c as usize]).collect(), ranges))
+    let mut colours = Vec::new();
+    let phases = [0, 1].map(|phase| {
+        let start = colours.len();
+        let (stretch_ranges, bending_ranges) = (&ranges[0][phase], &ranges[1][phase]);
+        colours.extend(stretch_ranges.iter().chain(bending_ranges).cloned());
+        let phase_colours = &colours[start..];
+        let stripes = (phase as u32..stripes.count)
+            .step_by(2)
+            .map(|stripe| {
+                phase_colours
+                    .iter()
+                    .map(|range| {
+                        let within = &stripe_order[range.start as usize..range.end as usize];
+                        let begin = range.start + within.partition_point(|&s| s < stripe) as u32;
+                        let end = range.start + within.partition_point(|&s| s <= stripe) as u32;
+                        begin..end
+                    })
+                    .collect()
+            })
+            .collect();
+        Phase { colours: start..colours.len(), stretch_colours: stretch_ranges.len(), stripes }
+    });
+    if colours.len() > MAX_COLOURS {
+        return Err(Error::TooManyColours { needed: colours.len(), max: MAX_COLOURS });
+    }
+    Ok((constraints, stretch_count, colours, phases))
 }

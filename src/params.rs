@@ -57,9 +57,10 @@ pub enum SolverMode {
 /// How a frame is spread over compute dispatches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DispatchStrategy {
-    /// Picks the faster layout: on CPU adapters (lavapipe, ~74 µs per dispatch) a single
-    /// workgroup while the per-colour plan would spend more on dispatches than on projections;
-    /// on GPUs a single workgroup only for small cloths (≤ 1024 particles).
+    /// Picks the faster layout. Gauss-Seidel: `Striped` once both phases have a stripe on a
+    /// CPU adapter, or the cloth has more than 1024 particles on a GPU; `SingleWorkgroup` below. Jacobi: on CPU adapters (lavapipe, ~50–80 µs per dispatch) a
+    /// single workgroup while the per-colour plan would spend more on dispatches than on
+    /// projections; on GPUs a single workgroup only for cloths of ≤ 1024 particles.
     Auto,
     /// Each substep (all its iterations and colours) in one dispatch of one workgroup, colours
     /// separated by storage barriers: `substeps + 1` dispatches per frame (more on CPU adapters
@@ -68,6 +69,11 @@ pub enum DispatchStrategy {
     SingleWorkgroup,
     /// One dispatch per stage, per colour, per iteration: uses the whole GPU.
     PerColour,
+    /// Gauss-Seidel in stripes ([`crate::stripes`]): one dispatch per phase per iteration
+    /// (two), one workgroup per stripe, colours separated by storage barriers inside the
+    /// workgroup: `substeps · (2·iterations + 2)` dispatches per frame that use every core of a
+    /// CPU adapter and many workgroups on a GPU. Jacobi runs as in `PerColour`.
+    Striped,
 }
 
 /// Everything that controls a step. Change it between frames with

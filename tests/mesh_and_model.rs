@@ -157,32 +157,79 @@ fn hand_edited_models_are_rejected_by_the_solvers() {
     let mut broken = model.clone();
     broken.colours.pop();
     assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
+    // Two constraints of one colour on the same particles.
+    let mut broken = model.clone();
+    let first = broken.colours[0].start as usize;
+    broken.constraints[first + 1] = broken.constraints[first];
+    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
     let mut broken = model;
     broken.particle_slots.items[0] = u32::MAX;
     assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
 }
 
+/// Each phase's stretch and bending colours are valid colourings of the constraints they hold,
+/// and the schedule as a whole passes the model's own check (stripes of a phase share no
+/// particle, every constraint is scheduled once).
 fn assert_valid_colouring(model: &ClothModel) {
-    for (kind, colours) in [("stretch", model.stretch_colours()), ("bending", model.bending_colours())] {
-        let offset = colours.first().map_or(0, |r| r.start);
-        let end = colours.last().map_or(0, |r| r.end);
-        let particles: Vec<&[u32]> =
-            model.constraints[offset as usize..end as usize].iter().map(|c| c.used_particles()).collect();
-        let coloring = drape::coloring::Coloring {
-            order: (0..particles.len() as u32).collect(),
-            ranges: colours.iter().map(|r| r.start - offset..r.end - offset).collect(),
-        };
-        validate_coloring(&coloring, &particles, model.particle_count()).unwrap_or_else(|e| panic!("{kind}: {e}"));
+    model.validate().unwrap();
+    for (p, phase) in model.phases.iter().enumerate() {
+        let (stretch, bending) = model.colours[phase.colours.clone()].split_at(phase.stretch_colours);
+        for (kind, colours) in [("stretch", stretch), ("bending", bending)] {
+            let offset = colours.first().map_or(0, |r| r.start);
+            let end = colours.last().map_or(0, |r| r.end);
+            let particles: Vec<&[u32]> =
+                model.constraints[offset as usize..end as usize].iter().map(|c| c.used_particles()).collect();
+            let coloring = drape::coloring::Coloring {
+                order: (0..particles.len() as u32).collect(),
+                ranges: colours.iter().map(|r| r.start - offset..r.end - offset).collect(),
+            };
+            validate_coloring(&coloring, &particles, model.particle_count())
+                .unwrap_or_else(|e| panic!("phase {p} {kind}: {e}"));
+        }
     }
 }
 
 #[test]
-fn grid_colourings_are_valid_and_stretch_needs_at_most_eight() {
+fn grid_colourings_are_valid_and_stretch_needs_at_most_eight_per_phase() {
     for n in [3, 8, 17, 33, 49] {
         let model = ClothModel::new(grid(n), 0.2, &[]).unwrap();
         assert_valid_colouring(&model);
-        assert!(model.stretch_colours().len() <= 8, "{n}²: {} stretch colours", model.stretch_colours().len());
+        for phase in &model.phases {
+            assert!(phase.stretch_colours <= 8, "{n}²: {} stretch colours in a phase", phase.stretch_colours);
+        }
     }
+}
+
+#[test]
+fn stripes_split_a_large_grid_into_disjoint_bands_for_two_phases() {
+    let model = ClothModel::new(grid(64), 0.2, &[]).unwrap();
+    let constraints = model.constraints.len();
+    let stripes: Vec<usize> = model.phases.iter().map(|p| p.stripes.len()).collect();
+    // ~3072 constraints per stripe: four per phase, so both cores of a CPU adapter stay busy.
+    assert!(stripes.iter().all(|&s| s >= 2), "{stripes:?} stripes per phase");
+    assert!(stripes.iter().sum::<usize>() <= constraints.div_ceil(drape::model::STRIPE_TARGET_CONSTRAINTS) + 1);
+    for phase in &model.phases {
+        let sizes: Vec<u32> = phase.stripes.iter().map(|ranges| ranges.iter().map(|r| r.end - r.start).sum()).collect();
+        let largest = *sizes.iter().max().unwrap();
+        assert!(largest as usize <= 2 * drape::model::STRIPE_TARGET_CONSTRAINTS, "stripe sizes {sizes:?}");
+    }
+    assert_valid_colouring(&model);
+}
+
+#[test]
+fn stripe_validation_catches_a_particle_shared_within_a_phase() {
+    use drape::stripes::{stripes, validate_stripes, Stripes};
+    // A path 0-1-2-3-4-5 of edges: one level per particle.
+    let constraints: Vec<&[u32]> = vec![&[0, 1], &[1, 2], &[2, 3], &[3, 4], &[4, 5]];
+    let split = stripes(&constraints, 6, 1);
+    assert_eq!(split.count, 5, "{split:?}");
+    validate_stripes(&split, &constraints, 6).unwrap();
+    // Edges 0-1 and 1-2 in stripes 0 and 2 (one phase) share particle 1.
+    let bad = Stripes { of_constraint: vec![0, 2, 1, 3, 4], count: 5 };
+    assert!(validate_stripes(&bad, &constraints, 6).is_err());
+    // Two components: both get levels, and stripes stay disjoint within each phase.
+    let two: Vec<&[u32]> = vec![&[0, 1], &[1, 2], &[3, 4], &[4, 5]];
+    validate_stripes(&stripes(&two, 6, 1), &two, 6).unwrap();
 }
 
 #[test]

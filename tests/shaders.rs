@@ -49,6 +49,7 @@ fn solver_module_has_every_entry_point_within_webgpu_limits() {
         "finalize",
         "fused_gauss_seidel",
         "fused_jacobi",
+        "project_stripes",
     ] {
         assert!(names.contains(&wanted), "missing entry point {wanted}");
     }
@@ -135,6 +136,7 @@ fn gpu_structs_match_their_wgsl_twins() {
         rust_offsets!(
             GpuParams,
             acceleration,
+            phase_colours,
             stretch,
             compression,
             bending,
@@ -149,7 +151,6 @@ fn gpu_structs_match_their_wgsl_twins() {
             constraint_count,
             stretch_count,
             colour_count,
-            stretch_colour_count,
             substeps,
             iterations,
             collider_count,
@@ -162,7 +163,17 @@ fn gpu_structs_match_their_wgsl_twins() {
         &module,
         "DispatchInfo",
         size_of::<DispatchInfo>(),
-        rust_offsets!(DispatchInfo, substep, colour_start, colour_count, iterations, stages),
+        rust_offsets!(
+            DispatchInfo,
+            substep,
+            colour_start,
+            colour_count,
+            iterations,
+            stages,
+            stripe_ranges,
+            stretch_colours,
+            bending_colours
+        ),
     );
 }
 

@@ -3,7 +3,7 @@
 
 use crate::collider::{Collider, MAX_COLLIDERS};
 use crate::coloring::MAX_COLOURS;
-use crate::model::ClothModel;
+use crate::model::{ClothModel, Phase};
 use crate::params::{SolverMode, SolverParams};
 use bytemuck::{Pod, Zeroable};
 
@@ -46,6 +46,7 @@ impl GpuCollider {
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuParams {
     pub acceleration: [f32; 4],
+    pub phase_colours: [u32; 4],
     pub stretch: [f32; 2],
     pub compression: [f32; 2],
     pub bending: [f32; 2],
@@ -60,12 +61,9 @@ pub struct GpuParams {
     pub constraint_count: u32,
     pub stretch_count: u32,
     pub colour_count: u32,
-    pub stretch_colour_count: u32,
     pub substeps: u32,
     pub iterations: u32,
     pub collider_count: u32,
-    /// Keeps `colliders` 16-byte aligned, as WGSL places it.
-    pub _pad: [u32; 3],
     pub colliders: [GpuCollider; MAX_COLLIDERS],
 }
 
@@ -79,8 +77,11 @@ impl GpuParams {
             *slot = GpuCollider::from_collider(collider);
         }
         let acceleration = params.gravity + params.external_acceleration;
+        let kinds = |p: &Phase| [p.stretch_colours as u32, (p.colours.len() - p.stretch_colours) as u32];
+        let [p0, p1] = model.phases.each_ref().map(kinds);
         Self {
             acceleration: [acceleration.x, acceleration.y, acceleration.z, 0.0],
+            phase_colours: [p0[0], p0[1], p1[0], p1[1]],
             stretch,
             compression,
             bending,
@@ -98,11 +99,9 @@ impl GpuParams {
             constraint_count: model.constraints.len() as u32,
             stretch_count: model.stretch_count as u32,
             colour_count: model.colours.len() as u32,
-            stretch_colour_count: model.stretch_colour_count as u32,
             substeps: params.substeps,
             iterations: params.iterations,
             collider_count: colliders.len() as u32,
-            _pad: [0; 3],
             colliders: gpu_colliders,
         }
     }
@@ -138,10 +137,28 @@ pub struct DispatchInfo {
     pub colour_count: u32,
     pub iterations: u32,
     pub stages: u32,
-    pub _pad: [u32; 3],
+    pub stripe_ranges: u32,
+    pub stretch_colours: u32,
+    pub bending_colours: u32,
 }
 
 /// `STAGE_PREDICT` in WGSL: the dispatch starts its substep.
 pub const STAGE_PREDICT: u32 = 1;
 /// `STAGE_FINALIZE` in WGSL: the dispatch ends its substep.
 pub const STAGE_FINALIZE: u32 = 2;
+
+/// The `lists` buffer (`u32`s): the Jacobi gather lists (offsets, then slots), then for each
+/// phase, stripe by stripe, a `(start, count)` pair per colour of the phase. Returns the words
+/// and where each phase's stripe ranges start.
+pub fn index_lists(model: &ClothModel) -> (Vec<u32>, [u32; 2]) {
+    let slots = &model.particle_slots;
+    let mut words: Vec<u32> = slots.offsets.iter().chain(&slots.items).copied().collect();
+    let mut bases = [0; 2];
+    for (base, phase) in bases.iter_mut().zip(&model.phases) {
+        *base = words.len() as u32;
+        for range in phase.stripes.iter().flatten() {
+            words.extend([range.start, range.end - range.start]);
+        }
+    }
+    (words, bases)
+}

@@ -1,6 +1,6 @@
 //! Bind group layouts and compute pipelines, created once per solver.
 
-use super::plan::Kernel;
+use super::plan::{Kernel, WorkgroupSizes};
 use super::shaders;
 
 pub(crate) struct Pipelines {
@@ -12,6 +12,7 @@ pub(crate) struct Pipelines {
     pub finalize: wgpu::ComputePipeline,
     pub fused_gauss_seidel: wgpu::ComputePipeline,
     pub fused_jacobi: wgpu::ComputePipeline,
+    pub project_stripes: wgpu::ComputePipeline,
     pub normals: wgpu::ComputePipeline,
 }
 
@@ -26,6 +27,7 @@ impl Pipelines {
             Kernel::Finalize => &self.finalize,
             Kernel::FusedGaussSeidel => &self.fused_gauss_seidel,
             Kernel::FusedJacobi => &self.fused_jacobi,
+            Kernel::ProjectStripes => &self.project_stripes,
         }
     }
 }
@@ -92,7 +94,7 @@ pub(crate) fn build_pipelines(
     device: &wgpu::Device,
     solver_layout: &wgpu::BindGroupLayout,
     normals_layout: &wgpu::BindGroupLayout,
-    fused_workgroup_size: u32,
+    sizes: WorkgroupSizes,
 ) -> Pipelines {
     let solver_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("drape solver shaders"),
@@ -118,7 +120,10 @@ pub(crate) fn build_pipelines(
             module,
             entry_point: Some(entry_point),
             compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("FUSED_WORKGROUP_SIZE", f64::from(fused_workgroup_size))],
+                constants: &[
+                    ("FUSED_WORKGROUP_SIZE", f64::from(sizes.fused)),
+                    ("STRIPE_WORKGROUP_SIZE", f64::from(sizes.stripe)),
+                ],
                 ..Default::default()
             },
             cache: None,
@@ -134,6 +139,7 @@ pub(crate) fn build_pipelines(
         finalize: solver("finalize"),
         fused_gauss_seidel: solver("fused_gauss_seidel"),
         fused_jacobi: solver("fused_jacobi"),
+        project_stripes: solver("project_stripes"),
         normals: pipeline(&normals_module, &normals_pipeline_layout, "compute_normals"),
     }
 }

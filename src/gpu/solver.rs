@@ -2,9 +2,9 @@
 //! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
 
 use super::device::read_mapped;
-use super::layout::{ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE};
+use super::layout::{index_lists, ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE};
 use super::pipelines::{build_pipelines, normals_bind_group_layout, solver_bind_group_layout, Pipelines};
-use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan};
+use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan, WorkgroupSizes};
 use crate::collider::{validate_colliders, Collider};
 use crate::coloring::MAX_COLOURS;
 use crate::error::Error;
@@ -17,18 +17,13 @@ use std::mem::size_of;
 use wgpu::util::DeviceExt;
 
 /// On GPUs, `DispatchStrategy::Auto` gives cloths up to this many particles a single workgroup:
-/// their per-colour dispatches would be mostly launch overhead.
+/// their striped or per-colour dispatches would be mostly launch overhead.
 const AUTO_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
-/// On CPU adapters, `Auto` picks the single workgroup while the per-colour plan averages fewer
+/// On CPU adapters, `Auto` gives Jacobi a single workgroup while the per-colour plan averages fewer
 /// projections per dispatch than this. Fitted on lavapipe (2 cores, BENCHMARKS.md): a single
 /// workgroup costs ~80 ns per projection on one core; the per-colour layout ~25 ns per
 /// projection on both cores plus ~74 µs per dispatch, so it wins above 74 µs / 55 ns ≈ 1350.
 const CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH: u64 = 1350;
-/// Invocations of the single-workgroup kernels on GPUs (the WebGPU default maximum).
-const FUSED_WORKGROUP_SIZE_GPU: u32 = 256;
-/// Invocations of the single-workgroup kernels on CPU adapters: 64 measured ~15 % faster per
-/// frame than 256 on lavapipe (8 and 64 were equal), and keeps loops short for llvmpipe's limit.
-const FUSED_WORKGROUP_SIZE_CPU: u32 = 64;
 /// llvmpipe silently ends every loop of a shader invocation once they have run 65535
 /// iterations in total (Mesa gallivm `LP_MAX_TGSI_LOOP_ITERATIONS`). A single-workgroup
 /// dispatch on a CPU adapter must stay below this estimate, with a margin.
@@ -46,7 +41,8 @@ struct Buffers {
     lambdas: wgpu::Buffer,
     /// Jacobi slots; a 16-byte placeholder until Jacobi mode is first used.
     corrections: wgpu::Buffer,
-    slot_lists: wgpu::Buffer,
+    /// Jacobi gather lists and stripe ranges ([`index_lists`]).
+    lists: wgpu::Buffer,
     normals: wgpu::Buffer,
     triangles: wgpu::Buffer,
     vertex_triangles: wgpu::Buffer,
@@ -63,7 +59,9 @@ pub struct GpuSolver {
     colliders: Vec<Collider>,
     pins: Pins,
     strategy: DispatchStrategy,
-    fused_workgroup_size: u32,
+    workgroup_sizes: WorkgroupSizes,
+    /// Where each phase's stripe ranges start in the index lists.
+    stripe_ranges: [u32; 2],
     plan: Vec<Dispatch>,
     buffers: Buffers,
     pipelines: Pipelines,
@@ -106,6 +104,7 @@ impl GpuSolver {
         let normals: Vec<[f32; 4]> =
             model.vertex_normals(&model.mesh.positions).iter().map(|n| n.extend(0.0).to_array()).collect();
         let triangles: Vec<u32> = model.mesh.triangles.iter().flatten().copied().collect();
+        let (lists, stripe_ranges) = index_lists(model);
         let buffers = Buffers {
             params: create("drape params", bytemuck::bytes_of(&GpuParams::new(&params, model, colliders)), uniform),
             colour_table: create("drape colour table", bytemuck::bytes_of(&ColourTable::from_model(model)), uniform),
@@ -117,16 +116,15 @@ impl GpuSolver {
             constraints: create("drape constraints", bytemuck::cast_slice(&model.constraints), storage),
             lambdas: create("drape multipliers", &vec![0u8; 4 * model.constraints.len()], storage),
             corrections: create("drape jacobi corrections (unused)", &[0u8; 16], storage),
-            slot_lists: create("drape jacobi gather lists", &csr_words(&model.particle_slots), storage),
+            lists: create("drape index lists", bytemuck::cast_slice(&lists), storage),
             normals: create("drape normals", bytemuck::cast_slice(&normals), storage | wgpu::BufferUsages::VERTEX),
             triangles: create("drape triangles", bytemuck::cast_slice(&triangles), storage | wgpu::BufferUsages::INDEX),
             vertex_triangles: create("drape vertex triangles", &csr_words(&model.vertex_triangles), storage),
         };
         let solver_layout = solver_bind_group_layout(device);
         let normals_layout = normals_bind_group_layout(device);
-        let fused_workgroup_size =
-            if is_cpu_adapter(device) { FUSED_WORKGROUP_SIZE_CPU } else { FUSED_WORKGROUP_SIZE_GPU };
-        let pipelines = build_pipelines(device, &solver_layout, &normals_layout, fused_workgroup_size);
+        let workgroup_sizes = WorkgroupSizes::for_adapter(is_cpu_adapter(device));
+        let pipelines = build_pipelines(device, &solver_layout, &normals_layout, workgroup_sizes);
         let solver_bind_group = solver_bind_group(device, &solver_layout, &buffers);
         let normals_bind_group = normals_bind_group(device, &normals_layout, &buffers);
         let mut solver = Self {
@@ -137,7 +135,8 @@ impl GpuSolver {
             colliders: colliders.to_vec(),
             pins,
             strategy: DispatchStrategy::PerColour,
-            fused_workgroup_size,
+            workgroup_sizes,
+            stripe_ranges,
             plan: Vec::new(),
             buffers,
             pipelines,
@@ -384,35 +383,57 @@ impl GpuSolver {
         Ok(())
     }
 
-    /// Resolves `Auto` and plans the frame. Refuses a single workgroup that cannot stay within
-    /// llvmpipe's loop limit, whose results would be silently wrong.
+    /// Resolves `Auto` and plans the frame. Refuses a single-workgroup or striped layout that
+    /// cannot stay within llvmpipe's loop limit, whose results would be silently wrong.
     fn plan_frame(&self, params: &SolverParams) -> Result<(DispatchStrategy, FramePlan), Error> {
         let budget = is_cpu_adapter(&self.device).then_some(CPU_LOOP_BUDGET);
-        let single =
-            || frame_plan(params, DispatchStrategy::SingleWorkgroup, &self.model, self.fused_workgroup_size, budget);
-        let per_colour = frame_plan(params, DispatchStrategy::PerColour, &self.model, self.fused_workgroup_size, None)
-            .expect("the per-colour layout has no loop budget");
-        let prefer_single = if budget.is_some() {
-            let projections = u64::from(params.substeps * params.iterations) * self.model.constraints.len() as u64;
-            projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour.dispatches.len() as u64
-        } else {
-            self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES
+        let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
+        let plan = |strategy| {
+            // Jacobi has no stripes: its striped layout is the per-colour one.
+            let strategy =
+                if jacobi && strategy == DispatchStrategy::Striped { DispatchStrategy::PerColour } else { strategy };
+            frame_plan(params, strategy, &self.model, self.workgroup_sizes, budget, self.stripe_ranges)
+                .map(|plan| (strategy, plan))
+        };
+        let per_colour = || plan(DispatchStrategy::PerColour).expect("the per-colour layout has no loop budget");
+        let refused = |strategy: DispatchStrategy| {
+            Error::Param(crate::error::ParamError {
+                name: "dispatch",
+                value: format!("{strategy:?}"),
+                expected: "Auto or PerColour for a cloth this large on a CPU adapter (llvmpipe's loop limit)",
+            })
         };
         match params.dispatch {
-            DispatchStrategy::Auto if prefer_single => Ok(match single() {
-                Some(plan) => (DispatchStrategy::SingleWorkgroup, plan),
-                None => (DispatchStrategy::PerColour, per_colour),
-            }),
-            DispatchStrategy::SingleWorkgroup => {
-                single().map(|plan| (DispatchStrategy::SingleWorkgroup, plan)).ok_or_else(|| {
-                    Error::Param(crate::error::ParamError {
-                        name: "dispatch",
-                        value: "SingleWorkgroup".into(),
-                        expected: "Auto or PerColour for a cloth this large on a CPU adapter (llvmpipe's loop limit)",
-                    })
-                })
+            DispatchStrategy::Auto => {
+                let preferred = self.auto_strategy(params, per_colour().1.dispatches.len());
+                Ok(plan(preferred).or_else(|| plan(DispatchStrategy::Striped)).unwrap_or_else(per_colour))
             }
-            _ => Ok((DispatchStrategy::PerColour, per_colour)),
+            DispatchStrategy::PerColour => Ok(per_colour()),
+            strategy => plan(strategy).ok_or_else(|| refused(strategy)),
+        }
+    }
+
+    /// The layout `Auto` tries first. Gauss-Seidel: stripes once both phases have one (on a CPU
+    /// adapter the phases' workgroups and the per-particle stages then use every core; measured
+    /// faster than one workgroup from 32² on lavapipe) or, on a GPU, above a small-cloth size.
+    /// Jacobi: a single workgroup on a CPU adapter while the per-colour plan would spend more on
+    /// dispatches than on projections, on a GPU only for small cloths.
+    fn auto_strategy(&self, params: &SolverParams, per_colour_dispatches: usize) -> DispatchStrategy {
+        let cpu = is_cpu_adapter(&self.device);
+        let small = self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES;
+        let single = match params.mode {
+            SolverMode::GaussSeidel if cpu => self.model.phases.iter().any(|p| p.stripes.is_empty()),
+            SolverMode::GaussSeidel => small,
+            SolverMode::Jacobi { .. } if cpu => {
+                let projections = u64::from(params.substeps * params.iterations) * self.model.constraints.len() as u64;
+                projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour_dispatches as u64
+            }
+            SolverMode::Jacobi { .. } => small,
+        };
+        match (single, params.mode) {
+            (true, _) => DispatchStrategy::SingleWorkgroup,
+            (false, SolverMode::GaussSeidel) => DispatchStrategy::Striped,
+            (false, SolverMode::Jacobi { .. }) => DispatchStrategy::PerColour,
         }
     }
 
@@ -479,7 +500,7 @@ fn check_limits(device: &wgpu::Device, model: &ClothModel) -> Result<(), Error> 
     let words = |csr: &crate::model::Csr| 4 * (csr.offsets.len() + csr.items.len()) as u64;
     check_buffer_size(device, "constraints", (model.constraints.len() * size_of::<Constraint>()) as u64)?;
     check_buffer_size(device, "particles", 16 * model.particle_count() as u64)?;
-    check_buffer_size(device, "Jacobi gather lists", words(&model.particle_slots))?;
+    check_buffer_size(device, "index lists", 4 * index_lists(model).0.len() as u64)?;
     check_buffer_size(device, "vertex triangle lists", words(&model.vertex_triangles))?;
     if model.colours.len() > MAX_COLOURS {
         return Err(Error::TooManyColours { needed: model.colours.len(), max: MAX_COLOURS });
@@ -514,7 +535,7 @@ fn solver_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, b: &
             whole(7, &b.constraints),
             whole(8, &b.lambdas),
             whole(9, &b.corrections),
-            whole(10, &b.slot_lists),
+            whole(10, &b.lists),
         ],
     })
 }

@@ -174,6 +174,8 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
                 "bending constraints",
                 format!("{} in {} colours", model.bending_count(), model.bending_colours().len()),
             );
+            let stripes = model.phases.each_ref().map(|p| p.stripes.len().to_string()).join(" + ");
+            row("stripes (two phases)", stripes);
             row("dispatches / frame", format!("{} ({:?})", solver.dispatches_per_frame(), solver.dispatch_strategy()));
             if let Some(metrics) = session.metrics() {
                 row("max stretch", format!("{:.2} %", 100.0 * (metrics.max_stretch - 1.0)));
