@@ -31,18 +31,12 @@ fn fused_gauss_seidel(@builtin(local_invocation_index) local_index: u32) {
         for (var phase = 0u; phase < 2u; phase += 1u) {
             let stretch_end = colour + params.phase_colours[2u * phase];
             for (; colour < stretch_end; colour += 1u) {
-                let range = colour_table.entries[colour];
-                for (var k = local_index; k < range.y; k += FUSED_WORKGROUP_SIZE) {
-                    project_stretch(range.x + k);
-                }
+                project_stretch_share(colour_table.entries[colour].xy, local_index, FUSED_WORKGROUP_SIZE);
                 storageBarrier();
             }
             let bending_end = colour + params.phase_colours[2u * phase + 1u];
             for (; colour < bending_end; colour += 1u) {
-                let range = colour_table.entries[colour];
-                for (var k = local_index; k < range.y; k += FUSED_WORKGROUP_SIZE) {
-                    project_bending(range.x + k);
-                }
+                project_bending_share(colour_table.entries[colour].xy, local_index, FUSED_WORKGROUP_SIZE);
                 storageBarrier();
             }
         }

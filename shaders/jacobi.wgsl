@@ -3,37 +3,21 @@
 // ω/n_i of the sum. No float atomics, so results are deterministic.
 
 fn jacobi_stretch(c: u32) {
-    let i0 = constraints[c].particles[0];
-    let i1 = constraints[c].particles[1];
-    let a = predicted[i0];
-    let b = predicted[i1];
-    let lambda = lambdas[c];
-    let k = distance_correction(
-        a.xyz, b.xyz, a.w, b.w, constraints[c].rest, lambda, params.stretch, params.compression,
-    );
+    let s = stretch_projection(c);
     // Slots 2 and 3 of a stretch constraint belong to no particle's gather list.
-    corrections[4u * c] = vec4<f32>(k.dp0, 0.0);
-    corrections[4u * c + 1u] = vec4<f32>(k.dp1, 0.0);
-    lambdas[c] = lambda + k.dlambda;
+    corrections[4u * c] = vec4<f32>(s.k.dp0, 0.0);
+    corrections[4u * c + 1u] = vec4<f32>(s.k.dp1, 0.0);
+    lambdas[c] = s.lambda + s.k.dlambda;
 }
 
 fn jacobi_bending(c: u32) {
-    let i = constraints[c].particles;
-    let a = predicted[i[0]];
-    let b = predicted[i[1]];
-    let e = predicted[i[2]];
-    let f = predicted[i[3]];
-    let lambda = lambdas[c];
-    let k = bending_correction(
-        a.xyz, b.xyz, e.xyz, f.xyz, vec4<f32>(a.w, b.w, e.w, f.w), constraints[c].rest, lambda,
-        params.bending,
-    );
+    let s = bending_projection(c);
     let base = 4u * c;
-    corrections[base] = vec4<f32>(k.dp0, 0.0);
-    corrections[base + 1u] = vec4<f32>(k.dp1, 0.0);
-    corrections[base + 2u] = vec4<f32>(k.dp2, 0.0);
-    corrections[base + 3u] = vec4<f32>(k.dp3, 0.0);
-    lambdas[c] = lambda + k.dlambda;
+    corrections[base] = vec4<f32>(s.k.dp0, 0.0);
+    corrections[base + 1u] = vec4<f32>(s.k.dp1, 0.0);
+    corrections[base + 2u] = vec4<f32>(s.k.dp2, 0.0);
+    corrections[base + 3u] = vec4<f32>(s.k.dp3, 0.0);
+    lambdas[c] = s.lambda + s.k.dlambda;
 }
 
 // Thread t projects stretch constraint t and bending constraint t (dispatched over the larger

@@ -3,36 +3,79 @@
 // have separate functions and loops (a colour holds one kind), so no thread pays for the other
 // kind's code. Kernels: one colour per dispatch, or one phase of stripes per dispatch.
 
-fn project_stretch(c: u32) {
-    let i0 = constraints[c].particles[0];
-    let i1 = constraints[c].particles[1];
-    let a = predicted[i0];
-    let b = predicted[i1];
-    let lambda = lambdas[c];
-    let k = distance_correction(
-        a.xyz, b.xyz, a.w, b.w, constraints[c].rest, lambda, params.stretch, params.compression,
+// A constraint's correction with what it was computed from: particle indices, predicted
+// positions (inverse mass in w) and multiplier, loaded once so that Gauss-Seidel writes back
+// without reloading them (each load is a gather on SIMD CPU drivers). Jacobi uses it too.
+struct Projection {
+    index: array<u32, 4>,
+    p: array<vec4<f32>, 4>,
+    lambda: f32,
+    k: Correction,
+}
+
+fn stretch_projection(c: u32) -> Projection {
+    var s: Projection;
+    s.index[0] = constraints[c].particles[0];
+    s.index[1] = constraints[c].particles[1];
+    s.p[0] = predicted[s.index[0]];
+    s.p[1] = predicted[s.index[1]];
+    s.lambda = lambdas[c];
+    s.k = distance_correction(
+        s.p[0].xyz, s.p[1].xyz, s.p[0].w, s.p[1].w, constraints[c].rest, s.lambda, params.stretch,
+        params.compression,
     );
-    predicted[i0] = vec4<f32>(a.xyz + k.dp0, a.w);
-    predicted[i1] = vec4<f32>(b.xyz + k.dp1, b.w);
-    lambdas[c] = lambda + k.dlambda;
+    return s;
+}
+
+fn bending_projection(c: u32) -> Projection {
+    var s: Projection;
+    s.index = constraints[c].particles;
+    s.p[0] = predicted[s.index[0]];
+    s.p[1] = predicted[s.index[1]];
+    s.p[2] = predicted[s.index[2]];
+    s.p[3] = predicted[s.index[3]];
+    s.lambda = lambdas[c];
+    let w = vec4<f32>(s.p[0].w, s.p[1].w, s.p[2].w, s.p[3].w);
+    s.k = bending_correction(
+        s.p[0].xyz, s.p[1].xyz, s.p[2].xyz, s.p[3].xyz, w, constraints[c].rest, s.lambda, params.bending,
+    );
+    return s;
+}
+
+// Moves particle j of `s` by `dp`, keeping its inverse mass.
+fn write_back(s: Projection, j: u32, dp: vec3<f32>) {
+    predicted[s.index[j]] = vec4<f32>(s.p[j].xyz + dp, s.p[j].w);
+}
+
+fn project_stretch(c: u32) {
+    let s = stretch_projection(c);
+    write_back(s, 0u, s.k.dp0);
+    write_back(s, 1u, s.k.dp1);
+    lambdas[c] = s.lambda + s.k.dlambda;
 }
 
 fn project_bending(c: u32) {
-    let i = constraints[c].particles;
-    let a = predicted[i[0]];
-    let b = predicted[i[1]];
-    let e = predicted[i[2]];
-    let f = predicted[i[3]];
-    let lambda = lambdas[c];
-    let k = bending_correction(
-        a.xyz, b.xyz, e.xyz, f.xyz, vec4<f32>(a.w, b.w, e.w, f.w), constraints[c].rest, lambda,
-        params.bending,
-    );
-    predicted[i[0]] = vec4<f32>(a.xyz + k.dp0, a.w);
-    predicted[i[1]] = vec4<f32>(b.xyz + k.dp1, b.w);
-    predicted[i[2]] = vec4<f32>(e.xyz + k.dp2, e.w);
-    predicted[i[3]] = vec4<f32>(f.xyz + k.dp3, f.w);
-    lambdas[c] = lambda + k.dlambda;
+    let s = bending_projection(c);
+    write_back(s, 0u, s.k.dp0);
+    write_back(s, 1u, s.k.dp1);
+    write_back(s, 2u, s.k.dp2);
+    write_back(s, 3u, s.k.dp3);
+    lambdas[c] = s.lambda + s.k.dlambda;
+}
+
+// One thread's share of a colour range (x = first constraint, y = count): constraints
+// x + k for k = first, first + stride, … below y. Used by the single-workgroup and striped
+// kernels, which put a storage barrier after each colour.
+fn project_stretch_share(range: vec2<u32>, first: u32, stride: u32) {
+    for (var k = first; k < range.y; k += stride) {
+        project_stretch(range.x + k);
+    }
+}
+
+fn project_bending_share(range: vec2<u32>, first: u32, stride: u32) {
+    for (var k = first; k < range.y; k += stride) {
+        project_bending(range.x + k);
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -71,19 +114,13 @@ fn project_stripes(
     let colours = dispatch.stretch_colours + dispatch.bending_colours;
     let base = dispatch.stripe_ranges + 2u * workgroup.x * colours;
     for (var j = 0u; j < dispatch.stretch_colours; j += 1u) {
-        let start = lists[base + 2u * j];
-        let count = lists[base + 2u * j + 1u];
-        for (var k = local_index; k < count; k += STRIPE_WORKGROUP_SIZE) {
-            project_stretch(start + k);
-        }
+        let range = vec2<u32>(lists[base + 2u * j], lists[base + 2u * j + 1u]);
+        project_stretch_share(range, local_index, STRIPE_WORKGROUP_SIZE);
         storageBarrier();
     }
     for (var j = dispatch.stretch_colours; j < colours; j += 1u) {
-        let start = lists[base + 2u * j];
-        let count = lists[base + 2u * j + 1u];
-        for (var k = local_index; k < count; k += STRIPE_WORKGROUP_SIZE) {
-            project_bending(start + k);
-        }
+        let range = vec2<u32>(lists[base + 2u * j], lists[base + 2u * j + 1u]);
+        project_bending_share(range, local_index, STRIPE_WORKGROUP_SIZE);
         storageBarrier();
     }
 }

@@ -63,6 +63,11 @@ impl Csr {
         Self { offsets, items }
     }
 
+    /// The list as the kernels read it: the offsets, then the items, in one array.
+    pub(crate) fn words(&self) -> Vec<u32> {
+        self.offsets.iter().chain(&self.items).copied().collect()
+    }
+
     /// The items of row `i`.
     pub fn row(&self, i: usize) -> &[u32] {
         &self.items[self.offsets[i] as usize..self.offsets[i + 1] as usize]
@@ -106,6 +111,13 @@ pub struct Phase {
     /// Each stripe's share of each of the phase's colours: `stripes[s][j]` is the part of
     /// colour `colours.start + j` that stripe `s` of this phase owns (possibly empty).
     pub stripes: Vec<Vec<Range<u32>>>,
+}
+
+impl Phase {
+    /// How many of this phase's colours are bending colours (they follow the stretch colours).
+    pub fn bending_colours(&self) -> usize {
+        self.colours.len() - self.stretch_colours
+    }
 }
 
 /// Constraints per stripe the model aims for. Large stripes fill a CPU adapter's SIMD lanes in
@@ -220,6 +232,12 @@ impl ClothModel {
     /// Number of bending constraints.
     pub fn bending_count(&self) -> usize {
         self.constraints.len() - self.stretch_count
+    }
+
+    /// Threads of a Jacobi projection pass: thread `t` projects stretch constraint `t` and
+    /// bending constraint `t` (`jacobi_correct_pair` in `shaders/jacobi.wgsl`).
+    pub fn jacobi_pairs(&self) -> usize {
+        self.stretch_count.max(self.bending_count())
     }
 
     /// The stretch colours' ranges of `constraints` (both phases).

@@ -77,7 +77,7 @@ impl GpuParams {
             *slot = GpuCollider::from_collider(collider);
         }
         let acceleration = params.gravity + params.external_acceleration;
-        let kinds = |p: &Phase| [p.stretch_colours as u32, (p.colours.len() - p.stretch_colours) as u32];
+        let kinds = |p: &Phase| [p.stretch_colours as u32, p.bending_colours() as u32];
         let [p0, p1] = model.phases.each_ref().map(kinds);
         Self {
             acceleration: [acceleration.x, acceleration.y, acceleration.z, 0.0],
@@ -151,8 +151,7 @@ pub const STAGE_FINALIZE: u32 = 2;
 /// phase, stripe by stripe, a `(start, count)` pair per colour of the phase. Returns the words
 /// and where each phase's stripe ranges start.
 pub fn index_lists(model: &ClothModel) -> (Vec<u32>, [u32; 2]) {
-    let slots = &model.particle_slots;
-    let mut words: Vec<u32> = slots.offsets.iter().chain(&slots.items).copied().collect();
+    let mut words = model.particle_slots.words();
     let mut bases = [0; 2];
     for (base, phase) in bases.iter_mut().zip(&model.phases) {
         *base = words.len() as u32;

@@ -108,7 +108,7 @@ pub(crate) fn frame_plan(
         return None;
     }
     let particles = model.particle_count() as u32;
-    let constraint_pairs = model.stretch_count.max(model.bending_count()) as u32;
+    let constraint_pairs = model.jacobi_pairs() as u32;
     for substep in 0..params.substeps {
         plan.push(Kernel::Predict, info(substep), workgroups_for(particles));
         for _ in 0..params.iterations {
@@ -123,7 +123,7 @@ pub(crate) fn frame_plan(
                     let stripes = DispatchInfo {
                         stripe_ranges: base,
                         stretch_colours: phase.stretch_colours as u32,
-                        bending_colours: (phase.colours.len() - phase.stretch_colours) as u32,
+                        bending_colours: phase.bending_colours() as u32,
                         ..info(0)
                     };
                     plan.push(Kernel::ProjectStripes, stripes, [phase.stripes.len() as u32, 1]);
@@ -163,9 +163,7 @@ impl FusedLoopCosts {
         let longest_gather = (0..particles).map(|i| model.particle_slots.row(i).len()).max().unwrap_or(0) as u64;
         let sweep: u64 = match params.mode {
             SolverMode::GaussSeidel => model.colours.iter().map(|r| strided((r.end - r.start) as usize) + 1).sum(),
-            SolverMode::Jacobi { .. } => {
-                strided(model.stretch_count.max(model.bending_count())) + strided(particles) * (longest_gather + 1)
-            }
+            SolverMode::Jacobi { .. } => strided(model.jacobi_pairs()) + strided(particles) * (longest_gather + 1),
         };
         let colliders = crate::collider::MAX_COLLIDERS as u64;
         Self {

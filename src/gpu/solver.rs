@@ -85,7 +85,8 @@ impl GpuSolver {
         params.validate()?;
         validate_colliders(colliders)?;
         model.validate()?;
-        check_limits(device, model)?;
+        let (lists, stripe_ranges) = index_lists(model);
+        check_limits(device, model, lists.len())?;
         let colliders: Vec<Collider> = colliders.iter().map(Collider::normalized).collect();
         let colliders = colliders.as_slice();
         let pins = Pins::new(model);
@@ -104,7 +105,6 @@ impl GpuSolver {
         let normals: Vec<[f32; 4]> =
             model.vertex_normals(&model.mesh.positions).iter().map(|n| n.extend(0.0).to_array()).collect();
         let triangles: Vec<u32> = model.mesh.triangles.iter().flatten().copied().collect();
-        let (lists, stripe_ranges) = index_lists(model);
         let buffers = Buffers {
             params: create("drape params", bytemuck::bytes_of(&GpuParams::new(&params, model, colliders)), uniform),
             colour_table: create("drape colour table", bytemuck::bytes_of(&ColourTable::from_model(model)), uniform),
@@ -405,7 +405,7 @@ impl GpuSolver {
         };
         match params.dispatch {
             DispatchStrategy::Auto => {
-                let preferred = self.auto_strategy(params, per_colour().1.dispatches.len());
+                let preferred = self.auto_strategy(params, || per_colour().1.dispatches.len());
                 Ok(plan(preferred).or_else(|| plan(DispatchStrategy::Striped)).unwrap_or_else(per_colour))
             }
             DispatchStrategy::PerColour => Ok(per_colour()),
@@ -418,7 +418,7 @@ impl GpuSolver {
     /// faster than one workgroup from 32² on lavapipe) or, on a GPU, above a small-cloth size.
     /// Jacobi: a single workgroup on a CPU adapter while the per-colour plan would spend more on
     /// dispatches than on projections, on a GPU only for small cloths.
-    fn auto_strategy(&self, params: &SolverParams, per_colour_dispatches: usize) -> DispatchStrategy {
+    fn auto_strategy(&self, params: &SolverParams, per_colour_dispatches: impl FnOnce() -> usize) -> DispatchStrategy {
         let cpu = is_cpu_adapter(&self.device);
         let small = self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES;
         let single = match params.mode {
@@ -426,7 +426,7 @@ impl GpuSolver {
             SolverMode::GaussSeidel => small,
             SolverMode::Jacobi { .. } if cpu => {
                 let projections = u64::from(params.substeps * params.iterations) * self.model.constraints.len() as u64;
-                projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour_dispatches as u64
+                projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour_dispatches() as u64
             }
             SolverMode::Jacobi { .. } => small,
         };
@@ -478,8 +478,7 @@ fn strided<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
 
 /// A CSR list as the kernels read it: offsets, then items, in one `u32` array.
 fn csr_words(csr: &crate::model::Csr) -> Vec<u8> {
-    let words: Vec<u32> = csr.offsets.iter().chain(&csr.items).copied().collect();
-    bytemuck::cast_slice(&words).to_vec()
+    bytemuck::cast_slice(&csr.words()).to_vec()
 }
 
 /// Bytes of Jacobi correction slots per constraint (four `vec4<f32>`).
@@ -495,12 +494,13 @@ fn check_buffer_size(device: &wgpu::Device, what: &str, size: u64) -> Result<(),
     Ok(())
 }
 
-/// Checks the model's largest buffers against the device before anything is created.
-fn check_limits(device: &wgpu::Device, model: &ClothModel) -> Result<(), Error> {
+/// Checks the model's largest buffers (and its index lists of `list_words` words) against the
+/// device before anything is created.
+fn check_limits(device: &wgpu::Device, model: &ClothModel, list_words: usize) -> Result<(), Error> {
     let words = |csr: &crate::model::Csr| 4 * (csr.offsets.len() + csr.items.len()) as u64;
     check_buffer_size(device, "constraints", (model.constraints.len() * size_of::<Constraint>()) as u64)?;
     check_buffer_size(device, "particles", 16 * model.particle_count() as u64)?;
-    check_buffer_size(device, "index lists", 4 * index_lists(model).0.len() as u64)?;
+    check_buffer_size(device, "index lists", 4 * list_words as u64)?;
     check_buffer_size(device, "vertex triangle lists", words(&model.vertex_triangles))?;
     if model.colours.len() > MAX_COLOURS {
         return Err(Error::TooManyColours { needed: model.colours.len(), max: MAX_COLOURS });
