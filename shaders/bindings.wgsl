@@ -18,5 +18,6 @@
 // Jacobi correction slots, 4 per constraint.
 @group(0) @binding(9) var<storage, read_write> corrections: array<vec4<f32>>;
 // Index lists: the Jacobi gather lists (particle_count + 1 offsets, then the slot indices),
-// then the stripe ranges of phase 0 and of phase 1 (src/gpu/layout.rs `index_lists`).
+// then the stripe entries of phase 0 and of phase 1 and the stripes' particle lists
+// (src/gpu/layout.rs `index_lists`).
 @group(0) @binding(10) var<storage, read> lists: array<u32>;

@@ -6,6 +6,12 @@ const WORKGROUP_SIZE: u32 = 64u;
 // adapter when the pipelines are built (WorkgroupSizes in src/gpu/plan.rs says why).
 override FUSED_WORKGROUP_SIZE: u32 = 256u;
 override STRIPE_WORKGROUP_SIZE: u32 = 64u;
+// Particles the striped kernel keeps in workgroup memory (STRIPE_CAPACITY in src/model.rs):
+// 16 KiB, WebGPU's default workgroup storage limit.
+const STRIPE_CAPACITY: u32 = 1024u;
+// Set for the striped kernel when every stripe fits STRIPE_CAPACITY: the projections then read
+// and write the stripe's copy of its particles in workgroup memory, addressed by stripe slot.
+override PARTICLES_IN_WORKGROUP: bool = false;
 const MAX_COLLIDERS: u32 = 8u;
 const MAX_COLOURS: u32 = 128u;
 const COLLIDER_PLANE: u32 = 0u;
@@ -64,6 +70,8 @@ struct Params {
 struct Constraint {
     particles: array<u32, 4>,
     rest: f32,
+    // The particles' slots in their stripe's particle list, two u16 per u32 (low half first).
+    stripe_slots: array<u32, 2>,
 }
 
 // Each colour's range of the constraint buffer: x = first constraint, y = count.
@@ -82,8 +90,9 @@ struct DispatchInfo {
     // substep's first and last stages it runs (STAGE_PREDICT | STAGE_FINALIZE).
     iterations: u32,
     stages: u32,
-    // Striped layout: where the phase's stripe ranges start in `lists`, and the phase's colours.
-    stripe_ranges: u32,
+    // Striped layout: where the phase's stripe entries start in `lists` (src/gpu/layout.rs
+    // `index_lists`), and the phase's colours.
+    stripe_entries: u32,
     stretch_colours: u32,
     bending_colours: u32,
 }

@@ -3,6 +3,34 @@
 // have separate functions and loops (a colour holds one kind), so no thread pays for the other
 // kind's code. Kernels: one colour per dispatch, or one phase of stripes per dispatch.
 
+// The striped kernel's copy of its stripe's particles (PARTICLES_IN_WORKGROUP). On SIMD CPU
+// drivers a workgroup access costs about a third of a storage access (no bounds check per lane).
+var<workgroup> stripe_particles: array<vec4<f32>, STRIPE_CAPACITY>;
+
+// Where constraint c's particles are: indices into `predicted`, or slots of the stripe's copy.
+fn particle_addresses(c: u32) -> array<u32, 4> {
+    if (PARTICLES_IN_WORKGROUP) {
+        let slots = constraints[c].stripe_slots;
+        return array<u32, 4>(slots[0] & 0xffffu, slots[0] >> 16u, slots[1] & 0xffffu, slots[1] >> 16u);
+    }
+    return constraints[c].particles;
+}
+
+fn load_particle(address: u32) -> vec4<f32> {
+    if (PARTICLES_IN_WORKGROUP) {
+        return stripe_particles[address];
+    }
+    return predicted[address];
+}
+
+fn store_particle(address: u32, p: vec4<f32>) {
+    if (PARTICLES_IN_WORKGROUP) {
+        stripe_particles[address] = p;
+    } else {
+        predicted[address] = p;
+    }
+}
+
 // A constraint's correction with what it was computed from: particle indices, predicted
 // positions (inverse mass in w) and multiplier, loaded once so that Gauss-Seidel writes back
 // without reloading them (each load is a gather on SIMD CPU drivers). Jacobi uses it too.
@@ -15,10 +43,9 @@ struct Projection {
 
 fn stretch_projection(c: u32) -> Projection {
     var s: Projection;
-    s.index[0] = constraints[c].particles[0];
-    s.index[1] = constraints[c].particles[1];
-    s.p[0] = predicted[s.index[0]];
-    s.p[1] = predicted[s.index[1]];
+    s.index = particle_addresses(c);
+    s.p[0] = load_particle(s.index[0]);
+    s.p[1] = load_particle(s.index[1]);
     s.lambda = lambdas[c];
     s.k = distance_correction(
         s.p[0].xyz, s.p[1].xyz, s.p[0].w, s.p[1].w, constraints[c].rest, s.lambda, params.stretch,
@@ -29,11 +56,11 @@ fn stretch_projection(c: u32) -> Projection {
 
 fn bending_projection(c: u32) -> Projection {
     var s: Projection;
-    s.index = constraints[c].particles;
-    s.p[0] = predicted[s.index[0]];
-    s.p[1] = predicted[s.index[1]];
-    s.p[2] = predicted[s.index[2]];
-    s.p[3] = predicted[s.index[3]];
+    s.index = particle_addresses(c);
+    s.p[0] = load_particle(s.index[0]);
+    s.p[1] = load_particle(s.index[1]);
+    s.p[2] = load_particle(s.index[2]);
+    s.p[3] = load_particle(s.index[3]);
     s.lambda = lambdas[c];
     let w = vec4<f32>(s.p[0].w, s.p[1].w, s.p[2].w, s.p[3].w);
     s.k = bending_correction(
@@ -44,7 +71,7 @@ fn bending_projection(c: u32) -> Projection {
 
 // Moves particle j of `s` by `dp`, keeping its inverse mass.
 fn write_back(s: Projection, j: u32, dp: vec3<f32>) {
-    predicted[s.index[j]] = vec4<f32>(s.p[j].xyz + dp, s.p[j].w);
+    store_particle(s.index[j], vec4<f32>(s.p[j].xyz + dp, s.p[j].w));
 }
 
 fn project_stretch(c: u32) {
@@ -103,24 +130,48 @@ fn project_bending_colour(
 }
 
 // One phase of a Gauss-Seidel iteration: workgroup w projects stripe w of the phase colour by
-// colour, with a storage barrier after each colour. Stripes of one phase share no particle
+// colour, with a barrier after each colour. Stripes of one phase share no particle
 // (src/stripes.rs), so they need no synchronisation with each other: a whole phase, whatever
-// its colour count, is one dispatch. Stripe w's ranges are (start, count) pairs in `lists`.
+// its colour count, is one dispatch. With PARTICLES_IN_WORKGROUP the stripe's particles are
+// copied into workgroup memory first and back at the end. Stripe w's entry in `lists`:
+// [particle list start, particle count, (start, count) per colour].
 @compute @workgroup_size(STRIPE_WORKGROUP_SIZE)
 fn project_stripes(
     @builtin(workgroup_id) workgroup: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let colours = dispatch.stretch_colours + dispatch.bending_colours;
-    let base = dispatch.stripe_ranges + 2u * workgroup.x * colours;
+    let entry = dispatch.stripe_entries + workgroup.x * (2u + 2u * colours);
+    let particles = vec2<u32>(lists[entry], lists[entry + 1u]);
+    if (PARTICLES_IN_WORKGROUP) {
+        for (var k = local_index; k < particles.y; k += STRIPE_WORKGROUP_SIZE) {
+            stripe_particles[k] = predicted[lists[particles.x + k]];
+        }
+        workgroupBarrier();
+    }
+    let ranges = entry + 2u;
     for (var j = 0u; j < dispatch.stretch_colours; j += 1u) {
-        let range = vec2<u32>(lists[base + 2u * j], lists[base + 2u * j + 1u]);
+        let range = vec2<u32>(lists[ranges + 2u * j], lists[ranges + 2u * j + 1u]);
         project_stretch_share(range, local_index, STRIPE_WORKGROUP_SIZE);
-        storageBarrier();
+        stripe_barrier();
     }
     for (var j = dispatch.stretch_colours; j < colours; j += 1u) {
-        let range = vec2<u32>(lists[base + 2u * j], lists[base + 2u * j + 1u]);
+        let range = vec2<u32>(lists[ranges + 2u * j], lists[ranges + 2u * j + 1u]);
         project_bending_share(range, local_index, STRIPE_WORKGROUP_SIZE);
+        stripe_barrier();
+    }
+    if (PARTICLES_IN_WORKGROUP) {
+        for (var k = local_index; k < particles.y; k += STRIPE_WORKGROUP_SIZE) {
+            predicted[lists[particles.x + k]] = stripe_particles[k];
+        }
+    }
+}
+
+// Orders one colour's writes before the next colour's reads, in whichever memory they went to.
+fn stripe_barrier() {
+    if (PARTICLES_IN_WORKGROUP) {
+        workgroupBarrier();
+    } else {
         storageBarrier();
     }
 }

@@ -25,6 +25,11 @@ pub struct Constraint {
     pub particles: [u32; 4],
     /// Rest length (m) or rest dihedral angle (rad).
     pub rest: f32,
+    /// Where each particle sits in its stripe's particle list ([`Stripe::particles`]) when the
+    /// model's stripes fit workgroup memory ([`ClothModel::stripes_fit_workgroup`]), else 0.
+    /// The striped kernel addresses its workgroup copy of the stripe with these. WGSL reads
+    /// them as two `u32`, low half first.
+    pub stripe_slots: [u16; 4],
 }
 
 impl Constraint {
@@ -108,9 +113,19 @@ pub struct Phase {
     pub colours: Range<usize>,
     /// How many of this phase's colours are stretch colours.
     pub stretch_colours: usize,
-    /// Each stripe's share of each of the phase's colours: `stripes[s][j]` is the part of
-    /// colour `colours.start + j` that stripe `s` of this phase owns (possibly empty).
-    pub stripes: Vec<Vec<Range<u32>>>,
+    /// The phase's stripes, in order.
+    pub stripes: Vec<Stripe>,
+}
+
+/// One stripe of a phase: its share of each of the phase's colours and the particles its
+/// constraints touch.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Stripe {
+    /// `ranges[j]` is the part of colour `phase.colours.start + j` this stripe owns (possibly
+    /// empty).
+    pub ranges: Vec<Range<u32>>,
+    /// The particles of the stripe's constraints, ascending.
+    pub particles: Vec<u32>,
 }
 
 impl Phase {
@@ -120,11 +135,11 @@ impl Phase {
     }
 }
 
-/// Constraints per stripe the model aims for. Large stripes fill a CPU adapter's SIMD lanes in
-/// every colour and keep barriers few; on lavapipe (2 cores, benchmark scene) 6144 beat 1536,
-/// 3072 and 12288 at 64² (two stripes per phase) and tied at 128². A large cloth still gets
-/// many stripes (workgroups) for a GPU: ~1000 at 1024².
-pub const STRIPE_TARGET_CONSTRAINTS: usize = 6144;
+/// Most particles a stripe's kernel keeps in workgroup memory: 1024 `vec4<f32>` are 16 KiB,
+/// WebGPU's default `maxComputeWorkgroupStorageSize` (`STRIPE_CAPACITY` in
+/// `shaders/common.wgsl`). Stripes are cut to fit it wherever the cloth's breadth-first levels
+/// allow; where they do not, the kernel works on the particles in place.
+pub const STRIPE_CAPACITY: usize = 1024;
 
 /// Default surface density of the cloth, kg/m² (a medium cotton).
 pub const DEFAULT_DENSITY: f32 = 0.2;
@@ -224,6 +239,12 @@ impl ClothModel {
         Ok(())
     }
 
+    /// Whether every stripe's particles fit a workgroup's memory ([`STRIPE_CAPACITY`]), so the
+    /// striped kernel can work on a copy there (and [`Constraint::stripe_slots`] are set).
+    pub fn stripes_fit_workgroup(&self) -> bool {
+        self.phases.iter().flat_map(|p| &p.stripes).all(|s| s.particles.len() <= STRIPE_CAPACITY)
+    }
+
     /// Number of particles (mesh vertices).
     pub fn particle_count(&self) -> usize {
         self.mesh.positions.len()
@@ -284,9 +305,9 @@ impl ClothModel {
                     return Err("each colour holds one kind, stretch colours first in a phase".into());
                 }
                 let mut next = range.start;
-                for (s, ranges) in phase.stripes.iter().enumerate() {
-                    let part = ranges.get(j).cloned().unwrap_or(next..next);
-                    if ranges.len() != phase.colours.len() || part.start != next || part.end < part.start {
+                for (s, stripe) in phase.stripes.iter().enumerate() {
+                    let part = stripe.ranges.get(j).cloned().unwrap_or(next..next);
+                    if stripe.ranges.len() != phase.colours.len() || part.start != next || part.end < part.start {
                         return Err("each stripe's ranges tile the phase's colours".into());
                     }
                     stripe_of[part.start as usize..part.end as usize].fill((2 * s + p) as u32);
@@ -315,7 +336,31 @@ impl ClothModel {
         let count =
             self.phases.iter().enumerate().map(|(p, ph)| 2 * ph.stripes.len() as u32 + p as u32).max().unwrap_or(0);
         let particles: Vec<&[u32]> = self.constraints.iter().map(Constraint::used_particles).collect();
-        validate_stripes(&Stripes { of_constraint: stripe_of, count }, &particles, self.particle_count())
+        validate_stripes(&Stripes { of_constraint: stripe_of, count }, &particles, self.particle_count())?;
+        self.validate_stripe_particles()
+    }
+
+    /// Checks each stripe's particle list: ascending, exactly its constraints' particles, and —
+    /// when the stripes fit workgroup memory — matched by every constraint's stripe slots.
+    fn validate_stripe_particles(&self) -> Result<(), String> {
+        let fit = self.stripes_fit_workgroup();
+        for stripe in self.phases.iter().flat_map(|p| &p.stripes) {
+            let mut touched: Vec<u32> = stripe_constraints(&self.constraints, &stripe.ranges)
+                .flat_map(|c| c.used_particles().iter().copied())
+                .collect();
+            touched.sort_unstable();
+            touched.dedup();
+            if touched != stripe.particles {
+                return Err("each stripe lists exactly its constraints' particles, ascending".into());
+            }
+            for con in stripe_constraints(&self.constraints, &stripe.ranges).filter(|_| fit) {
+                let slots = con.stripe_slots.iter().map(|&s| stripe.particles.get(usize::from(s)));
+                if con.used_particles().iter().zip(slots).any(|(&p, listed)| listed != Some(&p)) {
+                    return Err(format!("constraint on particles {:?} has wrong stripe slots", con.used_particles()));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Area-weighted unit vertex normals of `positions`: each vertex sums
@@ -341,6 +386,7 @@ fn stretch_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> Vec<Constraint> 
         .map(|e| Constraint {
             particles: [e.a, e.b, NO_PARTICLE, NO_PARTICLE],
             rest: mesh.positions[e.a as usize].distance(mesh.positions[e.b as usize]),
+            stripe_slots: [0; 4],
         })
         .collect()
 }
@@ -361,7 +407,7 @@ fn bending_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> Vec<Constraint> 
             let [p0, p1, p2, p3] = particles.map(|i| mesh.positions[i as usize]);
             // Validated triangles have area, so the rest angle always exists.
             let rest = dihedral_angle(p0, p1, p2, p3)?;
-            Some(Constraint { particles, rest })
+            Some(Constraint { particles, rest, stripe_slots: [0; 4] })
         })
         .collect()
 }
@@ -373,7 +419,7 @@ type Schedule = (Vec<Constraint>, usize, Vec<Range<u32>>, [Phase; 2]);
 
 fn schedule(stretch: Vec<Constraint>, bending: Vec<Constraint>, particle_count: usize) -> Result<Schedule, Error> {
     let particles: Vec<&[u32]> = stretch.iter().chain(&bending).map(Constraint::used_particles).collect();
-    let stripes = stripes(&particles, particle_count, STRIPE_TARGET_CONSTRAINTS);
+    let stripes = stripes(&particles, particle_count, STRIPE_CAPACITY);
     let (stretch_stripes, bending_stripes) = stripes.of_constraint.split_at(stretch.len());
     let stretch_count = stretch.len();
     let mut constraints = Vec::with_capacity(particles.len());
@@ -406,7 +452,7 @@ fn schedule(stretch: Vec<Constraint>, bending: Vec<Constraint>, particle_count: 
         let stripes = (phase as u32..stripes.count)
             .step_by(2)
             .map(|stripe| {
-                phase_colours
+                let ranges: Vec<Range<u32>> = phase_colours
                     .iter()
                     .map(|range| {
                         let within = &stripe_order[range.start as usize..range.end as usize];
@@ -414,7 +460,13 @@ fn schedule(stretch: Vec<Constraint>, bending: Vec<Constraint>, particle_count: 
                         let end = range.start + within.partition_point(|&s| s <= stripe) as u32;
                         begin..end
                     })
-                    .collect()
+                    .collect();
+                let mut particles: Vec<u32> = stripe_constraints(&constraints, &ranges)
+                    .flat_map(|c| c.used_particles().iter().copied())
+                    .collect();
+                particles.sort_unstable();
+                particles.dedup();
+                Stripe { ranges, particles }
             })
             .collect();
         Phase { colours: start..colours.len(), stretch_colours: stretch_ranges.len(), stripes }
@@ -422,5 +474,31 @@ fn schedule(stretch: Vec<Constraint>, bending: Vec<Constraint>, particle_count: 
     if colours.len() > MAX_COLOURS {
         return Err(Error::TooManyColours { needed: colours.len(), max: MAX_COLOURS });
     }
+    if phases.iter().flat_map(|p| &p.stripes).all(|s| s.particles.len() <= STRIPE_CAPACITY) {
+        assign_stripe_slots(&mut constraints, &phases);
+    }
     Ok((constraints, stretch_count, colours, phases))
+}
+
+/// The constraints of a stripe, colour by colour.
+fn stripe_constraints<'a>(
+    constraints: &'a [Constraint],
+    ranges: &'a [Range<u32>],
+) -> impl Iterator<Item = &'a Constraint> {
+    ranges.iter().flat_map(|r| &constraints[r.start as usize..r.end as usize])
+}
+
+/// Sets every constraint's [`Constraint::stripe_slots`] from its stripe's particle list.
+fn assign_stripe_slots(constraints: &mut [Constraint], phases: &[Phase; 2]) {
+    for stripe in phases.iter().flat_map(|p| &p.stripes) {
+        for range in &stripe.ranges {
+            for con in &mut constraints[range.start as usize..range.end as usize] {
+                let used = con.used_particles().len();
+                for k in 0..used {
+                    let slot = stripe.particles.binary_search(&con.particles[k]).expect("a stripe lists its particles");
+                    con.stripe_slots[k] = slot as u16;
+                }
+            }
+        }
+    }
 }

@@ -8,6 +8,9 @@
 //! neighbours, so their levels are `m` or `m + 1` for the constraint's lowest level `m`. A
 //! stripe takes the constraints whose `m` lies in a run of consecutive levels `[a_s, a_{s+1})`
 //! and so touches levels `[a_s, a_{s+1}]` only; stripe `s + 2` starts at `a_{s+2} > a_{s+1}`.
+//!
+//! Stripes are cut so that those particles fit a workgroup's memory where the levels allow:
+//! a stripe's kernel then keeps its particles there for the whole sweep.
 
 use crate::model::Csr;
 use std::collections::VecDeque;
@@ -21,9 +24,10 @@ pub struct Stripes {
     pub count: u32,
 }
 
-/// Splits `constraints` (each given by its particles) into stripes of about
-/// `target_constraints` constraints each (at least one level per stripe). Deterministic.
-pub fn stripes(constraints: &[&[u32]], particle_count: usize, target_constraints: usize) -> Stripes {
+/// Splits `constraints` (each given by its particles) into stripes of consecutive levels whose
+/// particles number at most `max_particles` (counted by level, so an upper bound), or one level
+/// where a single level's constraints touch more. Deterministic.
+pub fn stripes(constraints: &[&[u32]], particle_count: usize, max_particles: usize) -> Stripes {
     let incidence = Csr::from_pairs(
         particle_count,
         constraints.iter().enumerate().flat_map(|(c, particles)| particles.iter().map(move |&p| (p, c as u32))),
@@ -32,20 +36,22 @@ pub fn stripes(constraints: &[&[u32]], particle_count: usize, target_constraints
     let lowest: Vec<u32> =
         constraints.iter().map(|ps| ps.iter().map(|&p| levels[p as usize]).min().unwrap_or(0)).collect();
     let level_count = lowest.iter().map(|&m| m as usize + 1).max().unwrap_or(0);
-    let mut per_level = vec![0usize; level_count];
-    for &m in &lowest {
-        per_level[m as usize] += 1;
+    // Particles per level, one level past the last constraint level (its constraints reach it).
+    let mut level_particles = vec![0usize; level_count + 1];
+    for &level in &levels {
+        if let Some(n) = level_particles.get_mut(level as usize) {
+            *n += 1;
+        }
     }
-    // Consecutive levels fill a stripe until it holds the target.
+    // Constraint levels [first, m] touch particle levels [first, m + 1].
     let mut stripe_of_level = Vec::with_capacity(level_count);
-    let (mut stripe, mut filled) = (0u32, 0usize);
-    for &n in &per_level {
-        if filled >= target_constraints.max(1) {
+    let (mut stripe, mut first) = (0u32, 0usize);
+    for m in 0..level_count {
+        if m > first && level_particles[first..=m + 1].iter().sum::<usize>() > max_particles {
             stripe += 1;
-            filled = 0;
+            first = m;
         }
         stripe_of_level.push(stripe);
-        filled += n;
     }
     let of_constraint: Vec<u32> = lowest.iter().map(|&m| stripe_of_level[m as usize]).collect();
     let count = of_constraint.iter().map(|&s| s + 1).max().unwrap_or(0);

@@ -117,3 +117,40 @@ fn single_workgroup_striped_and_per_colour_frames_are_identical() {
     assert_eq!(max_distance(&single, &per_colour), 0.0);
     assert_eq!(max_distance(&striped, &per_colour), 0.0);
 }
+
+/// A model whose stripes do not fit workgroup memory runs the striped kernel on the particles
+/// in place. Merging each phase's stripes into one keeps the constraint order, so that path
+/// must give the same frame, bit for bit, as the workgroup copy of the original stripes.
+#[test]
+fn striped_kernel_in_place_and_in_workgroup_memory_agree_bit_for_bit() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Hanging, 56).unwrap();
+    assert!(scene.model.stripes_fit_workgroup());
+    let mut merged = scene.model.clone();
+    for phase in &mut merged.phases {
+        let mut stripes = phase.stripes.drain(..);
+        let mut one = stripes.next().unwrap();
+        for stripe in stripes {
+            for (range, next) in one.ranges.iter_mut().zip(&stripe.ranges) {
+                assert_eq!(range.end, next.start, "a colour lists its stripes in order");
+                range.end = next.end;
+            }
+            one.particles.extend(&stripe.particles);
+        }
+        one.particles.sort_unstable();
+        one.particles.dedup();
+        phase.stripes.push(one);
+    }
+    assert!(!merged.stripes_fit_workgroup());
+    merged.validate().unwrap();
+    let run = |model| {
+        let p = SolverParams { substeps: 2, iterations: 10, dispatch: DispatchStrategy::Striped, ..scene.params };
+        let mut solver = GpuSolver::new(&device, &queue, model, p, &scene.colliders).unwrap();
+        assert_eq!(solver.dispatch_strategy(), DispatchStrategy::Striped);
+        for _ in 0..5 {
+            solver.step();
+        }
+        solver.read_positions().unwrap()
+    };
+    assert_eq!(max_distance(&run(&scene.model), &run(&merged)), 0.0);
+}

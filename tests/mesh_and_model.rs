@@ -201,19 +201,33 @@ fn grid_colourings_are_valid_and_stretch_needs_at_most_eight_per_phase() {
 }
 
 #[test]
-fn stripes_split_a_large_grid_into_disjoint_bands_for_two_phases() {
+fn stripes_split_a_large_grid_into_disjoint_bands_that_fit_workgroup_memory() {
+    use drape::model::STRIPE_CAPACITY;
     let model = ClothModel::new(grid(64), 0.2, &[]).unwrap();
-    let constraints = model.constraints.len();
     let stripes: Vec<usize> = model.phases.iter().map(|p| p.stripes.len()).collect();
-    // ~3072 constraints per stripe: four per phase, so both cores of a CPU adapter stay busy.
+    // 4225 particles in stripes of at most 1024: both phases get work for two cores.
     assert!(stripes.iter().all(|&s| s >= 2), "{stripes:?} stripes per phase");
-    assert!(stripes.iter().sum::<usize>() <= constraints.div_ceil(drape::model::STRIPE_TARGET_CONSTRAINTS) + 1);
-    for phase in &model.phases {
-        let sizes: Vec<u32> = phase.stripes.iter().map(|ranges| ranges.iter().map(|r| r.end - r.start).sum()).collect();
-        let largest = *sizes.iter().max().unwrap();
-        assert!(largest as usize <= 2 * drape::model::STRIPE_TARGET_CONSTRAINTS, "stripe sizes {sizes:?}");
+    assert!(model.stripes_fit_workgroup());
+    let listed: usize = model.phases.iter().flat_map(|p| &p.stripes).map(|s| s.particles.len()).sum();
+    // Neighbouring stripes share one boundary level, so particles are listed at most ~twice.
+    assert!(listed < 2 * model.particle_count(), "{listed} particles listed");
+    for stripe in model.phases.iter().flat_map(|p| &p.stripes) {
+        assert!(stripe.particles.len() <= STRIPE_CAPACITY);
+        // Stripes are not needlessly small: each holds at least a quarter of the capacity.
+        assert!(stripe.particles.len() >= STRIPE_CAPACITY / 4, "{} particles", stripe.particles.len());
     }
     assert_valid_colouring(&model);
+    model.validate().unwrap();
+}
+
+#[test]
+fn stripe_slots_are_checked_against_the_stripe_particle_lists() {
+    let mut model = ClothModel::new(grid(40), 0.2, &[]).unwrap();
+    model.validate().unwrap();
+    let first = model.phases[0].stripes[0].ranges[0].start as usize;
+    model.constraints[first].stripe_slots.swap(0, 1);
+    let err = model.validate().unwrap_err().to_string();
+    assert!(err.contains("stripe slots"), "{err}");
 }
 
 #[test]

@@ -60,6 +60,13 @@ fn solver_module_has_every_entry_point_within_webgpu_limits() {
     let storage_buffers =
         module.global_variables.iter().filter(|(_, v)| matches!(v.space, naga::AddressSpace::Storage { .. })).count();
     assert!(storage_buffers <= 8, "{storage_buffers} storage buffers exceed the WebGPU default of 8");
+    let workgroup_bytes: u32 = module
+        .global_variables
+        .iter()
+        .filter(|(_, v)| v.space == naga::AddressSpace::WorkGroup)
+        .map(|(_, v)| module.types[v.ty].inner.size(module.to_ctx()))
+        .sum();
+    assert!(workgroup_bytes <= 16384, "{workgroup_bytes} bytes of workgroup memory exceed the WebGPU default");
 }
 
 /// Size and `(member, offset)` list of a WGSL struct as naga lays it out.
@@ -113,6 +120,7 @@ fn shared_constants_match_their_wgsl_twins() {
     assert_eq!(wgsl_constant(&module, "WORKGROUP_SIZE"), U32(drape::gpu::layout::WORKGROUP_SIZE));
     assert_eq!(wgsl_constant(&module, "MAX_COLLIDERS"), U32(drape::collider::MAX_COLLIDERS as u32));
     assert_eq!(wgsl_constant(&module, "MAX_COLOURS"), U32(drape::coloring::MAX_COLOURS as u32));
+    assert_eq!(wgsl_constant(&module, "STRIPE_CAPACITY"), U32(drape::model::STRIPE_CAPACITY as u32));
     assert_eq!(wgsl_constant(&module, "COLLIDER_PLANE"), U32(GpuCollider::PLANE));
     assert_eq!(wgsl_constant(&module, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
     assert_eq!(wgsl_constant(&module, "STAGE_PREDICT"), U32(drape::gpu::layout::STAGE_PREDICT));
@@ -157,7 +165,12 @@ fn gpu_structs_match_their_wgsl_twins() {
             colliders,
         ),
     );
-    assert_layout(&module, "Constraint", size_of::<Constraint>(), rust_offsets!(Constraint, particles, rest));
+    assert_layout(
+        &module,
+        "Constraint",
+        size_of::<Constraint>(),
+        rust_offsets!(Constraint, particles, rest, stripe_slots),
+    );
     assert_layout(&module, "ColourTable", size_of::<ColourTable>(), rust_offsets!(ColourTable, entries));
     assert_layout(
         &module,
@@ -170,7 +183,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             colour_count,
             iterations,
             stages,
-            stripe_ranges,
+            stripe_entries,
             stretch_colours,
             bending_colours
         ),

@@ -137,7 +137,7 @@ pub struct DispatchInfo {
     pub colour_count: u32,
     pub iterations: u32,
     pub stages: u32,
-    pub stripe_ranges: u32,
+    pub stripe_entries: u32,
     pub stretch_colours: u32,
     pub bending_colours: u32,
 }
@@ -147,17 +147,26 @@ pub const STAGE_PREDICT: u32 = 1;
 /// `STAGE_FINALIZE` in WGSL: the dispatch ends its substep.
 pub const STAGE_FINALIZE: u32 = 2;
 
-/// The `lists` buffer (`u32`s): the Jacobi gather lists (offsets, then slots), then for each
-/// phase, stripe by stripe, a `(start, count)` pair per colour of the phase. Returns the words
-/// and where each phase's stripe ranges start.
+/// The `lists` buffer (`u32`s): the Jacobi gather lists (offsets, then slots); then for each
+/// phase, stripe by stripe, an entry `[particle list start, particle count, then a (start,
+/// count) pair per colour of the phase]`; then the stripes' particle lists. Returns the words
+/// and where each phase's stripe entries start.
 pub fn index_lists(model: &ClothModel) -> (Vec<u32>, [u32; 2]) {
     let mut words = model.particle_slots.words();
+    let entry_words: usize = model.phases.iter().map(|p| p.stripes.len() * (2 + 2 * p.colours.len())).sum();
+    let mut particle_list = (words.len() + entry_words) as u32;
     let mut bases = [0; 2];
     for (base, phase) in bases.iter_mut().zip(&model.phases) {
         *base = words.len() as u32;
-        for range in phase.stripes.iter().flatten() {
-            words.extend([range.start, range.end - range.start]);
+        for stripe in &phase.stripes {
+            let count = stripe.particles.len() as u32;
+            words.extend([particle_list, count]);
+            particle_list += count;
+            for range in &stripe.ranges {
+                words.extend([range.start, range.end - range.start]);
+            }
         }
     }
+    words.extend(model.phases.iter().flat_map(|p| &p.stripes).flat_map(|s| &s.particles));
     (words, bases)
 }

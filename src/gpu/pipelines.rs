@@ -90,11 +90,14 @@ pub(crate) fn normals_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGrou
     })
 }
 
+/// Builds every pipeline. `stripes_in_workgroup`: the model's stripes fit workgroup memory
+/// ([`crate::model::ClothModel::stripes_fit_workgroup`]), so the striped kernel copies them there.
 pub(crate) fn build_pipelines(
     device: &wgpu::Device,
     solver_layout: &wgpu::BindGroupLayout,
     normals_layout: &wgpu::BindGroupLayout,
     sizes: WorkgroupSizes,
+    stripes_in_workgroup: bool,
 ) -> Pipelines {
     let solver_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("drape solver shaders"),
@@ -113,7 +116,7 @@ pub(crate) fn build_pipelines(
     };
     let solver_pipeline_layout = pipeline_layout("drape solver pipeline layout", solver_layout);
     let normals_pipeline_layout = pipeline_layout("drape normals pipeline layout", normals_layout);
-    let pipeline = |module: &wgpu::ShaderModule, layout: &wgpu::PipelineLayout, entry_point: &str| {
+    let pipeline = |module: &wgpu::ShaderModule, layout: &wgpu::PipelineLayout, entry_point: &str, in_workgroup| {
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry_point),
             layout: Some(layout),
@@ -123,13 +126,16 @@ pub(crate) fn build_pipelines(
                 constants: &[
                     ("FUSED_WORKGROUP_SIZE", f64::from(sizes.fused)),
                     ("STRIPE_WORKGROUP_SIZE", f64::from(sizes.stripe)),
+                    ("PARTICLES_IN_WORKGROUP", f64::from(u8::from(in_workgroup))),
                 ],
-                ..Default::default()
+                // The only workgroup memory, the striped kernel's stripe copy, is written
+                // before it is read; zeroing 16 KiB per workgroup would cost every dispatch.
+                zero_initialize_workgroup_memory: false,
             },
             cache: None,
         })
     };
-    let solver = |entry_point| pipeline(&solver_module, &solver_pipeline_layout, entry_point);
+    let solver = |entry_point| pipeline(&solver_module, &solver_pipeline_layout, entry_point, false);
     Pipelines {
         predict: solver("predict"),
         project_stretch_colour: solver("project_stretch_colour"),
@@ -139,7 +145,7 @@ pub(crate) fn build_pipelines(
         finalize: solver("finalize"),
         fused_gauss_seidel: solver("fused_gauss_seidel"),
         fused_jacobi: solver("fused_jacobi"),
-        project_stripes: solver("project_stripes"),
-        normals: pipeline(&normals_module, &normals_pipeline_layout, "compute_normals"),
+        project_stripes: pipeline(&solver_module, &solver_pipeline_layout, "project_stripes", stripes_in_workgroup),
+        normals: pipeline(&normals_module, &normals_pipeline_layout, "compute_normals", false),
     }
 }

@@ -2,7 +2,7 @@
 //! entry and how many workgroups — built when parameters change, replayed every frame.
 
 use super::layout::{DispatchInfo, STAGE_FINALIZE, STAGE_PREDICT, WORKGROUP_SIZE};
-use crate::model::ClothModel;
+use crate::model::{ClothModel, Stripe};
 use crate::params::{DispatchStrategy, SolverMode, SolverParams};
 use bytemuck::Zeroable;
 
@@ -80,14 +80,14 @@ impl FramePlan {
 
 /// Builds the frame's dispatches. `loop_budget` is `Some` on CPU adapters (see
 /// the solver's CPU loop budget); `None` when a single-workgroup or striped frame cannot stay
-/// within it. `stripe_ranges` says where each phase's stripe ranges start in the index lists.
+/// within it. `stripe_entries` says where each phase's stripe entries start in the index lists.
 pub(crate) fn frame_plan(
     params: &SolverParams,
     strategy: DispatchStrategy,
     model: &ClothModel,
     sizes: WorkgroupSizes,
     loop_budget: Option<u64>,
-    stripe_ranges: [u32; 2],
+    stripe_entries: [u32; 2],
 ) -> Option<FramePlan> {
     let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
     let mut plan = FramePlan::default();
@@ -116,12 +116,12 @@ pub(crate) fn frame_plan(
                 plan.push(Kernel::JacobiProject, info(0), workgroups_for(constraint_pairs));
                 plan.push(Kernel::JacobiApply, info(0), workgroups_for(particles));
             } else if striped {
-                for (phase, base) in model.phases.iter().zip(stripe_ranges) {
+                for (phase, base) in model.phases.iter().zip(stripe_entries) {
                     if phase.stripes.is_empty() {
                         continue;
                     }
                     let stripes = DispatchInfo {
-                        stripe_ranges: base,
+                        stripe_entries: base,
                         stretch_colours: phase.stretch_colours as u32,
                         bending_colours: phase.bending_colours() as u32,
                         ..info(0)
@@ -200,11 +200,16 @@ impl FusedLoopCosts {
 }
 
 /// Loop iterations one invocation of the striped kernel runs at most: per colour of the
-/// largest stripe, its strided loop plus the loop around it.
+/// largest stripe, its strided loop plus the loop around it, and the two strided copies of the
+/// stripe's particles.
 fn striped_loop_cost(model: &ClothModel, workgroup_size: u32) -> u64 {
-    let strided = |r: &std::ops::Range<u32>| u64::from(r.end - r.start).div_ceil(u64::from(workgroup_size));
+    let strided = |n: u32| u64::from(n).div_ceil(u64::from(workgroup_size));
     let stripes = model.phases.iter().flat_map(|p| &p.stripes);
-    stripes.map(|ranges| ranges.iter().map(|r| strided(r) + 1).sum::<u64>() + 1).max().unwrap_or(0)
+    let cost = |s: &Stripe| {
+        let colours: u64 = s.ranges.iter().map(|r| strided(r.end - r.start) + 1).sum();
+        colours + 1 + 2 * (strided(s.particles.len() as u32) + 1)
+    };
+    stripes.map(cost).max().unwrap_or(0)
 }
 
 /// Workgroups for `n` threads, spilling into y beyond the per-dimension limit.

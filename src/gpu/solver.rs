@@ -61,7 +61,7 @@ pub struct GpuSolver {
     strategy: DispatchStrategy,
     workgroup_sizes: WorkgroupSizes,
     /// Where each phase's stripe ranges start in the index lists.
-    stripe_ranges: [u32; 2],
+    stripe_entries: [u32; 2],
     plan: Vec<Dispatch>,
     buffers: Buffers,
     pipelines: Pipelines,
@@ -85,7 +85,7 @@ impl GpuSolver {
         params.validate()?;
         validate_colliders(colliders)?;
         model.validate()?;
-        let (lists, stripe_ranges) = index_lists(model);
+        let (lists, stripe_entries) = index_lists(model);
         check_limits(device, model, lists.len())?;
         let colliders: Vec<Collider> = colliders.iter().map(Collider::normalized).collect();
         let colliders = colliders.as_slice();
@@ -124,7 +124,8 @@ impl GpuSolver {
         let solver_layout = solver_bind_group_layout(device);
         let normals_layout = normals_bind_group_layout(device);
         let workgroup_sizes = WorkgroupSizes::for_adapter(is_cpu_adapter(device));
-        let pipelines = build_pipelines(device, &solver_layout, &normals_layout, workgroup_sizes);
+        let pipelines =
+            build_pipelines(device, &solver_layout, &normals_layout, workgroup_sizes, model.stripes_fit_workgroup());
         let solver_bind_group = solver_bind_group(device, &solver_layout, &buffers);
         let normals_bind_group = normals_bind_group(device, &normals_layout, &buffers);
         let mut solver = Self {
@@ -136,7 +137,7 @@ impl GpuSolver {
             pins,
             strategy: DispatchStrategy::PerColour,
             workgroup_sizes,
-            stripe_ranges,
+            stripe_entries,
             plan: Vec::new(),
             buffers,
             pipelines,
@@ -392,7 +393,7 @@ impl GpuSolver {
             // Jacobi has no stripes: its striped layout is the per-colour one.
             let strategy =
                 if jacobi && strategy == DispatchStrategy::Striped { DispatchStrategy::PerColour } else { strategy };
-            frame_plan(params, strategy, &self.model, self.workgroup_sizes, budget, self.stripe_ranges)
+            frame_plan(params, strategy, &self.model, self.workgroup_sizes, budget, self.stripe_entries)
                 .map(|plan| (strategy, plan))
         };
         let per_colour = || plan(DispatchStrategy::PerColour).expect("the per-colour layout has no loop budget");
