@@ -119,6 +119,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "bending_constraints": model.bending_count(),
         "bending_colours": model.bending_colours().len(),
         "stripes_per_phase": model.phases.each_ref().map(|p| p.stripes.len()),
+        "stripes_in_workgroup": model.stripes_fit_workgroup(),
         "dispatches_per_frame": solver.dispatches_per_frame(),
         "gpu_memory_bytes": solver.allocated_bytes(),
         "wall_ms": wall.json(),

@@ -57,8 +57,9 @@ pub enum SolverMode {
 /// How a frame is spread over compute dispatches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DispatchStrategy {
-    /// Picks the faster layout. Gauss-Seidel: `Striped` once both phases have a stripe on a
-    /// CPU adapter, or the cloth has more than 1024 particles on a GPU; `SingleWorkgroup` below. Jacobi: on CPU adapters (lavapipe, ~50–80 µs per dispatch) a
+    /// Picks the faster layout. Gauss-Seidel: `Striped` once both phases have two stripes on a
+    /// CPU adapter, or the cloth has more than 1024 particles on a GPU; `SingleWorkgroup` below.
+    /// Jacobi: on CPU adapters (lavapipe, ~50–80 µs per dispatch) a
     /// single workgroup while the per-colour plan would spend more on dispatches than on
     /// projections; on GPUs a single workgroup only for cloths of ≤ 1024 particles.
     Auto,
@@ -70,9 +71,10 @@ pub enum DispatchStrategy {
     /// One dispatch per stage, per colour, per iteration: uses the whole GPU.
     PerColour,
     /// Gauss-Seidel in stripes ([`crate::stripes`]): one dispatch per phase per iteration
-    /// (two), one workgroup per stripe, colours separated by storage barriers inside the
-    /// workgroup: `substeps · (2·iterations + 2)` dispatches per frame that use every core of a
-    /// CPU adapter and many workgroups on a GPU. Jacobi runs as in `PerColour`.
+    /// (two), one workgroup per stripe, colours separated by barriers inside the workgroup, on
+    /// a copy of the stripe's particles in workgroup memory when the stripes fit:
+    /// `substeps · (2·iterations + 2)` dispatches per frame that use every core of a CPU
+    /// adapter and many workgroups on a GPU. Jacobi runs as in `PerColour`.
     Striped,
 }
 
