@@ -5,7 +5,7 @@
 //! `cargo bench --bench frame`; `DRAPE_BENCH_GRIDS=32,64` limits the grid sizes.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
-use drape::{ClothMetrics, GpuSolver, Scene, SceneKind, SolverMode, SolverParams};
+use drape::{GpuSolver, Scene, SceneKind, SolverMode, SolverParams};
 use std::time::Duration;
 
 fn grids() -> Vec<u32> {
@@ -37,9 +37,7 @@ fn frame(c: &mut Criterion) {
                         frames += 1;
                     })
                 });
-                let x = solver.read_positions().expect("readback");
-                let v = solver.read_velocities().expect("readback");
-                let m = ClothMetrics::measure(&scene.model, &x, &v, &scene.colliders);
+                let m = solver.metrics().expect("readback");
                 println!(
                     "  {grid}² {name} {substeps}x{iterations}: {} dispatches/frame ({:?}), max stretch {:.4} after {frames} frames, non-finite {}",
                     solver.dispatches_per_frame(),

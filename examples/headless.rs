@@ -4,7 +4,7 @@
 //!  --solver gs --substeps 10 --iterations 10 [--json]`
 
 use clap::{Parser, ValueEnum};
-use drape::{ClothMetrics, DispatchStrategy, GpuSolver, HeadlessOptions, Scene, SceneKind, SolverMode};
+use drape::{DispatchStrategy, GpuSolver, HeadlessOptions, Scene, SceneKind, SolverMode};
 use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -96,9 +96,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         wall_ms.push(start.elapsed().as_secs_f64() * 1e3);
     }
     let gpu_ms = timer.map(|t| t.read(&device, &queue)).transpose()?;
-    let positions = solver.read_positions()?;
-    let velocities = solver.read_velocities()?;
-    let metrics = ClothMetrics::measure(&scene.model, &positions, &velocities, &scene.colliders);
+    let metrics = solver.metrics()?;
     let warm_up = (args.frames / 10).clamp(1, 10).min(args.frames.saturating_sub(1));
     let wall = Stats::of(&wall_ms[warm_up..]);
     let gpu = gpu_ms.map(|ms| Stats::of(&ms[warm_up..]));
@@ -115,9 +113,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "iterations": args.iterations,
         "particles": model.particle_count(),
         "stretch_constraints": model.stretch_count,
-        "stretch_colours": model.stretch_colours().len(),
+        "stretch_colours": model.stretch_colour_count(),
         "bending_constraints": model.bending_count(),
-        "bending_colours": model.bending_colours().len(),
+        "bending_colours": model.bending_colour_count(),
         "stripes_per_phase": model.phases.each_ref().map(|p| p.stripes.len()),
         "stripes_in_workgroup": model.stripes_fit_workgroup(),
         "dispatches_per_frame": solver.dispatches_per_frame(),

@@ -91,10 +91,9 @@ struct DispatchInfo {
     iterations: u32,
     stages: u32,
     // Striped layout: where the phase's stripe entries start in `lists` (src/gpu/layout.rs
-    // `index_lists`), and the phase's colours.
+    // `index_lists`), and which phase it is (its colour counts are in params.phase_colours).
     stripe_entries: u32,
-    stretch_colours: u32,
-    bending_colours: u32,
+    phase: u32,
 }
 
 const STAGE_PREDICT: u32 = 1u;

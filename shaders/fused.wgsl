@@ -8,9 +8,7 @@ fn fused_predict(local_index: u32, substep: u32) {
     for (var i = local_index; i < params.particle_count; i += FUSED_WORKGROUP_SIZE) {
         predict_particle(i, substep);
     }
-    for (var c = local_index; c < params.constraint_count; c += FUSED_WORKGROUP_SIZE) {
-        lambdas[c] = 0.0;
-    }
+    reset_multipliers(local_index, FUSED_WORKGROUP_SIZE);
     storageBarrier();
 }
 

@@ -26,7 +26,12 @@ fn predict_and_reset(i: u32, threads: u32, substep: u32) {
     if (i < params.particle_count) {
         predict_particle(i, substep);
     }
-    for (var c = i; c < params.constraint_count; c += threads) {
+    reset_multipliers(i, threads);
+}
+
+// Zeroes multipliers first, first + stride, … (XPBD: λ starts at 0 every substep).
+fn reset_multipliers(first: u32, stride: u32) {
+    for (var c = first; c < params.constraint_count; c += stride) {
         lambdas[c] = 0.0;
     }
 }

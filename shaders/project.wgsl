@@ -4,7 +4,8 @@
 // kind's code. Kernels: one colour per dispatch, or one phase of stripes per dispatch.
 
 // The striped kernel's copy of its stripe's particles (PARTICLES_IN_WORKGROUP). On SIMD CPU
-// drivers a workgroup access costs about a third of a storage access (no bounds check per lane).
+// drivers a workgroup access needs fewer instructions than a storage one (no bounds check per
+// lane); on GPUs it stays on chip.
 var<workgroup> stripe_particles: array<vec4<f32>, STRIPE_CAPACITY>;
 
 // Where constraint c's particles are: indices into `predicted`, or slots of the stripe's copy.
@@ -140,9 +141,10 @@ fn project_stripes(
     @builtin(workgroup_id) workgroup: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    let colours = dispatch.stretch_colours + dispatch.bending_colours;
+    let stretch_colours = params.phase_colours[2u * dispatch.phase];
+    let colours = stretch_colours + params.phase_colours[2u * dispatch.phase + 1u];
     let entry = dispatch.stripe_entries + workgroup.x * (2u + 2u * colours);
-    let particles = vec2<u32>(lists[entry], lists[entry + 1u]);
+    let particles = list_pair(entry);
     if (PARTICLES_IN_WORKGROUP) {
         for (var k = local_index; k < particles.y; k += STRIPE_WORKGROUP_SIZE) {
             stripe_particles[k] = predicted[lists[particles.x + k]];
@@ -150,14 +152,12 @@ fn project_stripes(
         workgroupBarrier();
     }
     let ranges = entry + 2u;
-    for (var j = 0u; j < dispatch.stretch_colours; j += 1u) {
-        let range = vec2<u32>(lists[ranges + 2u * j], lists[ranges + 2u * j + 1u]);
-        project_stretch_share(range, local_index, STRIPE_WORKGROUP_SIZE);
+    for (var j = 0u; j < stretch_colours; j += 1u) {
+        project_stretch_share(list_pair(ranges + 2u * j), local_index, STRIPE_WORKGROUP_SIZE);
         stripe_barrier();
     }
-    for (var j = dispatch.stretch_colours; j < colours; j += 1u) {
-        let range = vec2<u32>(lists[ranges + 2u * j], lists[ranges + 2u * j + 1u]);
-        project_bending_share(range, local_index, STRIPE_WORKGROUP_SIZE);
+    for (var j = stretch_colours; j < colours; j += 1u) {
+        project_bending_share(list_pair(ranges + 2u * j), local_index, STRIPE_WORKGROUP_SIZE);
         stripe_barrier();
     }
     if (PARTICLES_IN_WORKGROUP) {
@@ -165,6 +165,11 @@ fn project_stripes(
             predicted[lists[particles.x + k]] = stripe_particles[k];
         }
     }
+}
+
+// Words i and i + 1 of `lists`: a (start, count) pair.
+fn list_pair(i: u32) -> vec2<u32> {
+    return vec2<u32>(lists[i], lists[i + 1u]);
 }
 
 // Orders one colour's writes before the next colour's reads, in whichever memory they went to.

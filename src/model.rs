@@ -242,7 +242,7 @@ impl ClothModel {
     /// Whether every stripe's particles fit a workgroup's memory ([`STRIPE_CAPACITY`]), so the
     /// striped kernel can work on a copy there (and [`Constraint::stripe_slots`] are set).
     pub fn stripes_fit_workgroup(&self) -> bool {
-        self.phases.iter().flat_map(|p| &p.stripes).all(|s| s.particles.len() <= STRIPE_CAPACITY)
+        stripes_fit_workgroup(&self.phases)
     }
 
     /// Number of particles (mesh vertices).
@@ -261,20 +261,14 @@ impl ClothModel {
         self.stretch_count.max(self.bending_count())
     }
 
-    /// The stretch colours' ranges of `constraints` (both phases).
-    pub fn stretch_colours(&self) -> Vec<Range<u32>> {
-        self.phases
-            .iter()
-            .flat_map(|p| self.colours[p.colours.start..p.colours.start + p.stretch_colours].to_vec())
-            .collect()
+    /// Stretch colours of both phases.
+    pub fn stretch_colour_count(&self) -> usize {
+        self.phases.iter().map(|p| p.stretch_colours).sum()
     }
 
-    /// The bending colours' ranges of `constraints` (both phases).
-    pub fn bending_colours(&self) -> Vec<Range<u32>> {
-        self.phases
-            .iter()
-            .flat_map(|p| self.colours[p.colours.start + p.stretch_colours..p.colours.end].to_vec())
-            .collect()
+    /// Bending colours of both phases.
+    pub fn bending_colour_count(&self) -> usize {
+        self.phases.iter().map(Phase::bending_colours).sum()
     }
 
     /// Checks the Gauss-Seidel schedule: the phases' colours run through `colours` in order,
@@ -474,10 +468,15 @@ fn schedule(stretch: Vec<Constraint>, bending: Vec<Constraint>, particle_count: 
     if colours.len() > MAX_COLOURS {
         return Err(Error::TooManyColours { needed: colours.len(), max: MAX_COLOURS });
     }
-    if phases.iter().flat_map(|p| &p.stripes).all(|s| s.particles.len() <= STRIPE_CAPACITY) {
+    if stripes_fit_workgroup(&phases) {
         assign_stripe_slots(&mut constraints, &phases);
     }
     Ok((constraints, stretch_count, colours, phases))
+}
+
+/// Whether every stripe of `phases` holds at most [`STRIPE_CAPACITY`] particles.
+fn stripes_fit_workgroup(phases: &[Phase; 2]) -> bool {
+    phases.iter().flat_map(|p| &p.stripes).all(|s| s.particles.len() <= STRIPE_CAPACITY)
 }
 
 /// The constraints of a stripe, colour by colour.

@@ -176,17 +176,7 @@ fn gpu_structs_match_their_wgsl_twins() {
         &module,
         "DispatchInfo",
         size_of::<DispatchInfo>(),
-        rust_offsets!(
-            DispatchInfo,
-            substep,
-            colour_start,
-            colour_count,
-            iterations,
-            stages,
-            stripe_entries,
-            stretch_colours,
-            bending_colours
-        ),
+        rust_offsets!(DispatchInfo, substep, colour_start, colour_count, iterations, stages, stripe_entries, phase),
     );
 }
 

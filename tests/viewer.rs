@@ -112,12 +112,9 @@ fn session(source: ClothSource, grid: u32) -> (wgpu::Device, wgpu::Queue, Sessio
     (device, queue, session)
 }
 
-fn run_frames(device: &wgpu::Device, queue: &wgpu::Queue, session: &mut Session, frames: u32) {
+fn run_frames(session: &mut Session, frames: u32) {
     for _ in 0..frames {
-        let mut encoder = device.create_command_encoder(&Default::default());
-        assert!(session.encode_frame(&mut encoder));
-        queue.submit([encoder.finish()]);
-        session.after_submit();
+        assert!(session.step());
     }
 }
 
@@ -141,7 +138,7 @@ fn pictures_show_the_cloth_and_its_motion() {
     let first = picture(&session, true);
     let coverage = changed_fraction(&first, &picture(&session, false));
     assert!((0.03..0.8).contains(&coverage), "the cloth covers {:.1} % of the picture", 100.0 * coverage);
-    run_frames(&device, &queue, &mut session, 60);
+    run_frames(&mut session, 60);
     let later = picture(&session, true);
     let coverage = changed_fraction(&later, &picture(&session, false));
     assert!(coverage > 0.02, "the draped cloth covers {:.1} % of the picture", 100.0 * coverage);
@@ -251,7 +248,7 @@ fn the_panel_keeps_command_line_values_outside_its_slider_ranges() {
 
 #[test]
 fn a_grabbed_particle_follows_the_cursor_and_is_released() {
-    let (device, queue, mut session) = session(ClothSource::Scene(SceneKind::Hanging), 16);
+    let (_, _, mut session) = session(ClothSource::Scene(SceneKind::Hanging), 16);
     // The hanging curtain spans x ∈ [−0.5, 0.5], y ∈ [0.5, 1.5] at z = 0; look at it head-on.
     let camera = head_on(Vec3::new(0.0, 1.0, 0.0), 3.0);
     let viewport = Vec2::new(400.0, 400.0);
@@ -265,7 +262,7 @@ fn a_grabbed_particle_follows_the_cursor_and_is_released() {
     session.drag(&camera.ray(Vec2::new(300.0, 150.0), viewport)).expect("drag");
     let target = session.solver().pins().targets()[index];
     assert!(target.z.abs() < 1e-5 && target.x > 0.2 && target.y > 1.1, "dragged in the cloth's plane to {target}");
-    run_frames(&device, &queue, &mut session, 3);
+    run_frames(&mut session, 3);
     let positions = session.read_positions().expect("readback");
     assert!(positions[index].distance(target) < 1e-5, "the particle is at {} instead of {target}", positions[index]);
     session.end_grab().expect("release");

@@ -78,7 +78,7 @@ fn main() -> ExitCode {
         iterations: args.iterations,
         mode: args.solver.map(|solver| match solver {
             Solver::Gs => SolverMode::GaussSeidel,
-            Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation.unwrap_or(DEFAULT_RELAXATION) },
+            Solver::Jacobi => SolverMode::Jacobi { relaxation: DEFAULT_RELAXATION },
         }),
         relaxation: args.relaxation,
     };

@@ -138,8 +138,7 @@ pub struct DispatchInfo {
     pub iterations: u32,
     pub stages: u32,
     pub stripe_entries: u32,
-    pub stretch_colours: u32,
-    pub bending_colours: u32,
+    pub phase: u32,
 }
 
 /// `STAGE_PREDICT` in WGSL: the dispatch starts its substep.

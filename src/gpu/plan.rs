@@ -116,16 +116,11 @@ pub(crate) fn frame_plan(
                 plan.push(Kernel::JacobiProject, info(0), workgroups_for(constraint_pairs));
                 plan.push(Kernel::JacobiApply, info(0), workgroups_for(particles));
             } else if striped {
-                for (phase, base) in model.phases.iter().zip(stripe_entries) {
+                for ((index, phase), base) in model.phases.iter().enumerate().zip(stripe_entries) {
                     if phase.stripes.is_empty() {
                         continue;
                     }
-                    let stripes = DispatchInfo {
-                        stripe_entries: base,
-                        stretch_colours: phase.stretch_colours as u32,
-                        bending_colours: phase.bending_colours() as u32,
-                        ..info(0)
-                    };
+                    let stripes = DispatchInfo { stripe_entries: base, phase: index as u32, ..info(0) };
                     plan.push(Kernel::ProjectStripes, stripes, [phase.stripes.len() as u32, 1]);
                 }
             } else {

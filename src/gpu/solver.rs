@@ -8,6 +8,7 @@ use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan, WorkgroupSize
 use crate::collider::{validate_colliders, Collider};
 use crate::coloring::MAX_COLOURS;
 use crate::error::Error;
+use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, Constraint};
 use crate::params::{DispatchStrategy, SolverMode, SolverParams};
 use crate::pins::Pins;
@@ -303,42 +304,60 @@ impl GpuSolver {
 
     /// Reads the positions back (waits for the GPU).
     pub fn read_positions(&mut self) -> Result<Vec<Vec3>, Error> {
-        self.read_vectors(Which::Positions)
+        let [positions] = self.read_vectors([Which::Positions])?;
+        Ok(positions)
     }
 
     /// Reads the velocities back (waits for the GPU).
     pub fn read_velocities(&mut self) -> Result<Vec<Vec3>, Error> {
-        self.read_vectors(Which::Velocities)
+        let [velocities] = self.read_vectors([Which::Velocities])?;
+        Ok(velocities)
     }
 
     /// Reads the normals back (waits for the GPU).
     pub fn read_normals(&mut self) -> Result<Vec<Vec3>, Error> {
-        self.read_vectors(Which::Normals)
+        let [normals] = self.read_vectors([Which::Normals])?;
+        Ok(normals)
     }
 
-    fn read_vectors(&mut self, which: Which) -> Result<Vec<Vec3>, Error> {
+    /// Reads positions and velocities back in one copy and wait, and measures the cloth
+    /// against the current colliders.
+    pub fn metrics(&mut self) -> Result<ClothMetrics, Error> {
+        let [positions, velocities] = self.read_vectors([Which::Positions, Which::Velocities])?;
+        Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders))
+    }
+
+    /// Copies up to two particle buffers into the readback buffer, one submit, one wait.
+    fn read_vectors<const N: usize>(&mut self, which: [Which; N]) -> Result<[Vec<Vec3>; N], Error> {
+        const MOST: u64 = 2;
+        const { assert!(N as u64 <= MOST, "the readback buffer holds two particle buffers") };
         let size = 16 * self.model.particle_count() as u64;
         if self.readback.is_none() {
-            self.allocated_bytes += size;
+            self.allocated_bytes += MOST * size;
             self.readback = Some(self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("drape readback"),
-                size,
+                size: MOST * size,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }));
         }
         let readback = self.readback.as_ref().expect("created above");
-        let source = match which {
-            Which::Positions => &self.buffers.positions,
-            Which::Velocities => &self.buffers.velocities,
-            Which::Normals => &self.buffers.normals,
-        };
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
-        encoder.copy_buffer_to_buffer(source, 0, readback, 0, size);
+        for (k, which) in (0..MOST).zip(which) {
+            let source = match which {
+                Which::Positions => &self.buffers.positions,
+                Which::Velocities => &self.buffers.velocities,
+                Which::Normals => &self.buffers.normals,
+            };
+            encoder.copy_buffer_to_buffer(source, 0, readback, k * size, size);
+        }
         self.queue.submit([encoder.finish()]);
         let mapped = read_mapped(&self.device, readback, |bytes| {
-            bytemuck::cast_slice::<u8, [f32; 4]>(bytes).iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect()
+            std::array::from_fn(|k| {
+                let part = &bytes[k * size as usize..(k + 1) * size as usize];
+                bytemuck::cast_slice::<u8, [f32; 4]>(part).iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect()
+            })
         });
         if mapped.is_err() {
             // A map may still be pending: start from a fresh buffer next time.

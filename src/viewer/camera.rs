@@ -103,7 +103,7 @@ impl OrbitCamera {
     /// Moves target and eye together so the scene follows a cursor moved by `pixels` in a
     /// viewport `viewport_height` pixels tall.
     pub fn pan(&mut self, pixels: Vec2, viewport_height: f32) {
-        let metres_per_pixel = 2.0 * self.distance * (0.5 * self.fov_y).tan() / viewport_height.max(1.0);
+        let metres_per_pixel = self.pixel_size_at(self.distance, viewport_height);
         let right = self.forward().cross(Vec3::Y).normalize_or_zero();
         let up = right.cross(self.forward());
         self.target += metres_per_pixel * (-pixels.x * right + pixels.y * up);

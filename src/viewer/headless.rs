@@ -31,10 +31,7 @@ pub fn run_headless(run: &HeadlessRun) -> Result<RunReport, Error> {
     let (device, queue, adapter) = headless_device(HeadlessOptions::default())?;
     let mut session = Session::new(&device, &queue, run.source.clone(), run.grid, run.overrides)?;
     for _ in 0..run.frames {
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape frame") });
-        session.encode_frame(&mut encoder);
-        queue.submit([encoder.finish()]);
-        session.after_submit();
+        session.step();
     }
     if let Some(path) = &run.screenshot {
         let camera = session.framing_camera();

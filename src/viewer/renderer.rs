@@ -297,12 +297,10 @@ impl SceneRenderer {
             pass.set_vertex_buffer(0, self.planes.buffer.slice(..));
             pass.draw(0..6, 0..self.planes.count);
         }
-        let spheres = match (options.colliders, options.markers) {
-            (true, true) => 0..self.spheres.count,
-            (true, false) => 0..self.collider_spheres,
-            (false, true) => self.collider_spheres..self.spheres.count,
-            (false, false) => 0..0,
-        };
+        // Collider spheres first, then markers.
+        let first = if options.colliders { 0 } else { self.collider_spheres };
+        let end = if options.markers { self.spheres.count } else { self.collider_spheres };
+        let spheres = first..end;
         if !spheres.is_empty() {
             pass.set_pipeline(&self.sphere_pipeline);
             pass.set_vertex_buffer(0, self.sphere_vertices.slice(..));

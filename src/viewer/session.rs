@@ -275,6 +275,17 @@ impl Session {
         true
     }
 
+    /// Records a frame into an encoder of its own and submits it (for runs without a window);
+    /// returns whether a step was recorded.
+    pub fn step(&mut self) -> bool {
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape frame") });
+        let stepped = self.encode_frame(&mut encoder);
+        self.queue.submit([encoder.finish()]);
+        self.after_submit();
+        stepped
+    }
+
     /// Call after submitting the encoder of [`Session::encode_frame`]: collects a finished GPU
     /// timing without waiting and starts reading the newest.
     pub fn after_submit(&mut self) {
@@ -286,9 +297,7 @@ impl Session {
     /// Reads the cloth back (waits for the GPU) and measures it; call a few times a second at
     /// most.
     pub fn refresh_metrics(&mut self) -> Result<ClothMetrics, Error> {
-        let positions = self.solver.read_positions()?;
-        let velocities = self.solver.read_velocities()?;
-        let metrics = ClothMetrics::measure(&self.setup.model, &positions, &velocities, self.solver.colliders());
+        let metrics = self.solver.metrics()?;
         self.metrics = Some(metrics);
         Ok(metrics)
     }
