@@ -10,7 +10,10 @@
 //! and so touches levels `[a_s, a_{s+1}]` only; stripe `s + 2` starts at `a_{s+2} > a_{s+1}`.
 //!
 //! Stripes are cut so that those particles fit a workgroup's memory where the levels allow:
-//! a stripe's kernel then keeps its particles there for the whole sweep.
+//! a stripe's kernel then keeps its particles there for the whole sweep. Their number is a
+//! multiple of [`STRIPE_COUNT_MULTIPLE`] and they share the constraints out evenly, so each
+//! phase splits into equal halves: on a CPU driver (one workgroup per thread) a phase of three
+//! stripes keeps one of two cores idle a third of the time.
 
 use crate::model::Csr;
 use std::collections::VecDeque;
@@ -24,9 +27,16 @@ pub struct Stripes {
     pub count: u32,
 }
 
+/// Stripe counts are rounded up to a multiple of this where the levels allow: two stripes per
+/// phase, so both phases divide evenly between the two threads of a two-core CPU driver (and
+/// between one or four).
+pub const STRIPE_COUNT_MULTIPLE: u32 = 4;
+
 /// Splits `constraints` (each given by its particles) into stripes of consecutive levels whose
 /// particles number at most `max_particles` (counted by level, so an upper bound), or one level
-/// where a single level's constraints touch more. Deterministic.
+/// where a single level's constraints touch more. The fewest stripes that fit, rounded up to a
+/// multiple of [`STRIPE_COUNT_MULTIPLE`], each with an equal share of the constraints as far as
+/// the levels allow. Deterministic.
 pub fn stripes(constraints: &[&[u32]], particle_count: usize, max_particles: usize) -> Stripes {
     let incidence = Csr::from_pairs(
         particle_count,
@@ -36,26 +46,64 @@ pub fn stripes(constraints: &[&[u32]], particle_count: usize, max_particles: usi
     let lowest: Vec<u32> =
         constraints.iter().map(|ps| ps.iter().map(|&p| levels[p as usize]).min().unwrap_or(0)).collect();
     let level_count = lowest.iter().map(|&m| m as usize + 1).max().unwrap_or(0);
-    // Particles per level, one level past the last constraint level (its constraints reach it).
-    let mut level_particles = vec![0usize; level_count + 1];
+    let mut profile = LevelProfile {
+        // One level past the last constraint level: its constraints reach it.
+        particles: vec![0; level_count + 1],
+        constraints: vec![0; level_count],
+        max_particles,
+    };
     for &level in &levels {
-        if let Some(n) = level_particles.get_mut(level as usize) {
+        if let Some(n) = profile.particles.get_mut(level as usize) {
             *n += 1;
         }
     }
-    // Constraint levels [first, m] touch particle levels [first, m + 1].
-    let mut stripe_of_level = Vec::with_capacity(level_count);
-    let (mut stripe, mut first) = (0u32, 0usize);
-    for m in 0..level_count {
-        if m > first && level_particles[first..=m + 1].iter().sum::<usize>() > max_particles {
-            stripe += 1;
-            first = m;
-        }
-        stripe_of_level.push(stripe);
+    for &m in &lowest {
+        profile.constraints[m as usize] += 1;
     }
+    let fewest = profile.cut(1).last().map_or(0, |&s| s + 1);
+    let mut target = fewest.next_multiple_of(STRIPE_COUNT_MULTIPLE);
+    let stripe_of_level = loop {
+        let cut = profile.cut(target);
+        let count = cut.last().map_or(0, |&s| s + 1);
+        if count.is_multiple_of(STRIPE_COUNT_MULTIPLE) || target as usize >= level_count {
+            break cut;
+        }
+        target += STRIPE_COUNT_MULTIPLE;
+    };
     let of_constraint: Vec<u32> = lowest.iter().map(|&m| stripe_of_level[m as usize]).collect();
     let count = of_constraint.iter().map(|&s| s + 1).max().unwrap_or(0);
     Stripes { of_constraint, count }
+}
+
+/// Particles and constraints per breadth-first level (a constraint counts at its lowest level).
+struct LevelProfile {
+    particles: Vec<usize>,
+    constraints: Vec<usize>,
+    max_particles: usize,
+}
+
+impl LevelProfile {
+    /// The stripe of each constraint level when the levels are cut into `target` stripes of
+    /// equal constraint counts (each cut at the level boundary nearest its share), with extra
+    /// cuts wherever a stripe's particles would exceed the capacity. Constraint levels
+    /// `[first, m]` touch particle levels `[first, m + 1]`.
+    fn cut(&self, target: u32) -> Vec<u32> {
+        let total: usize = self.constraints.iter().sum();
+        let mut stripe_of_level = Vec::with_capacity(self.constraints.len());
+        let (mut stripe, mut first, mut done) = (0u32, 0usize, 0usize);
+        for (m, &work) in self.constraints.iter().enumerate() {
+            let full = self.particles[first..=m + 1].iter().sum::<usize>() > self.max_particles;
+            // Level m lies mostly past this stripe's share of the constraints.
+            let share_reached = (2 * done + work) * target as usize > 2 * total * (stripe as usize + 1);
+            if m > first && (full || share_reached) {
+                stripe += 1;
+                first = m;
+            }
+            stripe_of_level.push(stripe);
+            done += work;
+        }
+        stripe_of_level
+    }
 }
 
 /// Breadth-first level of every particle; each connected component starts from a
