@@ -57,8 +57,9 @@ pub enum SolverMode {
 /// How a frame is spread over compute dispatches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DispatchStrategy {
-    /// Picks the faster layout. Gauss-Seidel: `Striped` once both phases have two stripes on a
-    /// CPU adapter, or the cloth has more than 1024 particles on a GPU; `SingleWorkgroup` below.
+    /// Picks the faster layout. Gauss-Seidel: `Striped` once the cloth has more than 512
+    /// particles and both phases have two stripes on a CPU adapter, or more than 1024 particles
+    /// on a GPU; `SingleWorkgroup` below.
     /// Jacobi: on CPU adapters (lavapipe, ~50–80 µs per dispatch) a
     /// single workgroup while the per-colour plan would spend more on dispatches than on
     /// projections; on GPUs a single workgroup only for cloths of ≤ 1024 particles.

@@ -10,10 +10,10 @@
 //! and so touches levels `[a_s, a_{s+1}]` only; stripe `s + 2` starts at `a_{s+2} > a_{s+1}`.
 //!
 //! Stripes are cut so that those particles fit a workgroup's memory where the levels allow:
-//! a stripe's kernel then keeps its particles there for the whole sweep. Their number is a
-//! multiple of [`STRIPE_COUNT_MULTIPLE`] and they share the constraints out evenly, so each
-//! phase splits into equal halves: on a CPU driver (one workgroup per thread) a phase of three
-//! stripes keeps one of two cores idle a third of the time.
+//! a stripe's kernel then keeps its particles there for the whole sweep. Where the levels allow,
+//! their number is a multiple of [`STRIPE_COUNT_MULTIPLE`] and they share the constraints out
+//! about evenly, so each phase splits into equal halves: on a two-thread CPU driver (one
+//! workgroup per thread) a phase of three equal stripes keeps one core idle half the phase.
 
 use crate::model::Csr;
 use std::collections::VecDeque;
@@ -27,16 +27,17 @@ pub struct Stripes {
     pub count: u32,
 }
 
-/// Stripe counts are rounded up to a multiple of this where the levels allow: two stripes per
-/// phase, so both phases divide evenly between the two threads of a two-core CPU driver (and
-/// between one or four).
+/// Stripe counts are rounded up to a multiple of this where the levels allow: an even number
+/// of stripes per phase, so both phases divide evenly between the two threads of a two-core CPU
+/// driver.
 pub const STRIPE_COUNT_MULTIPLE: u32 = 4;
 
 /// Splits `constraints` (each given by its particles) into stripes of consecutive levels whose
 /// particles number at most `max_particles` (counted by level, so an upper bound), or one level
-/// where a single level's constraints touch more. The fewest stripes that fit, rounded up to a
-/// multiple of [`STRIPE_COUNT_MULTIPLE`], each with an equal share of the constraints as far as
-/// the levels allow. Deterministic.
+/// where a single level's constraints touch more. Aims at the fewest stripes that fit, rounded up
+/// to a multiple of [`STRIPE_COUNT_MULTIPLE`], each with an equal share of the constraints as far
+/// as the levels allow; when capacity cuts make that count miss the multiple, the next multiples
+/// are tried, else the first cut is kept. Deterministic.
 pub fn stripes(constraints: &[&[u32]], particle_count: usize, max_particles: usize) -> Stripes {
     let incidence = Csr::from_pairs(
         particle_count,
@@ -60,19 +61,23 @@ pub fn stripes(constraints: &[&[u32]], particle_count: usize, max_particles: usi
     for &m in &lowest {
         profile.constraints[m as usize] += 1;
     }
-    let fewest = profile.cut(1).last().map_or(0, |&s| s + 1);
-    let mut target = fewest.next_multiple_of(STRIPE_COUNT_MULTIPLE);
-    let stripe_of_level = loop {
-        let cut = profile.cut(target);
-        let count = cut.last().map_or(0, |&s| s + 1);
-        if count.is_multiple_of(STRIPE_COUNT_MULTIPLE) || target as usize >= level_count {
-            break cut;
-        }
-        target += STRIPE_COUNT_MULTIPLE;
+    // With a target of one stripe no share is ever reached: only capacity cuts.
+    let fewest = stripe_count(&profile.cut(1));
+    let first_target = fewest.next_multiple_of(STRIPE_COUNT_MULTIPLE);
+    let first_cut = profile.cut(first_target);
+    let stripe_of_level = if stripe_count(&first_cut).is_multiple_of(STRIPE_COUNT_MULTIPLE) {
+        first_cut
+    } else {
+        // Capacity cuts added stripes: try the next multiples, else keep the first cut.
+        (first_target + STRIPE_COUNT_MULTIPLE..)
+            .step_by(STRIPE_COUNT_MULTIPLE as usize)
+            .take_while(|&target| target as usize <= level_count)
+            .map(|target| profile.cut(target))
+            .find(|cut| stripe_count(cut).is_multiple_of(STRIPE_COUNT_MULTIPLE))
+            .unwrap_or(first_cut)
     };
     let of_constraint: Vec<u32> = lowest.iter().map(|&m| stripe_of_level[m as usize]).collect();
-    let count = of_constraint.iter().map(|&s| s + 1).max().unwrap_or(0);
-    Stripes { of_constraint, count }
+    Stripes { of_constraint, count: stripe_count(&stripe_of_level) }
 }
 
 /// Particles and constraints per breadth-first level (a constraint counts at its lowest level).
@@ -83,27 +88,35 @@ struct LevelProfile {
 }
 
 impl LevelProfile {
-    /// The stripe of each constraint level when the levels are cut into `target` stripes of
-    /// equal constraint counts (each cut at the level boundary nearest its share), with extra
-    /// cuts wherever a stripe's particles would exceed the capacity. Constraint levels
-    /// `[first, m]` touch particle levels `[first, m + 1]`.
+    /// The stripe of each constraint level when the levels are cut into `target` stripes: each
+    /// stripe takes an equal share of the constraints not yet taken (cut at the level boundary
+    /// nearest it), and is cut early wherever its particles would exceed the capacity, which
+    /// shrinks the shares of the stripes after it. Constraint levels `[first, m]` touch particle
+    /// levels `[first, m + 1]`.
     fn cut(&self, target: u32) -> Vec<u32> {
         let total: usize = self.constraints.iter().sum();
         let mut stripe_of_level = Vec::with_capacity(self.constraints.len());
-        let (mut stripe, mut first, mut done) = (0u32, 0usize, 0usize);
+        let (mut stripe, mut first, mut done, mut taken_before) = (0u32, 0usize, 0usize, 0usize);
         for (m, &work) in self.constraints.iter().enumerate() {
             let full = self.particles[first..=m + 1].iter().sum::<usize>() > self.max_particles;
-            // Level m lies mostly past this stripe's share of the constraints.
-            let share_reached = (2 * done + work) * target as usize > 2 * total * (stripe as usize + 1);
+            // Level m lies mostly past this stripe's share of what the earlier stripes left.
+            let stripes_left = (target as usize).saturating_sub(stripe as usize).max(1);
+            let share_reached = (2 * (done - taken_before) + work) * stripes_left > 2 * (total - taken_before);
             if m > first && (full || share_reached) {
                 stripe += 1;
                 first = m;
+                taken_before = done;
             }
             stripe_of_level.push(stripe);
             done += work;
         }
         stripe_of_level
     }
+}
+
+/// Stripes in a level → stripe map (stripes are numbered from 0 without gaps).
+fn stripe_count(stripe_of_level: &[u32]) -> u32 {
+    stripe_of_level.last().map_or(0, |&s| s + 1)
 }
 
 /// Breadth-first level of every particle; each connected component starts from a

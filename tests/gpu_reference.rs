@@ -41,9 +41,11 @@ fn hanging_cloth_matches_reference_in_every_mode_and_layout() {
 
 /// Contacts switch on and off (and friction between stick and slip) at thresholds, which
 /// amplifies last-bit differences between GPU and CPU arithmetic: they first appear when the cloth
-/// reaches the sphere (~frame 12) and then grow slowly. On a 16² cloth, after 40 frames, measured
-/// 3.2e-4 m (Gauss-Seidel) and 2.2e-4 m (Jacobi), and ~1e-3 m after 60 frames whatever the grid
-/// size; this asserts 1 mm after 40 frames. The contact-free hanging cloth above agrees to 1e-4 m.
+/// reaches the sphere (~frame 12) and then grow, by how much depends on the constraint order. On
+/// this 16² cloth: 1.7e-4 m (Gauss-Seidel) and 2.1e-4 m (Jacobi) after 40 frames, 4.3e-4 and
+/// 5.0e-4 m after 60. Other stripe cuts of the same scene (and 12²–20² cloths) reached
+/// 0.2–1.3 mm after 60 frames. So this asserts 1 mm after 40 frames and 5 mm after 60; the
+/// contact-free hanging cloth above agrees to 1e-4 m in every layout.
 #[test]
 fn draped_cloth_with_contacts_and_pbd_stiffness_stays_close_to_reference() {
     for mode in MODES {
@@ -54,8 +56,10 @@ fn draped_cloth_with_contacts_and_pbd_stiffness_stays_close_to_reference() {
             restitution: 0.3,
             ..params(SceneKind::Drape, mode, DispatchStrategy::Auto)
         };
-        let d = gpu_cpu_distance(SceneKind::Drape, 16, p, 40);
-        assert!(d <= 1e-3, "{mode:?}: max |Δx| = {d} m after 40 frames");
+        for (frames, bound) in [(40, 1e-3), (60, 5e-3)] {
+            let d = gpu_cpu_distance(SceneKind::Drape, 16, p, frames);
+            assert!(d <= bound, "{mode:?}: max |Δx| = {d} m after {frames} frames");
+        }
     }
 }
 

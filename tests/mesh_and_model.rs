@@ -205,8 +205,8 @@ fn stripes_split_a_large_grid_into_disjoint_bands_that_fit_workgroup_memory() {
     use drape::model::STRIPE_CAPACITY;
     let model = ClothModel::new(grid(64), 0.2, &[]).unwrap();
     let stripes: Vec<usize> = model.phases.iter().map(|p| p.stripes.len()).collect();
-    // 4225 particles need five stripes of at most 1024; rounded up to eight, both phases split
-    // evenly between two cores.
+    // 4096 particles need five stripes of at most 1024 (counted by level); rounded up to eight,
+    // both phases split evenly between two cores.
     assert_eq!(stripes, [4, 4]);
     for phase in &model.phases {
         let work: Vec<u32> = phase.stripes.iter().map(|s| s.ranges.iter().map(|r| r.end - r.start).sum()).collect();
@@ -250,6 +250,23 @@ fn stripe_validation_catches_a_particle_shared_within_a_phase() {
     // Two components: both get levels, and stripes stay disjoint within each phase.
     let two: Vec<&[u32]> = vec![&[0, 1], &[1, 2], &[3, 4], &[4, 5]];
     validate_stripes(&stripes(&two, 6, 1), &two, 6).unwrap();
+}
+
+#[test]
+fn stripe_counts_round_up_to_a_multiple_of_four_where_the_levels_allow() {
+    use drape::stripes::{stripes, STRIPE_COUNT_MULTIPLE};
+    assert_eq!(stripes(&[], 0, 8).count, 0);
+    // A path of 12 edges: one level each. All of it fits one stripe, rounded up to four stripes
+    // of three edges each.
+    let path: Vec<[u32; 2]> = (0..12).map(|i| [i, i + 1]).collect();
+    let path: Vec<&[u32]> = path.iter().map(|e| &e[..]).collect();
+    let split = stripes(&path, 13, 100);
+    assert_eq!(split.count, STRIPE_COUNT_MULTIPLE);
+    for stripe in 0..split.count {
+        assert_eq!(split.of_constraint.iter().filter(|&&s| s == stripe).count(), 3, "{split:?}");
+    }
+    // Three edges have three levels only: three stripes.
+    assert_eq!(stripes(&path[..3], 4, 100).count, 3);
 }
 
 #[test]

@@ -25,6 +25,11 @@ const AUTO_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
 /// workgroup costs ~80 ns per projection on one core; the per-colour layout ~25 ns per
 /// projection on both cores plus ~74 µs per dispatch, so it wins above 74 µs / 55 ns ≈ 1350.
 const CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH: u64 = 1350;
+/// On CPU adapters, `Auto` runs Gauss-Seidel in one workgroup up to this many particles, where
+/// two threads save less than the striped layout's extra dispatches cost. Measured on lavapipe
+/// (2 cores, benchmark scene, 10 × 10, fastest frames): 16² (289 particles) 16.9 ms in one
+/// workgroup against 17.3 ms in 2 + 2 stripes; 24² (625) 26.0 against 24.1 ms.
+const CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 512;
 /// llvmpipe silently ends every loop of a shader invocation once they have run 65535
 /// iterations in total (Mesa gallivm `LP_MAX_TGSI_LOOP_ITERATIONS`). A single-workgroup
 /// dispatch on a CPU adapter must stay below this estimate, with a margin.
@@ -433,17 +438,20 @@ impl GpuSolver {
         }
     }
 
-    /// The layout `Auto` tries first. Gauss-Seidel: on a CPU adapter, stripes once both phases
-    /// have two (a workgroup per core; with one stripe per phase, one workgroup running a whole
-    /// substep per dispatch is as fast on lavapipe, 38 ms at 32², with 11 dispatches instead of
-    /// 221) or, on a GPU, above a small-cloth size.
+    /// The layout `Auto` tries first. Gauss-Seidel: on a CPU adapter, stripes once the cloth has
+    /// more than [`CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES`] and both phases have two
+    /// stripes (a workgroup per core; 32² in 2 + 2 stripes 31–33 ms against 38 ms in one
+    /// workgroup on lavapipe) or, on a GPU, above a small-cloth size.
     /// Jacobi: a single workgroup on a CPU adapter while the per-colour plan would spend more on
     /// dispatches than on projections, on a GPU only for small cloths.
     fn auto_strategy(&self, params: &SolverParams, per_colour_dispatches: impl FnOnce() -> usize) -> DispatchStrategy {
         let cpu = is_cpu_adapter(&self.device);
         let small = self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES;
         let single = match params.mode {
-            SolverMode::GaussSeidel if cpu => self.model.phases.iter().any(|p| p.stripes.len() < 2),
+            SolverMode::GaussSeidel if cpu => {
+                self.model.particle_count() <= CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES
+                    || self.model.phases.iter().any(|p| p.stripes.len() < 2)
+            }
             SolverMode::GaussSeidel => small,
             SolverMode::Jacobi { .. } if cpu => {
                 let projections = u64::from(params.substeps * params.iterations) * self.model.constraints.len() as u64;
