@@ -34,7 +34,7 @@ fn fused_gauss_seidel(@builtin(local_invocation_index) local_index: u32) {
             }
             let bending_end = colour + params.phase_colours[2u * phase + 1u];
             for (; colour < bending_end; colour += 1u) {
-                project_bending_share(colour_table.entries[colour].xy, local_index, FUSED_WORKGROUP_SIZE);
+                project_hinge_share(colour_table.entries[colour].xy, local_index, FUSED_WORKGROUP_SIZE);
                 storageBarrier();
             }
         }

@@ -1,7 +1,9 @@
 // Stage 2 — coloured Gauss-Seidel projection (PBD §3.2): the constraints of one colour share no
-// particle, so each thread projects one and writes its particles directly. Stretch and bending
-// have separate functions and loops (a colour holds one kind), so no thread pays for the other
-// kind's code. Kernels: one colour per dispatch, or one phase of stripes per dispatch.
+// particle, so each thread projects one and writes its particles directly. A bending colour
+// projects hinges (a bending constraint with the stretch constraint of its edge); stretch
+// colours hold the free edges. The two kinds have separate functions and loops (a colour holds
+// one kind), so no thread pays for the other kind's code. Kernels: one colour per dispatch, or
+// one phase of stripes per dispatch.
 
 // The striped kernel's copy of its stripe's particles (PARTICLES_IN_WORKGROUP). On SIMD CPU
 // drivers a workgroup access needs fewer instructions than a storage one (no bounds check per
@@ -56,6 +58,13 @@ fn stretch_projection(c: u32) -> Projection {
 }
 
 fn bending_projection(c: u32) -> Projection {
+    var s = load_bending(c);
+    s.k = bending_correction_of(s, c);
+    return s;
+}
+
+// Bending constraint c's particles and multiplier, without its correction.
+fn load_bending(c: u32) -> Projection {
     var s: Projection;
     s.index = particle_addresses(c);
     s.p[0] = load_particle(s.index[0]);
@@ -63,11 +72,14 @@ fn bending_projection(c: u32) -> Projection {
     s.p[2] = load_particle(s.index[2]);
     s.p[3] = load_particle(s.index[3]);
     s.lambda = lambdas[c];
+    return s;
+}
+
+fn bending_correction_of(s: Projection, c: u32) -> Correction {
     let w = vec4<f32>(s.p[0].w, s.p[1].w, s.p[2].w, s.p[3].w);
-    s.k = bending_correction(
+    return bending_correction(
         s.p[0].xyz, s.p[1].xyz, s.p[2].xyz, s.p[3].xyz, w, constraints[c].rest, s.lambda, params.bending,
     );
-    return s;
 }
 
 // Moves particle j of `s` by `dp`, keeping its inverse mass.
@@ -82,8 +94,22 @@ fn project_stretch(c: u32) {
     lambdas[c] = s.lambda + s.k.dlambda;
 }
 
-fn project_bending(c: u32) {
-    let s = bending_projection(c);
+// A hinge (src/model.rs): bending constraint c and the stretch constraint of its edge, constraint
+// c − stretch_count. The stretch constraint is projected first and the bending constraint from
+// the moved positions, as two Gauss-Seidel steps, with one load and one store of the four
+// particles for both.
+fn project_hinge(c: u32) {
+    var s = load_bending(c);
+    let edge = c - params.stretch_count;
+    let edge_lambda = lambdas[edge];
+    let stretch = distance_correction(
+        s.p[0].xyz, s.p[1].xyz, s.p[0].w, s.p[1].w, constraints[edge].rest, edge_lambda, params.stretch,
+        params.compression,
+    );
+    s.p[0] = vec4<f32>(s.p[0].xyz + stretch.dp0, s.p[0].w);
+    s.p[1] = vec4<f32>(s.p[1].xyz + stretch.dp1, s.p[1].w);
+    lambdas[edge] = edge_lambda + stretch.dlambda;
+    s.k = bending_correction_of(s, c);
     write_back(s, 0u, s.k.dp0);
     write_back(s, 1u, s.k.dp1);
     write_back(s, 2u, s.k.dp2);
@@ -100,9 +126,9 @@ fn project_stretch_share(range: vec2<u32>, first: u32, stride: u32) {
     }
 }
 
-fn project_bending_share(range: vec2<u32>, first: u32, stride: u32) {
+fn project_hinge_share(range: vec2<u32>, first: u32, stride: u32) {
     for (var k = first; k < range.y; k += stride) {
-        project_bending(range.x + k);
+        project_hinge(range.x + k);
     }
 }
 
@@ -119,14 +145,14 @@ fn project_stretch_colour(
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn project_bending_colour(
+fn project_hinge_colour(
     @builtin(workgroup_id) workgroup: vec3<u32>,
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let k = linear_id(workgroup, workgroups, local_index);
     if (k < dispatch.colour_count) {
-        project_bending(dispatch.colour_start + k);
+        project_hinge(dispatch.colour_start + k);
     }
 }
 
@@ -157,7 +183,7 @@ fn project_stripes(
         stripe_barrier();
     }
     for (var j = stretch_colours; j < colours; j += 1u) {
-        project_bending_share(list_pair(ranges + 2u * j), local_index, STRIPE_WORKGROUP_SIZE);
+        project_hinge_share(list_pair(ranges + 2u * j), local_index, STRIPE_WORKGROUP_SIZE);
         stripe_barrier();
     }
     if (PARTICLES_IN_WORKGROUP) {

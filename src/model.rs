@@ -26,7 +26,8 @@ pub struct Constraint {
     /// Rest length (m) or rest dihedral angle (rad).
     pub rest: f32,
     /// Where each particle sits in its stripe's particle list ([`Stripe::particles`]) when the
-    /// model's stripes fit workgroup memory ([`ClothModel::stripes_fit_workgroup`]), else 0.
+    /// model's stripes fit workgroup memory ([`ClothModel::stripes_fit_workgroup`]), else 0 (and
+    /// 0 for a hinge's stretch constraint, which works on its bending constraint's particles).
     /// The striped kernel addresses its workgroup copy of the stripe with these. WGSL reads
     /// them as two `u32`, low half first.
     pub stripe_slots: [u16; 4],
@@ -88,13 +89,17 @@ pub struct ClothModel {
     pub masses: Vec<f32>,
     /// `1/m`, or 0 for pinned particles (PBD §3.6).
     pub inverse_masses: Vec<f32>,
-    /// All constraints: stretch constraints, then bending constraints; each kind by phase, then
-    /// colour, then stripe.
+    /// All constraints: stretch constraints, then bending constraints. Each bending constraint
+    /// forms a *hinge* with the stretch constraint of its edge, which Gauss-Seidel projects just
+    /// before it from the same particle loads: stretch constraint `j < bending_count()` is the
+    /// edge of bending constraint `stretch_count + j` ([`ClothModel::hinge_stretch`]). The other
+    /// stretch constraints are the free edges (on the boundary). Free edges and bending
+    /// constraints are ordered by phase, then colour, then stripe.
     pub constraints: Vec<Constraint>,
     /// How many of `constraints` are stretch constraints (they come first).
     pub stretch_count: usize,
     /// Each colour's range of `constraints`, in projection order (the Gauss-Seidel order):
-    /// phase 0's stretch colours, its bending colours, then phase 1's.
+    /// phase 0's stretch colours (free edges), its bending colours (hinges), then phase 1's.
     pub colours: Vec<Range<u32>>,
     /// The two Gauss-Seidel phases (even stripes, odd stripes).
     pub phases: [Phase; 2],
@@ -105,7 +110,8 @@ pub struct ClothModel {
 }
 
 /// One Gauss-Seidel phase: stripes that share no particle ([`crate::stripes`]), each coloured on
-/// its own; a phase's colours are the union of its stripes' colours.
+/// its own; a phase's colours are the union of its stripes' colours. A bending colour projects
+/// each of its hinges: the edge's stretch constraint, then the bending constraint.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Phase {
     /// This phase's colours, as indices into [`ClothModel::colours`]: `stretch_colours` stretch
@@ -170,9 +176,8 @@ impl ClothModel {
             inverse_masses[p as usize] = 0.0;
         }
         let edges = mesh.edges()?;
-        let stretch = stretch_constraints(&mesh, &edges);
-        let bending = bending_constraints(&mesh, &edges);
-        let (constraints, stretch_count, colours, phases) = schedule(stretch, bending, n)?;
+        let (hinges, free) = edge_constraints(&mesh, &edges);
+        let (constraints, stretch_count, colours, phases) = schedule(free, hinges, n)?;
         let particle_slots = Csr::from_pairs(
             n,
             constraints.iter().enumerate().flat_map(|(c, con)| {
@@ -210,8 +215,8 @@ impl ClothModel {
         {
             return bad("masses finite and positive, inverse masses finite and non-negative");
         }
-        if self.stretch_count > self.constraints.len() {
-            return bad("stretch constraints within the list");
+        if self.stretch_count > self.constraints.len() || self.bending_count() > self.stretch_count {
+            return bad("stretch constraints within the list, at least one per bending constraint");
         }
         for (c, con) in self.constraints.iter().enumerate() {
             let arity = if c < self.stretch_count { 2 } else { 4 };
@@ -255,13 +260,20 @@ impl ClothModel {
         self.constraints.len() - self.stretch_count
     }
 
+    /// The stretch constraint of bending constraint `c`'s edge, projected with it as a hinge;
+    /// `None` when `c` is a stretch constraint.
+    pub fn hinge_stretch(&self, c: usize) -> Option<usize> {
+        c.checked_sub(self.stretch_count)
+    }
+
     /// Threads of a Jacobi projection pass: thread `t` projects stretch constraint `t` and
     /// bending constraint `t` (`jacobi_correct_pair` in `shaders/jacobi.wgsl`).
     pub fn jacobi_pairs(&self) -> usize {
         self.stretch_count.max(self.bending_count())
     }
 
-    /// Stretch colours of both phases.
+    /// Stretch colours of both phases (the free edges; the others are projected with their
+    /// hinges in the bending colours).
     pub fn stretch_colour_count(&self) -> usize {
         self.phases.iter().map(|p| p.stretch_colours).sum()
     }
@@ -271,12 +283,18 @@ impl ClothModel {
         self.phases.iter().map(Phase::bending_colours).sum()
     }
 
-    /// Checks the Gauss-Seidel schedule: the phases' colours run through `colours` in order,
-    /// stretch colours first; every colour holds one kind and no two of its constraints share a
-    /// particle; the colours cover every constraint once; each stripe's ranges tile its colours in stripe order; and stripes of one phase
-    /// share no particle.
+    /// Checks the Gauss-Seidel schedule: each hinge's stretch constraint lies on its bending
+    /// constraint's edge; the phases' colours run through `colours` in order, stretch colours
+    /// (free edges only) first; every colour holds one kind and no two of its constraints share
+    /// a particle; the colours and hinges cover every constraint once; each stripe's ranges tile
+    /// its colours in stripe order; and stripes of one phase share no particle.
     fn validate_schedule(&self) -> Result<(), String> {
         let boundary = self.stretch_count as u32;
+        let hinges = self.bending_count();
+        let (hinge_edges, bending) = (&self.constraints[..hinges], &self.constraints[self.stretch_count..]);
+        if hinge_edges.iter().zip(bending).any(|(edge, hinge)| edge.particles[..2] != hinge.particles[..2]) {
+            return Err("each hinge's stretch constraint lies on its bending constraint's edge".into());
+        }
         let mut covered = vec![false; self.constraints.len()];
         let mut stripe_of = vec![u32::MAX; self.constraints.len()];
         let mut colour_of_particle = vec![usize::MAX; self.particle_count()];
@@ -293,10 +311,10 @@ impl ClothModel {
                 let range = self.colours[k].clone();
                 let stretch = j < phase.stretch_colours;
                 if range.end as usize > covered.len()
-                    || (stretch && range.end > boundary)
+                    || (stretch && (range.start < hinges as u32 || range.end > boundary))
                     || (!stretch && range.start < boundary)
                 {
-                    return Err("each colour holds one kind, stretch colours first in a phase".into());
+                    return Err("each colour holds one kind, stretch colours (free edges) first in a phase".into());
                 }
                 let mut next = range.start;
                 for (s, stripe) in phase.stripes.iter().enumerate() {
@@ -324,8 +342,12 @@ impl ClothModel {
                 }
             }
         }
+        // A hinge's stretch constraint is projected with its bending constraint: the bending
+        // constraints' entries (the tail) carry over to the hinge edges (the head).
+        covered.copy_within(self.stretch_count.., 0);
+        stripe_of.copy_within(self.stretch_count.., 0);
         if next_colour != self.colours.len() || covered.iter().any(|&c| !c) {
-            return Err("colours cover every constraint".into());
+            return Err("colours and hinges cover every constraint".into());
         }
         let count =
             self.phases.iter().enumerate().map(|(p, ph)| 2 * ph.stripes.len() as u32 + p as u32).max().unwrap_or(0);
@@ -373,75 +395,78 @@ impl ClothModel {
     }
 }
 
-/// A distance constraint per edge at its rest length (PBD §4.1).
-fn stretch_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> Vec<Constraint> {
-    edges
-        .iter()
-        .map(|e| Constraint {
-            particles: [e.a, e.b, NO_PARTICLE, NO_PARTICLE],
-            rest: mesh.positions[e.a as usize].distance(mesh.positions[e.b as usize]),
-            stripe_slots: [0; 4],
-        })
-        .collect()
+/// A bending constraint and the stretch constraint of its edge. The Gauss-Seidel sweep projects
+/// them as one unit, stretch first: both work on the same four particles, which are then loaded
+/// and stored once for the two.
+#[derive(Debug, Clone, Copy)]
+struct Hinge {
+    stretch: Constraint,
+    bending: Constraint,
 }
 
-/// A dihedral bending constraint per interior edge, at its rest angle (PBD §4.1).
-fn bending_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> Vec<Constraint> {
+/// A distance constraint per edge at its rest length and a dihedral bending constraint per
+/// interior edge at its rest angle (PBD §4.1): the hinges, and the free edges (boundary edges,
+/// which bend nothing).
+fn edge_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Vec<Hinge>, Vec<Constraint>) {
     let wing = |t: u32, e: &MeshEdge| {
         *mesh.triangles[t as usize]
             .iter()
             .find(|&&v| v != e.a && v != e.b)
             .expect("a valid triangle has a third vertex")
     };
-    edges
-        .iter()
-        .filter_map(|e| {
-            let right = e.right?;
+    let (mut hinges, mut free) = (Vec::new(), Vec::new());
+    for e in edges {
+        let stretch = Constraint {
+            particles: [e.a, e.b, NO_PARTICLE, NO_PARTICLE],
+            rest: mesh.positions[e.a as usize].distance(mesh.positions[e.b as usize]),
+            stripe_slots: [0; 4],
+        };
+        let bending = e.right.and_then(|right| {
             let particles = [e.a, e.b, wing(e.left, e), wing(right, e)];
             let [p0, p1, p2, p3] = particles.map(|i| mesh.positions[i as usize]);
             // Validated triangles have area, so the rest angle always exists.
             let rest = dihedral_angle(p0, p1, p2, p3)?;
             Some(Constraint { particles, rest, stripe_slots: [0; 4] })
-        })
-        .collect()
+        });
+        match bending {
+            Some(bending) => hinges.push(Hinge { stretch, bending }),
+            None => free.push(stretch),
+        }
+    }
+    (hinges, free)
 }
 
 /// The constraints in Gauss-Seidel schedule order with `(constraints, stretch count, colours,
-/// phases)`: both kinds are split into stripes together, and each kind's share of each phase is
-/// coloured on its own and ordered by colour, then stripe.
+/// phases)`. Free edges and hinges are split into stripes together; each kind's share of each
+/// phase is coloured on its own and ordered by colour, then stripe. The list holds the hinges'
+/// stretch constraints (in hinge order), the free edges, then the hinges' bending constraints.
 type Schedule = (Vec<Constraint>, usize, Vec<Range<u32>>, [Phase; 2]);
 
-fn schedule(stretch: Vec<Constraint>, bending: Vec<Constraint>, particle_count: usize) -> Result<Schedule, Error> {
-    let particles: Vec<&[u32]> = stretch.iter().chain(&bending).map(Constraint::used_particles).collect();
-    let stripes = stripes(&particles, particle_count, STRIPE_CAPACITY);
-    let (stretch_stripes, bending_stripes) = stripes.of_constraint.split_at(stretch.len());
-    let stretch_count = stretch.len();
-    let mut constraints = Vec::with_capacity(particles.len());
-    let mut stripe_order = Vec::with_capacity(particles.len());
-    // [kind][phase] → colour ranges of `constraints`.
-    let mut ranges: [[Vec<Range<u32>>; 2]; 2] = Default::default();
-    for (kind, (list, of)) in [(&stretch, stretch_stripes), (&bending, bending_stripes)].into_iter().enumerate() {
-        for (phase, phase_ranges) in ranges[kind].iter_mut().enumerate() {
-            let members: Vec<usize> = (0..list.len()).filter(|&c| of[c] as usize % 2 == phase).collect();
-            let member_particles: Vec<&[u32]> = members.iter().map(|&c| list[c].used_particles()).collect();
-            let Coloring { order, ranges: colour_ranges } = color_constraints(&member_particles, particle_count)
-                .map_err(|needed| Error::TooManyColours { needed, max: MAX_COLOURS })?;
-            for range in colour_ranges {
-                let mut colour: Vec<usize> =
-                    order[range.start as usize..range.end as usize].iter().map(|&k| members[k as usize]).collect();
-                colour.sort_by_key(|&c| (of[c], c));
-                let start = constraints.len() as u32;
-                constraints.extend(colour.iter().map(|&c| list[c]));
-                stripe_order.extend(colour.iter().map(|&c| of[c]));
-                phase_ranges.push(start..constraints.len() as u32);
-            }
-        }
-    }
+fn schedule(free: Vec<Constraint>, hinges: Vec<Hinge>, particle_count: usize) -> Result<Schedule, Error> {
+    let free_units: Vec<&[u32]> = free.iter().map(Constraint::used_particles).collect();
+    let hinge_units: Vec<&[u32]> = hinges.iter().map(|h| h.bending.used_particles()).collect();
+    let units: Vec<&[u32]> = free_units.iter().chain(&hinge_units).copied().collect();
+    let stripes = stripes(&units, particle_count, STRIPE_CAPACITY);
+    let (free_stripes, hinge_stripes) = stripes.of_constraint.split_at(free.len());
+    let PhaseColouring { order: free_order, ranges: free_ranges } =
+        colour_phases(&free_units, free_stripes, particle_count)?;
+    let PhaseColouring { order: hinge_order, ranges: hinge_ranges } =
+        colour_phases(&hinge_units, hinge_stripes, particle_count)?;
+    let stretch_count = hinges.len() + free.len();
+    let mut constraints: Vec<Constraint> = (hinge_order.iter().map(|&h| hinges[h].stretch))
+        .chain(free_order.iter().map(|&f| free[f]))
+        .chain(hinge_order.iter().map(|&h| hinges[h].bending))
+        .collect();
+    let stripe_order: Vec<u32> = (hinge_order.iter().map(|&h| hinge_stripes[h]))
+        .chain(free_order.iter().map(|&f| free_stripes[f]))
+        .chain(hinge_order.iter().map(|&h| hinge_stripes[h]))
+        .collect();
     let mut colours = Vec::new();
     let phases = [0, 1].map(|phase| {
         let start = colours.len();
-        let (stretch_ranges, bending_ranges) = (&ranges[0][phase], &ranges[1][phase]);
-        colours.extend(stretch_ranges.iter().chain(bending_ranges).cloned());
+        colours.extend(shifted(&free_ranges[phase], hinges.len()));
+        let stretch_colours = colours.len() - start;
+        colours.extend(shifted(&hinge_ranges[phase], stretch_count));
         let phase_colours = &colours[start..];
         let stripes = (phase as u32..stripes.count)
             .step_by(2)
@@ -463,7 +488,7 @@ fn schedule(stretch: Vec<Constraint>, bending: Vec<Constraint>, particle_count: 
                 Stripe { ranges, particles }
             })
             .collect();
-        Phase { colours: start..colours.len(), stretch_colours: stretch_ranges.len(), stripes }
+        Phase { colours: start..colours.len(), stretch_colours, stripes }
     });
     if colours.len() > MAX_COLOURS {
         return Err(Error::TooManyColours { needed: colours.len(), max: MAX_COLOURS });
@@ -472,6 +497,40 @@ fn schedule(stretch: Vec<Constraint>, bending: Vec<Constraint>, particle_count: 
         assign_stripe_slots(&mut constraints, &phases);
     }
     Ok((constraints, stretch_count, colours, phases))
+}
+
+/// `ranges` moved `by` places on.
+fn shifted(ranges: &[Range<u32>], by: usize) -> impl Iterator<Item = Range<u32>> + '_ {
+    ranges.iter().map(move |r| r.start + by as u32..r.end + by as u32)
+}
+
+/// One kind's units in schedule order — phase 0's colours, then phase 1's, each colour ordered
+/// by stripe — and each phase's colour ranges of that order.
+struct PhaseColouring {
+    order: Vec<usize>,
+    ranges: [Vec<Range<u32>>; 2],
+}
+
+/// Colours each phase's units of one kind (each given by its particles, with its stripe in
+/// `stripe_of`) on its own.
+fn colour_phases(units: &[&[u32]], stripe_of: &[u32], particle_count: usize) -> Result<PhaseColouring, Error> {
+    let mut order = Vec::with_capacity(units.len());
+    let mut ranges: [Vec<Range<u32>>; 2] = Default::default();
+    for (phase, phase_ranges) in ranges.iter_mut().enumerate() {
+        let members: Vec<usize> = (0..units.len()).filter(|&u| stripe_of[u] as usize % 2 == phase).collect();
+        let member_particles: Vec<&[u32]> = members.iter().map(|&u| units[u]).collect();
+        let Coloring { order: coloured, ranges: colour_ranges } = color_constraints(&member_particles, particle_count)
+            .map_err(|needed| Error::TooManyColours { needed, max: MAX_COLOURS })?;
+        for range in colour_ranges {
+            let mut colour: Vec<usize> =
+                coloured[range.start as usize..range.end as usize].iter().map(|&k| members[k as usize]).collect();
+            colour.sort_by_key(|&u| (stripe_of[u], u));
+            let start = order.len() as u32;
+            order.extend(colour);
+            phase_ranges.push(start..order.len() as u32);
+        }
+    }
+    Ok(PhaseColouring { order, ranges })
 }
 
 /// Whether every stripe of `phases` holds at most [`STRIPE_CAPACITY`] particles.
@@ -487,7 +546,8 @@ fn stripe_constraints<'a>(
     ranges.iter().flat_map(|r| &constraints[r.start as usize..r.end as usize])
 }
 
-/// Sets every constraint's [`Constraint::stripe_slots`] from its stripe's particle list.
+/// Sets the [`Constraint::stripe_slots`] of every scheduled constraint from its stripe's
+/// particle list.
 fn assign_stripe_slots(constraints: &mut [Constraint], phases: &[Phase; 2]) {
     for stripe in phases.iter().flat_map(|p| &p.stripes) {
         for range in &stripe.ranges {

@@ -133,20 +133,29 @@ impl CpuSolver {
         }
     }
 
-    /// One coloured Gauss-Seidel sweep: colours in order, each constraint applied at once.
+    /// One coloured Gauss-Seidel sweep: colours in order, each constraint applied at once; a
+    /// bending constraint's hinge edge is projected just before it.
     fn project_gauss_seidel(&mut self) {
         let responses = self.params.responses();
         for k in 0..self.model.colours.len() {
             let colour = self.model.colours[k].clone();
             for c in colour.start as usize..colour.end as usize {
-                if let Some(correction) = self.correction(c, responses) {
-                    let con = self.model.constraints[c];
-                    for (k, &p) in con.used_particles().iter().enumerate() {
-                        self.predicted[p as usize] += correction.dp[k];
-                    }
-                    self.lambdas[c] += correction.dlambda;
+                if let Some(edge) = self.model.hinge_stretch(c) {
+                    self.apply_correction(edge, responses);
                 }
+                self.apply_correction(c, responses);
             }
+        }
+    }
+
+    /// Projects constraint `c` and moves its particles at once (Gauss-Seidel).
+    fn apply_correction(&mut self, c: usize, responses: [[f32; 2]; 3]) {
+        if let Some(correction) = self.correction(c, responses) {
+            let con = self.model.constraints[c];
+            for (k, &p) in con.used_particles().iter().enumerate() {
+                self.predicted[p as usize] += correction.dp[k];
+            }
+            self.lambdas[c] += correction.dlambda;
         }
     }
 

@@ -141,6 +141,20 @@ fn constraints_follow_the_mesh() {
         // A flat rest state has dihedral angle π in PBD's convention.
         assert!((con.rest - std::f32::consts::PI).abs() < 1e-3, "rest angle {}", con.rest);
     }
+    // Every bending constraint forms a hinge with the stretch constraint of its edge; the 12
+    // boundary edges are the free ones, and only they fill the stretch colours.
+    for c in model.stretch_count..model.constraints.len() {
+        let edge = model.hinge_stretch(c).unwrap();
+        assert_eq!(model.constraints[edge].particles[..2], model.constraints[c].particles[..2]);
+    }
+    assert_eq!(model.hinge_stretch(model.stretch_count - 1), None);
+    let coloured_stretch: u32 = model
+        .phases
+        .iter()
+        .flat_map(|p| &model.colours[p.colours.start..][..p.stretch_colours])
+        .map(|r| r.end - r.start)
+        .sum();
+    assert_eq!(coloured_stretch, 12);
 }
 
 #[test]
@@ -153,6 +167,10 @@ fn hand_edited_models_are_rejected_by_the_solvers() {
     assert!(matches!(drape::CpuSolver::new(&broken, params, &[]), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
     let mut broken = model.clone();
     broken.stretch_count -= 1;
+    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
+    // A hinge whose stretch constraint is not on its bending constraint's edge.
+    let mut broken = model.clone();
+    broken.constraints.swap(0, 1);
     assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
     let mut broken = model.clone();
     broken.colours.pop();
@@ -190,10 +208,16 @@ fn assert_valid_colouring(model: &ClothModel) {
 }
 
 #[test]
-fn grid_colourings_are_valid_and_stretch_needs_at_most_eight_per_phase() {
+fn grid_colourings_are_valid_and_stretch_needs_at_most_eight() {
     for n in [3, 8, 17, 33, 49] {
         let model = ClothModel::new(grid(n), 0.2, &[]).unwrap();
         assert_valid_colouring(&model);
+        // Every edge's stretch constraint, coloured on its own (the schedule colours only the
+        // free edges and projects the others with their hinges).
+        let edges: Vec<&[u32]> = model.constraints[..model.stretch_count].iter().map(|c| c.used_particles()).collect();
+        let colouring = color_constraints(&edges, model.particle_count()).unwrap();
+        validate_coloring(&colouring, &edges, model.particle_count()).unwrap();
+        assert!(colouring.colour_count() <= 8, "{n}²: {} stretch colours", colouring.colour_count());
         for phase in &model.phases {
             assert!(phase.stretch_colours <= 8, "{n}²: {} stretch colours in a phase", phase.stretch_colours);
         }

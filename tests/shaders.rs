@@ -43,7 +43,7 @@ fn solver_module_has_every_entry_point_within_webgpu_limits() {
     for wanted in [
         "predict",
         "project_stretch_colour",
-        "project_bending_colour",
+        "project_hinge_colour",
         "jacobi_project",
         "jacobi_apply",
         "finalize",

@@ -6,7 +6,7 @@ use super::shaders;
 pub(crate) struct Pipelines {
     pub predict: wgpu::ComputePipeline,
     pub project_stretch_colour: wgpu::ComputePipeline,
-    pub project_bending_colour: wgpu::ComputePipeline,
+    pub project_hinge_colour: wgpu::ComputePipeline,
     pub jacobi_project: wgpu::ComputePipeline,
     pub jacobi_apply: wgpu::ComputePipeline,
     pub finalize: wgpu::ComputePipeline,
@@ -21,7 +21,7 @@ impl Pipelines {
         match kernel {
             Kernel::Predict => &self.predict,
             Kernel::ProjectStretchColour => &self.project_stretch_colour,
-            Kernel::ProjectBendingColour => &self.project_bending_colour,
+            Kernel::ProjectHingeColour => &self.project_hinge_colour,
             Kernel::JacobiProject => &self.jacobi_project,
             Kernel::JacobiApply => &self.jacobi_apply,
             Kernel::Finalize => &self.finalize,
@@ -139,7 +139,7 @@ pub(crate) fn build_pipelines(
     Pipelines {
         predict: solver("predict"),
         project_stretch_colour: solver("project_stretch_colour"),
-        project_bending_colour: solver("project_bending_colour"),
+        project_hinge_colour: solver("project_hinge_colour"),
         jacobi_project: solver("jacobi_project"),
         jacobi_apply: solver("jacobi_apply"),
         finalize: solver("finalize"),

@@ -39,7 +39,7 @@ const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
 pub(crate) enum Kernel {
     Predict,
     ProjectStretchColour,
-    ProjectBendingColour,
+    ProjectHingeColour,
     JacobiProject,
     JacobiApply,
     Finalize,
@@ -130,7 +130,7 @@ pub(crate) fn frame_plan(
                     let kernel = if (range.start as usize) < model.stretch_count {
                         Kernel::ProjectStretchColour
                     } else {
-                        Kernel::ProjectBendingColour
+                        Kernel::ProjectHingeColour
                     };
                     plan.push(kernel, colour, workgroups_for(range.end - range.start));
                 }

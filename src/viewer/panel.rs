@@ -169,10 +169,18 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
             row(if gpu { "GPU ms / frame" } else { "CPU ms / frame (record)" }, format!("{ms:.2}"));
             row("frame", session.frames().to_string());
             row("particles", model.particle_count().to_string());
-            row("stretch constraints", format!("{} in {} colours", model.stretch_count, model.stretch_colour_count()));
+            let free_edges = model.stretch_count - model.bending_count();
+            row(
+                "stretch constraints",
+                format!(
+                    "{} ({free_edges} free edges in {} colours)",
+                    model.stretch_count,
+                    model.stretch_colour_count()
+                ),
+            );
             row(
                 "bending constraints",
-                format!("{} in {} colours", model.bending_count(), model.bending_colour_count()),
+                format!("{} with their edges in {} colours", model.bending_count(), model.bending_colour_count()),
             );
             let stripes = model.phases.each_ref().map(|p| p.stripes.len().to_string()).join(" + ");
             row("stripes (two phases)", stripes);
