@@ -50,9 +50,8 @@ fn fused_jacobi(@builtin(local_invocation_index) local_index: u32) {
         fused_predict(local_index, dispatch.substep);
     }
     for (var iteration = 0u; iteration < dispatch.iterations; iteration += 1u) {
-        let pairs = max(params.stretch_count, params.constraint_count - params.stretch_count);
-        for (var t = local_index; t < pairs; t += FUSED_WORKGROUP_SIZE) {
-            jacobi_correct_pair(t);
+        for (var t = local_index; t < params.stretch_count; t += FUSED_WORKGROUP_SIZE) {
+            jacobi_correct_edge(t);
         }
         storageBarrier();
         for (var i = local_index; i < params.particle_count; i += FUSED_WORKGROUP_SIZE) {

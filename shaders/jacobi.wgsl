@@ -4,14 +4,27 @@
 
 fn jacobi_stretch(c: u32) {
     let s = stretch_projection(c);
-    // Slots 2 and 3 of a stretch constraint belong to no particle's gather list.
-    corrections[4u * c] = vec4<f32>(s.k.dp0, 0.0);
-    corrections[4u * c + 1u] = vec4<f32>(s.k.dp1, 0.0);
-    lambdas[c] = s.lambda + s.k.dlambda;
+    write_stretch_corrections(c, s.lambda, s.k);
 }
 
-fn jacobi_bending(c: u32) {
+// Slots 2 and 3 of a stretch constraint belong to no particle's gather list.
+fn write_stretch_corrections(c: u32, lambda: f32, k: Correction) {
+    corrections[4u * c] = vec4<f32>(k.dp0, 0.0);
+    corrections[4u * c + 1u] = vec4<f32>(k.dp1, 0.0);
+    lambdas[c] = lambda + k.dlambda;
+}
+
+// A hinge (src/model.rs): bending constraint c and the stretch constraint of its edge, both
+// from the same positions, which are loaded once for the two.
+fn jacobi_hinge(c: u32) {
     let s = bending_projection(c);
+    let edge = c - params.stretch_count;
+    let edge_lambda = lambdas[edge];
+    let stretch = distance_correction(
+        s.p[0].xyz, s.p[1].xyz, s.p[0].w, s.p[1].w, constraints[edge].rest, edge_lambda, params.stretch,
+        params.compression,
+    );
+    write_stretch_corrections(edge, edge_lambda, stretch);
     let base = 4u * c;
     corrections[base] = vec4<f32>(s.k.dp0, 0.0);
     corrections[base + 1u] = vec4<f32>(s.k.dp1, 0.0);
@@ -20,14 +33,15 @@ fn jacobi_bending(c: u32) {
     lambdas[c] = s.lambda + s.k.dlambda;
 }
 
-// Thread t projects stretch constraint t and bending constraint t (dispatched over the larger
-// count): both kinds' code runs in every thread, and none of it is wasted.
-fn jacobi_correct_pair(t: u32) {
-    if (t < params.stretch_count) {
+// Thread t projects edge t: hinge t (bending constraint stretch_count + t with its edge, stretch
+// constraint t) or, past the hinges, a free edge. One thread per stretch constraint projects
+// every constraint once.
+fn jacobi_correct_edge(t: u32) {
+    let hinges = params.constraint_count - params.stretch_count;
+    if (t < hinges) {
+        jacobi_hinge(params.stretch_count + t);
+    } else if (t < params.stretch_count) {
         jacobi_stretch(t);
-    }
-    if (t < params.constraint_count - params.stretch_count) {
-        jacobi_bending(params.stretch_count + t);
     }
 }
 
@@ -51,7 +65,7 @@ fn jacobi_project(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    jacobi_correct_pair(linear_id(workgroup, workgroups, local_index));
+    jacobi_correct_edge(linear_id(workgroup, workgroups, local_index));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

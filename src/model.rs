@@ -266,12 +266,6 @@ impl ClothModel {
         c.checked_sub(self.stretch_count)
     }
 
-    /// Threads of a Jacobi projection pass: thread `t` projects stretch constraint `t` and
-    /// bending constraint `t` (`jacobi_correct_pair` in `shaders/jacobi.wgsl`).
-    pub fn jacobi_pairs(&self) -> usize {
-        self.stretch_count.max(self.bending_count())
-    }
-
     /// Stretch colours of both phases (the free edges; the others are projected with their
     /// hinges in the bending colours).
     pub fn stretch_colour_count(&self) -> usize {

@@ -108,12 +108,13 @@ pub(crate) fn frame_plan(
         return None;
     }
     let particles = model.particle_count() as u32;
-    let constraint_pairs = model.jacobi_pairs() as u32;
+    // Jacobi projects one edge per thread: a hinge, or a free edge (`shaders/jacobi.wgsl`).
+    let edges = model.stretch_count as u32;
     for substep in 0..params.substeps {
         plan.push(Kernel::Predict, info(substep), workgroups_for(particles));
         for _ in 0..params.iterations {
             if jacobi {
-                plan.push(Kernel::JacobiProject, info(0), workgroups_for(constraint_pairs));
+                plan.push(Kernel::JacobiProject, info(0), workgroups_for(edges));
                 plan.push(Kernel::JacobiApply, info(0), workgroups_for(particles));
             } else if striped {
                 for ((index, phase), base) in model.phases.iter().enumerate().zip(stripe_entries) {
@@ -158,7 +159,7 @@ impl FusedLoopCosts {
         let longest_gather = (0..particles).map(|i| model.particle_slots.row(i).len()).max().unwrap_or(0) as u64;
         let sweep: u64 = match params.mode {
             SolverMode::GaussSeidel => model.colours.iter().map(|r| strided((r.end - r.start) as usize) + 1).sum(),
-            SolverMode::Jacobi { .. } => strided(model.jacobi_pairs()) + strided(particles) * (longest_gather + 1),
+            SolverMode::Jacobi { .. } => strided(model.stretch_count) + strided(particles) * (longest_gather + 1),
         };
         let colliders = crate::collider::MAX_COLLIDERS as u64;
         Self {
