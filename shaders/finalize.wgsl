@@ -42,6 +42,21 @@ fn finalize_particle(i: u32) {
     velocities[i] = vec4<f32>(v, 0.0);
 }
 
+// The end of one substep and the start of the next (dispatch.substep) in one dispatch: both
+// work particle by particle, so nothing has to wait between them.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn finalize_and_predict(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    if (i < params.particle_count) {
+        finalize_particle(i);
+    }
+    predict_and_reset(i, workgroups.x * workgroups.y * WORKGROUP_SIZE, dispatch.substep);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn finalize(
     @builtin(workgroup_id) workgroup: vec3<u32>,

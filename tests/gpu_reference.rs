@@ -136,6 +136,25 @@ fn single_workgroup_striped_and_per_colour_frames_are_identical() {
     assert_eq!(max_distance(&striped, &per_colour), 0.0);
 }
 
+/// A frame dispatches predict once, each iteration's projections, one dispatch between
+/// substeps (finalize and the next predict together), finalize and normals.
+#[test]
+fn dispatches_per_frame_follow_the_plan() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Hanging, 16).unwrap();
+    let count = |mode, dispatch, substeps, iterations| {
+        let p = SolverParams { mode, dispatch, substeps, iterations, ..scene.params };
+        GpuSolver::new(&device, &queue, &scene.model, p, &scene.colliders).unwrap().dispatches_per_frame()
+    };
+    let colours = scene.model.colours.len();
+    for (substeps, iterations) in [(10, 10), (20, 1)] {
+        let frame = |per_iteration: usize| 1 + substeps as usize * (per_iteration * iterations as usize + 1) + 1;
+        assert_eq!(count(SolverMode::GaussSeidel, DispatchStrategy::Striped, substeps, iterations), frame(2));
+        assert_eq!(count(SolverMode::GaussSeidel, DispatchStrategy::PerColour, substeps, iterations), frame(colours));
+        assert_eq!(count(MODES[1], DispatchStrategy::PerColour, substeps, iterations), frame(2));
+    }
+}
+
 /// A model whose stripes do not fit workgroup memory runs the striped kernel on the particles
 /// in place. Merging each phase's stripes into one keeps the constraint order, so that path
 /// must give the same frame, bit for bit, as the workgroup copy of the original stripes.

@@ -47,6 +47,7 @@ fn solver_module_has_every_entry_point_within_webgpu_limits() {
         "jacobi_project",
         "jacobi_apply",
         "finalize",
+        "finalize_and_predict",
         "fused_gauss_seidel",
         "fused_jacobi",
         "project_stripes",

@@ -43,6 +43,7 @@ pub(crate) enum Kernel {
     JacobiProject,
     JacobiApply,
     Finalize,
+    FinalizeAndPredict,
     FusedGaussSeidel,
     FusedJacobi,
     ProjectStripes,
@@ -110,8 +111,8 @@ pub(crate) fn frame_plan(
     let particles = model.particle_count() as u32;
     // Jacobi projects one edge per thread: a hinge, or a free edge (`shaders/jacobi.wgsl`).
     let edges = model.stretch_count as u32;
+    plan.push(Kernel::Predict, info(0), workgroups_for(particles));
     for substep in 0..params.substeps {
-        plan.push(Kernel::Predict, info(substep), workgroups_for(particles));
         for _ in 0..params.iterations {
             if jacobi {
                 plan.push(Kernel::JacobiProject, info(0), workgroups_for(edges));
@@ -137,7 +138,11 @@ pub(crate) fn frame_plan(
                 }
             }
         }
-        plan.push(Kernel::Finalize, info(0), workgroups_for(particles));
+        // Finalize and the next substep's predict work particle by particle: one dispatch.
+        let next = substep + 1;
+        let (kernel, info) =
+            if next < params.substeps { (Kernel::FinalizeAndPredict, info(next)) } else { (Kernel::Finalize, info(0)) };
+        plan.push(kernel, info, workgroups_for(particles));
     }
     Some(plan)
 }
