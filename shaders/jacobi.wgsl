@@ -20,11 +20,7 @@ fn jacobi_hinge(c: u32) {
     let s = bending_projection(c);
     let edge = c - params.stretch_count;
     let edge_lambda = lambdas[edge];
-    let stretch = distance_correction(
-        s.p[0].xyz, s.p[1].xyz, s.p[0].w, s.p[1].w, constraints[edge].rest, edge_lambda, params.stretch,
-        params.compression,
-    );
-    write_stretch_corrections(edge, edge_lambda, stretch);
+    write_stretch_corrections(edge, edge_lambda, edge_correction(s, edge, edge_lambda));
     let base = 4u * c;
     corrections[base] = vec4<f32>(s.k.dp0, 0.0);
     corrections[base + 1u] = vec4<f32>(s.k.dp1, 0.0);

@@ -50,11 +50,16 @@ fn stretch_projection(c: u32) -> Projection {
     s.p[0] = load_particle(s.index[0]);
     s.p[1] = load_particle(s.index[1]);
     s.lambda = lambdas[c];
-    s.k = distance_correction(
-        s.p[0].xyz, s.p[1].xyz, s.p[0].w, s.p[1].w, constraints[c].rest, s.lambda, params.stretch,
-        params.compression,
-    );
+    s.k = edge_correction(s, c, s.lambda);
     return s;
+}
+
+// The correction of stretch constraint c (multiplier `lambda`) on the particles in slots 0 and
+// 1 of `s`: its own, or those of the hinge it belongs to.
+fn edge_correction(s: Projection, c: u32, lambda: f32) -> Correction {
+    return distance_correction(
+        s.p[0].xyz, s.p[1].xyz, s.p[0].w, s.p[1].w, constraints[c].rest, lambda, params.stretch, params.compression,
+    );
 }
 
 fn bending_projection(c: u32) -> Projection {
@@ -102,10 +107,7 @@ fn project_hinge(c: u32) {
     var s = load_bending(c);
     let edge = c - params.stretch_count;
     let edge_lambda = lambdas[edge];
-    let stretch = distance_correction(
-        s.p[0].xyz, s.p[1].xyz, s.p[0].w, s.p[1].w, constraints[edge].rest, edge_lambda, params.stretch,
-        params.compression,
-    );
+    let stretch = edge_correction(s, edge, edge_lambda);
     s.p[0] = vec4<f32>(s.p[0].xyz + stretch.dp0, s.p[0].w);
     s.p[1] = vec4<f32>(s.p[1].xyz + stretch.dp1, s.p[1].w);
     lambdas[edge] = edge_lambda + stretch.dlambda;

@@ -93,8 +93,9 @@ pub struct ClothModel {
     /// forms a *hinge* with the stretch constraint of its edge, which Gauss-Seidel projects just
     /// before it from the same particle loads: stretch constraint `j < bending_count()` is the
     /// edge of bending constraint `stretch_count + j` ([`ClothModel::hinge_stretch`]). The other
-    /// stretch constraints are the free edges (on the boundary). Free edges and bending
-    /// constraints are ordered by phase, then colour, then stripe.
+    /// stretch constraints are the free edges, which have no bending constraint (boundary
+    /// edges, or interior edges next to a triangle too small for a normal). Free edges and bending constraints are ordered by phase,
+    /// then colour, then stripe.
     pub constraints: Vec<Constraint>,
     /// How many of `constraints` are stretch constraints (they come first).
     pub stretch_count: usize,
@@ -261,7 +262,7 @@ impl ClothModel {
     }
 
     /// The stretch constraint of bending constraint `c`'s edge, projected with it as a hinge;
-    /// `None` when `c` is a stretch constraint.
+    /// `None` when `c` is a stretch constraint. `c` must be a constraint index.
     pub fn hinge_stretch(&self, c: usize) -> Option<usize> {
         c.checked_sub(self.stretch_count)
     }
@@ -399,8 +400,9 @@ struct Hinge {
 }
 
 /// A distance constraint per edge at its rest length and a dihedral bending constraint per
-/// interior edge at its rest angle (PBD §4.1): the hinges, and the free edges (boundary edges,
-/// which bend nothing).
+/// interior edge at its rest angle (PBD §4.1): the hinges, and the free edges. Free edges are the
+/// boundary edges, and any interior edge next to a triangle too small for a normal (doubled area
+/// below `GEOMETRY_EPSILON`, which mesh validation lets through down to 1e-12 m²).
 fn edge_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Vec<Hinge>, Vec<Constraint>) {
     let wing = |t: u32, e: &MeshEdge| {
         *mesh.triangles[t as usize]
@@ -418,7 +420,6 @@ fn edge_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Vec<Hinge>, Vec<Co
         let bending = e.right.and_then(|right| {
             let particles = [e.a, e.b, wing(e.left, e), wing(right, e)];
             let [p0, p1, p2, p3] = particles.map(|i| mesh.positions[i as usize]);
-            // Validated triangles have area, so the rest angle always exists.
             let rest = dihedral_angle(p0, p1, p2, p3)?;
             Some(Constraint { particles, rest, stripe_slots: [0; 4] })
         });

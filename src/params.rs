@@ -69,13 +69,16 @@ pub enum DispatchStrategy {
     /// when a substep would outrun llvmpipe's loop limit). Best when dispatches are expensive or
     /// the cloth is small; wastes a large GPU on a large cloth.
     SingleWorkgroup,
-    /// One dispatch per stage, per colour, per iteration: uses the whole GPU.
+    /// One dispatch per colour per iteration (Gauss-Seidel) or two per iteration (Jacobi: project,
+    /// then gather), plus predict, one dispatch between substeps (finalize and the next
+    /// predict), finalize and normals: uses the whole GPU.
     PerColour,
     /// Gauss-Seidel in stripes ([`crate::stripes`]): one dispatch per phase per iteration
     /// (two), one workgroup per stripe, colours separated by barriers inside the workgroup, on
     /// a copy of the stripe's particles in workgroup memory when the stripes fit:
-    /// `substeps · (2·iterations + 2)` dispatches per frame that use every core of a CPU
-    /// adapter and many workgroups on a GPU. Jacobi runs as in `PerColour`.
+    /// `substeps · (2·iterations + 1) + 2` dispatches per frame (predict, the phases, one
+    /// dispatch between substeps, finalize, normals) that use every core of a CPU adapter and
+    /// many workgroups on a GPU. Jacobi runs as in `PerColour`.
     Striped,
 }
 

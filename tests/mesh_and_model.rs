@@ -142,7 +142,8 @@ fn constraints_follow_the_mesh() {
         assert!((con.rest - std::f32::consts::PI).abs() < 1e-3, "rest angle {}", con.rest);
     }
     // Every bending constraint forms a hinge with the stretch constraint of its edge; the 12
-    // boundary edges are the free ones, and only they fill the stretch colours.
+    // boundary edges are the free ones (no bending constraint), and only they fill the stretch
+    // colours.
     for c in model.stretch_count..model.constraints.len() {
         let edge = model.hinge_stretch(c).unwrap();
         assert_eq!(model.constraints[edge].particles[..2], model.constraints[c].particles[..2]);
@@ -171,6 +172,17 @@ fn hand_edited_models_are_rejected_by_the_solvers() {
     // A hinge whose stretch constraint is not on its bending constraint's edge.
     let mut broken = model.clone();
     broken.constraints.swap(0, 1);
+    let err = broken.validate().unwrap_err().to_string();
+    assert!(err.contains("lies on its bending constraint's edge"), "{err}");
+    // A stretch colour reaching into the hinge edges, which are projected with their hinges.
+    let mut broken = model.clone();
+    assert!(broken.phases[0].stretch_colours > 0);
+    broken.colours[broken.phases[0].colours.start].start = 0;
+    let err = broken.validate().unwrap_err().to_string();
+    assert!(err.contains("free edges"), "{err}");
+    // More bending constraints than stretch constraints: some hinge would have no edge.
+    let mut broken = model.clone();
+    broken.stretch_count = broken.constraints.len() / 2 - 1;
     assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
     let mut broken = model.clone();
     broken.colours.pop();
@@ -219,7 +231,10 @@ fn grid_colourings_are_valid_and_stretch_needs_at_most_eight() {
         validate_coloring(&colouring, &edges, model.particle_count()).unwrap();
         assert!(colouring.colour_count() <= 8, "{n}²: {} stretch colours", colouring.colour_count());
         for phase in &model.phases {
-            assert!(phase.stretch_colours <= 8, "{n}²: {} stretch colours in a phase", phase.stretch_colours);
+            // Only the boundary edges are coloured as stretch constraints; the rest ride with
+            // their hinges.
+            assert!(phase.stretch_colours <= 2, "{n}²: {} stretch colours in a phase", phase.stretch_colours);
+            assert!(phase.bending_colours() <= 18, "{n}²: {} hinge colours in a phase", phase.bending_colours());
         }
     }
 }

@@ -140,9 +140,9 @@ pub(crate) fn frame_plan(
         }
         // Finalize and the next substep's predict work particle by particle: one dispatch.
         let next = substep + 1;
-        let (kernel, info) =
+        let (kernel, boundary) =
             if next < params.substeps { (Kernel::FinalizeAndPredict, info(next)) } else { (Kernel::Finalize, info(0)) };
-        plan.push(kernel, info, workgroups_for(particles));
+        plan.push(kernel, boundary, workgroups_for(particles));
     }
     Some(plan)
 }
