@@ -34,6 +34,7 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) normal: vec3<f32> 
 struct Host {
     window: Arc<Window>,
     surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
     device: wgpu::Device,
     queue: wgpu::Queue,
     pipeline: wgpu::RenderPipeline,
@@ -62,14 +63,15 @@ impl Host {
             ..Default::default()
         }))?;
         let size = window.inner_size();
-        let config = surface.get_default_config(&adapter, size.width, size.height).ok_or("surface unsupported")?;
+        let (width, height) = (size.width.max(1), size.height.max(1));
+        let config = surface.get_default_config(&adapter, width, height).ok_or("surface unsupported")?;
         surface.configure(&device, &config);
 
         // drape: build the cloth on the host once, then hand it the host's device and queue.
         let scene = Scene::new(SceneKind::Drape, 32)?;
         let solver = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders)?;
 
-        let aspect = size.width as f32 / size.height.max(1) as f32;
+        let aspect = width as f32 / height as f32;
         let eye = Vec3::new(2.2, 2.0, 3.2);
         let view_proj = glam::camera::rh::proj::directx::perspective(0.8, aspect, 0.05, 50.0)
             * glam::camera::rh::view::look_at_mat4(eye, Vec3::Y * 0.5, Vec3::Y);
@@ -138,12 +140,20 @@ impl Host {
                 view_formats: &[],
             })
             .create_view(&Default::default());
-        Ok(Self { window, surface, device, queue, pipeline, bind_group, depth, solver, frames: 0 })
+        Ok(Self { window, surface, config, device, queue, pipeline, bind_group, depth, solver, frames: 0 })
     }
 
     /// One frame: the simulation and the drawing go into the host's encoder, one submit.
     fn frame(&mut self) {
-        let wgpu::CurrentSurfaceTexture::Success(frame) = self.surface.get_current_texture() else { return };
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) => frame,
+            // A stale surface is configured again; this frame is skipped, as in any other state.
+            wgpu::CurrentSurfaceTexture::Suboptimal(_) | wgpu::CurrentSurfaceTexture::Outdated => {
+                self.surface.configure(&self.device, &self.config);
+                return;
+            }
+            _ => return,
+        };
         let view = frame.texture.create_view(&Default::default());
         let mut encoder = self.device.create_command_encoder(&Default::default());
         self.solver.encode_step(&mut encoder);

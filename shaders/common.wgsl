@@ -103,3 +103,8 @@ const STAGE_FINALIZE: u32 = 2u;
 fn linear_id(workgroup: vec3<u32>, workgroups: vec3<u32>, local_index: u32) -> u32 {
     return (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local_index;
 }
+
+// Threads of a dispatch of WORKGROUP_SIZE workgroups (the stride of a loop over all of them).
+fn thread_count(workgroups: vec3<u32>) -> u32 {
+    return workgroups.x * workgroups.y * WORKGROUP_SIZE;
+}

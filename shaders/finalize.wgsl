@@ -51,10 +51,8 @@ fn finalize_and_predict(
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let i = linear_id(workgroup, workgroups, local_index);
-    if (i < params.particle_count) {
-        finalize_particle(i);
-    }
-    predict_and_reset(i, workgroups.x * workgroups.y * WORKGROUP_SIZE, dispatch.substep);
+    finalize_thread(i);
+    predict_and_reset(i, thread_count(workgroups), dispatch.substep);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -63,7 +61,11 @@ fn finalize(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    let i = linear_id(workgroup, workgroups, local_index);
+    finalize_thread(linear_id(workgroup, workgroups, local_index));
+}
+
+// Thread i of a dispatch over the particles finalizes particle i.
+fn finalize_thread(i: u32) {
     if (i < params.particle_count) {
         finalize_particle(i);
     }

@@ -42,6 +42,5 @@ fn predict(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    let threads = workgroups.x * workgroups.y * WORKGROUP_SIZE;
-    predict_and_reset(linear_id(workgroup, workgroups, local_index), threads, dispatch.substep);
+    predict_and_reset(linear_id(workgroup, workgroups, local_index), thread_count(workgroups), dispatch.substep);
 }

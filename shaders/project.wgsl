@@ -87,9 +87,14 @@ fn bending_correction_of(s: Projection, c: u32) -> Correction {
     );
 }
 
-// Moves particle j of `s` by `dp`, keeping its inverse mass.
+// Moves particle j of `s` by `dp` in memory, keeping its inverse mass.
 fn write_back(s: Projection, j: u32, dp: vec3<f32>) {
-    store_particle(s.index[j], vec4<f32>(s.p[j].xyz + dp, s.p[j].w));
+    store_particle(s.index[j], moved(s.p[j], dp));
+}
+
+// A particle (position xyz, inverse mass w) moved by `dp`.
+fn moved(p: vec4<f32>, dp: vec3<f32>) -> vec4<f32> {
+    return vec4<f32>(p.xyz + dp, p.w);
 }
 
 fn project_stretch(c: u32) {
@@ -108,8 +113,8 @@ fn project_hinge(c: u32) {
     let edge = c - params.stretch_count;
     let edge_lambda = lambdas[edge];
     let stretch = edge_correction(s, edge, edge_lambda);
-    s.p[0] = vec4<f32>(s.p[0].xyz + stretch.dp0, s.p[0].w);
-    s.p[1] = vec4<f32>(s.p[1].xyz + stretch.dp1, s.p[1].w);
+    s.p[0] = moved(s.p[0], stretch.dp0);
+    s.p[1] = moved(s.p[1], stretch.dp1);
     lambdas[edge] = edge_lambda + stretch.dlambda;
     s.k = bending_correction_of(s, c);
     write_back(s, 0u, s.k.dp0);

@@ -356,12 +356,7 @@ impl ClothModel {
     fn validate_stripe_particles(&self) -> Result<(), String> {
         let fit = self.stripes_fit_workgroup();
         for stripe in self.phases.iter().flat_map(|p| &p.stripes) {
-            let mut touched: Vec<u32> = stripe_constraints(&self.constraints, &stripe.ranges)
-                .flat_map(|c| c.used_particles().iter().copied())
-                .collect();
-            touched.sort_unstable();
-            touched.dedup();
-            if touched != stripe.particles {
+            if stripe_particles(&self.constraints, &stripe.ranges) != stripe.particles {
                 return Err("each stripe lists exactly its constraints' particles, ascending".into());
             }
             for con in stripe_constraints(&self.constraints, &stripe.ranges).filter(|_| fit) {
@@ -475,11 +470,7 @@ fn schedule(free: Vec<Constraint>, hinges: Vec<Hinge>, particle_count: usize) ->
                         begin..end
                     })
                     .collect();
-                let mut particles: Vec<u32> = stripe_constraints(&constraints, &ranges)
-                    .flat_map(|c| c.used_particles().iter().copied())
-                    .collect();
-                particles.sort_unstable();
-                particles.dedup();
+                let particles = stripe_particles(&constraints, &ranges);
                 Stripe { ranges, particles }
             })
             .collect();
@@ -539,6 +530,15 @@ fn stripe_constraints<'a>(
     ranges: &'a [Range<u32>],
 ) -> impl Iterator<Item = &'a Constraint> {
     ranges.iter().flat_map(|r| &constraints[r.start as usize..r.end as usize])
+}
+
+/// The particles a stripe's constraints touch, ascending ([`Stripe::particles`]).
+fn stripe_particles(constraints: &[Constraint], ranges: &[Range<u32>]) -> Vec<u32> {
+    let mut particles: Vec<u32> =
+        stripe_constraints(constraints, ranges).flat_map(|c| c.used_particles().iter().copied()).collect();
+    particles.sort_unstable();
+    particles.dedup();
+    particles
 }
 
 /// Sets the [`Constraint::stripe_slots`] of every scheduled constraint from its stripe's

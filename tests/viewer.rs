@@ -513,6 +513,10 @@ fn keys_map_to_the_documented_commands() {
     assert_eq!(command_for_key(&key("4"), false), Some(Command::Scene(SceneKind::Benchmark)));
     assert_eq!(command_for_key(&key("5"), false), Some(Command::ObjScene));
     assert_eq!(command_for_key(&key("9"), false), None);
+    // The help lists the same digits.
+    let scenes = SceneKind::ALL.len();
+    let help = format!("1–{scenes}: scenes ({}: the --obj file)", scenes + 1);
+    assert!(drape::viewer::controls::CONTROLS.iter().any(|line| line.contains(&help)), "{help}");
     assert_eq!(command_for_key(&key("0"), false), None);
     assert_eq!(command_for_key(&Key::Named(NamedKey::Escape), false), Some(Command::Quit));
     let Some(Command::Orbit(yaw, 0.0)) = command_for_key(&Key::Named(NamedKey::ArrowLeft), false) else {

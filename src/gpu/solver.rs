@@ -104,12 +104,9 @@ impl GpuSolver {
         };
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
         let uniform = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
-        let rest: Vec<[f32; 4]> = model.mesh.positions.iter().map(|p| [p.x, p.y, p.z, 1.0]).collect();
+        let RestState { positions: rest, records, normals } = RestState::new(model, &pins);
         let predicted: Vec<[f32; 4]> =
             model.mesh.positions.iter().zip(pins.inverse_masses()).map(|(p, &w)| [p.x, p.y, p.z, w]).collect();
-        let records: Vec<[f32; 4]> = (0..n).map(|i| pins.particle_record(i)).collect();
-        let normals: Vec<[f32; 4]> =
-            model.vertex_normals(&model.mesh.positions).iter().map(|n| n.extend(0.0).to_array()).collect();
         let triangles: Vec<u32> = model.mesh.triangles.iter().flatten().copied().collect();
         let buffers = Buffers {
             params: create("drape params", bytemuck::bytes_of(&GpuParams::new(&params, model, colliders)), uniform),
@@ -194,7 +191,21 @@ impl GpuSolver {
         Ok(())
     }
 
-    /// Overwrites every particle's position (e.g. to reset), keeping pins as they are.
+    /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
+    /// (targets at rest) and rest normals. Parameters and colliders stay; nothing is rebuilt.
+    pub fn reset(&mut self) {
+        self.pins = Pins::new(&self.model);
+        let rest = RestState::new(&self.model, &self.pins);
+        let write = |buffer: &wgpu::Buffer, data: &[[f32; 4]]| {
+            self.queue.write_buffer(buffer, 0, bytemuck::cast_slice(data));
+        };
+        write(&self.buffers.positions, &rest.positions);
+        write(&self.buffers.velocities, &vec![[0.0; 4]; self.model.particle_count()]);
+        write(&self.buffers.particles, &rest.records);
+        write(&self.buffers.normals, &rest.normals);
+    }
+
+    /// Overwrites every particle's position, keeping pins as they are.
     pub fn set_positions(&mut self, positions: &[Vec3]) -> Result<(), Error> {
         let data = self.particle_vectors(positions, 1.0)?;
         self.queue.write_buffer(&self.buffers.positions, 0, bytemuck::cast_slice(&data));
@@ -503,6 +514,25 @@ fn strided<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
         bytes[start..start + size_of::<T>()].copy_from_slice(bytemuck::bytes_of(entry));
     }
     bytes
+}
+
+/// The per-particle buffers of a cloth at rest (`vec4` per particle): positions (w = 1), pin
+/// records and vertex normals. The predicted positions need no reset: predict rewrites them.
+struct RestState {
+    positions: Vec<[f32; 4]>,
+    records: Vec<[f32; 4]>,
+    normals: Vec<[f32; 4]>,
+}
+
+impl RestState {
+    fn new(model: &ClothModel, pins: &Pins) -> Self {
+        let rest = &model.mesh.positions;
+        Self {
+            positions: rest.iter().map(|p| p.extend(1.0).to_array()).collect(),
+            records: (0..model.particle_count()).map(|i| pins.particle_record(i)).collect(),
+            normals: model.vertex_normals(rest).iter().map(|n| n.extend(0.0).to_array()).collect(),
+        }
+    }
 }
 
 /// A CSR list as the kernels read it: offsets, then items, in one `u32` array.

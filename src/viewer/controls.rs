@@ -70,10 +70,13 @@ fn character_command(key: &str) -> Option<Command> {
         "f" => Some(Command::Frame),
         "+" | "=" => Some(Command::Zoom(ZOOM_PER_STEP)),
         "-" => Some(Command::Zoom(1.0 / ZOOM_PER_STEP)),
-        "5" => Some(Command::ObjScene),
+        // Digits 1, 2, … pick the library scenes in order; the next digit, the OBJ file.
         digit => {
             let index = digit.parse::<usize>().ok()?.checked_sub(1)?;
-            SceneKind::ALL.get(index).map(|&kind| Command::Scene(kind))
+            match SceneKind::ALL.get(index) {
+                Some(&kind) => Some(Command::Scene(kind)),
+                None => (index == SceneKind::ALL.len()).then_some(Command::ObjScene),
+            }
         }
     }
 }

@@ -145,7 +145,8 @@ pub struct Session {
     source: ClothSource,
     grid: u32,
     overrides: ParamOverrides,
-    setup: ClothSetup,
+    /// The scene's colliders, which a reset brings back.
+    scene_colliders: Vec<Collider>,
     solver: GpuSolver,
     /// The pinned particles, listed when pins change so markers need no scan per frame.
     pinned: Vec<u32>,
@@ -178,7 +179,7 @@ impl Session {
             grid,
             overrides,
             pinned: pinned_particles(&solver),
-            setup,
+            scene_colliders: setup.colliders,
             solver,
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
@@ -200,15 +201,15 @@ impl Session {
         let setup = ClothSetup::load(&source, grid)?;
         let params = self.overrides.apply(setup.params);
         self.solver = GpuSolver::new(&self.device, &self.queue, &setup.model, params, &setup.colliders)?;
-        (self.source, self.grid, self.setup) = (source, grid, setup);
+        (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
         self.restart();
         Ok(())
     }
 
     /// Puts the cloth and colliders back in their initial state (parameters stay).
     pub fn reset(&mut self) -> Result<(), Error> {
-        let params = *self.solver.params();
-        self.solver = GpuSolver::new(&self.device, &self.queue, &self.setup.model, params, &self.setup.colliders)?;
+        self.solver.reset();
+        self.solver.set_colliders(&self.scene_colliders)?;
         self.restart();
         Ok(())
     }
@@ -318,7 +319,7 @@ impl Session {
     ) -> Result<bool, Error> {
         self.end_grab()?;
         let positions = self.solver.read_positions()?;
-        let particle = pick_particle(ray, &positions, &self.setup.model.mesh.triangles, tolerance);
+        let particle = pick_particle(ray, &positions, &self.solver.model().mesh.triangles, tolerance);
         let sphere = self
             .solver
             .colliders()
@@ -397,8 +398,8 @@ impl Session {
 
     /// A camera framing the cloth's rest shape and the sphere colliders.
     pub fn framing_camera(&self) -> OrbitCamera {
-        let (mut min, mut max) = bounding_box(&self.setup.model.mesh.positions);
-        for collider in &self.setup.colliders {
+        let (mut min, mut max) = bounding_box(&self.solver.model().mesh.positions);
+        for collider in &self.scene_colliders {
             if let Collider::Sphere { center, radius } = *collider {
                 (min, max) = (min.min(center - radius), max.max(center + radius));
             }
