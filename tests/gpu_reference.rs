@@ -172,6 +172,50 @@ fn a_reset_solver_repeats_a_fresh_one_bit_for_bit() {
     assert_eq!(bits(reused.read_velocities().unwrap()), bits(fresh.read_velocities().unwrap()));
 }
 
+/// Metrics requested in the background describe the cloth and colliders of the moment of the
+/// request, whatever is submitted before they are collected, and equal a blocking read of that
+/// state. A second request waits until the first is collected, and a reset drops a pending one.
+#[test]
+fn background_metrics_measure_the_cloth_of_their_request() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Drape, 12).unwrap();
+    let mut solver = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
+    for _ in 0..5 {
+        solver.step();
+    }
+    let at_request = solver.metrics().unwrap();
+    assert!(solver.request_metrics());
+    assert!(!solver.request_metrics(), "a second request started before the first was collected");
+    solver.set_colliders(&[]).unwrap();
+    for _ in 0..5 {
+        solver.step();
+    }
+    assert_eq!(collect_metrics(&mut solver), at_request);
+    assert_eq!(solver.poll_metrics().unwrap(), None, "metrics are collected once");
+    let now = solver.metrics().unwrap();
+    assert_ne!(now.centre_of_mass, at_request.centre_of_mass, "the cloth did not move after the request");
+    assert_eq!(now.min_collider_distance, f32::INFINITY);
+
+    assert!(solver.request_metrics());
+    solver.reset();
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    assert_eq!(solver.poll_metrics().unwrap(), None, "a reset keeps a measurement of the cloth before it");
+    assert!(solver.request_metrics());
+    assert_eq!(collect_metrics(&mut solver), solver.metrics().unwrap());
+}
+
+/// Polls for requested metrics until they arrive (lavapipe delivers them within milliseconds).
+fn collect_metrics(solver: &mut GpuSolver) -> drape::ClothMetrics {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if let Some(metrics) = solver.poll_metrics().unwrap() {
+            return metrics;
+        }
+        assert!(std::time::Instant::now() < deadline, "requested metrics never arrived");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 /// A frame dispatches predict once, each iteration's projections, one dispatch between
 /// substeps (finalize and the next predict together), finalize and normals; a single workgroup
 /// runs each substep in one dispatch (a 16² cloth stays within llvmpipe's loop limit).

@@ -227,6 +227,26 @@ fn pause_step_reset_and_mode_switching_drive_the_simulation() {
     assert_eq!(session.colliders(), initial.as_slice());
 }
 
+/// The window's statistics come from background reads: polling never waits, and what arrives
+/// is the state at the request, the same as a blocking read of it; a reset clears them.
+#[test]
+fn the_panel_statistics_arrive_without_waiting_and_match_a_blocking_read() {
+    let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Hanging), 12);
+    run_frames(&mut session, 5);
+    assert!(session.request_metrics());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while session.metrics().is_none() {
+        assert!(Instant::now() < deadline, "the requested statistics never arrived");
+        session.poll_metrics().expect("poll");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let background = *session.metrics().expect("collected above");
+    assert_eq!(session.refresh_metrics().expect("blocking read"), background);
+    assert!(background.kinetic_energy > 0.0, "the cloth should be falling after five frames");
+    session.reset().expect("reset");
+    assert!(session.metrics().is_none());
+}
+
 #[test]
 fn the_panel_keeps_command_line_values_outside_its_slider_ranges() {
     let overrides =

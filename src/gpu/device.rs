@@ -10,26 +10,6 @@ const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan dri
 pub const TIMESTAMP_FEATURES: wgpu::Features =
     wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
 
-/// Maps all of `buffer` (already filled by a submitted copy), waits for the GPU, hands its
-/// bytes to `read` and unmaps. Only for explicit readbacks, never inside a step. On error a map
-/// may still be pending, so the caller should not reuse the buffer.
-pub(crate) fn read_mapped<T>(
-    device: &wgpu::Device,
-    buffer: &wgpu::Buffer,
-    read: impl FnOnce(&[u8]) -> T,
-) -> Result<T, Error> {
-    let slice = buffer.slice(..);
-    let (sender, receiver) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |result| {
-        let _ = sender.send(result);
-    });
-    device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Readback(e.to_string()))?;
-    receiver.recv().map_err(|e| Error::Readback(e.to_string()))?.map_err(|e| Error::Readback(e.to_string()))?;
-    let value = slice.get_mapped_range().map(|bytes| read(&bytes));
-    buffer.unmap();
-    value.map_err(|e| Error::Readback(e.to_string()))
-}
-
 /// Options for [`headless_device`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HeadlessOptions {

@@ -5,6 +5,7 @@ pub mod device;
 pub mod layout;
 mod pipelines;
 mod plan;
+pub(crate) mod readback;
 pub mod shaders;
 mod solver;
 

@@ -1,10 +1,10 @@
 //! The GPU solver: owns the cloth's buffers and pipelines on a caller's device and records
 //! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
 
-use super::device::read_mapped;
 use super::layout::{index_lists, ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE};
 use super::pipelines::{build_pipelines, normals_bind_group_layout, solver_bind_group_layout, Pipelines};
 use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan, WorkgroupSizes};
+use super::readback::{decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap};
 use crate::collider::{validate_colliders, Collider};
 use crate::coloring::MAX_COLOURS;
 use crate::error::Error;
@@ -75,6 +75,9 @@ pub struct GpuSolver {
     solver_bind_group: wgpu::BindGroup,
     normals_bind_group: wgpu::BindGroup,
     readback: Option<wgpu::Buffer>,
+    /// Positions and velocities of [`GpuSolver::request_metrics`], with the colliders of the
+    /// moment they were requested.
+    metrics_read: Option<(BackgroundMap, Vec<Collider>)>,
     allocated_bytes: u64,
 }
 
@@ -148,6 +151,7 @@ impl GpuSolver {
             solver_bind_group,
             normals_bind_group,
             readback: None,
+            metrics_read: None,
             allocated_bytes,
         };
         solver.apply_params(params)?;
@@ -193,7 +197,11 @@ impl GpuSolver {
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
     /// (targets at rest) and rest normals. Parameters and colliders stay; nothing is rebuilt.
+    /// An uncollected [`GpuSolver::request_metrics`] is dropped: it measured the cloth before.
     pub fn reset(&mut self) {
+        if let Some((map, _)) = self.metrics_read.take() {
+            self.allocated_bytes -= map.buffer().size();
+        }
         self.pins = Pins::new(&self.model);
         let rest = RestState::new(&self.model, &self.pins);
         let write = |buffer: &wgpu::Buffer, data: &[[f32; 4]]| {
@@ -343,41 +351,68 @@ impl GpuSolver {
         Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders))
     }
 
+    /// Starts measuring the cloth as the frames submitted so far leave it, without waiting:
+    /// positions and velocities are copied in a submit of their own and mapped in the
+    /// background. Collect the result with [`GpuSolver::poll_metrics`]; frames submitted in the
+    /// meantime do not change it. Returns `false`, and starts nothing, while an earlier request
+    /// has not been collected.
+    pub fn request_metrics(&mut self) -> bool {
+        let n = self.model.particle_count();
+        let (map, colliders) = self.metrics_read.get_or_insert_with(|| {
+            let buffer = particle_readback_buffer(&self.device, n, 2);
+            self.allocated_bytes += buffer.size();
+            (BackgroundMap::new(buffer), Vec::new())
+        });
+        if !map.is_idle() {
+            return false;
+        }
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape metrics") });
+        encode_particle_copies(&mut encoder, &[&self.buffers.positions, &self.buffers.velocities], map.buffer(), n);
+        self.queue.submit([encoder.finish()]);
+        map.start();
+        colliders.clone_from(&self.colliders);
+        true
+    }
+
+    /// The metrics of the last [`GpuSolver::request_metrics`] once the GPU has delivered them,
+    /// measured against the colliders of the request. Checks once without waiting: `Ok(None)`
+    /// while they are on their way, and when there is nothing to collect.
+    pub fn poll_metrics(&mut self) -> Result<Option<ClothMetrics>, Error> {
+        let Some((map, colliders)) = &self.metrics_read else {
+            return Ok(None);
+        };
+        map.try_read(&self.device, |bytes| {
+            let [positions, velocities] = decode_particles(bytes, self.model.particle_count());
+            ClothMetrics::measure(&self.model, &positions, &velocities, colliders)
+        })
+    }
+
     /// Copies up to two particle buffers into the readback buffer, one submit, one wait.
     fn read_vectors<const N: usize>(&mut self, which: [Which; N]) -> Result<[Vec<Vec3>; N], Error> {
-        const MOST: u64 = 2;
-        const { assert!(N as u64 <= MOST, "the readback buffer holds two particle buffers") };
-        let size = 16 * self.model.particle_count() as u64;
-        if self.readback.is_none() {
-            self.allocated_bytes += MOST * size;
-            self.readback = Some(self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("drape readback"),
-                size: MOST * size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
-        }
-        let readback = self.readback.as_ref().expect("created above");
+        const SLOTS: u64 = 2;
+        const { assert!(N as u64 <= SLOTS, "the readback buffer holds two particle buffers") };
+        let n = self.model.particle_count();
+        let readback = self.readback.get_or_insert_with(|| {
+            let buffer = particle_readback_buffer(&self.device, n, SLOTS);
+            self.allocated_bytes += buffer.size();
+            buffer
+        });
+        let sources = which.map(|which| match which {
+            Which::Positions => &self.buffers.positions,
+            Which::Velocities => &self.buffers.velocities,
+            Which::Normals => &self.buffers.normals,
+        });
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
-        for (k, which) in (0..MOST).zip(which) {
-            let source = match which {
-                Which::Positions => &self.buffers.positions,
-                Which::Velocities => &self.buffers.velocities,
-                Which::Normals => &self.buffers.normals,
-            };
-            encoder.copy_buffer_to_buffer(source, 0, readback, k * size, size);
-        }
+        encode_particle_copies(&mut encoder, &sources, readback, n);
         self.queue.submit([encoder.finish()]);
-        let mapped = read_mapped(&self.device, readback, |bytes| {
-            std::array::from_fn(|k| {
-                let part = &bytes[k * size as usize..(k + 1) * size as usize];
-                bytemuck::cast_slice::<u8, [f32; 4]>(part).iter().map(|v| Vec3::new(v[0], v[1], v[2])).collect()
-            })
-        });
+        let mapped = read_mapped(&self.device, readback, |bytes| decode_particles(bytes, n));
         if mapped.is_err() {
             // A map may still be pending: start from a fresh buffer next time.
-            self.readback = None;
+            if let Some(buffer) = self.readback.take() {
+                self.allocated_bytes -= buffer.size();
+            }
         }
         mapped
     }

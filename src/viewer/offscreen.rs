@@ -3,7 +3,7 @@
 
 use super::renderer::{DepthBuffer, DrawOptions, SceneRenderer};
 use crate::error::{Error, ParamError};
-use crate::gpu::device::read_mapped;
+use crate::gpu::readback::read_mapped;
 use crate::gpu::GpuSolver;
 use std::path::Path;
 

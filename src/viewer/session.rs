@@ -6,6 +6,7 @@ use super::pick::{pick_particle, ray_sphere};
 use super::renderer::{Marker, MarkerKind};
 use crate::collider::Collider;
 use crate::error::Error;
+use crate::gpu::readback::BackgroundMap;
 use crate::gpu::{GpuSolver, TIMESTAMP_FEATURES};
 use crate::mesh::ClothMesh;
 use crate::metrics::ClothMetrics;
@@ -15,8 +16,6 @@ use crate::scene::{Scene, SceneKind};
 use glam::Vec3;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Jacobi over-relaxation ω used when switching to Jacobi without a value given.
@@ -303,6 +302,20 @@ impl Session {
         Ok(metrics)
     }
 
+    /// Starts measuring the cloth in the background ([`GpuSolver::request_metrics`]), for a
+    /// window, which must not wait for the GPU. False while an earlier request is pending.
+    pub fn request_metrics(&mut self) -> bool {
+        self.solver.request_metrics()
+    }
+
+    /// Makes requested metrics [`Session::metrics`] once they have arrived; never waits.
+    pub fn poll_metrics(&mut self) -> Result<(), Error> {
+        if let Some(metrics) = self.solver.poll_metrics()? {
+            self.metrics = Some(metrics);
+        }
+        Ok(())
+    }
+
     /// Reads the particle positions back (waits for the GPU).
     pub fn read_positions(&mut self) -> Result<Vec<Vec3>, Error> {
         self.solver.read_positions()
@@ -457,19 +470,13 @@ impl Session {
     }
 }
 
-/// Readback states of the [`FrameTimer`].
-const IDLE: u8 = 0;
-const MAPPING: u8 = 1;
-const MAPPED: u8 = 2;
-
 /// GPU time of the step from two timestamps, read back without ever waiting: a copy to the
 /// readback buffer is recorded only while it is idle, and its mapping is polled later.
 struct FrameTimer {
     queries: wgpu::QuerySet,
     resolved: wgpu::Buffer,
-    readback: wgpu::Buffer,
+    readback: BackgroundMap,
     nanoseconds_per_tick: f64,
-    state: Arc<AtomicU8>,
     copy_recorded: bool,
     last_ms: Option<f64>,
 }
@@ -497,12 +504,11 @@ impl FrameTimer {
                 "drape viewer timestamps",
                 wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
             ),
-            readback: buffer(
+            readback: BackgroundMap::new(buffer(
                 "drape viewer timestamp readback",
                 wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            ),
+            )),
             nanoseconds_per_tick: f64::from(queue.get_timestamp_period()),
-            state: Arc::new(AtomicU8::new(IDLE)),
             copy_recorded: false,
             last_ms: None,
         })
@@ -515,30 +521,22 @@ impl FrameTimer {
     fn end(&mut self, encoder: &mut wgpu::CommandEncoder) {
         encoder.write_timestamp(&self.queries, 1);
         encoder.resolve_query_set(&self.queries, 0..2, &self.resolved, 0);
-        if self.state.load(Ordering::Acquire) == IDLE {
-            encoder.copy_buffer_to_buffer(&self.resolved, 0, &self.readback, 0, 16);
+        if self.readback.is_idle() {
+            encoder.copy_buffer_to_buffer(&self.resolved, 0, self.readback.buffer(), 0, 16);
             self.copy_recorded = true;
         }
     }
 
     fn after_submit(&mut self, device: &wgpu::Device) {
-        if self.copy_recorded {
-            self.copy_recorded = false;
-            self.state.store(MAPPING, Ordering::Release);
-            let state = Arc::clone(&self.state);
-            self.readback.slice(..).map_async(wgpu::MapMode::Read, move |result| {
-                state.store(if result.is_ok() { MAPPED } else { IDLE }, Ordering::Release);
-            });
+        if std::mem::take(&mut self.copy_recorded) {
+            self.readback.start();
         }
-        // Runs finished callbacks; never blocks.
-        let _ = device.poll(wgpu::PollType::Poll);
-        if self.state.load(Ordering::Acquire) == MAPPED {
-            if let Ok(view) = self.readback.slice(..).get_mapped_range() {
-                let [start, end] = bytemuck::pod_read_unaligned::<[u64; 2]>(&view[..16]);
-                self.last_ms = Some(end.wrapping_sub(start) as f64 * self.nanoseconds_per_tick * 1e-6);
-            }
-            self.readback.unmap();
-            self.state.store(IDLE, Ordering::Release);
+        // A failed map only skips one timing: the buffer is idle again for the next copy.
+        if let Ok(Some(ticks)) =
+            self.readback.try_read(device, |bytes| bytemuck::pod_read_unaligned::<[u64; 2]>(&bytes[..16]))
+        {
+            let [start, end] = ticks;
+            self.last_ms = Some(end.wrapping_sub(start) as f64 * self.nanoseconds_per_tick * 1e-6);
         }
     }
 }

@@ -458,13 +458,14 @@ impl Viewer {
         Ok(if done { Flow::Exit } else { Flow::Continue })
     }
 
-    /// Reads the cloth statistics back a few times a second (it waits for the GPU).
+    /// Reads the cloth statistics back a few times a second, in the background: a request is
+    /// started at most every METRICS_INTERVAL and collected when the GPU has delivered it.
     fn refresh_metrics(&mut self) {
-        if self.last_metrics.elapsed() >= METRICS_INTERVAL {
+        if self.last_metrics.elapsed() >= METRICS_INTERVAL && self.session.request_metrics() {
             self.last_metrics = Instant::now();
-            if let Err(e) = self.session.refresh_metrics() {
-                self.panel.message = Some(e.to_string());
-            }
+        }
+        if let Err(e) = self.session.poll_metrics() {
+            self.panel.message = Some(e.to_string());
         }
     }
 

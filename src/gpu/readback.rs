@@ -1,0 +1,125 @@
+//! Reading GPU buffers back to the host, outside the step: a blocking read that waits for the
+//! GPU ([`read_mapped`], for tools and tests), and a background read ([`BackgroundMap`]) that a
+//! renderer polls once per frame without ever waiting, so showing statistics does not stall it.
+
+use crate::error::Error;
+use glam::Vec3;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+/// Bytes per particle of the particle buffers (positions, velocities, normals: one `vec4`).
+const PARTICLE_BYTES: u64 = 16;
+
+/// Maps all of `buffer` (already filled by a submitted copy), waits for the GPU, hands its
+/// bytes to `read` and unmaps. Only for explicit readbacks, never inside a step. On error a map
+/// may still be pending, so the caller should not reuse the buffer.
+pub(crate) fn read_mapped<T>(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    read: impl FnOnce(&[u8]) -> T,
+) -> Result<T, Error> {
+    let slice = buffer.slice(..);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |result| {
+        let _ = sender.send(result);
+    });
+    device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Readback(e.to_string()))?;
+    receiver.recv().map_err(|e| Error::Readback(e.to_string()))?.map_err(|e| Error::Readback(e.to_string()))?;
+    let value = slice.get_mapped_range().map(|bytes| read(&bytes));
+    buffer.unmap();
+    value.map_err(|e| Error::Readback(e.to_string()))
+}
+
+/// A mappable buffer with room for `slots` particle buffers of `particle_count` particles.
+pub(crate) fn particle_readback_buffer(device: &wgpu::Device, particle_count: usize, slots: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("drape readback"),
+        size: slots * PARTICLE_BYTES * particle_count as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// Records copies of the particle buffers `sources` into consecutive slots of `readback`.
+pub(crate) fn encode_particle_copies(
+    encoder: &mut wgpu::CommandEncoder,
+    sources: &[&wgpu::Buffer],
+    readback: &wgpu::Buffer,
+    particle_count: usize,
+) {
+    let size = PARTICLE_BYTES * particle_count as u64;
+    for (k, source) in (0..).zip(sources) {
+        encoder.copy_buffer_to_buffer(source, 0, readback, k * size, size);
+    }
+}
+
+/// The first `N` particle buffers of mapped readback bytes, as points (w dropped).
+pub(crate) fn decode_particles<const N: usize>(bytes: &[u8], particle_count: usize) -> [Vec<Vec3>; N] {
+    let size = PARTICLE_BYTES as usize * particle_count;
+    std::array::from_fn(|k| {
+        bytemuck::cast_slice::<u8, [f32; 4]>(&bytes[k * size..(k + 1) * size])
+            .iter()
+            .map(|v| Vec3::new(v[0], v[1], v[2]))
+            .collect()
+    })
+}
+
+/// States of a [`BackgroundMap`], shared with its map callback.
+const IDLE: u8 = 0;
+const MAPPING: u8 = 1;
+const MAPPED: u8 = 2;
+const FAILED: u8 = 3;
+
+/// A readback buffer mapped in the background: while it is idle, record a copy into it and
+/// [`start`](Self::start) mapping after the submit; then [`try_read`](Self::try_read) it once
+/// per frame until the bytes arrive. Nothing here waits for the GPU.
+pub(crate) struct BackgroundMap {
+    buffer: wgpu::Buffer,
+    state: Arc<AtomicU8>,
+}
+
+impl BackgroundMap {
+    pub(crate) fn new(buffer: wgpu::Buffer) -> Self {
+        Self { buffer, state: Arc::new(AtomicU8::new(IDLE)) }
+    }
+
+    pub(crate) fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    /// Whether a copy may be recorded into the buffer (no map started or unread).
+    pub(crate) fn is_idle(&self) -> bool {
+        self.state.load(Ordering::Acquire) == IDLE
+    }
+
+    /// Starts mapping the buffer; call after submitting the copy into it, and only when idle.
+    pub(crate) fn start(&self) {
+        debug_assert!(self.is_idle(), "a background map started twice");
+        self.state.store(MAPPING, Ordering::Release);
+        let state = Arc::clone(&self.state);
+        self.buffer.slice(..).map_async(wgpu::MapMode::Read, move |result| {
+            state.store(if result.is_ok() { MAPPED } else { FAILED }, Ordering::Release);
+        });
+    }
+
+    /// Runs the device's finished callbacks without blocking. Once the map has arrived, hands
+    /// the bytes to `read`, unmaps (the buffer is idle again) and returns `read`'s value;
+    /// `Ok(None)` while the map is on its way or none was started. A failed map is reported
+    /// once and leaves the buffer idle.
+    pub(crate) fn try_read<T>(&self, device: &wgpu::Device, read: impl FnOnce(&[u8]) -> T) -> Result<Option<T>, Error> {
+        device.poll(wgpu::PollType::Poll).map_err(|e| Error::Readback(e.to_string()))?;
+        match self.state.load(Ordering::Acquire) {
+            MAPPED => {
+                let value = self.buffer.slice(..).get_mapped_range().map(|bytes| read(&bytes));
+                self.buffer.unmap();
+                self.state.store(IDLE, Ordering::Release);
+                value.map(Some).map_err(|e| Error::Readback(e.to_string()))
+            }
+            FAILED => {
+                self.state.store(IDLE, Ordering::Release);
+                Err(Error::Readback("mapping the readback buffer failed".into()))
+            }
+            _ => Ok(None),
+        }
+    }
+}
