@@ -175,6 +175,7 @@ fn a_reset_solver_repeats_a_fresh_one_bit_for_bit() {
 /// Metrics requested in the background describe the cloth and colliders of the moment of the
 /// request, whatever is submitted before they are collected, and equal a blocking read of that
 /// state. A second request waits until the first is collected, and a reset drops a pending one.
+/// The background readback buffer is made once (two particle buffers) and counted.
 #[test]
 fn background_metrics_measure_the_cloth_of_their_request() {
     let (device, queue) = device();
@@ -184,7 +185,10 @@ fn background_metrics_measure_the_cloth_of_their_request() {
         solver.step();
     }
     let at_request = solver.metrics().unwrap();
+    let before_request = solver.allocated_bytes();
+    let readback_bytes = 2 * 16 * scene.model.particle_count() as u64;
     assert!(solver.request_metrics());
+    assert_eq!(solver.allocated_bytes(), before_request + readback_bytes);
     assert!(!solver.request_metrics(), "a second request started before the first was collected");
     solver.set_colliders(&[]).unwrap();
     for _ in 0..5 {
@@ -196,12 +200,16 @@ fn background_metrics_measure_the_cloth_of_their_request() {
     assert_ne!(now.centre_of_mass, at_request.centre_of_mass, "the cloth did not move after the request");
     assert_eq!(now.min_collider_distance, f32::INFINITY);
 
-    assert!(solver.request_metrics());
+    assert!(solver.request_metrics(), "the collected request's buffer is reused");
+    assert_eq!(solver.allocated_bytes(), before_request + readback_bytes);
     solver.reset();
+    assert_eq!(solver.allocated_bytes(), before_request, "a reset drops a pending request and its buffer");
     device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
     assert_eq!(solver.poll_metrics().unwrap(), None, "a reset keeps a measurement of the cloth before it");
     assert!(solver.request_metrics());
     assert_eq!(collect_metrics(&mut solver), solver.metrics().unwrap());
+    solver.reset();
+    assert_eq!(solver.allocated_bytes(), before_request + readback_bytes, "an idle buffer stays");
 }
 
 /// Polls for requested metrics until they arrive (lavapipe delivers them within milliseconds).

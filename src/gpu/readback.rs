@@ -30,23 +30,28 @@ pub(crate) fn read_mapped<T>(
     value.map_err(|e| Error::Readback(e.to_string()))
 }
 
-/// A mappable buffer with room for `slots` particle buffers of `particle_count` particles.
-pub(crate) fn particle_readback_buffer(device: &wgpu::Device, particle_count: usize, slots: u64) -> wgpu::Buffer {
+/// Particle buffers one readback buffer holds (positions and velocities for metrics).
+pub(crate) const READBACK_SLOTS: usize = 2;
+
+/// A mappable buffer with room for READBACK_SLOTS particle buffers of `particle_count` particles.
+pub(crate) fn particle_readback_buffer(device: &wgpu::Device, particle_count: usize) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("drape readback"),
-        size: slots * PARTICLE_BYTES * particle_count as u64,
+        size: READBACK_SLOTS as u64 * PARTICLE_BYTES * particle_count as u64,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
 }
 
-/// Records copies of the particle buffers `sources` into consecutive slots of `readback`.
+/// Records copies of the particle buffers `sources` (at most READBACK_SLOTS) into consecutive
+/// slots of `readback`.
 pub(crate) fn encode_particle_copies(
     encoder: &mut wgpu::CommandEncoder,
     sources: &[&wgpu::Buffer],
     readback: &wgpu::Buffer,
     particle_count: usize,
 ) {
+    debug_assert!(sources.len() <= READBACK_SLOTS, "more particle buffers than readback slots");
     let size = PARTICLE_BYTES * particle_count as u64;
     for (k, source) in (0..).zip(sources) {
         encoder.copy_buffer_to_buffer(source, 0, readback, k * size, size);
@@ -87,7 +92,7 @@ impl BackgroundMap {
         &self.buffer
     }
 
-    /// Whether a copy may be recorded into the buffer (no map started or unread).
+    /// Whether a copy may be recorded into the buffer (no map started, unread or failed).
     pub(crate) fn is_idle(&self) -> bool {
         self.state.load(Ordering::Acquire) == IDLE
     }
@@ -104,8 +109,9 @@ impl BackgroundMap {
 
     /// Runs the device's finished callbacks without blocking. Once the map has arrived, hands
     /// the bytes to `read`, unmaps (the buffer is idle again) and returns `read`'s value;
-    /// `Ok(None)` while the map is on its way or none was started. A failed map is reported
-    /// once and leaves the buffer idle.
+    /// `Ok(None)` while the map is on its way or none was started. A failed map is an error and
+    /// leaves the buffer unusable (wgpu keeps its range marked as mapped, and unmapping a buffer
+    /// the device never mapped is a validation error): drop this map and make a new one.
     pub(crate) fn try_read<T>(&self, device: &wgpu::Device, read: impl FnOnce(&[u8]) -> T) -> Result<Option<T>, Error> {
         device.poll(wgpu::PollType::Poll).map_err(|e| Error::Readback(e.to_string()))?;
         match self.state.load(Ordering::Acquire) {
@@ -115,10 +121,7 @@ impl BackgroundMap {
                 self.state.store(IDLE, Ordering::Release);
                 value.map(Some).map_err(|e| Error::Readback(e.to_string()))
             }
-            FAILED => {
-                self.state.store(IDLE, Ordering::Release);
-                Err(Error::Readback("mapping the readback buffer failed".into()))
-            }
+            FAILED => Err(Error::Readback("mapping the readback buffer failed".into())),
             _ => Ok(None),
         }
     }

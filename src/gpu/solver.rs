@@ -4,7 +4,9 @@
 use super::layout::{index_lists, ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE};
 use super::pipelines::{build_pipelines, normals_bind_group_layout, solver_bind_group_layout, Pipelines};
 use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan, WorkgroupSizes};
-use super::readback::{decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap};
+use super::readback::{
+    decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap, READBACK_SLOTS,
+};
 use crate::collider::{validate_colliders, Collider};
 use crate::coloring::MAX_COLOURS;
 use crate::error::Error;
@@ -196,11 +198,12 @@ impl GpuSolver {
     }
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
-    /// (targets at rest) and rest normals. Parameters and colliders stay; nothing is rebuilt.
-    /// An uncollected [`GpuSolver::request_metrics`] is dropped: it measured the cloth before.
+    /// (targets at rest) and rest normals. Parameters and colliders stay; no pipeline or cloth
+    /// buffer is rebuilt. An uncollected [`GpuSolver::request_metrics`] is dropped (it measured
+    /// the cloth before), with its readback buffer if the map was still pending.
     pub fn reset(&mut self) {
-        if let Some((map, _)) = self.metrics_read.take() {
-            self.allocated_bytes -= map.buffer().size();
+        if self.metrics_read.as_ref().is_some_and(|(map, _)| !map.is_idle()) {
+            self.drop_metrics_read();
         }
         self.pins = Pins::new(&self.model);
         let rest = RestState::new(&self.model, &self.pins);
@@ -359,7 +362,7 @@ impl GpuSolver {
     pub fn request_metrics(&mut self) -> bool {
         let n = self.model.particle_count();
         let (map, colliders) = self.metrics_read.get_or_insert_with(|| {
-            let buffer = particle_readback_buffer(&self.device, n, 2);
+            let buffer = particle_readback_buffer(&self.device, n);
             self.allocated_bytes += buffer.size();
             (BackgroundMap::new(buffer), Vec::new())
         });
@@ -377,24 +380,35 @@ impl GpuSolver {
 
     /// The metrics of the last [`GpuSolver::request_metrics`] once the GPU has delivered them,
     /// measured against the colliders of the request. Checks once without waiting: `Ok(None)`
-    /// while they are on their way, and when there is nothing to collect.
+    /// while they are on their way, and when there is nothing to collect. After an error (the
+    /// map failed) the request is gone and the next one starts afresh.
     pub fn poll_metrics(&mut self) -> Result<Option<ClothMetrics>, Error> {
         let Some((map, colliders)) = &self.metrics_read else {
             return Ok(None);
         };
-        map.try_read(&self.device, |bytes| {
+        let metrics = map.try_read(&self.device, |bytes| {
             let [positions, velocities] = decode_particles(bytes, self.model.particle_count());
             ClothMetrics::measure(&self.model, &positions, &velocities, colliders)
-        })
+        });
+        if metrics.is_err() {
+            // A failed map leaves its buffer unusable: the next request makes a new one.
+            self.drop_metrics_read();
+        }
+        metrics
+    }
+
+    fn drop_metrics_read(&mut self) {
+        if let Some((map, _)) = self.metrics_read.take() {
+            self.allocated_bytes -= map.buffer().size();
+        }
     }
 
     /// Copies up to two particle buffers into the readback buffer, one submit, one wait.
     fn read_vectors<const N: usize>(&mut self, which: [Which; N]) -> Result<[Vec<Vec3>; N], Error> {
-        const SLOTS: u64 = 2;
-        const { assert!(N as u64 <= SLOTS, "the readback buffer holds two particle buffers") };
+        const { assert!(N <= READBACK_SLOTS, "more particle buffers than the readback buffer holds") };
         let n = self.model.particle_count();
         let readback = self.readback.get_or_insert_with(|| {
-            let buffer = particle_readback_buffer(&self.device, n, SLOTS);
+            let buffer = particle_readback_buffer(&self.device, n);
             self.allocated_bytes += buffer.size();
             buffer
         });

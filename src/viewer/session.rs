@@ -298,6 +298,9 @@ impl Session {
     /// most.
     pub fn refresh_metrics(&mut self) -> Result<ClothMetrics, Error> {
         let metrics = self.solver.metrics()?;
+        // The wait also delivered any background request, which measured an older state: drop
+        // it (and the request with it, should its map have failed).
+        let _ = self.solver.poll_metrics();
         self.metrics = Some(metrics);
         Ok(metrics)
     }
@@ -308,12 +311,14 @@ impl Session {
         self.solver.request_metrics()
     }
 
-    /// Makes requested metrics [`Session::metrics`] once they have arrived; never waits.
-    pub fn poll_metrics(&mut self) -> Result<(), Error> {
-        if let Some(metrics) = self.solver.poll_metrics()? {
-            self.metrics = Some(metrics);
+    /// Makes requested metrics [`Session::metrics`] once they have arrived and says whether
+    /// they did; never waits.
+    pub fn poll_metrics(&mut self) -> Result<bool, Error> {
+        let metrics = self.solver.poll_metrics()?;
+        if metrics.is_some() {
+            self.metrics = metrics;
         }
-        Ok(())
+        Ok(metrics.is_some())
     }
 
     /// Reads the particle positions back (waits for the GPU).
@@ -464,7 +469,8 @@ impl Session {
         }
     }
 
-    /// The last measured statistics ([`Session::refresh_metrics`]).
+    /// The last measured statistics ([`Session::refresh_metrics`], or
+    /// [`Session::poll_metrics`] in the background).
     pub fn metrics(&self) -> Option<&ClothMetrics> {
         self.metrics.as_ref()
     }
@@ -486,28 +492,18 @@ impl FrameTimer {
         if !device.features().contains(TIMESTAMP_FEATURES) {
             return None;
         }
-        let buffer = |label, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: 16,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
         Some(Self {
             queries: device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("drape viewer step timestamps"),
                 ty: wgpu::QueryType::Timestamp,
                 count: 2,
             }),
-            resolved: buffer(
+            resolved: timestamp_buffer(
+                device,
                 "drape viewer timestamps",
                 wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
             ),
-            readback: BackgroundMap::new(buffer(
-                "drape viewer timestamp readback",
-                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            )),
+            readback: timestamp_readback(device),
             nanoseconds_per_tick: f64::from(queue.get_timestamp_period()),
             copy_recorded: false,
             last_ms: None,
@@ -531,12 +527,27 @@ impl FrameTimer {
         if std::mem::take(&mut self.copy_recorded) {
             self.readback.start();
         }
-        // A failed map only skips one timing: the buffer is idle again for the next copy.
-        if let Ok(Some(ticks)) =
-            self.readback.try_read(device, |bytes| bytemuck::pod_read_unaligned::<[u64; 2]>(&bytes[..16]))
-        {
-            let [start, end] = ticks;
-            self.last_ms = Some(end.wrapping_sub(start) as f64 * self.nanoseconds_per_tick * 1e-6);
+        match self.readback.try_read(device, |bytes| bytemuck::pod_read_unaligned::<[u64; 2]>(&bytes[..16])) {
+            Ok(Some([start, end])) => {
+                self.last_ms = Some(end.wrapping_sub(start) as f64 * self.nanoseconds_per_tick * 1e-6);
+            }
+            Ok(None) => {}
+            // A failed map only skips a timing; its buffer cannot be mapped again.
+            Err(_) => self.readback = timestamp_readback(device),
         }
     }
+}
+
+/// The two timestamps' mappable copy.
+fn timestamp_readback(device: &wgpu::Device) -> BackgroundMap {
+    BackgroundMap::new(timestamp_buffer(
+        device,
+        "drape viewer timestamp readback",
+        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+    ))
+}
+
+/// A buffer for two 64-bit timestamps.
+fn timestamp_buffer(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size: 16, usage, mapped_at_creation: false })
 }

@@ -458,14 +458,15 @@ impl Viewer {
         Ok(if done { Flow::Exit } else { Flow::Continue })
     }
 
-    /// Reads the cloth statistics back a few times a second, in the background: a request is
-    /// started at most every METRICS_INTERVAL and collected when the GPU has delivered it.
+    /// Reads the cloth statistics back a few times a second, in the background: the pending
+    /// request is collected when the GPU has delivered it, and a new one starts at most every
+    /// `METRICS_INTERVAL`.
     fn refresh_metrics(&mut self) {
-        if self.last_metrics.elapsed() >= METRICS_INTERVAL && self.session.request_metrics() {
-            self.last_metrics = Instant::now();
-        }
         if let Err(e) = self.session.poll_metrics() {
             self.panel.message = Some(e.to_string());
+        }
+        if self.last_metrics.elapsed() >= METRICS_INTERVAL && self.session.request_metrics() {
+            self.last_metrics = Instant::now();
         }
     }
 
