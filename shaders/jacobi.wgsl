@@ -4,11 +4,12 @@
 
 fn jacobi_stretch(c: u32) {
     let s = stretch_projection(c);
-    write_stretch_corrections(c, s.lambda, s.k);
+    write_pair_corrections(c, s.lambda, s.k);
 }
 
-// Slots 2 and 3 of a stretch constraint belong to no particle's gather list.
-fn write_stretch_corrections(c: u32, lambda: f32, k: Correction) {
+// Constraint c's corrections of its first two particles (slots 0 and 1) and its multiplier: all
+// of a stretch constraint's, whose slots 2 and 3 belong to no particle's gather list.
+fn write_pair_corrections(c: u32, lambda: f32, k: Correction) {
     corrections[4u * c] = vec4<f32>(k.dp0, 0.0);
     corrections[4u * c + 1u] = vec4<f32>(k.dp1, 0.0);
     lambdas[c] = lambda + k.dlambda;
@@ -20,13 +21,10 @@ fn jacobi_hinge(c: u32) {
     let s = bending_projection(c);
     let edge = c - params.stretch_count;
     let edge_lambda = lambdas[edge];
-    write_stretch_corrections(edge, edge_lambda, edge_correction(s, edge, edge_lambda));
-    let base = 4u * c;
-    corrections[base] = vec4<f32>(s.k.dp0, 0.0);
-    corrections[base + 1u] = vec4<f32>(s.k.dp1, 0.0);
-    corrections[base + 2u] = vec4<f32>(s.k.dp2, 0.0);
-    corrections[base + 3u] = vec4<f32>(s.k.dp3, 0.0);
-    lambdas[c] = s.lambda + s.k.dlambda;
+    write_pair_corrections(edge, edge_lambda, edge_correction(s, edge, edge_lambda));
+    write_pair_corrections(c, s.lambda, s.k);
+    corrections[4u * c + 2u] = vec4<f32>(s.k.dp2, 0.0);
+    corrections[4u * c + 3u] = vec4<f32>(s.k.dp3, 0.0);
 }
 
 // Thread t projects edge t: hinge t (bending constraint stretch_count + t with its edge, stretch

@@ -104,7 +104,8 @@ pub(crate) fn frame_plan(
         }
         return Some(plan);
     }
-    let striped = strategy == DispatchStrategy::Striped && !jacobi;
+    // Jacobi has no stripes: the solver plans its striped layout as the per-colour one.
+    let striped = strategy == DispatchStrategy::Striped;
     if striped && loop_budget.is_some_and(|budget| striped_loop_cost(model, sizes.stripe) > budget) {
         return None;
     }
