@@ -92,6 +92,9 @@ pub enum Error {
     /// An OBJ file could not be read or parsed.
     #[allow(missing_docs)]
     Obj { path: String, message: String },
+    /// An OBJ file was read, but its mesh is not usable as cloth.
+    #[allow(missing_docs)]
+    ObjMesh { path: String, error: MeshError },
     /// A collider is malformed (non-finite, plane normal not of unit length, radius ≤ 0) or there
     /// are too many.
     Collider(String),
@@ -123,6 +126,7 @@ impl fmt::Display for Error {
             Self::Mesh(e) => write!(f, "invalid mesh: {e}"),
             Self::Param(e) => write!(f, "invalid parameter: {e}"),
             Self::Obj { path, message } => write!(f, "cannot load OBJ `{path}`: {message}"),
+            Self::ObjMesh { path, error } => write!(f, "cannot load OBJ `{path}`: invalid mesh: {error}"),
             Self::Collider(m) => write!(f, "invalid collider: {m}"),
             Self::Pin(m) => write!(f, "invalid pin: {m}"),
             Self::ParticleOutOfRange { index, particle_count } => {

@@ -8,6 +8,10 @@ use std::path::Path;
 /// Triangles whose doubled area is below this (m²) are rejected as degenerate.
 const MIN_DOUBLE_AREA: f32 = 1e-12;
 
+/// OBJ faces are triangulated and keep separate indices for positions and texture coordinates
+/// (tobj's GPU options would split a vertex wherever its texture coordinates or normals change).
+const OBJ_LOAD_OPTIONS: tobj::LoadOptions = tobj::LoadOptions { single_index: false, ..tobj::GPU_LOAD_OPTIONS };
+
 /// Most vertices a generated grid may have (keeps every index and triangle count in `u32`).
 const MAX_GRID_VERTICES: u32 = 1 << 28;
 
@@ -48,6 +52,10 @@ impl ClothMesh {
     /// Builds a mesh and validates it.
     pub fn new(positions: Vec<Vec3>, triangles: Vec<[u32; 3]>, uvs: Option<Vec<Vec2>>) -> Result<Self, Error> {
         let uvs = uvs.unwrap_or_else(|| vec![Vec2::ZERO; positions.len()]);
+        Ok(Self::validated(positions, triangles, uvs)?)
+    }
+
+    fn validated(positions: Vec<Vec3>, triangles: Vec<[u32; 3]>, uvs: Vec<Vec2>) -> Result<Self, MeshError> {
         let mesh = Self { positions, triangles, uvs };
         mesh.validate()?;
         Ok(mesh)
@@ -95,44 +103,56 @@ impl ClothMesh {
     }
 
     /// Loads an OBJ file; quads and polygons are triangulated, all models are merged.
+    ///
+    /// A cloth vertex is an OBJ position, whatever texture coordinates or normals its faces give
+    /// it, so UV seams and per-face normals do not cut the cloth apart. Positions that are
+    /// bit-for-bit equal are one vertex, so objects and groups that share vertices stay joined
+    /// (a vertex on a UV seam keeps the texture coordinate of its first corner). Vertices are
+    /// numbered in the order the faces first use them.
     pub fn from_obj(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let obj_error = |message: String| Error::Obj { path: path.display().to_string(), message };
-        let (models, _) = tobj::load_obj(path, &tobj::GPU_LOAD_OPTIONS).map_err(|e| obj_error(e.to_string()))?;
-        Self::from_obj_models(&models).map_err(|e| match e {
-            Error::Mesh(m) => obj_error(m.to_string()),
-            other => other,
-        })
+        let models = tobj::load_obj(path, &OBJ_LOAD_OPTIONS).map(|(models, _)| models);
+        Self::from_obj_result(path.display().to_string(), models)
     }
 
     /// Parses OBJ text (the same rules as [`ClothMesh::from_obj`]; materials are ignored).
     pub fn from_obj_str(text: &str) -> Result<Self, Error> {
-        let obj_error = |message: String| Error::Obj { path: "<memory>".into(), message };
         let mut reader = std::io::BufReader::new(text.as_bytes());
-        let (models, _) =
-            tobj::load_obj_buf(&mut reader, &tobj::GPU_LOAD_OPTIONS, |_| Err(tobj::LoadError::OpenFileFailed))
-                .map_err(|e| obj_error(e.to_string()))?;
-        Self::from_obj_models(&models).map_err(|e| match e {
-            Error::Mesh(m) => obj_error(m.to_string()),
-            other => other,
-        })
+        let models = tobj::load_obj_buf(&mut reader, &OBJ_LOAD_OPTIONS, |_| Err(tobj::LoadError::OpenFileFailed))
+            .map(|(models, _)| models);
+        Self::from_obj_result("<memory>".into(), models)
     }
 
-    fn from_obj_models(models: &[tobj::Model]) -> Result<Self, Error> {
+    fn from_obj_result(path: String, models: Result<Vec<tobj::Model>, tobj::LoadError>) -> Result<Self, Error> {
+        let models = match models {
+            Ok(models) => models,
+            Err(e) => return Err(Error::Obj { path, message: e.to_string() }),
+        };
+        Self::from_obj_models(&models).map_err(|error| Error::ObjMesh { path, error })
+    }
+
+    fn from_obj_models(models: &[tobj::Model]) -> Result<Self, MeshError> {
         let (mut positions, mut triangles, mut uvs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut vertex_of_position = HashMap::new();
         for model in models {
             let m = &model.mesh;
-            let base = positions.len() as u32;
-            let count = m.positions.len() / 3;
-            positions.extend(m.positions.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])));
-            if m.texcoords.len() == count * 2 {
-                uvs.extend(m.texcoords.chunks_exact(2).map(|t| Vec2::new(t[0], t[1])));
-            } else {
-                uvs.extend(std::iter::repeat_n(Vec2::ZERO, count));
-            }
-            triangles.extend(m.indices.chunks_exact(3).map(|t| [base + t[0], base + t[1], base + t[2]]));
+            let corner_vertices: Vec<u32> = m
+                .indices
+                .iter()
+                .enumerate()
+                .map(|(corner, &index)| {
+                    let at = 3 * index as usize;
+                    let position = Vec3::from_slice(&m.positions[at..at + 3]);
+                    *vertex_of_position.entry(position.to_array().map(f32::to_bits)).or_insert_with(|| {
+                        positions.push(position);
+                        uvs.push(corner_uv(m, corner));
+                        positions.len() as u32 - 1
+                    })
+                })
+                .collect();
+            triangles.extend(corner_vertices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]));
         }
-        Self::new(positions, triangles, Some(uvs))
+        Self::validated(positions, triangles, uvs)
     }
 
     /// Checks that the mesh can be simulated: non-empty, indices in range, finite positions,
@@ -210,4 +230,10 @@ impl ClothMesh {
         }
         masses
     }
+}
+
+/// The texture coordinate an OBJ face corner gives its vertex (zero where the file has none).
+fn corner_uv(mesh: &tobj::Mesh, corner: usize) -> Vec2 {
+    let texcoord = mesh.texcoord_indices.get(corner).map(|&t| 2 * t as usize);
+    texcoord.and_then(|at| mesh.texcoords.get(at..at + 2)).map_or(Vec2::ZERO, Vec2::from_slice)
 }

@@ -45,6 +45,31 @@ fn free_fall_centre_of_mass_is_ballistic() {
     }
 }
 
+/// Dropped from rest, the centre of mass follows symplectic Euler's closed form
+/// `x0 + ½·g·t·(t + h)`, which is the parabola `x0 + ½·g·t²` up to the first-order term
+/// `½·g·h·t` (relative size h/t).
+#[test]
+fn free_fall_from_rest_follows_the_substep_scheme() {
+    let scene = Scene::new(SceneKind::FreeFall, 12).unwrap();
+    for mode in MODES {
+        let params = SolverParams { mode, ..scene.params };
+        let mut solver = solver(&scene, params);
+        let start = metrics(&mut solver).centre_of_mass;
+        let frames = 120;
+        for _ in 0..frames {
+            solver.step();
+        }
+        let (t, h) = (frames as f32 * params.time_step, params.substep_dt());
+        let scheme = start + 0.5 * params.gravity * t * (t + h);
+        let parabola = start + 0.5 * params.gravity * t * t;
+        let centre = metrics(&mut solver).centre_of_mass;
+        let error = (centre - scheme).length() / (scheme - start).length();
+        assert!(error <= 1e-4, "{mode:?}: relative error {error} against the scheme");
+        let error = (centre - parabola).length() / (parabola - start).length();
+        assert!(error <= h / t + 1e-4, "{mode:?}: relative error {error} against the parabola (h/t = {})", h / t);
+    }
+}
+
 #[test]
 fn pinned_particles_never_move_and_the_hanging_cloth_comes_to_rest() {
     let scene = Scene::new(SceneKind::Hanging, 16).unwrap();
@@ -142,4 +167,25 @@ fn kinematic_pins_follow_their_targets_and_colliders_can_move() {
     assert!(matches!(solver.set_params(SolverParams { iterations: 0, ..scene.params }), Err(Error::Param(_))));
     assert_eq!(*solver.params(), before, "a rejected set_params must leave the parameters alone");
     assert!(matches!(solver.set_velocities(&[Vec3::ZERO]), Err(Error::Param(_))));
+}
+
+/// A caller's device with lower limits than `drape::required_limits` (here WebGPU's downlevel
+/// defaults: 4 storage buffers per stage) gets a typed error naming the limit, not a wgpu panic.
+#[test]
+fn a_device_below_the_required_limits_is_a_typed_error() {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: wgpu::Limits::downlevel_defaults(),
+        ..Default::default()
+    }))
+    .expect("a downlevel device");
+    let scene = Scene::new(SceneKind::Hanging, 4).unwrap();
+    match GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders) {
+        Err(Error::Device(message)) => {
+            assert!(message.contains("max_storage_buffers_per_shader_stage is 4"), "unclear error: {message}")
+        }
+        Err(other) => panic!("expected a device error, got {other}"),
+        Ok(_) => panic!("a solver was built on a device without the limits it needs"),
+    }
 }

@@ -53,11 +53,62 @@ fn obj_quads_are_triangulated_and_loaded() {
     std::fs::remove_file(path).unwrap();
 }
 
+/// A 3 × 3-vertex square of four quads whose corners carry texture coordinates with a seam down
+/// the middle column and a normal per face, split into two objects that share that column.
+const SEAMED_SQUARE_OBJ: &str = "\
+v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nv 1 1 0\nv 2 1 0\nv 0 2 0\nv 1 2 0\nv 2 2 0
+vt 0 0\nvt 0.5 0\nvt 0.5 0\nvt 1 0
+vn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0 0 1
+o left
+f 1/1/1 2/2/1 5/2/1 4/1/1
+f 4/1/2 5/2/2 8/2/2 7/1/2
+o right
+f 2/3/3 3/4/3 6/4/3 5/3/3
+f 5/3/4 6/4/4 9/4/4 8/3/4
+";
+
+#[test]
+fn obj_vertices_are_positions_whatever_their_texture_coordinates_normals_or_object() {
+    let mesh = ClothMesh::from_obj_str(SEAMED_SQUARE_OBJ).unwrap();
+    assert_eq!(mesh.positions.len(), 9, "one vertex per OBJ position");
+    assert_eq!(mesh.triangles.len(), 8);
+    // Joined across the seam and the objects: 16 edges (12 axis, 4 diagonals), 8 of them interior.
+    let edges = mesh.edges().unwrap();
+    assert_eq!(edges.len(), 16);
+    assert_eq!(edges.iter().filter(|e| e.right.is_some()).count(), 8);
+    let model = ClothModel::new(mesh.clone(), 0.1, &[]).unwrap();
+    assert_eq!(model.bending_count(), 8);
+    // Each vertex keeps the texture coordinate of its first corner.
+    let uv = |x: f32, y: f32| mesh.uvs[mesh.positions.iter().position(|p| *p == Vec3::new(x, y, 0.0)).unwrap()];
+    assert_eq!(uv(0.0, 0.0), glam::Vec2::new(0.0, 0.0));
+    assert_eq!(uv(1.0, 1.0), glam::Vec2::new(0.5, 0.0));
+    assert_eq!(uv(2.0, 2.0), glam::Vec2::new(1.0, 0.0));
+}
+
+#[test]
+fn obj_meshes_that_are_not_cloth_give_the_mesh_error() {
+    let fan = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 2 5\n";
+    let twice = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 2 3 1\n";
+    let flat = "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n";
+    for (text, expected) in [
+        (fan, MeshError::NonManifoldEdge { a: 0, b: 1, triangles: 3 }),
+        (twice, MeshError::DuplicateTriangle { first: 0, second: 1 }),
+        (flat, MeshError::DegenerateTriangle { triangle: 0 }),
+    ] {
+        let result = ClothMesh::from_obj_str(text);
+        assert_eq!(result, Err(Error::ObjMesh { path: "<memory>".into(), error: expected }));
+    }
+}
+
 #[test]
 fn missing_or_malformed_obj_is_a_typed_error() {
     assert!(matches!(ClothMesh::from_obj("no/such/file.obj"), Err(Error::Obj { .. })));
     assert!(matches!(ClothMesh::from_obj_str("v 0 0 0\nf 1 2 3\n"), Err(Error::Obj { .. })));
-    assert!(matches!(ClothMesh::from_obj_str("this is not an obj\n"), Err(Error::Obj { .. })));
+    // Text without a single face parses, to an empty mesh.
+    assert!(matches!(
+        ClothMesh::from_obj_str("this is not an obj\n"),
+        Err(Error::ObjMesh { error: MeshError::Empty, .. })
+    ));
 }
 
 fn mesh_error(positions: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> MeshError {

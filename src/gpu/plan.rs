@@ -32,7 +32,7 @@ impl WorkgroupSizes {
 }
 
 /// Most workgroups in one dimension of a dispatch (WebGPU default limit).
-const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
+pub(crate) const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
 
 /// The kernels of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,9 +1,9 @@
 //! The GPU solver: owns the cloth's buffers and pipelines on a caller's device and records
 //! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
 
-use super::layout::{index_lists, ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE};
+use super::layout::{index_lists, ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
 use super::pipelines::{build_pipelines, normals_bind_group_layout, solver_bind_group_layout, Pipelines};
-use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan, WorkgroupSizes};
+use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan, WorkgroupSizes, MAX_WORKGROUPS_PER_DIMENSION};
 use super::readback::{
     decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap, READBACK_SLOTS,
 };
@@ -11,7 +11,7 @@ use crate::collider::{validate_colliders, Collider};
 use crate::coloring::MAX_COLOURS;
 use crate::error::Error;
 use crate::metrics::ClothMetrics;
-use crate::model::{ClothModel, Constraint};
+use crate::model::{ClothModel, Constraint, STRIPE_CAPACITY};
 use crate::params::{DispatchStrategy, SolverMode, SolverParams};
 use crate::pins::Pins;
 use bytemuck::Pod;
@@ -96,6 +96,8 @@ impl GpuSolver {
         params.validate()?;
         validate_colliders(colliders)?;
         model.validate()?;
+        let workgroup_sizes = WorkgroupSizes::for_adapter(is_cpu_adapter(device));
+        check_device_limits(device, workgroup_sizes)?;
         let (lists, stripe_entries) = index_lists(model);
         check_limits(device, model, lists.len())?;
         let colliders: Vec<Collider> = colliders.iter().map(Collider::normalized).collect();
@@ -131,7 +133,6 @@ impl GpuSolver {
         };
         let solver_layout = solver_bind_group_layout(device);
         let normals_layout = normals_bind_group_layout(device);
-        let workgroup_sizes = WorkgroupSizes::for_adapter(is_cpu_adapter(device));
         let pipelines =
             build_pipelines(device, &solver_layout, &normals_layout, workgroup_sizes, model.stripes_fit_workgroup());
         let solver_bind_group = solver_bind_group(device, &solver_layout, &buffers);
@@ -600,6 +601,61 @@ fn check_buffer_size(device: &wgpu::Device, what: &str, size: u64) -> Result<(),
         return Err(Error::Device(format!("{what} need {size} bytes; the device allows {limit} per buffer")));
     }
     Ok(())
+}
+
+/// Checks the device's limits that the solver's layouts and kernels rely on, so that a device
+/// created with lower limits than [`crate::required_limits`] gets an error instead of a wgpu
+/// validation panic.
+fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) -> Result<(), Error> {
+    let limits = device.limits();
+    let invocations = WORKGROUP_SIZE.max(sizes.fused).max(sizes.stripe);
+    let needs: [(&str, u64, u64); 8] = [
+        ("max_storage_buffers_per_shader_stage", 8, limits.max_storage_buffers_per_shader_stage.into()),
+        ("max_uniform_buffers_per_shader_stage", 3, limits.max_uniform_buffers_per_shader_stage.into()),
+        (
+            "max_dynamic_uniform_buffers_per_pipeline_layout",
+            1,
+            limits.max_dynamic_uniform_buffers_per_pipeline_layout.into(),
+        ),
+        (
+            "max_uniform_buffer_binding_size",
+            size_of::<ColourTable>().max(size_of::<GpuParams>()) as u64,
+            limits.max_uniform_buffer_binding_size,
+        ),
+        (
+            "max_compute_invocations_per_workgroup",
+            invocations.into(),
+            limits.max_compute_invocations_per_workgroup.into(),
+        ),
+        ("max_compute_workgroup_size_x", invocations.into(), limits.max_compute_workgroup_size_x.into()),
+        (
+            "max_compute_workgroup_storage_size",
+            (STRIPE_CAPACITY * 16) as u64,
+            limits.max_compute_workgroup_storage_size.into(),
+        ),
+        (
+            "max_compute_workgroups_per_dimension",
+            MAX_WORKGROUPS_PER_DIMENSION.into(),
+            limits.max_compute_workgroups_per_dimension.into(),
+        ),
+    ];
+    let aligned = u64::from(limits.min_uniform_buffer_offset_alignment) <= DISPATCH_ENTRY_STRIDE;
+    let short = needs
+        .iter()
+        .find(|(_, needed, offered)| offered < needed)
+        .map(|&(name, needed, offered)| format!("the device's {name} is {offered}, drape needs at least {needed}"));
+    let short = short.or_else(|| {
+        (!aligned).then(|| {
+            format!(
+                "the device's min_uniform_buffer_offset_alignment is {}, drape needs at most {DISPATCH_ENTRY_STRIDE}",
+                limits.min_uniform_buffer_offset_alignment
+            )
+        })
+    });
+    match short {
+        Some(reason) => Err(Error::Device(format!("{reason} (request drape::required_limits(&adapter))"))),
+        None => Ok(()),
+    }
 }
 
 /// Checks the model's largest buffers (and its index lists of `list_words` words) against the
