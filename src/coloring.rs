@@ -30,6 +30,10 @@ impl Coloring {
 /// the uncoloured constraint with the most distinct neighbour colours (ties: most neighbours,
 /// then lowest index) and give it the smallest colour its neighbours do not use. Deterministic.
 /// Returns `Err(needed)` if more than [`MAX_COLOURS`] colours would be needed.
+///
+/// # Panics
+/// If a constraint refers to a particle `≥ particle_count` ([`crate::ClothModel::new`] builds
+/// constraints from a validated mesh, so they never do).
 pub fn color_constraints(constraints: &[&[u32]], particle_count: usize) -> Result<Coloring, usize> {
     // Particle → incident constraints.
     let incidence = Csr::from_pairs(
@@ -78,7 +82,8 @@ pub fn color_constraints(constraints: &[&[u32]], particle_count: usize) -> Resul
 }
 
 /// Checks a colouring: the ranges tile `order` exactly, every constraint appears once, and no
-/// two constraints of one colour share a particle. Returns a description of the first fault.
+/// two constraints of one colour share a particle. Returns a description of the first fault,
+/// including indices out of range.
 pub fn validate_coloring(coloring: &Coloring, constraints: &[&[u32]], particle_count: usize) -> Result<(), String> {
     let mut expected_start = 0;
     for (k, range) in coloring.ranges.iter().enumerate() {
@@ -89,6 +94,12 @@ pub fn validate_coloring(coloring: &Coloring, constraints: &[&[u32]], particle_c
     }
     if expected_start as usize != coloring.order.len() || coloring.order.len() != constraints.len() {
         return Err("the colour ranges do not cover every constraint exactly once".into());
+    }
+    if let Some(p) = constraints.iter().flat_map(|c| c.iter()).find(|&&p| p as usize >= particle_count) {
+        return Err(format!("particle {p} does not exist (there are {particle_count})"));
+    }
+    if let Some(c) = coloring.order.iter().find(|&&c| c as usize >= constraints.len()) {
+        return Err(format!("constraint {c} does not exist (there are {})", constraints.len()));
     }
     let mut seen = vec![false; constraints.len()];
     let mut last_colour_of_particle = vec![usize::MAX; particle_count];

@@ -220,6 +220,9 @@ impl ClothMesh {
 
     /// Lumped vertex masses in kg: each triangle gives `density · area / 3` to each of its
     /// vertices (PBD §4.1). `density` is in kg/m².
+    ///
+    /// # Panics
+    /// If a triangle index is out of range (a mesh that fails [`ClothMesh::validate`]).
     pub fn vertex_masses(&self, density: f32) -> Vec<f32> {
         let mut masses = vec![0.0; self.positions.len()];
         for tri in &self.triangles {

@@ -23,6 +23,9 @@ pub struct ClothMetrics {
 
 impl ClothMetrics {
     /// Measures `positions` and `velocities` of `model` against `colliders`.
+    ///
+    /// # Panics
+    /// If `positions` or `velocities` has fewer entries than the model has particles.
     pub fn measure(model: &ClothModel, positions: &[Vec3], velocities: &[Vec3], colliders: &[Collider]) -> Self {
         let ratios = model.constraints[..model.stretch_count].iter().map(|c| {
             let [a, b] = [c.particles[0], c.particles[1]].map(|i| positions[i as usize]);

@@ -74,7 +74,7 @@ impl Csr {
         self.offsets.iter().chain(&self.items).copied().collect()
     }
 
-    /// The items of row `i`.
+    /// The items of row `i` (panics if `i` is not a row, as slice indexing does).
     pub fn row(&self, i: usize) -> &[u32] {
         &self.items[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
@@ -202,12 +202,16 @@ impl ClothModel {
         })
     }
 
-    /// Checks the invariants the solvers rely on — useful when a model was edited by hand:
-    /// constraint particles in range, stretch constraints first, a valid Gauss-Seidel schedule
+    /// Checks the invariants the solvers rely on — useful when a model was edited by hand: a
+    /// valid mesh ([`ClothMesh::validate`]), constraint particles in range, stretch constraints first, a valid Gauss-Seidel schedule
     /// (see `validate_schedule`), finite positive masses, and consistent gather lists.
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |what: &str| Err(Error::Mesh(MeshError::InvalidModel { reason: what.to_string() }));
+        self.mesh.validate()?;
         let n = self.particle_count();
+        if self.mesh.uvs.len() != n {
+            return bad("one texture coordinate per vertex");
+        }
         if self.masses.len() != n || self.inverse_masses.len() != n {
             return bad("one mass and inverse mass per particle");
         }
@@ -305,7 +309,8 @@ impl ClothModel {
             for (j, k) in phase.colours.clone().enumerate() {
                 let range = self.colours[k].clone();
                 let stretch = j < phase.stretch_colours;
-                if range.end as usize > covered.len()
+                if range.start > range.end
+                    || range.end as usize > covered.len()
                     || (stretch && (range.start < hinges as u32 || range.end > boundary))
                     || (!stretch && range.start < boundary)
                 {
@@ -314,7 +319,11 @@ impl ClothModel {
                 let mut next = range.start;
                 for (s, stripe) in phase.stripes.iter().enumerate() {
                     let part = stripe.ranges.get(j).cloned().unwrap_or(next..next);
-                    if stripe.ranges.len() != phase.colours.len() || part.start != next || part.end < part.start {
+                    if stripe.ranges.len() != phase.colours.len()
+                        || part.start != next
+                        || part.end < part.start
+                        || part.end > range.end
+                    {
                         return Err("each stripe's ranges tile the phase's colours".into());
                     }
                     stripe_of[part.start as usize..part.end as usize].fill((2 * s + p) as u32);
@@ -372,6 +381,9 @@ impl ClothModel {
     /// Area-weighted unit vertex normals of `positions`: each vertex sums
     /// [`weighted_face_normal`] over its triangles in gather-list order (the order the normals
     /// kernel uses) and normalises.
+    ///
+    /// # Panics
+    /// If `positions` has fewer entries than the model has particles.
     pub fn vertex_normals(&self, positions: &[Vec3]) -> Vec<Vec3> {
         (0..self.particle_count())
             .map(|i| {

@@ -82,7 +82,8 @@ impl Pins {
         &self.targets
     }
 
-    /// The GPU's per-particle record: target xyz, inverse mass in w.
+    /// The GPU's per-particle record: target xyz, inverse mass in w (panics if `i` is not a
+    /// particle, as slice indexing does).
     pub fn particle_record(&self, i: usize) -> [f32; 4] {
         let t = self.targets[i];
         [t.x, t.y, t.z, self.inverse_masses[i]]

@@ -16,9 +16,10 @@ pub struct CpuSolver {
     model: ClothModel,
     params: SolverParams,
     colliders: Vec<Collider>,
-    /// Particle state `x` (m).
+    /// Particle state `x` (m), one per particle: it may be edited between steps, not resized
+    /// ([`CpuSolver::step`] panics on a wrong length).
     pub positions: Vec<Vec3>,
-    /// Particle velocities `v` (m/s).
+    /// Particle velocities `v` (m/s), one per particle (edit, don't resize).
     pub velocities: Vec<Vec3>,
     /// Area-weighted vertex normals, updated at the end of each frame.
     pub normals: Vec<Vec3>,

@@ -38,6 +38,9 @@ pub const STRIPE_COUNT_MULTIPLE: u32 = 4;
 /// to a multiple of [`STRIPE_COUNT_MULTIPLE`], each with an equal share of the constraints as far
 /// as the levels allow; when capacity cuts make that count miss the multiple, the next multiples
 /// are tried, else the first cut is kept. Deterministic.
+///
+/// # Panics
+/// If a constraint refers to a particle `≥ particle_count`.
 pub fn stripes(constraints: &[&[u32]], particle_count: usize, max_particles: usize) -> Stripes {
     let incidence = Csr::from_pairs(
         particle_count,
@@ -162,6 +165,9 @@ fn bfs(start: u32, constraints: &[&[u32]], incidence: &Csr, levels: &mut [u32]) 
 pub fn validate_stripes(stripes: &Stripes, constraints: &[&[u32]], particle_count: usize) -> Result<(), String> {
     if stripes.of_constraint.len() != constraints.len() || stripes.of_constraint.iter().any(|&s| s >= stripes.count) {
         return Err("one stripe in range per constraint".into());
+    }
+    if let Some(p) = constraints.iter().flat_map(|c| c.iter()).find(|&&p| p as usize >= particle_count) {
+        return Err(format!("particle {p} does not exist (there are {particle_count})"));
     }
     let mut owner = [vec![u32::MAX; particle_count], vec![u32::MAX; particle_count]];
     for (particles, &stripe) in constraints.iter().zip(&stripes.of_constraint) {

@@ -37,6 +37,13 @@ fn grid_has_expected_topology_and_mass() {
     let total: f32 = masses.iter().sum();
     let area = 2.0 * 1.5;
     assert!((total - 0.2 * area).abs() < 1e-5, "total mass {total}");
+    // Each vertex: density · area / 3 of each adjacent triangle (PBD §4.1). Every triangle is half
+    // a 0.5 m cell, so a vertex weighs 0.2 · 0.125 / 3 kg per triangle it belongs to.
+    for (i, &mass) in masses.iter().enumerate() {
+        let triangles = mesh.triangles.iter().filter(|t| t.contains(&(i as u32))).count();
+        let expected = triangles as f32 * 0.2 * 0.125 / 3.0;
+        assert!((mass - expected).abs() < 1e-7, "vertex {i}: {mass} kg, expected {expected}");
+    }
     // Vertical grids face +Z.
     let [a, b, c] = mesh.triangles[0].map(|i| mesh.positions[i as usize]);
     assert!((b - a).cross(c - a).z > 0.0);
@@ -243,9 +250,41 @@ fn hand_edited_models_are_rejected_by_the_solvers() {
     let first = broken.colours[0].start as usize;
     broken.constraints[first + 1] = broken.constraints[first];
     assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
-    let mut broken = model;
+    let mut broken = model.clone();
     broken.particle_slots.items[0] = u32::MAX;
     assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
+    // A stripe's range running past its colour.
+    let mut broken = model.clone();
+    let k = broken.phases[0].colours.start;
+    let past = broken.colours[k].end + 5;
+    broken.phases[0].stripes.last_mut().unwrap().ranges[0].end = past;
+    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
+    // The mesh itself: a triangle index out of range, a texture coordinate missing.
+    let mut broken = model.clone();
+    broken.mesh.triangles[0][2] = 99;
+    let index_error = Err(Error::Mesh(MeshError::IndexOutOfRange { triangle: 0, index: 99, vertex_count: 16 }));
+    assert_eq!(broken.validate(), index_error);
+    assert_eq!(drape::CpuSolver::new(&broken, params, &[]).map(|_| ()), index_error);
+    let mut broken = model;
+    broken.mesh.uvs.pop();
+    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
+}
+
+/// The validators report faults in any input, indices out of range included, instead of
+/// panicking.
+#[test]
+fn colouring_and_stripe_validators_report_indices_out_of_range() {
+    let constraints: Vec<&[u32]> = vec![&[0, 1], &[1, 2]];
+    let coloring = color_constraints(&constraints, 3).unwrap();
+    validate_coloring(&coloring, &constraints, 3).unwrap();
+    let stray: Vec<&[u32]> = vec![&[0, 1], &[1, 7]];
+    assert!(validate_coloring(&coloring, &stray, 3).unwrap_err().contains("particle 7"));
+    let mut reordered = coloring.clone();
+    reordered.order[0] = 9;
+    assert!(validate_coloring(&reordered, &constraints, 3).unwrap_err().contains("constraint 9"));
+    let stripes = drape::stripes::stripes(&constraints, 3, 1024);
+    drape::stripes::validate_stripes(&stripes, &constraints, 3).unwrap();
+    assert!(drape::stripes::validate_stripes(&stripes, &stray, 3).unwrap_err().contains("particle 7"));
 }
 
 /// Each phase's stretch and bending colours are valid colourings of the constraints they hold,

@@ -37,7 +37,7 @@ fn every_wgsl_file_validates_in_its_module() {
 }
 
 #[test]
-fn solver_module_has_every_entry_point_within_webgpu_limits() {
+fn every_entry_point_is_within_webgpu_limits() {
     let module = parse_and_validate("solver module", &shaders::solver_module_source());
     let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
     for wanted in [
@@ -54,20 +54,46 @@ fn solver_module_has_every_entry_point_within_webgpu_limits() {
     ] {
         assert!(names.contains(&wanted), "missing entry point {wanted}");
     }
+    assert_within_webgpu_limits("solver module", &module);
+    let normals = parse_and_validate("normals module", &shaders::normals_module_source());
+    assert!(normals.entry_points.iter().any(|e| e.name == "compute_normals"), "missing entry point compute_normals");
+    assert_within_webgpu_limits("normals module", &normals);
+}
+
+/// WebGPU's default limits: 256 invocations per workgroup, 8 storage buffers per stage, 16 KiB
+/// of workgroup memory.
+fn assert_within_webgpu_limits(label: &str, module: &naga::Module) {
     for entry in &module.entry_points {
-        let invocations: u32 = entry.workgroup_size.iter().product();
-        assert!(invocations <= 256, "{} uses {invocations} invocations per workgroup", entry.name);
+        let invocations: u32 = (0..3).map(|axis| workgroup_dimension(module, entry, axis)).product();
+        assert!(invocations <= 256, "{label}: {} uses {invocations} invocations per workgroup", entry.name);
     }
     let storage_buffers =
         module.global_variables.iter().filter(|(_, v)| matches!(v.space, naga::AddressSpace::Storage { .. })).count();
-    assert!(storage_buffers <= 8, "{storage_buffers} storage buffers exceed the WebGPU default of 8");
+    assert!(storage_buffers <= 8, "{label}: {storage_buffers} storage buffers exceed the WebGPU default of 8");
     let workgroup_bytes: u32 = module
         .global_variables
         .iter()
         .filter(|(_, v)| v.space == naga::AddressSpace::WorkGroup)
         .map(|(_, v)| module.types[v.ty].inner.size(module.to_ctx()))
         .sum();
-    assert!(workgroup_bytes <= 16384, "{workgroup_bytes} bytes of workgroup memory exceed the WebGPU default");
+    assert!(workgroup_bytes <= 16384, "{label}: {workgroup_bytes} bytes of workgroup memory exceed the WebGPU default");
+}
+
+/// An entry point's workgroup size along `axis`. naga records a size given by an override
+/// (chosen per adapter when the pipeline is built, src/gpu/plan.rs `WorkgroupSizes`) as 1, so
+/// this reads the override's default, which is the largest value the solver passes.
+fn workgroup_dimension(module: &naga::Module, entry: &naga::EntryPoint, axis: usize) -> u32 {
+    let Some(expression) = entry.workgroup_size_overrides.and_then(|o| o[axis]) else {
+        return entry.workgroup_size[axis];
+    };
+    let literal = |e: naga::Handle<naga::Expression>| match module.global_expressions[e] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => v,
+        ref other => panic!("{}: unexpected workgroup size expression {other:?}", entry.name),
+    };
+    match module.global_expressions[expression] {
+        naga::Expression::Override(o) => literal(module.overrides[o].init.expect("an override with a default")),
+        _ => literal(expression),
+    }
 }
 
 /// Size and `(member, offset)` list of a WGSL struct as naga lays it out.
