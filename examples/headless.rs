@@ -81,7 +81,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     };
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
     let frames = args.frames.get();
-    let timer = GpuTimer::new(&device, &queue, frames.min(MAX_TIMED_FRAMES));
+    let timer = GpuTimer::new(&device, &queue, frames);
     let mut wall_ms = Vec::with_capacity(frames);
     for frame in 0..frames {
         let start = Instant::now();
@@ -171,8 +171,8 @@ impl Stats {
 /// Frames with GPU timestamps: the first 2048 (a query set holds at most 4096 queries).
 const MAX_TIMED_FRAMES: usize = 2048;
 
-/// GPU timestamps around each of the first `frames` frames, when the device has timestamp
-/// queries in encoders.
+/// GPU timestamps around each of the first `frames` frames (at most [`MAX_TIMED_FRAMES`]), when
+/// the device has timestamp queries in encoders.
 struct GpuTimer {
     queries: wgpu::QuerySet,
     resolve: wgpu::Buffer,
@@ -185,6 +185,7 @@ impl GpuTimer {
         if !device.features().contains(drape::gpu::TIMESTAMP_FEATURES) {
             return None;
         }
+        let frames = frames.min(MAX_TIMED_FRAMES);
         let count = 2 * frames as u32;
         Some(Self {
             queries: device.create_query_set(&wgpu::QuerySetDescriptor {

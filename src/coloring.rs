@@ -95,9 +95,7 @@ pub fn validate_coloring(coloring: &Coloring, constraints: &[&[u32]], particle_c
     if expected_start as usize != coloring.order.len() || coloring.order.len() != constraints.len() {
         return Err("the colour ranges do not cover every constraint exactly once".into());
     }
-    if let Some(p) = constraints.iter().flat_map(|c| c.iter()).find(|&&p| p as usize >= particle_count) {
-        return Err(format!("particle {p} does not exist (there are {particle_count})"));
-    }
+    check_particles_exist(constraints, particle_count)?;
     if let Some(c) = coloring.order.iter().find(|&&c| c as usize >= constraints.len()) {
         return Err(format!("constraint {c} does not exist (there are {})", constraints.len()));
     }
@@ -116,4 +114,12 @@ pub fn validate_coloring(coloring: &Coloring, constraints: &[&[u32]], particle_c
         }
     }
     Ok(())
+}
+
+/// Fails with a description when a constraint refers to a particle `≥ particle_count`.
+pub(crate) fn check_particles_exist(constraints: &[&[u32]], particle_count: usize) -> Result<(), String> {
+    match constraints.iter().flat_map(|c| c.iter()).find(|&&p| p as usize >= particle_count) {
+        Some(p) => Err(format!("particle {p} does not exist (there are {particle_count})")),
+        None => Ok(()),
+    }
 }

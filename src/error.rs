@@ -22,6 +22,9 @@ pub enum MeshError {
     /// The same three vertices appear twice.
     #[allow(missing_docs)]
     DuplicateTriangle { first: usize, second: usize },
+    /// The mesh has a different number of texture coordinates than vertices.
+    #[allow(missing_docs)]
+    TexCoordCount { uvs: usize, vertex_count: usize },
     /// A vertex belongs to no triangle, so it would have no mass.
     #[allow(missing_docs)]
     UnreferencedVertex { vertex: usize },
@@ -54,6 +57,9 @@ impl fmt::Display for MeshError {
             }
             Self::DuplicateTriangle { first, second } => {
                 write!(f, "triangles {first} and {second} use the same three vertices")
+            }
+            Self::TexCoordCount { uvs, vertex_count } => {
+                write!(f, "the mesh has {uvs} texture coordinates for {vertex_count} vertices")
             }
             Self::UnreferencedVertex { vertex } => write!(f, "vertex {vertex} belongs to no triangle"),
             Self::InvalidGrid { reason } => write!(f, "invalid grid: {reason}"),
@@ -144,7 +150,16 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for MeshError {}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Mesh(e) | Self::ObjMesh { error: e, .. } => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<MeshError> for Error {
     fn from(e: MeshError) -> Self {

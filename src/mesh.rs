@@ -105,10 +105,11 @@ impl ClothMesh {
     /// Loads an OBJ file; quads and polygons are triangulated, all models are merged.
     ///
     /// A cloth vertex is an OBJ position, whatever texture coordinates or normals its faces give
-    /// it, so UV seams and per-face normals do not cut the cloth apart. Positions that are
-    /// bit-for-bit equal are one vertex, so objects and groups that share vertices stay joined
-    /// (a vertex on a UV seam keeps the texture coordinate of its first corner). Vertices are
-    /// numbered in the order the faces first use them.
+    /// it, so UV seams and per-face normals do not cut the cloth apart; a vertex on a UV seam
+    /// keeps the texture coordinate of its first corner. Equal positions are one vertex, so
+    /// objects and groups that share vertices stay joined; so do coincident `v` lines (a slit
+    /// modelled with duplicated vertices is sewn shut). Vertices are numbered in the order the
+    /// faces first use them.
     pub fn from_obj(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
         let models = tobj::load_obj(path, &OBJ_LOAD_OPTIONS).map(|(models, _)| models);
@@ -142,7 +143,8 @@ impl ClothMesh {
                 .enumerate()
                 .map(|(corner, &index)| {
                     let at = 3 * index as usize;
-                    let position = Vec3::from_slice(&m.positions[at..at + 3]);
+                    // + 0.0 turns −0.0 into 0.0, so that the two weld.
+                    let position = Vec3::from_slice(&m.positions[at..at + 3]) + 0.0;
                     *vertex_of_position.entry(position.to_array().map(f32::to_bits)).or_insert_with(|| {
                         positions.push(position);
                         uvs.push(corner_uv(m, corner));
@@ -155,8 +157,9 @@ impl ClothMesh {
         Self::validated(positions, triangles, uvs)
     }
 
-    /// Checks that the mesh can be simulated: non-empty, indices in range, finite positions,
-    /// no zero-area or duplicate triangle, every edge shared by at most two triangles.
+    /// Checks that the mesh can be simulated: non-empty, indices in range, finite positions, one
+    /// texture coordinate per vertex, no zero-area or duplicate triangle, every edge shared by at
+    /// most two triangles.
     pub fn validate(&self) -> Result<(), MeshError> {
         if self.positions.is_empty() || self.triangles.is_empty() {
             return Err(MeshError::Empty);
@@ -165,6 +168,9 @@ impl ClothMesh {
             return Err(MeshError::NonFinitePosition { vertex });
         }
         let vertex_count = self.positions.len();
+        if self.uvs.len() != vertex_count {
+            return Err(MeshError::TexCoordCount { uvs: self.uvs.len(), vertex_count });
+        }
         let mut seen = HashMap::with_capacity(self.triangles.len());
         for (triangle, tri) in self.triangles.iter().enumerate() {
             if let Some(&index) = tri.iter().find(|&&i| i as usize >= vertex_count) {
@@ -235,7 +241,8 @@ impl ClothMesh {
     }
 }
 
-/// The texture coordinate an OBJ face corner gives its vertex (zero where the file has none).
+/// The texture coordinate an OBJ face corner gives its vertex: zero where the file has none; a
+/// corner without one in a file that has them gets the previous corner's (tobj's rule).
 fn corner_uv(mesh: &tobj::Mesh, corner: usize) -> Vec2 {
     let texcoord = mesh.texcoord_indices.get(corner).map(|&t| 2 * t as usize);
     texcoord.and_then(|at| mesh.texcoords.get(at..at + 2)).map_or(Vec2::ZERO, Vec2::from_slice)

@@ -203,15 +203,13 @@ impl ClothModel {
     }
 
     /// Checks the invariants the solvers rely on — useful when a model was edited by hand: a
-    /// valid mesh ([`ClothMesh::validate`]), constraint particles in range, stretch constraints first, a valid Gauss-Seidel schedule
-    /// (see `validate_schedule`), finite positive masses, and consistent gather lists.
+    /// valid mesh ([`ClothMesh::validate`]), constraint particles in range, stretch constraints
+    /// first, a valid Gauss-Seidel schedule (see `validate_schedule`), finite positive masses,
+    /// and consistent gather lists.
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |what: &str| Err(Error::Mesh(MeshError::InvalidModel { reason: what.to_string() }));
         self.mesh.validate()?;
         let n = self.particle_count();
-        if self.mesh.uvs.len() != n {
-            return bad("one texture coordinate per vertex");
-        }
         if self.masses.len() != n || self.inverse_masses.len() != n {
             return bad("one mass and inverse mass per particle");
         }

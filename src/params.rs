@@ -109,8 +109,8 @@ pub struct SolverParams {
     /// Zero conserves momentum exactly; 0.05–1 calms a cloth that swings too long.
     pub damping: f32,
     /// Stiffness of distance constraints that are longer than rest (default `Compliance(0)`,
-    /// inextensible). Woven cloth barely stretches: keep it at 0 or below ~1e-6, and give
-    /// stretchy knits ~1e-4–1e-3.
+    /// inextensible). Woven cloth barely stretches: keep its compliance at 0 or below ~1e-6,
+    /// and give stretchy knits a compliance of ~1e-4–1e-3.
     pub stretch: Stiffness,
     /// Stiffness of distance constraints shorter than rest (default `Compliance(1e-4)`): softer
     /// than `stretch` lets cloth buckle into wrinkles instead of locking.
@@ -132,8 +132,8 @@ pub struct SolverParams {
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants
     /// over-relaxation ω ≈ 1.5.
     pub mode: SolverMode,
-    /// Dispatch layout (default `Auto`). Layouts change the speed, not the algorithm; leave `Auto` unless
-    /// comparing layouts.
+    /// Dispatch layout (default `Auto`). Layouts change the speed, not the algorithm; leave
+    /// `Auto` unless comparing layouts.
     pub dispatch: DispatchStrategy,
 }
 

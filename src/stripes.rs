@@ -166,9 +166,7 @@ pub fn validate_stripes(stripes: &Stripes, constraints: &[&[u32]], particle_coun
     if stripes.of_constraint.len() != constraints.len() || stripes.of_constraint.iter().any(|&s| s >= stripes.count) {
         return Err("one stripe in range per constraint".into());
     }
-    if let Some(p) = constraints.iter().flat_map(|c| c.iter()).find(|&&p| p as usize >= particle_count) {
-        return Err(format!("particle {p} does not exist (there are {particle_count})"));
-    }
+    crate::coloring::check_particles_exist(constraints, particle_count)?;
     let mut owner = [vec![u32::MAX; particle_count], vec![u32::MAX; particle_count]];
     for (particles, &stripe) in constraints.iter().zip(&stripes.of_constraint) {
         let owners = &mut owner[stripe as usize % 2];

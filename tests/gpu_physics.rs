@@ -65,8 +65,13 @@ fn free_fall_from_rest_follows_the_substep_scheme() {
         let centre = metrics(&mut solver).centre_of_mass;
         let error = (centre - scheme).length() / (scheme - start).length();
         assert!(error <= 1e-4, "{mode:?}: relative error {error} against the scheme");
+        // The scheme's first-order lag is resolved: the parabola is off by h/t, not by more or less.
         let error = (centre - parabola).length() / (parabola - start).length();
-        assert!(error <= h / t + 1e-4, "{mode:?}: relative error {error} against the parabola (h/t = {})", h / t);
+        assert!(
+            (error - h / t).abs() <= 2e-4,
+            "{mode:?}: relative error {error} against the parabola, h/t = {}",
+            h / t
+        );
     }
 }
 
@@ -174,7 +179,8 @@ fn kinematic_pins_follow_their_targets_and_colliders_can_move() {
 #[test]
 fn a_device_below_the_required_limits_is_a_typed_error() {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("an adapter");
+    let adapter =
+        pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, None)).expect("an adapter");
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         required_limits: wgpu::Limits::downlevel_defaults(),
         ..Default::default()

@@ -64,7 +64,7 @@ fn obj_quads_are_triangulated_and_loaded() {
 /// the middle column and a normal per face, split into two objects that share that column.
 const SEAMED_SQUARE_OBJ: &str = "\
 v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nv 1 1 0\nv 2 1 0\nv 0 2 0\nv 1 2 0\nv 2 2 0
-vt 0 0\nvt 0.5 0\nvt 0.5 0\nvt 1 0
+vt 0 0\nvt 0.5 0\nvt 0.6 0\nvt 1 0
 vn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0 0 1
 o left
 f 1/1/1 2/2/1 5/2/1 4/1/1
@@ -85,6 +85,9 @@ fn obj_vertices_are_positions_whatever_their_texture_coordinates_normals_or_obje
     assert_eq!(edges.iter().filter(|e| e.right.is_some()).count(), 8);
     let model = ClothModel::new(mesh.clone(), 0.1, &[]).unwrap();
     assert_eq!(model.bending_count(), 8);
+    // −0 and 0 are the same coordinate.
+    let signed_zeros = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv -0 -0 0\nv 1 -1 0\nf 1 2 3\nf 4 5 2\n";
+    assert_eq!(ClothMesh::from_obj_str(signed_zeros).unwrap().positions.len(), 4);
     // Each vertex keeps the texture coordinate of its first corner.
     let uv = |x: f32, y: f32| mesh.uvs[mesh.positions.iter().position(|p| *p == Vec3::new(x, y, 0.0)).unwrap()];
     assert_eq!(uv(0.0, 0.0), glam::Vec2::new(0.0, 0.0));
@@ -148,6 +151,11 @@ fn invalid_meshes_give_typed_errors() {
     assert_eq!(
         mesh_error(fan, vec![[0, 2, 1], [0, 3, 2], [0, 2, 4]]),
         MeshError::NonManifoldEdge { a: 0, b: 2, triangles: 3 }
+    );
+    let uvs = Some(vec![glam::Vec2::ZERO; 3]);
+    assert_eq!(
+        ClothMesh::new(quad.clone(), vec![[0, 2, 1], [0, 3, 2]], uvs),
+        Err(Error::Mesh(MeshError::TexCoordCount { uvs: 3, vertex_count: 4 }))
     );
     let mut stray = quad.clone();
     stray.push(Vec3::ONE);
@@ -267,7 +275,7 @@ fn hand_edited_models_are_rejected_by_the_solvers() {
     assert_eq!(drape::CpuSolver::new(&broken, params, &[]).map(|_| ()), index_error);
     let mut broken = model;
     broken.mesh.uvs.pop();
-    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
+    assert_eq!(broken.validate(), Err(Error::Mesh(MeshError::TexCoordCount { uvs: 15, vertex_count: 16 })));
 }
 
 /// The validators report faults in any input, indices out of range included, instead of

@@ -60,22 +60,28 @@ fn uniform_entry(binding: u32, has_dynamic_offset: bool) -> wgpu::BindGroupLayou
     }
 }
 
+/// The solver bind group's entries (`shaders/bindings.wgsl`); the largest bind group drape
+/// uses, so the device limits are checked against it.
+pub(crate) fn solver_layout_entries() -> [wgpu::BindGroupLayoutEntry; 11] {
+    [
+        uniform_entry(0, false),
+        uniform_entry(1, false),
+        uniform_entry(2, true),
+        storage_entry(3, false),
+        storage_entry(4, false),
+        storage_entry(5, false),
+        storage_entry(6, true),
+        storage_entry(7, true),
+        storage_entry(8, false),
+        storage_entry(9, false),
+        storage_entry(10, true),
+    ]
+}
+
 pub(crate) fn solver_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("drape solver layout"),
-        entries: &[
-            uniform_entry(0, false),
-            uniform_entry(1, false),
-            uniform_entry(2, true),
-            storage_entry(3, false),
-            storage_entry(4, false),
-            storage_entry(5, false),
-            storage_entry(6, true),
-            storage_entry(7, true),
-            storage_entry(8, false),
-            storage_entry(9, false),
-            storage_entry(10, true),
-        ],
+        entries: &solver_layout_entries(),
     })
 }
 

@@ -2,7 +2,9 @@
 //! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
 
 use super::layout::{index_lists, ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
-use super::pipelines::{build_pipelines, normals_bind_group_layout, solver_bind_group_layout, Pipelines};
+use super::pipelines::{
+    build_pipelines, normals_bind_group_layout, solver_bind_group_layout, solver_layout_entries, Pipelines,
+};
 use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan, WorkgroupSizes, MAX_WORKGROUPS_PER_DIMENSION};
 use super::readback::{
     decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap, READBACK_SLOTS,
@@ -85,7 +87,8 @@ pub struct GpuSolver {
 
 impl GpuSolver {
     /// Uploads the model (at rest in its rest state) and builds the pipelines. Fails on invalid
-    /// parameters or colliders, or when a buffer exceeds the device's limits.
+    /// parameters, colliders or model ([`ClothModel::validate`]), on a device created with lower
+    /// limits than [`crate::required_limits`], or when a buffer exceeds the device's limits.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -605,29 +608,47 @@ fn check_buffer_size(device: &wgpu::Device, what: &str, size: u64) -> Result<(),
 
 /// Checks the device's limits that the solver's layouts and kernels rely on, so that a device
 /// created with lower limits than [`crate::required_limits`] gets an error instead of a wgpu
-/// validation panic.
+/// validation panic. The solver bind group is the largest one (the normals group needs less).
 fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) -> Result<(), Error> {
     let limits = device.limits();
-    let invocations = WORKGROUP_SIZE.max(sizes.fused).max(sizes.stripe);
-    let needs: [(&str, u64, u64); 8] = [
-        ("max_storage_buffers_per_shader_stage", 8, limits.max_storage_buffers_per_shader_stage.into()),
-        ("max_uniform_buffers_per_shader_stage", 3, limits.max_uniform_buffers_per_shader_stage.into()),
+    let entries = solver_layout_entries();
+    let buffers = |uniform: bool, dynamic: bool| {
+        let counted = |e: &&wgpu::BindGroupLayoutEntry| match e.ty {
+            wgpu::BindingType::Buffer { ty, has_dynamic_offset, .. } => {
+                (ty == wgpu::BufferBindingType::Uniform) == uniform && (has_dynamic_offset || !dynamic)
+            }
+            _ => false,
+        };
+        entries.iter().filter(counted).count() as u64
+    };
+    let invocations = u64::from(WORKGROUP_SIZE.max(sizes.fused).max(sizes.stripe));
+    let uniform_bytes = size_of::<ColourTable>().max(size_of::<GpuParams>()) as u64;
+    let at_least = [
+        ("max_bind_groups", 1, limits.max_bind_groups.into()),
+        ("max_bindings_per_bind_group", entries.len() as u64, limits.max_bindings_per_bind_group.into()),
+        (
+            "max_storage_buffers_per_shader_stage",
+            buffers(false, false),
+            limits.max_storage_buffers_per_shader_stage.into(),
+        ),
+        (
+            "max_uniform_buffers_per_shader_stage",
+            buffers(true, false),
+            limits.max_uniform_buffers_per_shader_stage.into(),
+        ),
+        (
+            "max_buffers_and_acceleration_structures_per_shader_stage",
+            entries.len() as u64,
+            limits.max_buffers_and_acceleration_structures_per_shader_stage.into(),
+        ),
         (
             "max_dynamic_uniform_buffers_per_pipeline_layout",
-            1,
+            buffers(true, true),
             limits.max_dynamic_uniform_buffers_per_pipeline_layout.into(),
         ),
-        (
-            "max_uniform_buffer_binding_size",
-            size_of::<ColourTable>().max(size_of::<GpuParams>()) as u64,
-            limits.max_uniform_buffer_binding_size,
-        ),
-        (
-            "max_compute_invocations_per_workgroup",
-            invocations.into(),
-            limits.max_compute_invocations_per_workgroup.into(),
-        ),
-        ("max_compute_workgroup_size_x", invocations.into(), limits.max_compute_workgroup_size_x.into()),
+        ("max_uniform_buffer_binding_size", uniform_bytes, limits.max_uniform_buffer_binding_size),
+        ("max_compute_invocations_per_workgroup", invocations, limits.max_compute_invocations_per_workgroup.into()),
+        ("max_compute_workgroup_size_x", invocations, limits.max_compute_workgroup_size_x.into()),
         (
             "max_compute_workgroup_storage_size",
             (STRIPE_CAPACITY * 16) as u64,
@@ -639,17 +660,14 @@ fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) -> Result<(
             limits.max_compute_workgroups_per_dimension.into(),
         ),
     ];
-    let aligned = u64::from(limits.min_uniform_buffer_offset_alignment) <= DISPATCH_ENTRY_STRIDE;
-    let short = needs
+    let short = at_least
         .iter()
         .find(|(_, needed, offered)| offered < needed)
         .map(|&(name, needed, offered)| format!("the device's {name} is {offered}, drape needs at least {needed}"));
+    let alignment = u64::from(limits.min_uniform_buffer_offset_alignment);
     let short = short.or_else(|| {
-        (!aligned).then(|| {
-            format!(
-                "the device's min_uniform_buffer_offset_alignment is {}, drape needs at most {DISPATCH_ENTRY_STRIDE}",
-                limits.min_uniform_buffer_offset_alignment
-            )
+        (alignment > DISPATCH_ENTRY_STRIDE).then(|| {
+            format!("the device's min_uniform_buffer_offset_alignment is {alignment}, drape needs at most {DISPATCH_ENTRY_STRIDE}")
         })
     });
     match short {
