@@ -94,8 +94,8 @@ pub struct ClothModel {
     /// before it from the same particle loads: stretch constraint `j < bending_count()` is the
     /// edge of bending constraint `stretch_count + j` ([`ClothModel::hinge_stretch`]). The other
     /// stretch constraints are the free edges, which have no bending constraint (boundary
-    /// edges, or interior edges next to a triangle too small for a normal). Free edges and bending constraints are ordered by phase,
-    /// then colour, then stripe.
+    /// edges, or interior edges next to a triangle too small for a normal). Free edges and
+    /// bending constraints are ordered by phase, then colour, then stripe.
     pub constraints: Vec<Constraint>,
     /// How many of `constraints` are stretch constraints (they come first).
     pub stretch_count: usize,

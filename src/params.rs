@@ -59,10 +59,9 @@ pub enum SolverMode {
 pub enum DispatchStrategy {
     /// Picks the faster layout. Gauss-Seidel: `Striped` once the cloth has more than 512
     /// particles and both phases have two stripes on a CPU adapter, or more than 1024 particles
-    /// on a GPU; `SingleWorkgroup` below.
-    /// Jacobi: on CPU adapters (lavapipe, ~50–80 µs per dispatch) a
-    /// single workgroup while the per-colour plan would spend more on dispatches than on
-    /// projections; on GPUs a single workgroup only for cloths of ≤ 1024 particles.
+    /// on a GPU; `SingleWorkgroup` below. Jacobi: on CPU adapters (lavapipe, ~50–80 µs per
+    /// dispatch) a single workgroup while the per-colour plan would spend more on dispatches
+    /// than on projections; on GPUs a single workgroup only for cloths of ≤ 1024 particles.
     Auto,
     /// Each substep (all its iterations and colours) in one dispatch of one workgroup, colours
     /// separated by storage barriers: `substeps + 1` dispatches per frame (more on CPU adapters

@@ -122,11 +122,13 @@ fn stripe_count(stripe_of_level: &[u32]) -> u32 {
     stripe_of_level.last().map_or(0, |&s| s + 1)
 }
 
+/// A particle that no breadth-first search has reached yet.
+const UNSEEN: u32 = u32::MAX;
+
 /// Breadth-first level of every particle; each connected component starts from a
 /// pseudo-peripheral particle (the farthest from its lowest-index particle) so the levels run
 /// along the component's long axis. Particles in no constraint get level 0.
 fn bfs_levels(constraints: &[&[u32]], incidence: &Csr) -> Vec<u32> {
-    const UNSEEN: u32 = u32::MAX;
     let n = incidence.offsets.len() - 1;
     let mut levels = vec![UNSEEN; n];
     let mut scratch = vec![UNSEEN; n];
@@ -140,7 +142,7 @@ fn bfs_levels(constraints: &[&[u32]], incidence: &Csr) -> Vec<u32> {
     levels
 }
 
-/// Breadth-first search from `start`, writing levels into `levels` (entries still `u32::MAX`
+/// Breadth-first search from `start`, writing levels into `levels` (entries still [`UNSEEN`]
 /// are unvisited); returns the visited particles in visiting order.
 fn bfs(start: u32, constraints: &[&[u32]], incidence: &Csr, levels: &mut [u32]) -> Vec<u32> {
     let mut order = vec![start];
@@ -150,7 +152,7 @@ fn bfs(start: u32, constraints: &[&[u32]], incidence: &Csr, levels: &mut [u32]) 
         let next = levels[p as usize] + 1;
         for &c in incidence.row(p as usize) {
             for &q in constraints[c as usize] {
-                if levels[q as usize] == u32::MAX {
+                if levels[q as usize] == UNSEEN {
                     levels[q as usize] = next;
                     order.push(q);
                     queue.push_back(q);
@@ -161,7 +163,8 @@ fn bfs(start: u32, constraints: &[&[u32]], incidence: &Csr, levels: &mut [u32]) 
     order
 }
 
-/// Checks that stripes of one phase share no particle; returns the first shared particle.
+/// Checks that stripes of one phase share no particle; describes the first shared particle, or
+/// an index out of range.
 pub fn validate_stripes(stripes: &Stripes, constraints: &[&[u32]], particle_count: usize) -> Result<(), String> {
     if stripes.of_constraint.len() != constraints.len() || stripes.of_constraint.iter().any(|&s| s >= stripes.count) {
         return Err("one stripe in range per constraint".into());

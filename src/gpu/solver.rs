@@ -366,9 +366,7 @@ impl GpuSolver {
     pub fn request_metrics(&mut self) -> bool {
         let n = self.model.particle_count();
         let (map, colliders) = self.metrics_read.get_or_insert_with(|| {
-            let buffer = particle_readback_buffer(&self.device, n);
-            self.allocated_bytes += buffer.size();
-            (BackgroundMap::new(buffer), Vec::new())
+            (BackgroundMap::new(counted_readback_buffer(&self.device, n, &mut self.allocated_bytes)), Vec::new())
         });
         if !map.is_idle() {
             return false;
@@ -411,11 +409,8 @@ impl GpuSolver {
     fn read_vectors<const N: usize>(&mut self, which: [Which; N]) -> Result<[Vec<Vec3>; N], Error> {
         const { assert!(N <= READBACK_SLOTS, "more particle buffers than the readback buffer holds") };
         let n = self.model.particle_count();
-        let readback = self.readback.get_or_insert_with(|| {
-            let buffer = particle_readback_buffer(&self.device, n);
-            self.allocated_bytes += buffer.size();
-            buffer
-        });
+        let readback =
+            self.readback.get_or_insert_with(|| counted_readback_buffer(&self.device, n, &mut self.allocated_bytes));
         let sources = which.map(|which| match which {
             Which::Positions => &self.buffers.positions,
             Which::Velocities => &self.buffers.velocities,
@@ -588,6 +583,13 @@ impl RestState {
     }
 }
 
+/// A particle readback buffer ([`particle_readback_buffer`]), counted in `allocated_bytes`.
+fn counted_readback_buffer(device: &wgpu::Device, particle_count: usize, allocated_bytes: &mut u64) -> wgpu::Buffer {
+    let buffer = particle_readback_buffer(device, particle_count);
+    *allocated_bytes += buffer.size();
+    buffer
+}
+
 /// A CSR list as the kernels read it: offsets, then items, in one `u32` array.
 fn csr_words(csr: &crate::model::Csr) -> Vec<u8> {
     bytemuck::cast_slice(&csr.words()).to_vec()
@@ -667,7 +669,8 @@ fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) -> Result<(
     let alignment = u64::from(limits.min_uniform_buffer_offset_alignment);
     let short = short.or_else(|| {
         (alignment > DISPATCH_ENTRY_STRIDE).then(|| {
-            format!("the device's min_uniform_buffer_offset_alignment is {alignment}, drape needs at most {DISPATCH_ENTRY_STRIDE}")
+            let name = "min_uniform_buffer_offset_alignment";
+            format!("the device's {name} is {alignment}, drape needs at most {DISPATCH_ENTRY_STRIDE}")
         })
     });
     match short {
