@@ -4,6 +4,7 @@
 //!  --solver gs --substeps 10 --iterations 10 [--json]`
 
 use clap::{Parser, ValueEnum};
+use drape::constraints::UnitType;
 use drape::{DispatchStrategy, GpuSolver, HeadlessOptions, Scene, SceneKind, SolverMode};
 use std::num::NonZeroUsize;
 use std::time::Instant;
@@ -71,15 +72,15 @@ fn run(args: &Args) -> Result<(), drape::Error> {
             Solver::Gs => SolverMode::GaussSeidel,
             Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation },
         },
-        dispatch: match args.layout {
-            Layout::Auto => DispatchStrategy::Auto,
-            Layout::Single => DispatchStrategy::SingleWorkgroup,
-            Layout::PerColour => DispatchStrategy::PerColour,
-            Layout::Striped => DispatchStrategy::Striped,
-        },
         ..scene.params
     };
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
+    solver.set_dispatch(match args.layout {
+        Layout::Auto => DispatchStrategy::Auto,
+        Layout::Single => DispatchStrategy::SingleWorkgroup,
+        Layout::PerColour => DispatchStrategy::PerColour,
+        Layout::Striped => DispatchStrategy::Striped,
+    })?;
     let frames = args.frames.get();
     let timer = GpuTimer::new(&device, &queue, frames);
     let mut wall_ms = Vec::with_capacity(frames);
@@ -116,12 +117,13 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "substeps": args.substeps,
         "iterations": args.iterations,
         "particles": model.particle_count(),
-        "stretch_constraints": model.stretch_count,
-        "stretch_colours": model.stretch_colour_count(),
-        "bending_constraints": model.bending_count(),
-        "bending_colours": model.bending_colour_count(),
-        "stripes_per_phase": model.phases.each_ref().map(|p| p.stripes.len()),
-        "stripes_in_workgroup": model.stripes_fit_workgroup(),
+        "stretch_constraints": model.constraints().stretch.len(),
+        "free_edges": model.units(UnitType::FreeEdge).len(),
+        "free_edge_colours": model.colour_count(UnitType::FreeEdge),
+        "bending_constraints": model.constraints().bending.len(),
+        "hinge_colours": model.colour_count(UnitType::Hinge),
+        "stripes_per_phase": model.schedule().phases.each_ref().map(|p| p.stripes.len()),
+        "stripes_in_workgroup": solver.stripes_in_workgroup(),
         "dispatches_per_frame": solver.dispatches_per_frame(),
         "gpu_memory_bytes": solver.allocated_bytes(),
         "wall_ms": wall.json(),

@@ -1,12 +1,13 @@
-// Collision constraints and the contact velocity response, mirroring src/math.rs.
+// Collision constraints and the contact velocity response, mirroring src/collision.rs (same
+// names, same argument order).
 
 struct Contact {
     normal: vec3<f32>,
     depth: f32,
 }
 
+// A contact, if any: the projected position is p + normal·depth.
 struct Hit {
-    position: vec3<f32>,
     contact: Contact,
     hit: bool,
 }
@@ -16,7 +17,6 @@ fn collide_plane(p: vec3<f32>, normal: vec3<f32>, offset: f32, margin: f32) -> H
     var out: Hit;
     let c = dot(normal, p) - offset - margin;
     if (c < 0.0) {
-        out.position = p - normal * c;
         out.contact = Contact(normal, -c);
         out.hit = true;
     }
@@ -52,11 +52,19 @@ fn collide_sphere(x: vec3<f32>, p: vec3<f32>, center: vec3<f32>, radius: f32, ma
     }
     let c = dot(p - q, normal);
     if (c < 0.0) {
-        out.position = p - normal * c;
         out.contact = Contact(normal, -c);
         out.hit = true;
     }
     return out;
+}
+
+// The contact of a particle moving from x to p with a collider grown by margin
+// (Collider::contact in src/collision.rs).
+fn collide(collider: Collider, x: vec3<f32>, p: vec3<f32>, margin: f32) -> Hit {
+    if (collider.kind == COLLIDER_PLANE) {
+        return collide_plane(p, collider.shape.xyz, collider.shape.w, margin);
+    }
+    return collide_sphere(x, p, collider.shape.xyz, collider.shape.w, margin);
 }
 
 // Dynamic friction and restitution of a particle in contact (PBD Alg. 1 line 16).

@@ -1,19 +1,11 @@
-// Shared structs and constants. Every host-shared struct here mirrors one #[repr(C)] Rust type
-// (src/gpu/layout.rs, src/model.rs); tests/shaders.rs checks sizes and offsets with naga.
+// Shared structs, constants and the frame bindings (group 0) of every module. Every host-shared
+// struct mirrors one #[repr(C)] Rust type (src/gpu/records.rs, src/pins.rs and the kinds'
+// records in src/constraints/); tests/shaders.rs checks sizes and offsets with naga.
 
 const WORKGROUP_SIZE: u32 = 64u;
-// Invocations of the single-workgroup substep kernels and of the striped kernel, chosen per
-// adapter when the pipelines are built (WorkgroupSizes in src/gpu/plan.rs says why).
-override FUSED_WORKGROUP_SIZE: u32 = 256u;
-override STRIPE_WORKGROUP_SIZE: u32 = 64u;
-// Particles the striped kernel keeps in workgroup memory (STRIPE_CAPACITY in src/model.rs):
-// 16 KiB, WebGPU's default workgroup storage limit.
-const STRIPE_CAPACITY: u32 = 1024u;
-// Set for the striped kernel when every stripe fits STRIPE_CAPACITY: the projections then read
-// and write the stripe's copy of its particles in workgroup memory, addressed by stripe slot.
-override PARTICLES_IN_WORKGROUP: bool = false;
 const MAX_COLLIDERS: u32 = 8u;
-const MAX_COLOURS: u32 = 128u;
+// Unit types the parameters describe (src/constraints/mod.rs UnitType::ALL has at most this many).
+const MAX_UNIT_TYPES: u32 = 4u;
 const COLLIDER_PLANE: u32 = 0u;
 const COLLIDER_SPHERE: u32 = 1u;
 // Below this length (m) an edge or a doubled triangle area gives no usable direction.
@@ -31,13 +23,15 @@ struct Collider {
     _pad2: u32,
 }
 
-// Per-frame parameters (GpuParams in src/gpu/layout.rs).
+// Per-frame parameters (GpuParams in src/gpu/records.rs).
 struct Params {
     // Gravity plus external acceleration (m/s²); w unused.
     acceleration: vec4<f32>,
-    // Colours per Gauss-Seidel phase (src/model.rs Phase), in colour table order:
-    // [phase 0 stretch, phase 0 bending, phase 1 stretch, phase 1 bending].
-    phase_colours: vec4<u32>,
+    // Per unit type (its id): x = first unit, y = unit count, z = first Jacobi slot.
+    unit_types: array<vec4<u32>, MAX_UNIT_TYPES>,
+    // Where Jacobi's per-constraint shares of each kind start in `jacobi_plan` (x stretch,
+    // y bending), and (z) where the gather lists' slot indices start.
+    jacobi_bases: vec4<u32>,
     // [k, α̃] of stretched distance constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0).
     stretch: vec2<f32>,
     // [k, α̃] of compressed distance constraints.
@@ -56,48 +50,40 @@ struct Params {
     restitution_threshold: f32,
     collision_margin: f32,
     particle_count: u32,
-    constraint_count: u32,
-    stretch_count: u32,
+    pin_count: u32,
+    // Colours in the schedule's colour table.
     colour_count: u32,
     substeps: u32,
-    iterations: u32,
     collider_count: u32,
     colliders: array<Collider, MAX_COLLIDERS>,
 }
 
-// One stretch or bending constraint (Constraint in src/model.rs). Stretch constraints use
-// particles[0..2] and leave NO_PARTICLE in the others.
-struct Constraint {
-    particles: array<u32, 4>,
-    rest: f32,
-    // The particles' slots in their stripe's particle list, two u16 per u32 (low half first).
-    stripe_slots: array<u32, 2>,
-}
-
-// Each colour's range of the constraint buffer: x = first constraint, y = count.
-struct ColourTable {
-    entries: array<vec4<u32>, MAX_COLOURS>,
-}
-
-// What one dispatch works on (bound with a dynamic offset into the dispatch table).
+// What one dispatch works on (DispatchInfo in src/gpu/records.rs), bound with a dynamic offset
+// into the dispatch table.
 struct DispatchInfo {
-    // Substep index (predict moves pins by 1/(substeps − substep) of the way).
+    // Substep index (pins move by 1/(substeps − substep) of the way).
     substep: u32,
-    // Per-colour layout: the colour's constraint range.
-    colour_start: u32,
-    colour_count: u32,
-    // Single-workgroup layout: constraint iterations in this dispatch, and which of the
-    // substep's first and last stages it runs (STAGE_PREDICT | STAGE_FINALIZE).
+    // Index within its substep of the first iteration this dispatch runs (0 resets the XPBD
+    // multipliers).
+    first_iteration: u32,
+    // Iterations this dispatch runs (single-workgroup layouts; 1 otherwise).
     iterations: u32,
-    stages: u32,
-    // Striped layout: where the phase's stripe entries start in `lists` (src/gpu/layout.rs
-    // `index_lists`), and which phase it is (its colour counts are in params.phase_colours).
+    // The colours this dispatch projects, as indices into the colour table: one colour
+    // (per-colour layout) or a phase's colours (striped layout).
+    colour_first: u32,
+    colour_count: u32,
+    // Striped layout: where the phase's stripe entries start in `schedule`.
     stripe_entries: u32,
-    phase: u32,
 }
 
-const STAGE_PREDICT: u32 = 1u;
-const STAGE_FINALIZE: u32 = 2u;
+// A pinned particle (PinRecord in src/pins.rs).
+struct Pin {
+    position: vec3<f32>,
+    particle: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<uniform> dispatch: DispatchInfo;
 
 // Flattens a 2-D grid of workgroups (large cloths exceed 65535 workgroups in x).
 fn linear_id(workgroup: vec3<u32>, workgroups: vec3<u32>, local_index: u32) -> u32 {

@@ -1,13 +1,13 @@
 // Stage 4 — area-weighted vertex normals: each vertex sums (p1 − p0) × (p2 − p0) over its
-// triangles in a fixed order and normalises (up when they cancel). Mirrors src/math.rs.
+// triangles in a fixed order and normalises (up when they cancel). Mirrors src/math.rs (same
+// names).
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> normals: array<vec4<f32>>;
+@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
+@group(2) @binding(0) var<storage, read_write> normals: array<vec4<f32>>;
 // Three vertex indices per triangle.
-@group(0) @binding(3) var<storage, read> triangles: array<u32>;
+@group(2) @binding(1) var<storage, read> triangles: array<u32>;
 // particle_count + 1 offsets, then triangle indices.
-@group(0) @binding(4) var<storage, read> vertex_triangles: array<u32>;
+@group(2) @binding(2) var<storage, read> vertex_triangles: array<u32>;
 
 fn weighted_face_normal(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>) -> vec3<f32> {
     return cross(p1 - p0, p2 - p0);

@@ -1,38 +1,42 @@
-// Stage 1 — predict (PBD Alg. 1 lines 5–7): v += h(g + a), damping, p = x + hv. Pinned
+// The integrate module's particle bindings (group 1) and stage 1 — predict (PBD Alg. 1 lines
+// 5–7): v̄ = (v + h(g + a))·damping, and the substep's displacement starts at q = h·v̄. Between
+// predict and finalize the velocity buffer holds q (src/gpu/solver.rs says why). Pinned
 // particles move a 1/(substeps − substep) share of the way to their target, so they reach it
-// exactly at the end of the frame with a matching kinematic velocity. XPBD multipliers reset here.
+// at the end of the frame with a uniform kinematic velocity.
 
-fn predict_particle(i: u32, substep: u32) {
-    let x = positions[i].xyz;
-    let record = particles[i];
-    let h = params.h;
-    var v = velocities[i].xyz;
-    var p: vec3<f32>;
-    if (record.w == 0.0) {
-        let remaining = params.substeps - substep;
-        p = select(x + (record.xyz - x) / f32(remaining), record.xyz, remaining == 1u);
-        v = (p - x) / h;
-    } else {
-        v = (v + params.acceleration.xyz * h) * params.damping_factor;
-        p = x + v * h;
+// x: positions at the start of the substep (xyz, w = 1), drawn directly as a vertex buffer.
+@group(1) @binding(0) var<storage, read_write> positions: array<vec4<f32>>;
+// Between substeps the velocity v (m/s); from predict to finalize the substep's displacement
+// q = p − x (m). w: the inverse mass (0 = pinned).
+@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
+// The pinned particles and their targets.
+@group(1) @binding(2) var<storage, read> pins: array<Pin>;
+
+// A free particle's predicted displacement; pinned ones are left to their pin's thread.
+fn predict_particle(i: u32) {
+    let v = velocities[i];
+    if (v.w > 0.0) {
+        let predicted_velocity = (v.xyz + params.acceleration.xyz * params.h) * params.damping_factor;
+        velocities[i] = vec4<f32>(predicted_velocity * params.h, v.w);
     }
-    velocities[i] = vec4<f32>(v, 0.0);
-    predicted[i] = vec4<f32>(p, record.w);
 }
 
-// Thread i predicts particle i, then resets every multiplier its stride reaches (the kernel runs
-// one thread per particle; there are more constraints than particles).
-fn predict_and_reset(i: u32, threads: u32, substep: u32) {
+// A pinned particle's displacement in `substep`: a 1/remaining share of the way to its target
+// (kinematic_step in src/reference.rs).
+fn predict_pin(pin: Pin, substep: u32) {
+    let x = positions[pin.particle].xyz;
+    let remaining = params.substeps - substep;
+    let q = select((pin.position - x) / f32(remaining), pin.position - x, remaining == 1u);
+    velocities[pin.particle] = vec4<f32>(q, 0.0);
+}
+
+// Thread i predicts particle i and pin i.
+fn predict_thread(i: u32, substep: u32) {
     if (i < params.particle_count) {
-        predict_particle(i, substep);
+        predict_particle(i);
     }
-    reset_multipliers(i, threads);
-}
-
-// Zeroes multipliers first, first + stride, … (XPBD: λ starts at 0 every substep).
-fn reset_multipliers(first: u32, stride: u32) {
-    for (var c = first; c < params.constraint_count; c += stride) {
-        lambdas[c] = 0.0;
+    if (i < params.pin_count) {
+        predict_pin(pins[i], substep);
     }
 }
 
@@ -42,5 +46,5 @@ fn predict(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    predict_and_reset(linear_id(workgroup, workgroups, local_index), thread_count(workgroups), dispatch.substep);
+    predict_thread(linear_id(workgroup, workgroups, local_index), dispatch.substep);
 }

@@ -23,10 +23,11 @@
 
 #![warn(missing_docs)]
 
-pub mod collider;
-pub mod coloring;
+pub mod collision;
+pub mod constraints;
 pub mod error;
 pub mod gpu;
+pub mod graph;
 pub mod math;
 pub mod mesh;
 pub mod metrics;
@@ -35,16 +36,16 @@ pub mod params;
 pub mod pins;
 pub mod reference;
 pub mod scene;
-pub mod stripes;
+pub mod schedule;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 
-pub use collider::Collider;
+pub use collision::Collider;
 pub use error::{Error, MeshError, ParamError};
-pub use gpu::{headless_device, request_device, required_limits, GpuSolver, HeadlessOptions};
+pub use gpu::{headless_device, request_device, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};
 pub use mesh::{ClothMesh, GridPlane};
 pub use metrics::ClothMetrics;
 pub use model::ClothModel;
-pub use params::{DispatchStrategy, SolverMode, SolverParams, Stiffness};
+pub use params::{SolverMode, SolverParams, Stiffness};
 pub use reference::CpuSolver;
 pub use scene::{Scene, SceneKind};

@@ -1,6 +1,7 @@
 //! The cloth mesh: a generated grid or an OBJ file, validated, with lumped vertex masses.
 
 use crate::error::{Error, MeshError};
+use crate::graph::Csr;
 use glam::{Vec2, Vec3};
 use std::collections::HashMap;
 use std::path::Path;
@@ -171,7 +172,6 @@ impl ClothMesh {
         if self.uvs.len() != vertex_count {
             return Err(MeshError::TexCoordCount { uvs: self.uvs.len(), vertex_count });
         }
-        let mut seen = HashMap::with_capacity(self.triangles.len());
         for (triangle, tri) in self.triangles.iter().enumerate() {
             if let Some(&index) = tri.iter().find(|&&i| i as usize >= vertex_count) {
                 return Err(MeshError::IndexOutOfRange { triangle, index, vertex_count });
@@ -179,11 +179,20 @@ impl ClothMesh {
             if self.double_area(tri) < MIN_DOUBLE_AREA {
                 return Err(MeshError::DegenerateTriangle { triangle });
             }
-            let mut key = *tri;
-            key.sort_unstable();
-            if let Some(first) = seen.insert(key, triangle) {
-                return Err(MeshError::DuplicateTriangle { first, second: triangle });
-            }
+        }
+        let mut keys: Vec<([u32; 3], usize)> = self
+            .triangles
+            .iter()
+            .enumerate()
+            .map(|(t, tri)| {
+                let mut key = *tri;
+                key.sort_unstable();
+                (key, t)
+            })
+            .collect();
+        keys.sort_unstable();
+        if let Some(pair) = keys.windows(2).filter(|w| w[0].0 == w[1].0).min_by_key(|w| w[1].1) {
+            return Err(MeshError::DuplicateTriangle { first: pair[0].1, second: pair[1].1 });
         }
         let mut used = vec![false; vertex_count];
         self.triangles.iter().flatten().for_each(|&v| used[v as usize] = true);
@@ -201,27 +210,99 @@ impl ClothMesh {
 
     /// Every edge once, in order of first appearance, with its one or two triangles.
     pub fn edges(&self) -> Result<Vec<MeshEdge>, MeshError> {
-        let mut index: HashMap<(u32, u32), usize> = HashMap::with_capacity(self.triangles.len() * 2);
-        let mut edges: Vec<MeshEdge> = Vec::with_capacity(self.triangles.len() * 2);
-        for (t, tri) in self.triangles.iter().enumerate() {
-            for k in 0..3 {
-                let (u, v) = (tri[k], tri[(k + 1) % 3]);
-                let key = (u.min(v), u.max(v));
-                match index.get(&key) {
-                    None => {
-                        index.insert(key, edges.len());
-                        edges.push(MeshEdge { a: key.0, b: key.1, left: t as u32, right: None });
-                    }
-                    Some(&e) if edges[e].right.is_none() => edges[e].right = Some(t as u32),
-                    Some(_) => {
-                        let triangles =
-                            self.triangles.iter().filter(|o| o.contains(&key.0) && o.contains(&key.1)).count();
-                        return Err(MeshError::NonManifoldEdge { a: key.0, b: key.1, triangles });
-                    }
+        // Each triangle corner's edge (a < b), bucketed by its lower vertex.
+        let sides = self.triangles.len() * 3;
+        let side_edge = |s: usize| {
+            let tri = self.triangles[s / 3];
+            let (u, v) = (tri[s % 3], tri[(s + 1) % 3]);
+            (u.min(v), u.max(v))
+        };
+        let by_lower = Csr::from_pairs(self.positions.len(), (0..sides).map(|s| (side_edge(s).0, s as u32)));
+        // The first side of each edge, by side index, holds the edge; the others point to it.
+        let mut edge_at_side: Vec<Option<MeshEdge>> = vec![None; sides];
+        for a in 0..self.positions.len() {
+            let row = by_lower.row(a);
+            for (k, &s) in row.iter().enumerate() {
+                let (_, b) = side_edge(s as usize);
+                if row[..k].iter().any(|&o| side_edge(o as usize).1 == b) {
+                    continue; // not the edge's first side
                 }
+                let mut triangles = row[k..].iter().filter(|&&o| side_edge(o as usize).1 == b).map(|&o| o / 3);
+                let left = triangles.next().expect("the side itself");
+                let right = triangles.next();
+                let extra = triangles.count();
+                if extra > 0 {
+                    return Err(MeshError::NonManifoldEdge { a: a as u32, b, triangles: 2 + extra });
+                }
+                edge_at_side[s as usize] = Some(MeshEdge { a: a as u32, b, left, right });
             }
         }
-        Ok(edges)
+        Ok(edge_at_side.into_iter().flatten().collect())
+    }
+
+    /// The mesh boundary cut into sides: each boundary loop split at its corners (vertices where
+    /// it turns by more than 45°), or whole where it has none; the longest eight, longest first.
+    /// A rectangle gives its four sides. Used as starting sets for the breadth-first levels of
+    /// the Gauss-Seidel stripes.
+    pub fn boundary_sides(&self) -> Vec<Vec<u32>> {
+        let Ok(edges) = self.edges() else { return Vec::new() };
+        let boundary: Vec<[u32; 2]> = edges.iter().filter(|e| e.right.is_none()).map(|e| [e.a, e.b]).collect();
+        let incident = Csr::from_pairs(
+            self.positions.len(),
+            boundary.iter().enumerate().flat_map(|(e, &[a, b])| [(a, e as u32), (b, e as u32)]),
+        );
+        let mut used = vec![false; boundary.len()];
+        let mut sides = Vec::new();
+        for first in 0..boundary.len() {
+            if used[first] {
+                continue;
+            }
+            // Walk the loop through unused boundary edges.
+            used[first] = true;
+            let [start, mut at] = boundary[first];
+            let mut walk = vec![start, at];
+            while let Some(&e) = incident.row(at as usize).iter().find(|&&e| !used[e as usize]) {
+                used[e as usize] = true;
+                let [a, b] = boundary[e as usize];
+                at = if a == at { b } else { a };
+                walk.push(at);
+            }
+            let closed = walk.len() > 2 && walk.first() == walk.last();
+            if closed {
+                walk.pop();
+            }
+            sides.extend(self.split_at_corners(&walk, closed));
+        }
+        sides.sort_by_key(|side: &Vec<u32>| std::cmp::Reverse(side.len()));
+        sides.truncate(8);
+        sides
+    }
+
+    /// A boundary path cut at the vertices where it turns by more than 45°, each side keeping
+    /// its end corners.
+    fn split_at_corners(&self, path: &[u32], closed: bool) -> Vec<Vec<u32>> {
+        let n = path.len();
+        let position = |k: usize| self.positions[path[k % n] as usize];
+        let is_corner = |k: usize| {
+            if !closed && (k == 0 || k == n - 1) {
+                return true;
+            }
+            let incoming = (position(k) - position(k + n - 1)).normalize_or_zero();
+            let outgoing = (position(k + 1) - position(k)).normalize_or_zero();
+            incoming.dot(outgoing) < std::f32::consts::FRAC_1_SQRT_2
+        };
+        let corners: Vec<usize> = (0..n).filter(|&k| is_corner(k)).collect();
+        if corners.is_empty() {
+            return vec![path.to_vec()];
+        }
+        let segments = if closed { corners.len() } else { corners.len() - 1 };
+        (0..segments)
+            .map(|i| {
+                let (from, to) = (corners[i], corners[(i + 1) % corners.len()]);
+                let to = if to <= from { to + n } else { to };
+                (from..=to).map(|k| path[k % n]).collect()
+            })
+            .collect()
     }
 
     /// Lumped vertex masses in kg: each triangle gives `density · area / 3` to each of its

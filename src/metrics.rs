@@ -1,6 +1,6 @@
 //! Measurements of a cloth state used by the headless runner, the benchmarks and the tests.
 
-use crate::collider::Collider;
+use crate::collision::Collider;
 use crate::model::ClothModel;
 use glam::Vec3;
 
@@ -27,23 +27,24 @@ impl ClothMetrics {
     /// # Panics
     /// If `positions` or `velocities` has fewer entries than the model has particles.
     pub fn measure(model: &ClothModel, positions: &[Vec3], velocities: &[Vec3], colliders: &[Collider]) -> Self {
-        let ratios = model.constraints[..model.stretch_count].iter().map(|c| {
-            let [a, b] = [c.particles[0], c.particles[1]].map(|i| positions[i as usize]);
-            a.distance(b) / c.rest
+        let stretch = &model.constraints().stretch;
+        let ratios = (0..stretch.len()).map(|c| {
+            let [a, b] = stretch.particles(c).map(|i| positions[i as usize]);
+            a.distance(b) / stretch.rest_length(c)
         });
         let (max_stretch, sum) = ratios.fold((0f32, 0f64), |(m, s), r| (m.max(r), s + f64::from(r)));
         let min_collider_distance = colliders
             .iter()
             .flat_map(|c| positions.iter().map(move |&p| c.signed_distance(p)))
             .fold(f32::INFINITY, f32::min);
-        let total_mass: f32 = model.masses.iter().sum();
-        let centre_of_mass = positions.iter().zip(&model.masses).map(|(p, m)| *p * *m).sum::<Vec3>() / total_mass;
-        let kinetic_energy = velocities.iter().zip(&model.masses).map(|(v, m)| 0.5 * m * v.length_squared()).sum();
+        let total_mass: f32 = model.masses().iter().sum();
+        let centre_of_mass = positions.iter().zip(model.masses()).map(|(p, m)| *p * *m).sum::<Vec3>() / total_mass;
+        let kinetic_energy = velocities.iter().zip(model.masses()).map(|(v, m)| 0.5 * m * v.length_squared()).sum();
         let non_finite =
             positions.iter().chain(velocities).flat_map(|v| v.to_array()).filter(|x| !x.is_finite()).count();
         Self {
             max_stretch,
-            mean_stretch: (sum / model.stretch_count.max(1) as f64) as f32,
+            mean_stretch: (sum / stretch.len().max(1) as f64) as f32,
             min_collider_distance,
             centre_of_mass,
             kinetic_energy,

@@ -1,5 +1,6 @@
 //! Solver parameters: one `Copy` struct, every field with its unit, default and advice.
 
+use crate::constraints::{Response, Responses};
 use crate::error::ParamError;
 use glam::Vec3;
 
@@ -19,7 +20,7 @@ pub enum Stiffness {
 impl Stiffness {
     /// The per-projection factors `(k, α̃)` used by every constraint of this kind:
     /// `Δλ = k·(−C − α̃λ)/(Σ w|∇C|² + α̃)`. PBD: `k = k'`, `α̃ = 0`; XPBD: `k = 1`, `α̃ = α/h²`.
-    pub fn response(self, iterations: u32, substep_dt: f32) -> [f32; 2] {
+    pub fn response(self, iterations: u32, substep_dt: f32) -> Response {
         match self {
             Self::Pbd(k) => [1.0 - (1.0 - k).powf(1.0 / iterations as f32), 0.0],
             Self::Compliance(alpha) => [1.0, alpha / (substep_dt * substep_dt)],
@@ -52,33 +53,6 @@ pub enum SolverMode {
         /// Over-relaxation `ω ∈ (0, 2]`; 1.5 is a good start, lower it if the cloth jitters.
         relaxation: f32,
     },
-}
-
-/// How a frame is spread over compute dispatches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DispatchStrategy {
-    /// Picks the faster layout. Gauss-Seidel: `Striped` once the cloth has more than 512
-    /// particles and both phases have two stripes on a CPU adapter, or more than 1024 particles
-    /// on a GPU; `SingleWorkgroup` below. Jacobi: on CPU adapters (lavapipe, ~50–80 µs per
-    /// dispatch) a single workgroup while the per-colour plan would spend more on dispatches
-    /// than on projections; on GPUs a single workgroup only for cloths of ≤ 1024 particles.
-    Auto,
-    /// Each substep (all its iterations and colours) in one dispatch of one workgroup, colours
-    /// separated by storage barriers: `substeps + 1` dispatches per frame (more on CPU adapters
-    /// when a substep would outrun llvmpipe's loop limit). Best when dispatches are expensive or
-    /// the cloth is small; wastes a large GPU on a large cloth.
-    SingleWorkgroup,
-    /// One dispatch per colour per iteration (Gauss-Seidel) or two per iteration (Jacobi: project,
-    /// then gather), plus predict, one dispatch between substeps (finalize and the next
-    /// predict), finalize and normals: uses the whole GPU.
-    PerColour,
-    /// Gauss-Seidel in stripes ([`crate::stripes`]): one dispatch per phase per iteration
-    /// (two), one workgroup per stripe, colours separated by barriers inside the workgroup, on
-    /// a copy of the stripe's particles in workgroup memory when the stripes fit:
-    /// `substeps · (2·iterations + 1) + 2` dispatches per frame (predict, the phases, one
-    /// dispatch between substeps, finalize, normals) that use every core of a CPU adapter and
-    /// many workgroups on a GPU. Jacobi runs as in `PerColour`.
-    Striped,
 }
 
 /// Everything that controls a step. Change it between frames with
@@ -131,9 +105,6 @@ pub struct SolverParams {
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants
     /// over-relaxation ω ≈ 1.5.
     pub mode: SolverMode,
-    /// Dispatch layout (default `Auto`). Layouts change the speed, not the algorithm; leave
-    /// `Auto` unless comparing layouts.
-    pub dispatch: DispatchStrategy,
 }
 
 impl Default for SolverParams {
@@ -152,7 +123,6 @@ impl Default for SolverParams {
             restitution: 0.0,
             collision_margin: 0.005,
             mode: SolverMode::GaussSeidel,
-            dispatch: DispatchStrategy::Auto,
         }
     }
 }
@@ -208,7 +178,7 @@ impl SolverParams {
         )?;
         let h = self.substep_dt();
         check(h * h > 0.0, "time_step", dt.to_string(), "large enough that (time_step / substeps)² is not zero")?;
-        let [stretch, compression, bending] = self.responses();
+        let Responses { stretch, compression, bending } = self.responses();
         for (name, response) in [("stretch", stretch), ("compression", compression), ("bending", bending)] {
             check(
                 response.iter().all(|r| r.is_finite()),
@@ -225,10 +195,15 @@ impl SolverParams {
 }
 
 impl SolverParams {
-    /// The `[k, α̃]` pairs of one substep for stretch, compression and bending, in that order.
-    pub fn responses(&self) -> [[f32; 2]; 3] {
+    /// The responses `[k, α̃]` of one substep for every kind.
+    pub fn responses(&self) -> Responses {
         let h = self.substep_dt();
-        [self.stretch, self.compression, self.bending].map(|s| s.response(self.iterations, h))
+        let response = |s: Stiffness| s.response(self.iterations, h);
+        Responses {
+            stretch: response(self.stretch),
+            compression: response(self.compression),
+            bending: response(self.bending),
+        }
     }
 
     /// Pre-solve normal speed below which restitution is off: `2|g|h` (XPBD rigid bodies §3.6).

@@ -3,6 +3,7 @@
 
 use crate::error::Error;
 use crate::model::ClothModel;
+use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
 /// Per-particle pin state: inverse masses (0 = pinned) and targets.
@@ -17,9 +18,9 @@ impl Pins {
     /// The model's pins, each targeting its rest position.
     pub fn new(model: &ClothModel) -> Self {
         Self {
-            masses: model.masses.clone(),
-            inverse_masses: model.inverse_masses.clone(),
-            targets: model.mesh.positions.clone(),
+            masses: model.masses().to_vec(),
+            inverse_masses: model.inverse_masses().to_vec(),
+            targets: model.mesh().positions.clone(),
         }
     }
 
@@ -82,10 +83,22 @@ impl Pins {
         &self.targets
     }
 
-    /// The GPU's per-particle record: target xyz, inverse mass in w (panics if `i` is not a
-    /// particle, as slice indexing does).
-    pub fn particle_record(&self, i: usize) -> [f32; 4] {
-        let t = self.targets[i];
-        [t.x, t.y, t.z, self.inverse_masses[i]]
+    /// The pinned particles' GPU records, in particle order.
+    pub fn records(&self) -> Vec<PinRecord> {
+        (0..self.masses.len())
+            .filter(|&i| self.inverse_masses[i] == 0.0)
+            .map(|i| PinRecord { position: self.targets[i].to_array(), particle: i as u32 })
+            .collect()
     }
+}
+
+/// A pinned particle as the GPU reads it (`Pin` in `shaders/common.wgsl`): predict and finalize
+/// move it along its kinematic path to its target `position`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct PinRecord {
+    /// Target position (m).
+    pub position: [f32; 3],
+    /// The pinned particle.
+    pub particle: u32,
 }

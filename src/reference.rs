@@ -1,11 +1,12 @@
-//! The CPU reference: the GPU algorithm in plain Rust, built from the same pure functions in
-//! [`crate::math`] and the same colour order. It is the specification the GPU is tested against,
-//! not a second backend to optimise.
+//! The CPU reference: the GPU algorithm in plain Rust, walking the same frame plan (the model's
+//! Gauss-Seidel schedule, or Jacobi's units and gather lists) with the same pure functions of
+//! [`crate::constraints`] and [`crate::collision`]. It is the specification the GPU is tested
+//! against, not a second backend to optimise.
 
-use crate::collider::{validate_colliders, Collider};
+use crate::collision::{contact_velocity, validate_colliders, Collider};
+use crate::constraints::{Multipliers, SolveState, UnitType};
 use crate::error::Error;
-use crate::math::{self, Contact, Correction};
-use crate::model::ClothModel;
+use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
 use crate::pins::Pins;
 use glam::Vec3;
@@ -25,9 +26,9 @@ pub struct CpuSolver {
     pub normals: Vec<Vec3>,
     /// Pins and inverse masses.
     pub pins: Pins,
-    predicted: Vec<Vec3>,
-    lambdas: Vec<f32>,
-    corrections: Vec<Vec3>,
+    solve: SolveState,
+    multipliers: Multipliers,
+    jacobi: Option<JacobiPlan>,
 }
 
 impl CpuSolver {
@@ -35,21 +36,26 @@ impl CpuSolver {
     pub fn new(model: &ClothModel, params: SolverParams, colliders: &[Collider]) -> Result<Self, Error> {
         params.validate()?;
         validate_colliders(colliders)?;
-        model.validate()?;
         let n = model.particle_count();
+        let positions = model.mesh().positions.clone();
         let mut solver = Self {
             model: model.clone(),
             params,
             colliders: colliders.iter().map(Collider::normalized).collect(),
-            positions: model.mesh.positions.clone(),
             velocities: vec![Vec3::ZERO; n],
-            normals: vec![Vec3::ZERO; n],
+            normals: model.vertex_normals(&positions),
             pins: Pins::new(model),
-            predicted: model.mesh.positions.clone(),
-            lambdas: vec![0.0; model.constraints.len()],
-            corrections: vec![Vec3::ZERO; 4 * model.constraints.len()],
+            solve: SolveState {
+                positions: positions.clone(),
+                displacements: vec![Vec3::ZERO; n],
+                inverse_masses: model.inverse_masses().to_vec(),
+                responses: params.responses(),
+            },
+            positions,
+            multipliers: model.constraints().multipliers(),
+            jacobi: None,
         };
-        solver.update_normals();
+        solver.plan_jacobi();
         Ok(solver)
     }
 
@@ -57,6 +63,7 @@ impl CpuSolver {
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
         self.params = params;
+        self.plan_jacobi();
         Ok(())
     }
 
@@ -65,6 +72,13 @@ impl CpuSolver {
         validate_colliders(colliders)?;
         self.colliders = colliders.iter().map(Collider::normalized).collect();
         Ok(())
+    }
+
+    /// Builds Jacobi's plan the first time Jacobi mode is used.
+    fn plan_jacobi(&mut self) {
+        if matches!(self.params.mode, SolverMode::Jacobi { .. }) && self.jacobi.is_none() {
+            self.jacobi = Some(self.model.jacobi_plan());
+        }
     }
 
     /// Advances one frame: `substeps` × (predict → `iterations` projections → collide and update
@@ -78,141 +92,99 @@ impl CpuSolver {
                     SolverMode::Jacobi { relaxation } => self.project_jacobi(relaxation),
                 }
             }
-            self.collide_and_update_velocities();
+            self.finalize(substep);
         }
-        self.update_normals();
+        self.normals = self.model.vertex_normals(&self.positions);
     }
 
-    /// PBD Alg. 1 lines 5–7: `v += h(g + a)`, damping, `p = x + hv`; pinned particles move a
-    /// `1/(substeps − substep)` share of the way to their target. Multipliers reset (XPBD).
+    /// PBD Alg. 1 lines 5–7: `v̄ = (v + h(g + a))·damping`, and the substep's displacement starts
+    /// at `q = h·v̄`; a pinned particle's displacement is a `1/(substeps − substep)` share of the
+    /// way to its target. Multipliers reset (XPBD).
     fn predict(&mut self, substep: u32) {
         let h = self.params.substep_dt();
         let acceleration = self.params.gravity + self.params.external_acceleration;
         let damping = (1.0 - self.params.damping * h).max(0.0);
         let remaining = self.params.substeps - substep;
+        self.solve.positions.copy_from_slice(&self.positions);
+        self.solve.inverse_masses.copy_from_slice(self.pins.inverse_masses());
+        self.solve.responses = self.params.responses();
         for i in 0..self.positions.len() {
             let x = self.positions[i];
-            let target = self.pins.targets()[i];
-            let p = if self.pins.inverse_masses()[i] == 0.0 {
-                if remaining == 1 {
-                    target
-                } else {
-                    x + (target - x) / remaining as f32
-                }
+            self.solve.displacements[i] = if self.pins.inverse_masses()[i] == 0.0 {
+                kinematic_step(x, self.pins.targets()[i], remaining)
             } else {
-                self.velocities[i] = (self.velocities[i] + acceleration * h) * damping;
-                x + self.velocities[i] * h
+                ((self.velocities[i] + acceleration * h) * damping) * h
             };
-            if self.pins.inverse_masses()[i] == 0.0 {
-                self.velocities[i] = (p - x) / h;
-            }
-            self.predicted[i] = p;
         }
-        self.lambdas.fill(0.0);
+        self.multipliers.reset();
     }
 
-    /// The correction of constraint `c` from the current predicted positions; `responses` are
-    /// [`SolverParams::responses`].
-    fn correction(&self, c: usize, responses: [[f32; 2]; 3]) -> Option<Correction> {
-        let con = &self.model.constraints[c];
-        let [stretch, compression, bending] = responses;
-        let p = |k: usize| self.predicted[con.particles[k] as usize];
-        let w = |k: usize| self.pins.inverse_masses()[con.particles[k] as usize];
-        if c < self.model.stretch_count {
-            math::distance_correction(p(0), p(1), w(0), w(1), con.rest, self.lambdas[c], stretch, compression)
-        } else {
-            math::bending_correction(
-                p(0),
-                p(1),
-                p(2),
-                p(3),
-                [w(0), w(1), w(2), w(3)],
-                con.rest,
-                self.lambdas[c],
-                bending,
-            )
-        }
-    }
-
-    /// One coloured Gauss-Seidel sweep: colours in order, each constraint applied at once; a
-    /// bending constraint's hinge edge is projected just before it.
+    /// One coloured Gauss-Seidel sweep: the schedule's colours in order, each unit applied at
+    /// once.
     fn project_gauss_seidel(&mut self) {
-        let responses = self.params.responses();
-        for k in 0..self.model.colours.len() {
-            let colour = self.model.colours[k].clone();
-            for c in colour.start as usize..colour.end as usize {
-                if let Some(edge) = self.model.hinge_stretch(c) {
-                    self.apply_correction(edge, responses);
-                }
-                self.apply_correction(c, responses);
+        for colour in &self.model.schedule().colours {
+            let unit_type = UnitType::ALL[colour.unit_type];
+            for u in colour.units.clone() {
+                unit_type.project(self.model.constraints(), u as usize, &mut self.solve, &mut self.multipliers);
             }
         }
     }
 
-    /// Projects constraint `c` and moves its particles at once (Gauss-Seidel).
-    fn apply_correction(&mut self, c: usize, responses: [[f32; 2]; 3]) {
-        if let Some(correction) = self.correction(c, responses) {
-            let con = self.model.constraints[c];
-            for (k, &p) in con.used_particles().iter().enumerate() {
-                self.predicted[p as usize] += correction.dp[k];
-            }
-            self.lambdas[c] += correction.dlambda;
-        }
-    }
-
-    /// One Jacobi sweep: every constraint reads the same positions and writes its corrections to
-    /// its slots; each particle then adds `relaxation/n_i` times the sum of its slots, summed in
-    /// the fixed order of its gather list.
+    /// One Jacobi sweep: every unit reads the same positions and writes its scaled corrections to
+    /// its slots; each particle then adds its slots, summed in the fixed order of its gather list.
     fn project_jacobi(&mut self, relaxation: f32) {
-        let responses = self.params.responses();
-        for c in 0..self.model.constraints.len() {
-            let correction = self.correction(c, responses);
-            let dp = correction.map_or([Vec3::ZERO; 4], |k| k.dp);
-            self.corrections[4 * c..4 * c + 4].copy_from_slice(&dp);
-            self.lambdas[c] += correction.map_or(0.0, |k| k.dlambda);
-        }
-        for i in 0..self.predicted.len() {
-            let slots = self.model.particle_slots.row(i);
-            if slots.is_empty() {
-                continue;
+        let plan = self.jacobi.as_ref().expect("planned when Jacobi mode was set");
+        let mut slots = vec![Vec3::ZERO; plan.slot_count as usize];
+        for (t, unit_type) in UnitType::ALL.into_iter().enumerate() {
+            let units = self.model.units(unit_type);
+            let arity = unit_type.arity();
+            for u in units.clone() {
+                let first = (plan.slot_bases[t] + (u - units.start) * arity as u32) as usize;
+                unit_type.jacobi(
+                    self.model.constraints(),
+                    u as usize,
+                    relaxation,
+                    &plan.scales,
+                    &self.solve,
+                    &mut self.multipliers,
+                    &mut slots[first..first + arity],
+                );
             }
-            let sum = slots.iter().fold(Vec3::ZERO, |s, &slot| s + self.corrections[slot as usize]);
-            self.predicted[i] += sum * (relaxation / slots.len() as f32);
+        }
+        for (i, q) in self.solve.displacements.iter_mut().enumerate() {
+            let sum = plan.gather.row(i).iter().fold(Vec3::ZERO, |s, &slot| s + slots[slot as usize]);
+            *q += sum;
         }
     }
 
     /// PBD Alg. 1 lines 8, 12–16: project the collision constraints of every collider (PBD
-    /// §3.4, stiffness 1), `v = (p − x)/h`, `x = p`, then friction and restitution.
-    fn collide_and_update_velocities(&mut self) {
+    /// §3.4, stiffness 1), `v = q/h`, `x = x + q`, then friction and restitution. Pinned
+    /// particles end the frame exactly on their targets.
+    fn finalize(&mut self, substep: u32) {
         let params = self.params;
         let h = params.substep_dt();
+        let last = substep + 1 == params.substeps;
         for i in 0..self.positions.len() {
             let x = self.positions[i];
-            let mut p = self.predicted[i];
-            let mut contacts: Vec<Contact> = Vec::new();
-            if self.pins.inverse_masses()[i] > 0.0 {
-                for collider in &self.colliders {
-                    let hit = match *collider {
-                        Collider::Plane { normal, offset } => {
-                            math::collide_plane(p, normal, offset, params.collision_margin)
-                        }
-                        Collider::Sphere { center, radius } => {
-                            math::collide_sphere(x, p, center, radius, params.collision_margin)
-                        }
-                    };
-                    if let Some((projected, contact)) = hit {
-                        p = projected;
-                        contacts.push(contact);
-                    }
+            let mut q = self.solve.displacements[i];
+            if self.pins.inverse_masses()[i] == 0.0 {
+                self.velocities[i] = q / h;
+                self.positions[i] = if last { self.pins.targets()[i] } else { x + q };
+                continue;
+            }
+            let approach = q / h;
+            let mut contacts = Vec::new();
+            for collider in &self.colliders {
+                if let Some(contact) = collider.contact(x, x + q, params.collision_margin) {
+                    q += contact.normal * contact.depth;
+                    contacts.push(contact);
                 }
             }
-            // v = (p − x)/h, evaluated as v̄ + (p − p̄)/h (see `shaders/finalize.wgsl`).
-            let v_before = self.velocities[i];
-            let mut v = v_before + (p - (x + v_before * h)) / h;
+            let mut v = q / h;
             for contact in contacts {
-                v = math::contact_velocity(
+                v = contact_velocity(
                     v,
-                    v_before,
+                    approach,
                     contact,
                     h,
                     params.friction,
@@ -221,14 +193,8 @@ impl CpuSolver {
                 );
             }
             self.velocities[i] = v;
-            self.positions[i] = p;
-            self.predicted[i] = p;
+            self.positions[i] = x + q;
         }
-    }
-
-    /// Area-weighted vertex normals (see [`ClothModel::vertex_normals`]).
-    fn update_normals(&mut self) {
-        self.normals = self.model.vertex_normals(&self.positions);
     }
 
     /// The model being simulated.
@@ -239,5 +205,15 @@ impl CpuSolver {
     /// The current parameters.
     pub fn params(&self) -> &SolverParams {
         &self.params
+    }
+}
+
+/// A pinned particle's displacement in a substep: a `1/remaining` share of the way from `x` to
+/// its `target`, so it arrives with the last substep at a uniform kinematic velocity.
+pub fn kinematic_step(x: Vec3, target: Vec3, remaining: u32) -> Vec3 {
+    if remaining == 1 {
+        target - x
+    } else {
+        (target - x) / remaining as f32
     }
 }

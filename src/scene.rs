@@ -1,6 +1,6 @@
 //! Scenes shared by the examples, tests and benches.
 
-use crate::collider::Collider;
+use crate::collision::Collider;
 use crate::error::Error;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};

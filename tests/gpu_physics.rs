@@ -79,7 +79,7 @@ fn free_fall_from_rest_follows_the_substep_scheme() {
 fn pinned_particles_never_move_and_the_hanging_cloth_comes_to_rest() {
     let scene = Scene::new(SceneKind::Hanging, 16).unwrap();
     let pins: Vec<usize> =
-        (0..scene.model.particle_count()).filter(|&i| scene.model.inverse_masses[i] == 0.0).collect();
+        (0..scene.model.particle_count()).filter(|&i| scene.model.inverse_masses()[i] == 0.0).collect();
     assert_eq!(pins.len(), 2);
     for mode in MODES {
         let params = SolverParams { damping: 1.0, iterations: 10, mode, ..scene.params };
@@ -90,7 +90,7 @@ fn pinned_particles_never_move_and_the_hanging_cloth_comes_to_rest() {
             if frame % 20 == 19 {
                 let x = solver.read_positions().unwrap();
                 for &i in &pins {
-                    assert_eq!(x[i], scene.model.mesh.positions[i], "{mode:?}: pin {i} moved at frame {frame}");
+                    assert_eq!(x[i], scene.model.mesh().positions[i], "{mode:?}: pin {i} moved at frame {frame}");
                 }
                 energies.push(metrics(&mut solver).kinetic_energy);
             }
@@ -115,7 +115,7 @@ fn energy_does_not_grow() {
         let params = SolverParams { damping: 0.0, mode, ..scene.params };
         let mut solver = solver(&scene, params);
         solver.set_velocities(&vec![Vec3::new(0.0, 0.5, 1.0); scene.model.particle_count()]).unwrap();
-        let total_mass: f32 = scene.model.masses.iter().sum();
+        let total_mass: f32 = scene.model.masses().iter().sum();
         let energy = |m: &ClothMetrics| m.kinetic_energy - total_mass * params.gravity.dot(m.centre_of_mass);
         let initial = energy(&metrics(&mut solver));
         for frame in 0..90 {
@@ -154,7 +154,7 @@ fn draped_cloth_never_ends_a_frame_inside_a_collider() {
 fn kinematic_pins_follow_their_targets_and_colliders_can_move() {
     let scene = Scene::new(SceneKind::Hanging, 8).unwrap();
     let mut solver = solver(&scene, scene.params);
-    let target = scene.model.mesh.positions[0] + Vec3::new(-0.2, 0.1, 0.3);
+    let target = scene.model.mesh().positions[0] + Vec3::new(-0.2, 0.1, 0.3);
     solver.set_pin_target(0, target).unwrap();
     solver.step();
     assert_eq!(solver.read_positions().unwrap()[0], target);

@@ -10,17 +10,24 @@ const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { re
 const LAYOUTS: [DispatchStrategy; 3] =
     [DispatchStrategy::SingleWorkgroup, DispatchStrategy::PerColour, DispatchStrategy::Striped];
 
-/// Max |Δx| between GPU and CPU after `frames` frames.
-fn gpu_cpu_distance(kind: SceneKind, cells: u32, params: SolverParams, frames: usize) -> f32 {
-    gpu_cpu_distances(kind, cells, params, &[frames])[0]
+/// Max |Δx| between GPU (in `layout`) and CPU after `frames` frames.
+fn gpu_cpu_distance(kind: SceneKind, cells: u32, params: SolverParams, layout: DispatchStrategy, frames: usize) -> f32 {
+    gpu_cpu_distances(kind, cells, params, layout, &[frames])[0]
 }
 
-/// Max |Δx| between GPU and CPU at each of the increasing frame counts `checkpoints`, from one
-/// run.
-fn gpu_cpu_distances(kind: SceneKind, cells: u32, params: SolverParams, checkpoints: &[usize]) -> Vec<f32> {
+/// Max |Δx| between GPU (in `layout`) and CPU at each of the increasing frame counts
+/// `checkpoints`, from one run.
+fn gpu_cpu_distances(
+    kind: SceneKind,
+    cells: u32,
+    params: SolverParams,
+    layout: DispatchStrategy,
+    checkpoints: &[usize],
+) -> Vec<f32> {
     let (device, queue) = device();
     let scene = Scene::new(kind, cells).unwrap();
     let mut gpu = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders).unwrap();
+    gpu.set_dispatch(layout).unwrap();
     let mut cpu = CpuSolver::new(&scene.model, params, &scene.colliders).unwrap();
     let mut frames = 0;
     let distances = checkpoints
@@ -34,20 +41,34 @@ fn gpu_cpu_distances(kind: SceneKind, cells: u32, params: SolverParams, checkpoi
             max_distance(&gpu.read_positions().unwrap(), &cpu.positions)
         })
         .collect();
-    let moved = max_distance(&cpu.positions, &scene.model.mesh.positions);
+    let moved = max_distance(&cpu.positions, &scene.model.mesh().positions);
     assert!(moved > 0.01, "the cloth should have moved (moved {moved} m)");
     distances
 }
 
-fn params(kind: SceneKind, mode: SolverMode, dispatch: DispatchStrategy) -> SolverParams {
-    SolverParams { mode, dispatch, substeps: 4, iterations: 4, ..Scene::new(kind, 2).unwrap().params }
+fn params(kind: SceneKind, mode: SolverMode) -> SolverParams {
+    SolverParams { mode, substeps: 4, iterations: 4, ..Scene::new(kind, 2).unwrap().params }
+}
+
+/// A solver in `layout`.
+fn solver(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    model: &drape::ClothModel,
+    params: SolverParams,
+    colliders: &[drape::Collider],
+    layout: DispatchStrategy,
+) -> GpuSolver {
+    let mut solver = GpuSolver::new(device, queue, model, params, colliders).unwrap();
+    solver.set_dispatch(layout).unwrap();
+    solver
 }
 
 #[test]
 fn hanging_cloth_matches_reference_in_every_mode_and_layout() {
     for mode in MODES {
         for layout in LAYOUTS {
-            let d = gpu_cpu_distance(SceneKind::Hanging, 24, params(SceneKind::Hanging, mode, layout), 60);
+            let d = gpu_cpu_distance(SceneKind::Hanging, 24, params(SceneKind::Hanging, mode), layout, 60);
             assert!(d <= 1e-4, "{mode:?} {layout:?}: max |Δx| = {d} m after 60 frames");
         }
     }
@@ -68,10 +89,11 @@ fn draped_cloth_with_contacts_and_pbd_stiffness_stays_close_to_reference() {
             compression: Stiffness::Pbd(0.8),
             bending: Stiffness::Pbd(0.2),
             restitution: 0.3,
-            ..params(SceneKind::Drape, mode, DispatchStrategy::Auto)
+            ..params(SceneKind::Drape, mode)
         };
         let frames = [40, 60];
-        for (d, frames) in gpu_cpu_distances(SceneKind::Drape, 16, p, &frames).into_iter().zip(frames) {
+        let distances = gpu_cpu_distances(SceneKind::Drape, 16, p, DispatchStrategy::Auto, &frames);
+        for (d, frames) in distances.into_iter().zip(frames) {
             assert!(d <= 1e-3, "{mode:?}: max |Δx| = {d} m after {frames} frames");
         }
     }
@@ -101,8 +123,8 @@ fn two_gpu_runs_are_bit_identical() {
     for mode in MODES {
         for layout in LAYOUTS {
             let run = || {
-                let p = params(SceneKind::Drape, mode, layout);
-                let mut solver = GpuSolver::new(&device, &queue, &scene.model, p, &scene.colliders).unwrap();
+                let p = params(SceneKind::Drape, mode);
+                let mut solver = solver(&device, &queue, &scene.model, p, &scene.colliders, layout);
                 for _ in 0..40 {
                     solver.step();
                 }
@@ -116,7 +138,7 @@ fn two_gpu_runs_are_bit_identical() {
                 "{mode:?} {layout:?}: two identical runs differ"
             );
             assert!(positions.iter().chain(&velocities).all(|v| v.is_finite()), "{mode:?} {layout:?}: non-finite");
-            let moved = max_distance(&positions, &scene.model.mesh.positions);
+            let moved = max_distance(&positions, &scene.model.mesh().positions);
             assert!(moved > 0.1, "{mode:?} {layout:?}: the cloth should have fallen (moved {moved} m)");
         }
     }
@@ -130,10 +152,10 @@ fn two_gpu_runs_are_bit_identical() {
 fn single_workgroup_striped_and_per_colour_frames_are_identical() {
     let (device, queue) = device();
     let scene = Scene::new(SceneKind::Hanging, 128).unwrap();
-    assert!(scene.model.phases.iter().all(|p| p.stripes.len() >= 2));
+    assert!(scene.model.schedule().phases.iter().all(|p| p.stripes.len() >= 2));
     let run = |dispatch| {
-        let p = SolverParams { substeps: 2, iterations: 100, dispatch, ..scene.params };
-        let mut solver = GpuSolver::new(&device, &queue, &scene.model, p, &scene.colliders).unwrap();
+        let p = SolverParams { substeps: 2, iterations: 100, ..scene.params };
+        let mut solver = solver(&device, &queue, &scene.model, p, &scene.colliders, dispatch);
         assert_eq!(solver.dispatch_strategy(), dispatch);
         solver.step();
         (solver.read_positions().unwrap(), solver.dispatches_per_frame())
@@ -172,7 +194,7 @@ fn a_reset_solver_repeats_a_fresh_one_bit_for_bit() {
     reused.unpin(pinned).unwrap();
     reused.step();
     reused.reset();
-    assert_eq!(bits(reused.read_positions().unwrap()), bits(scene.model.mesh.positions.clone()));
+    assert_eq!(bits(reused.read_positions().unwrap()), bits(scene.model.mesh().positions.clone()));
     assert!(reused.read_velocities().unwrap().iter().all(|v| *v == glam::Vec3::ZERO));
     assert_eq!(reused.pins(), fresh.pins());
     assert_eq!(bits(reused.read_normals().unwrap()), bits(fresh.read_normals().unwrap()));
@@ -238,16 +260,17 @@ fn collect_metrics(solver: &mut GpuSolver) -> drape::ClothMetrics {
 
 /// A frame dispatches predict once, each iteration's projections, one dispatch between
 /// substeps (finalize and the next predict together), finalize and normals; a single workgroup
-/// runs each substep in one dispatch (a 16² cloth stays within llvmpipe's loop limit).
+/// runs each substep's iterations in one dispatch (a 16² cloth stays within llvmpipe's loop
+/// limit).
 #[test]
 fn dispatches_per_frame_follow_the_plan() {
     let (device, queue) = device();
     let scene = Scene::new(SceneKind::Hanging, 16).unwrap();
     let count = |mode, dispatch, substeps, iterations| {
-        let p = SolverParams { mode, dispatch, substeps, iterations, ..scene.params };
-        GpuSolver::new(&device, &queue, &scene.model, p, &scene.colliders).unwrap().dispatches_per_frame()
+        let p = SolverParams { mode, substeps, iterations, ..scene.params };
+        solver(&device, &queue, &scene.model, p, &scene.colliders, dispatch).dispatches_per_frame()
     };
-    let colours = scene.model.colours.len();
+    let colours = scene.model.schedule().colours.len();
     for (substeps, iterations) in [(10, 10), (20, 1)] {
         let frame = |per_iteration: usize| 1 + substeps as usize * (per_iteration * iterations as usize + 1) + 1;
         assert_eq!(count(SolverMode::GaussSeidel, DispatchStrategy::Striped, substeps, iterations), frame(2));
@@ -255,44 +278,33 @@ fn dispatches_per_frame_follow_the_plan() {
         let jacobi = SolverMode::Jacobi { relaxation: 1.5 };
         assert_eq!(count(jacobi, DispatchStrategy::PerColour, substeps, iterations), frame(2));
         for mode in [SolverMode::GaussSeidel, jacobi] {
-            assert_eq!(count(mode, DispatchStrategy::SingleWorkgroup, substeps, iterations), substeps as usize + 1);
+            // Predict, a projection dispatch and a finalize per substep, normals.
+            assert_eq!(count(mode, DispatchStrategy::SingleWorkgroup, substeps, iterations), 2 * substeps as usize + 2);
         }
     }
 }
 
-/// A model whose stripes do not fit workgroup memory runs the striped kernel on the particles
-/// in place. Merging each phase's stripes into one keeps the constraint order, so that path
-/// must give the same frame, bit for bit, as the workgroup copy of the original stripes.
+/// The striped kernel keeps a stripe's positions and displacements in workgroup memory where
+/// both fit (32 KiB here), its displacements alone where only they do (16 KiB, WebGPU's
+/// default), and otherwise works in place (8 KiB). All three follow the same order, so they give
+/// the same frames, bit for bit.
 #[test]
 fn striped_kernel_in_place_and_in_workgroup_memory_agree_bit_for_bit() {
-    let (device, queue) = device();
     let scene = Scene::new(SceneKind::Hanging, 56).unwrap();
-    assert!(scene.model.stripes_fit_workgroup());
-    let mut merged = scene.model.clone();
-    for phase in &mut merged.phases {
-        let mut stripes = phase.stripes.drain(..);
-        let mut one = stripes.next().unwrap();
-        for stripe in stripes {
-            for (range, next) in one.ranges.iter_mut().zip(&stripe.ranges) {
-                assert_eq!(range.end, next.start, "a colour lists its stripes in order");
-                range.end = next.end;
-            }
-            one.particles.extend(&stripe.particles);
-        }
-        one.particles.sort_unstable();
-        one.particles.dedup();
-        phase.stripes.push(one);
-    }
-    assert!(!merged.stripes_fit_workgroup());
-    merged.validate().unwrap();
-    let run = |model| {
-        let p = SolverParams { substeps: 2, iterations: 10, dispatch: DispatchStrategy::Striped, ..scene.params };
-        let mut solver = GpuSolver::new(&device, &queue, model, p, &scene.colliders).unwrap();
-        assert_eq!(solver.dispatch_strategy(), DispatchStrategy::Striped);
+    let widest = scene.model.schedule().widest_stripe();
+    assert!(widest > 512 && widest <= drape::model::STRIPE_PARTICLES, "widest stripe {widest}");
+    let run = |workgroup_storage: u32| {
+        let (device, queue) =
+            support::device_with(|limits| limits.max_compute_workgroup_storage_size = workgroup_storage);
+        let p = SolverParams { substeps: 2, iterations: 10, ..scene.params };
+        let mut solver = solver(&device, &queue, &scene.model, p, &scene.colliders, DispatchStrategy::Striped);
+        assert_eq!(solver.stripes_in_workgroup(), workgroup_storage >= 16 * widest as u32);
         for _ in 0..5 {
             solver.step();
         }
         solver.read_positions().unwrap()
     };
-    assert_eq!(max_distance(&run(&scene.model), &run(&merged)), 0.0);
+    let both = run(32768);
+    assert_eq!(max_distance(&both, &run(16384)), 0.0);
+    assert_eq!(max_distance(&both, &run(8192)), 0.0);
 }

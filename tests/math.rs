@@ -1,9 +1,9 @@
 //! The pure constraint functions: gradients against finite differences, conservation of linear
 //! momentum, collision projections and the contact velocity response.
 
-use drape::math::{
-    bending_correction, collide_plane, collide_sphere, contact_velocity, dihedral_angle, distance_correction, Contact,
-};
+use drape::collision::{collide_plane, collide_sphere, contact_velocity, Contact};
+use drape::constraints::bending::{bending_correction, dihedral_angle};
+use drape::constraints::stretch::distance_correction;
 use glam::Vec3;
 
 /// A small deterministic generator (xorshift) so the tests need no extra crate.
@@ -91,7 +91,7 @@ fn stiff_distance_constraint_restores_rest_length() {
     // Compression uses its own stiffness: k = 0.5 closes half of the gap.
     let k =
         distance_correction(Vec3::ZERO, Vec3::new(0.5, 0.0, 0.0), 1.0, 1.0, 1.0, 0.0, [1.0, 0.0], [0.5, 0.0]).unwrap();
-    assert!(((0.5 + k.dp[1].x - k.dp[0].x) - 0.75).abs() < 1e-6);
+    assert!(((0.5 + k.dp[1].x - k.dp[0].x) - 0.75f32).abs() < 1e-6);
     // Degenerate input gives no correction, never a NaN.
     assert!(distance_correction(Vec3::ONE, Vec3::ONE, 1.0, 1.0, 1.0, 0.0, [1.0, 0.0], [1.0, 0.0]).is_none());
     assert!(distance_correction(Vec3::ZERO, Vec3::X, 0.0, 0.0, 2.0, 0.0, [1.0, 0.0], [1.0, 0.0]).is_none());
@@ -123,8 +123,9 @@ fn bending_handles_flat_and_collinear_input() {
 #[test]
 fn collisions_end_outside_the_collider() {
     let margin = 0.01;
-    let (p, contact) = collide_plane(Vec3::new(0.3, -0.2, 0.1), Vec3::Y, 0.0, margin).unwrap();
-    assert!((p.y - margin).abs() < 1e-6 && contact.depth > 0.2);
+    let p = Vec3::new(0.3, -0.2, 0.1);
+    let contact = collide_plane(p, Vec3::Y, 0.0, margin).unwrap();
+    assert!(((p + contact.normal * contact.depth).y - margin).abs() < 1e-6 && contact.depth > 0.2);
     assert!(collide_plane(Vec3::new(0.0, 0.5, 0.0), Vec3::Y, 0.0, margin).is_none());
 
     let (center, radius) = (Vec3::ZERO, 1.0);
@@ -132,7 +133,8 @@ fn collisions_end_outside_the_collider() {
     for _ in 0..200 {
         let x = rng.vec().normalize() * 1.5;
         let p = rng.vec() * 1.2;
-        if let Some((projected, contact)) = collide_sphere(x, p, center, radius, margin) {
+        if let Some(contact) = collide_sphere(x, p, center, radius, margin) {
+            let projected = p + contact.normal * contact.depth;
             assert!(projected.distance(center) >= radius + margin - 1e-5, "{projected} still inside");
             assert!(contact.depth >= 0.0 && (contact.normal.length() - 1.0).abs() < 1e-5);
         } else {
@@ -140,12 +142,14 @@ fn collisions_end_outside_the_collider() {
         }
     }
     // Continuous test: a particle moving straight through the sphere is stopped on the entry side.
-    let (p, contact) =
-        collide_sphere(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(0.2, 0.0, 0.0), center, radius, 0.0).unwrap();
+    let p = Vec3::new(0.2, 0.0, 0.0);
+    let contact = collide_sphere(Vec3::new(-2.0, 0.0, 0.0), p, center, radius, 0.0).unwrap();
+    let p = p + contact.normal * contact.depth;
     assert!((contact.normal - Vec3::NEG_X).length() < 1e-5 && (p.x + 1.0).abs() < 1e-5);
     // Static fallback from inside: pushed to the closest surface point.
-    let (p, _) = collide_sphere(Vec3::new(0.0, 0.5, 0.0), Vec3::new(0.0, 0.6, 0.0), center, radius, 0.0).unwrap();
-    assert!((p - Vec3::Y).length() < 1e-5);
+    let p = Vec3::new(0.0, 0.6, 0.0);
+    let contact = collide_sphere(Vec3::new(0.0, 0.5, 0.0), p, center, radius, 0.0).unwrap();
+    assert!((p + contact.normal * contact.depth - Vec3::Y).length() < 1e-5);
 }
 
 #[test]
@@ -157,7 +161,7 @@ fn contact_velocity_applies_friction_and_restitution() {
     assert!((v.x - (1.0 - 0.5 * 0.001 / h)).abs() < 1e-6 && v.y == 0.0);
     let v = contact_velocity(Vec3::new(0.01, 0.0, 0.0), Vec3::ZERO, contact, h, 10.0, 0.0, 0.2);
     assert_eq!(v, Vec3::ZERO);
-    // Restitution reflects the pre-solve normal speed, but not slow contacts.
+    // Restitution reflects the approach speed, but not slow contacts.
     let v = contact_velocity(Vec3::ZERO, Vec3::new(0.0, -3.0, 0.0), contact, h, 0.0, 0.5, 0.2);
     assert!((v.y - 1.5).abs() < 1e-6);
     let v = contact_velocity(Vec3::ZERO, Vec3::new(0.0, -0.1, 0.0), contact, h, 0.0, 0.5, 0.2);

@@ -1,7 +1,10 @@
 //! Meshes, OBJ loading, validation errors, masses, constraint building and graph colouring.
 
-use drape::coloring::{color_constraints, validate_coloring};
-use drape::model::ClothModel;
+use drape::constraints::UnitType;
+use drape::graph::Csr;
+use drape::model::{ClothModel, STRIPE_PARTICLES};
+use drape::schedule::coloring::colour_units;
+use drape::schedule::stripes::{stripes, STRIPE_COUNT_MULTIPLE};
 use drape::{ClothMesh, Error, GridPlane, MeshError};
 use glam::Vec3;
 
@@ -84,7 +87,7 @@ fn obj_vertices_are_positions_whatever_their_texture_coordinates_normals_or_obje
     assert_eq!(edges.len(), 16);
     assert_eq!(edges.iter().filter(|e| e.right.is_some()).count(), 8);
     let model = ClothModel::new(mesh.clone(), 0.1, &[]).unwrap();
-    assert_eq!(model.bending_count(), 8);
+    assert_eq!(model.constraints().bending.len(), 8);
     // −0 and 0 are the same coordinate.
     let signed_zeros = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv -0 -0 0\nv 1 -1 0\nf 1 2 3\nf 4 5 2\n";
     assert_eq!(ClothMesh::from_obj_str(signed_zeros).unwrap().positions.len(), 4);
@@ -193,234 +196,194 @@ fn model_rejects_bad_density_and_pins() {
 #[test]
 fn constraints_follow_the_mesh() {
     let model = ClothModel::new(grid(4), 0.2, &[0, 3]).unwrap();
+    let constraints = model.constraints();
     // A 3×3-cell grid: 12 + 12 axis edges + 9 diagonals; every interior edge bends.
-    assert_eq!(model.stretch_count, 33);
-    assert_eq!(model.bending_count(), 33 - 12);
-    assert_eq!(model.inverse_masses[0], 0.0);
-    assert_eq!(model.inverse_masses[3], 0.0);
-    assert!(model.inverse_masses[1] > 0.0);
-    for con in &model.constraints[..model.stretch_count] {
-        let [a, b] = [con.particles[0], con.particles[1]].map(|i| model.mesh.positions[i as usize]);
-        assert!((a.distance(b) - con.rest).abs() < 1e-6);
+    assert_eq!(constraints.stretch.len(), 33);
+    assert_eq!(constraints.bending.len(), 33 - 12);
+    assert_eq!(model.inverse_masses()[0], 0.0);
+    assert_eq!(model.inverse_masses()[3], 0.0);
+    assert!(model.inverse_masses()[1] > 0.0);
+    for c in 0..constraints.stretch.len() {
+        let [a, b] = constraints.stretch.particles(c).map(|i| model.mesh().positions[i as usize]);
+        assert!((a.distance(b) - constraints.stretch.rest_length(c)).abs() < 1e-6);
     }
-    for con in &model.constraints[model.stretch_count..] {
+    for c in 0..constraints.bending.len() {
         // A flat rest state has dihedral angle π in PBD's convention.
-        assert!((con.rest - std::f32::consts::PI).abs() < 1e-3, "rest angle {}", con.rest);
+        let rest = constraints.bending.rest_angle(c);
+        assert!((rest - std::f32::consts::PI).abs() < 1e-3, "rest angle {rest}");
     }
-    // Every bending constraint forms a hinge with the stretch constraint of its edge; the 12
-    // boundary edges are the free ones (no bending constraint), and only they fill the stretch
-    // colours.
-    for c in model.stretch_count..model.constraints.len() {
-        let edge = model.hinge_stretch(c).unwrap();
-        assert_eq!(model.constraints[edge].particles[..2], model.constraints[c].particles[..2]);
+    // Hinge u is bending constraint u with stretch constraint u on its edge; the 12 boundary
+    // edges are the free edges, the only units of their type.
+    assert_eq!(model.units(UnitType::Hinge), 0..21);
+    assert_eq!(model.units(UnitType::FreeEdge), 21..33);
+    assert_valid_schedule(&model);
+}
+
+/// Checks the model's schedule independently of the code that built it: every unit of every
+/// type in exactly one colour of its type, no particle twice in a colour, the phases' colours in
+/// order, each stripe's shares tiling its colours in stripe order, stripes of one phase sharing no
+/// particle, each stripe listing exactly its units' particles, and each hinge's stretch
+/// constraint on its bending constraint's edge.
+fn assert_valid_schedule(model: &ClothModel) {
+    let constraints = model.constraints();
+    let schedule = model.schedule();
+    for u in model.units(UnitType::Hinge) {
+        let [a, b, _, _] = constraints.bending.particles(u as usize);
+        assert_eq!(constraints.stretch.particles(u as usize), [a, b], "hinge {u}");
     }
-    assert_eq!(model.hinge_stretch(model.stretch_count - 1), None);
-    let coloured_stretch: u32 = model
-        .phases
-        .iter()
-        .flat_map(|p| &model.colours[p.colours.start..][..p.stretch_colours])
-        .map(|r| r.end - r.start)
-        .sum();
-    assert_eq!(coloured_stretch, 12);
-}
-
-#[test]
-fn hand_edited_models_are_rejected_by_the_solvers() {
-    let model = ClothModel::new(grid(4), 0.2, &[]).unwrap();
-    model.validate().unwrap();
-    let params = drape::SolverParams::default();
-    let mut broken = model.clone();
-    broken.constraints[0].particles[1] = 99;
-    assert!(matches!(drape::CpuSolver::new(&broken, params, &[]), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
-    let mut broken = model.clone();
-    broken.stretch_count -= 1;
-    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
-    // A hinge whose stretch constraint is not on its bending constraint's edge.
-    let mut broken = model.clone();
-    broken.constraints.swap(0, 1);
-    let err = broken.validate().unwrap_err().to_string();
-    assert!(err.contains("lies on its bending constraint's edge"), "{err}");
-    // A stretch colour reaching into the hinge edges, which are projected with their hinges.
-    let mut broken = model.clone();
-    assert!(broken.phases[0].stretch_colours > 0);
-    broken.colours[broken.phases[0].colours.start].start = 0;
-    let err = broken.validate().unwrap_err().to_string();
-    assert!(err.contains("free edges"), "{err}");
-    // More bending constraints than stretch constraints: some hinge would have no edge.
-    let mut broken = model.clone();
-    broken.stretch_count = broken.constraints.len() / 2 - 1;
-    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
-    let mut broken = model.clone();
-    broken.colours.pop();
-    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
-    // Two constraints of one colour on the same particles.
-    let mut broken = model.clone();
-    let first = broken.colours[0].start as usize;
-    broken.constraints[first + 1] = broken.constraints[first];
-    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
-    let mut broken = model.clone();
-    broken.particle_slots.items[0] = u32::MAX;
-    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
-    // A stripe's range running past its colour.
-    let mut broken = model.clone();
-    let k = broken.phases[0].colours.start;
-    let past = broken.colours[k].end + 5;
-    broken.phases[0].stripes.last_mut().unwrap().ranges[0].end = past;
-    assert!(matches!(broken.validate(), Err(Error::Mesh(MeshError::InvalidModel { .. }))));
-    // The mesh itself: a triangle index out of range, a texture coordinate missing.
-    let mut broken = model.clone();
-    broken.mesh.triangles[0][2] = 99;
-    let index_error = Err(Error::Mesh(MeshError::IndexOutOfRange { triangle: 0, index: 99, vertex_count: 16 }));
-    assert_eq!(broken.validate(), index_error);
-    assert_eq!(drape::CpuSolver::new(&broken, params, &[]).map(|_| ()), index_error);
-    let mut broken = model;
-    broken.mesh.uvs.pop();
-    assert_eq!(broken.validate(), Err(Error::Mesh(MeshError::TexCoordCount { uvs: 15, vertex_count: 16 })));
-}
-
-/// The validators report faults in any input, indices out of range included, instead of
-/// panicking.
-#[test]
-fn colouring_and_stripe_validators_report_indices_out_of_range() {
-    let constraints: Vec<&[u32]> = vec![&[0, 1], &[1, 2]];
-    let coloring = color_constraints(&constraints, 3).unwrap();
-    validate_coloring(&coloring, &constraints, 3).unwrap();
-    let stray: Vec<&[u32]> = vec![&[0, 1], &[1, 7]];
-    assert!(validate_coloring(&coloring, &stray, 3).unwrap_err().contains("particle 7"));
-    let mut reordered = coloring.clone();
-    reordered.order[0] = 9;
-    assert!(validate_coloring(&reordered, &constraints, 3).unwrap_err().contains("constraint 9"));
-    let stripes = drape::stripes::stripes(&constraints, 3, 1024);
-    drape::stripes::validate_stripes(&stripes, &constraints, 3).unwrap();
-    assert!(drape::stripes::validate_stripes(&stripes, &stray, 3).unwrap_err().contains("particle 7"));
-}
-
-/// Each phase's stretch and bending colours are valid colourings of the constraints they hold,
-/// and the schedule as a whole passes the model's own check (stripes of a phase share no
-/// particle, every constraint is scheduled once).
-fn assert_valid_colouring(model: &ClothModel) {
-    model.validate().unwrap();
-    for (p, phase) in model.phases.iter().enumerate() {
-        let (stretch, bending) = model.colours[phase.colours.clone()].split_at(phase.stretch_colours);
-        for (kind, colours) in [("stretch", stretch), ("bending", bending)] {
-            let offset = colours.first().map_or(0, |r| r.start);
-            let end = colours.last().map_or(0, |r| r.end);
-            let particles: Vec<&[u32]> =
-                model.constraints[offset as usize..end as usize].iter().map(|c| c.used_particles()).collect();
-            let coloring = drape::coloring::Coloring {
-                order: (0..particles.len() as u32).collect(),
-                ranges: colours.iter().map(|r| r.start - offset..r.end - offset).collect(),
-            };
-            validate_coloring(&coloring, &particles, model.particle_count())
-                .unwrap_or_else(|e| panic!("phase {p} {kind}: {e}"));
+    let mut seen: Vec<Vec<bool>> = UnitType::ALL.iter().map(|&t| vec![false; model.units(t).len()]).collect();
+    let mut last_colour_of_particle = vec![usize::MAX; model.particle_count()];
+    for (k, colour) in schedule.colours.iter().enumerate() {
+        let t = UnitType::ALL[colour.unit_type];
+        let units = model.units(t);
+        assert!(colour.units.start >= units.start && colour.units.end <= units.end, "colour {k} out of its type");
+        for u in colour.units.clone() {
+            assert!(
+                !std::mem::replace(&mut seen[colour.unit_type][(u - units.start) as usize], true),
+                "unit {u} twice"
+            );
+            for &p in t.particles(constraints, u as usize) {
+                let previous = std::mem::replace(&mut last_colour_of_particle[p as usize], k);
+                assert_ne!(previous, k, "particle {p} twice in colour {k}");
+            }
+        }
+    }
+    assert!(seen.iter().flatten().all(|&s| s), "a unit in no colour");
+    assert_eq!(schedule.phases[0].colours.start, 0);
+    assert_eq!(schedule.phases[0].colours.end, schedule.phases[1].colours.start);
+    assert_eq!(schedule.phases[1].colours.end, schedule.colours.len());
+    for phase in &schedule.phases {
+        let mut owner = vec![usize::MAX; model.particle_count()];
+        for (j, colour) in schedule.colours[phase.colours.clone()].iter().enumerate() {
+            let mut next = colour.units.start;
+            for stripe in &phase.stripes {
+                assert_eq!(stripe.units[j].start, next, "stripe shares tile their colour");
+                next = stripe.units[j].end;
+            }
+            assert_eq!(next, colour.units.end, "stripe shares tile their colour");
+        }
+        for (s, stripe) in phase.stripes.iter().enumerate() {
+            let mut particles: Vec<u32> = schedule.colours[phase.colours.clone()]
+                .iter()
+                .zip(&stripe.units)
+                .flat_map(|(colour, units)| {
+                    let t = UnitType::ALL[colour.unit_type];
+                    units.clone().flat_map(move |u| t.particles(constraints, u as usize).to_vec())
+                })
+                .collect();
+            particles.sort_unstable();
+            particles.dedup();
+            assert_eq!(stripe.particles, particles, "stripe {s} lists its particles");
+            for &p in &particles {
+                let previous = std::mem::replace(&mut owner[p as usize], s);
+                assert!(previous == usize::MAX || previous == s, "particle {p} in two stripes of a phase");
+            }
         }
     }
 }
 
 #[test]
-fn grid_colourings_are_valid_and_stretch_needs_at_most_eight() {
+fn grid_schedules_are_valid_with_few_colours() {
     for n in [3, 8, 17, 33, 49] {
         let model = ClothModel::new(grid(n), 0.2, &[]).unwrap();
-        assert_valid_colouring(&model);
-        // Every edge's stretch constraint, coloured on its own (the schedule colours only the
-        // free edges and projects the others with their hinges).
-        let edges: Vec<&[u32]> = model.constraints[..model.stretch_count].iter().map(|c| c.used_particles()).collect();
-        let colouring = color_constraints(&edges, model.particle_count()).unwrap();
-        validate_coloring(&colouring, &edges, model.particle_count()).unwrap();
-        assert!(colouring.colour_count() <= 8, "{n}²: {} stretch colours", colouring.colour_count());
-        for phase in &model.phases {
-            // Only the boundary edges are coloured as stretch constraints; the rest ride with
-            // their hinges.
-            assert!(phase.stretch_colours <= 2, "{n}²: {} stretch colours in a phase", phase.stretch_colours);
-            assert!(phase.bending_colours() <= 18, "{n}²: {} hinge colours in a phase", phase.bending_colours());
+        assert_valid_schedule(&model);
+        let schedule = model.schedule();
+        for phase in &schedule.phases {
+            let of = |t: UnitType| {
+                schedule.colours[phase.colours.clone()].iter().filter(|c| c.unit_type == t.id() as usize).count()
+            };
+            // Only the boundary edges are free edges; the rest ride with their hinges.
+            assert!(of(UnitType::FreeEdge) <= 2, "{n}²: {} free-edge colours in a phase", of(UnitType::FreeEdge));
+            assert!(of(UnitType::Hinge) <= 18, "{n}²: {} hinge colours in a phase", of(UnitType::Hinge));
         }
     }
 }
 
 #[test]
-fn stripes_split_a_large_grid_into_disjoint_bands_that_fit_workgroup_memory() {
-    use drape::model::STRIPE_CAPACITY;
+fn stripes_split_a_large_grid_into_even_disjoint_bands_that_fit_workgroup_memory() {
     let model = ClothModel::new(grid(64), 0.2, &[]).unwrap();
-    let stripes: Vec<usize> = model.phases.iter().map(|p| p.stripes.len()).collect();
+    let schedule = model.schedule();
+    let stripes: Vec<usize> = schedule.phases.iter().map(|p| p.stripes.len()).collect();
     // 4096 particles need five stripes of at most 1024 (counted by level); rounded up to eight,
     // both phases split evenly between two cores.
     assert_eq!(stripes, [4, 4]);
-    for phase in &model.phases {
-        let work: Vec<u32> = phase.stripes.iter().map(|s| s.ranges.iter().map(|r| r.end - r.start).sum()).collect();
-        let mean = work.iter().sum::<u32>() as f32 / work.len() as f32;
-        assert!(work.iter().all(|&w| (w as f32 - mean).abs() < 0.2 * mean), "constraints per stripe {work:?}");
+    for phase in &schedule.phases {
+        let work: Vec<usize> = phase.stripes.iter().map(|s| s.units.iter().map(|r| r.len()).sum()).collect();
+        let mean = work.iter().sum::<usize>() as f32 / work.len() as f32;
+        assert!(work.iter().all(|&w| (w as f32 - mean).abs() < 0.2 * mean), "units per stripe {work:?}");
     }
-    assert!(model.stripes_fit_workgroup());
-    let listed: usize = model.phases.iter().flat_map(|p| &p.stripes).map(|s| s.particles.len()).sum();
+    assert!(model.stripes_fit(STRIPE_PARTICLES));
+    let listed: usize = schedule.phases.iter().flat_map(|p| &p.stripes).map(|s| s.particles.len()).sum();
     // Neighbouring stripes share one boundary level, so particles are listed at most ~twice.
     assert!(listed < 2 * model.particle_count(), "{listed} particles listed");
-    for stripe in model.phases.iter().flat_map(|p| &p.stripes) {
-        assert!(stripe.particles.len() <= STRIPE_CAPACITY);
+    for stripe in schedule.phases.iter().flat_map(|p| &p.stripes) {
         // Stripes are not needlessly small: each holds at least a quarter of the capacity.
-        assert!(stripe.particles.len() >= STRIPE_CAPACITY / 4, "{} particles", stripe.particles.len());
+        assert!(stripe.particles.len() >= STRIPE_PARTICLES / 4, "{} particles", stripe.particles.len());
     }
-    assert_valid_colouring(&model);
-    model.validate().unwrap();
+    assert_valid_schedule(&model);
+}
+
+/// A stripe is at least two breadth-first levels of hinges wide, and a hinge level is two rows
+/// of a grid (a hinge across a row's edge reaches the rows on either side): a 511-cell grid's
+/// stripes are four rows of 512 particles at most, whose displacements fit 32 KiB of workgroup
+/// memory (`GpuSolver::stripes_in_workgroup`).
+#[test]
+fn stripes_of_a_511_grid_are_four_rows_wide() {
+    let model = ClothModel::new(grid(512), 0.2, &[]).unwrap();
+    assert!(model.stripes_fit(4 * 512), "widest stripe {}", model.schedule().widest_stripe());
 }
 
 #[test]
-fn stripe_slots_are_checked_against_the_stripe_particle_lists() {
-    let mut model = ClothModel::new(grid(40), 0.2, &[]).unwrap();
-    model.validate().unwrap();
-    let first = model.phases[0].stripes[0].ranges[0].start as usize;
-    model.constraints[first].stripe_slots.swap(0, 1);
-    let err = model.validate().unwrap_err().to_string();
-    assert!(err.contains("stripe slots"), "{err}");
-}
-
-#[test]
-fn stripe_validation_catches_a_particle_shared_within_a_phase() {
-    use drape::stripes::{stripes, validate_stripes, Stripes};
-    // A path 0-1-2-3-4-5 of edges: one level per particle.
-    let constraints: Vec<&[u32]> = vec![&[0, 1], &[1, 2], &[2, 3], &[3, 4], &[4, 5]];
-    let split = stripes(&constraints, 6, 1);
-    assert_eq!(split.count, 5, "{split:?}");
-    validate_stripes(&split, &constraints, 6).unwrap();
-    // Edges 0-1 and 1-2 in stripes 0 and 2 (one phase) share particle 1.
-    let bad = Stripes { of_constraint: vec![0, 2, 1, 3, 4], count: 5 };
-    assert!(validate_stripes(&bad, &constraints, 6).is_err());
-    // Two components: both get levels, and stripes stay disjoint within each phase.
-    let two: Vec<&[u32]> = vec![&[0, 1], &[1, 2], &[3, 4], &[4, 5]];
-    validate_stripes(&stripes(&two, 6, 1), &two, 6).unwrap();
-}
-
-#[test]
-fn stripe_counts_round_up_to_a_multiple_of_four_where_the_levels_allow() {
-    use drape::stripes::{stripes, STRIPE_COUNT_MULTIPLE};
-    assert_eq!(stripes(&[], 0, 8).count, 0);
+fn stripes_of_a_path_are_its_levels_shared_out_in_multiples_of_four() {
+    let path: Vec<[u32; 2]> = (0..12).map(|i| [i, i + 1]).collect();
+    let units = Csr::from_rows(&path);
+    let incidence = units.transpose(13);
+    assert_eq!(stripes(&Csr::default(), &Csr::default(), &[], 8).count, 0);
     // A path of 12 edges: one level each. All of it fits one stripe, rounded up to four stripes
     // of three edges each.
-    let path: Vec<[u32; 2]> = (0..12).map(|i| [i, i + 1]).collect();
-    let path: Vec<&[u32]> = path.iter().map(|e| &e[..]).collect();
-    let split = stripes(&path, 13, 100);
+    let split = stripes(&units, &incidence, &[], 100);
     assert_eq!(split.count, STRIPE_COUNT_MULTIPLE);
     for stripe in 0..split.count {
-        assert_eq!(split.of_constraint.iter().filter(|&&s| s == stripe).count(), 3, "{split:?}");
+        assert_eq!(split.of_unit.iter().filter(|&&s| s == stripe).count(), 3, "{split:?}");
     }
+    // A capacity of one level's particles cuts a stripe per level.
+    assert_eq!(stripes(&units, &incidence, &[], 1).count, 12);
     // Three edges have three levels only: three stripes.
-    assert_eq!(stripes(&path[..3], 4, 100).count, 3);
+    let three = Csr::from_rows(&path[..3]);
+    assert_eq!(stripes(&three, &three.transpose(4), &[], 100).count, 3);
 }
 
 #[test]
-fn obj_mesh_colouring_is_valid() {
+fn obj_mesh_schedule_is_valid() {
     let model = ClothModel::new(ClothMesh::from_obj_str(&tube_obj(11, 7)).unwrap(), 0.2, &[]).unwrap();
-    assert_valid_colouring(&model);
+    assert_valid_schedule(&model);
+}
+
+/// A fan disc whose centre has 200 neighbours needs at least 200 colours for its hinges around
+/// the centre: there is no colour limit.
+#[test]
+fn a_fan_with_two_hundred_neighbours_is_scheduled() {
+    let spokes = 200;
+    let mut text = String::from("v 0 0 0\n");
+    for i in 0..spokes {
+        let a = i as f32 / spokes as f32 * std::f32::consts::TAU;
+        text += &format!("v {} 0 {}\n", a.cos(), a.sin());
+    }
+    for i in 0..spokes {
+        text += &format!("f 1 {} {}\n", i + 2, (i + 1) % spokes + 2);
+    }
+    let model = ClothModel::new(ClothMesh::from_obj_str(&text).unwrap(), 0.2, &[]).unwrap();
+    assert_eq!(model.constraints().bending.len(), spokes);
+    assert!(model.colour_count(UnitType::Hinge) >= spokes, "{} colours", model.colour_count(UnitType::Hinge));
+    assert_valid_schedule(&model);
 }
 
 #[test]
-fn colouring_validation_catches_conflicts() {
-    let constraints: Vec<&[u32]> = vec![&[0, 1], &[1, 2], &[2, 3]];
-    let good = color_constraints(&constraints, 4).unwrap();
-    assert_eq!(good.colour_count(), 2);
-    validate_coloring(&good, &constraints, 4).unwrap();
-    let bad = drape::coloring::Coloring { order: vec![0, 1, 2], ranges: vec![0..2, 2..3] };
-    assert!(validate_coloring(&bad, &constraints, 4).unwrap_err().contains("particle 1"));
-    // Constraint 1 is missing from the colouring.
-    let missing = drape::coloring::Coloring { order: vec![0, 2], ranges: vec![0..1, 1..2] };
-    assert!(validate_coloring(&missing, &constraints, 4).is_err());
+fn colouring_separates_units_that_share_a_particle() {
+    let units = Csr::from_rows(&[[0, 1], [1, 2], [2, 3]]);
+    // DSatur takes the unit with most neighbours first.
+    let colours = colour_units(&units, &units.transpose(4), &[0, 1, 2]);
+    assert_eq!(colours, vec![vec![1], vec![0, 2]]);
+    // Only members are coloured, and non-members do not constrain them.
+    assert_eq!(colour_units(&units, &units.transpose(4), &[0, 2]), vec![vec![0, 2]]);
 }

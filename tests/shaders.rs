@@ -1,82 +1,120 @@
 //! Every WGSL file parses and validates with naga, and every host-shared WGSL struct matches its
 //! `#[repr(C)]` Rust twin in size and member offsets. No GPU needed.
 
-use drape::gpu::layout::{ColourTable, DispatchInfo, GpuCollider, GpuParams};
+use drape::constraints::bending::BendingRecord;
+use drape::constraints::stretch::StretchRecord;
+use drape::gpu::records::{DispatchInfo, GpuCollider, GpuParams};
 use drape::gpu::shaders;
-use drape::model::Constraint;
+use drape::pins::PinRecord;
 use std::mem::{offset_of, size_of};
 
 fn parse_and_validate(label: &str, source: &str) -> naga::Module {
+    parse_validate_info(label, source).0
+}
+
+fn parse_validate_info(label: &str, source: &str) -> (naga::Module, naga::valid::ModuleInfo) {
     let module =
         naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(source)));
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
         .validate(&module)
         .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(source)));
-    module
+    (module, info)
 }
 
 fn file(name: &str) -> &'static str {
     shaders::FILES.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no shader {name}")).1
 }
 
+/// Every module drape builds, by name.
+fn modules() -> [(&'static str, String); 4] {
+    [
+        ("integrate", shaders::integrate_module_source()),
+        ("solver", shaders::solver_module_source()),
+        ("workgroup", shaders::workgroup_module_source()),
+        ("normals", shaders::normals_module_source()),
+    ]
+}
+
 #[test]
 fn every_wgsl_file_validates_in_its_module() {
     let common = file("common.wgsl");
     parse_and_validate("common.wgsl", common);
-    for name in ["bindings.wgsl", "constraints.wgsl", "collide.wgsl"] {
-        parse_and_validate(name, &[common, file(name)].concat());
+    let modules = modules();
+    for (name, source) in &modules {
+        parse_and_validate(name, source);
     }
-    parse_and_validate("solver module", &shaders::solver_module_source());
-    parse_and_validate("normals module", &shaders::normals_module_source());
     for (name, source) in shaders::FILES {
-        assert!(
-            shaders::solver_module_source().contains(source) || shaders::normals_module_source().contains(source),
-            "{name} is in no module"
-        );
+        assert!(modules.iter().any(|(_, module)| module.contains(source)), "{name} is in no module");
     }
 }
 
 #[test]
-fn every_entry_point_is_within_webgpu_limits() {
-    let module = parse_and_validate("solver module", &shaders::solver_module_source());
-    let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
-    for wanted in [
-        "predict",
-        "project_stretch_colour",
-        "project_hinge_colour",
-        "jacobi_project",
-        "jacobi_apply",
-        "finalize",
-        "finalize_and_predict",
-        "fused_gauss_seidel",
-        "fused_jacobi",
-        "project_stripes",
-    ] {
-        assert!(names.contains(&wanted), "missing entry point {wanted}");
+fn every_entry_point_is_within_webgpu_limits_with_headroom() {
+    let expected = [
+        ("integrate", &["predict", "finalize", "finalize_and_predict"][..]),
+        (
+            "solver",
+            &[
+                "project_colour",
+                "project_stripes",
+                "project_substep",
+                "jacobi_project",
+                "jacobi_apply",
+                "jacobi_substep",
+            ],
+        ),
+        ("workgroup", &["project_stripes", "project_substep"]),
+        ("normals", &["compute_normals"]),
+    ];
+    for ((name, source), (expected_name, entry_points)) in modules().iter().zip(expected) {
+        assert_eq!(*name, expected_name);
+        let (module, info) = parse_validate_info(name, source);
+        for wanted in entry_points {
+            assert!(module.entry_points.iter().any(|e| e.name == *wanted), "{name}: missing entry point {wanted}");
+        }
+        assert_within_webgpu_limits(name, &module, &info);
     }
-    assert_within_webgpu_limits("solver module", &module);
-    let normals = parse_and_validate("normals module", &shaders::normals_module_source());
-    assert!(normals.entry_points.iter().any(|e| e.name == "compute_normals"), "missing entry point compute_normals");
-    assert_within_webgpu_limits("normals module", &normals);
 }
 
-/// WebGPU's default limits: 256 invocations per workgroup, 8 storage buffers per stage, 16 KiB
-/// of workgroup memory.
-fn assert_within_webgpu_limits(label: &str, module: &naga::Module) {
-    for entry in &module.entry_points {
+/// WebGPU's default limits, per entry point and counting only what it uses: 256 invocations per
+/// workgroup, at most 6 of the 8 storage buffers per stage (two to spare for what comes), and
+/// 16 KiB of workgroup memory at the overrides' defaults.
+fn assert_within_webgpu_limits(label: &str, module: &naga::Module, info: &naga::valid::ModuleInfo) {
+    for (index, entry) in module.entry_points.iter().enumerate() {
         let invocations: u32 = (0..3).map(|axis| workgroup_dimension(module, entry, axis)).product();
         assert!(invocations <= 256, "{label}: {} uses {invocations} invocations per workgroup", entry.name);
+        let uses = info.get_entry_point(index);
+        let used = |space: fn(naga::AddressSpace) -> bool| {
+            module.global_variables.iter().filter(move |(handle, v)| space(v.space) && !uses[*handle].is_empty())
+        };
+        let storage = used(|s| matches!(s, naga::AddressSpace::Storage { .. })).count();
+        assert!(storage <= 6, "{label}: {} binds {storage} storage buffers, more than 6", entry.name);
+        let workgroup_bytes: u32 =
+            used(|s| s == naga::AddressSpace::WorkGroup).map(|(_, v)| workgroup_variable_bytes(module, v)).sum();
+        assert!(workgroup_bytes <= 16384, "{label}: {} uses {workgroup_bytes} bytes of workgroup memory", entry.name);
     }
-    let storage_buffers =
-        module.global_variables.iter().filter(|(_, v)| matches!(v.space, naga::AddressSpace::Storage { .. })).count();
-    assert!(storage_buffers <= 8, "{label}: {storage_buffers} storage buffers exceed the WebGPU default of 8");
-    let workgroup_bytes: u32 = module
-        .global_variables
-        .iter()
-        .filter(|(_, v)| v.space == naga::AddressSpace::WorkGroup)
-        .map(|(_, v)| module.types[v.ty].inner.size(module.to_ctx()))
-        .sum();
-    assert!(workgroup_bytes <= 16384, "{label}: {workgroup_bytes} bytes of workgroup memory exceed the WebGPU default");
+}
+
+/// Bytes of a workgroup variable, reading an override-sized array at the overrides' defaults.
+fn workgroup_variable_bytes(module: &naga::Module, variable: &naga::GlobalVariable) -> u32 {
+    match module.types[variable.ty].inner {
+        naga::TypeInner::Array { size: naga::ArraySize::Pending(length), stride, .. } => {
+            stride * evaluate(module, module.overrides[length].init.expect("a default"))
+        }
+        ref inner => inner.size(module.to_ctx()),
+    }
+}
+
+/// A `u32` constant expression of literals, overrides (at their defaults) and products.
+fn evaluate(module: &naga::Module, expression: naga::Handle<naga::Expression>) -> u32 {
+    match module.global_expressions[expression] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => v,
+        naga::Expression::Override(o) => evaluate(module, module.overrides[o].init.expect("a default")),
+        naga::Expression::Binary { op: naga::BinaryOperator::Multiply, left, right } => {
+            evaluate(module, left) * evaluate(module, right)
+        }
+        ref other => panic!("unexpected constant expression {other:?}"),
+    }
 }
 
 /// An entry point's workgroup size along `axis`. naga records a size given by an override
@@ -143,15 +181,12 @@ fn shared_constants_match_their_wgsl_twins() {
     use naga::Literal::{F32, U32};
     let module = parse_and_validate("common.wgsl", shaders::common_source());
     assert_eq!(wgsl_constant(&module, "GEOMETRY_EPSILON"), F32(drape::math::GEOMETRY_EPSILON));
-    assert_eq!(wgsl_constant(&module, "DENOMINATOR_EPSILON"), F32(drape::math::DENOMINATOR_EPSILON));
-    assert_eq!(wgsl_constant(&module, "WORKGROUP_SIZE"), U32(drape::gpu::layout::WORKGROUP_SIZE));
-    assert_eq!(wgsl_constant(&module, "MAX_COLLIDERS"), U32(drape::collider::MAX_COLLIDERS as u32));
-    assert_eq!(wgsl_constant(&module, "MAX_COLOURS"), U32(drape::coloring::MAX_COLOURS as u32));
-    assert_eq!(wgsl_constant(&module, "STRIPE_CAPACITY"), U32(drape::model::STRIPE_CAPACITY as u32));
+    assert_eq!(wgsl_constant(&module, "DENOMINATOR_EPSILON"), F32(drape::constraints::DENOMINATOR_EPSILON));
+    assert_eq!(wgsl_constant(&module, "WORKGROUP_SIZE"), U32(drape::gpu::records::WORKGROUP_SIZE));
+    assert_eq!(wgsl_constant(&module, "MAX_COLLIDERS"), U32(drape::collision::MAX_COLLIDERS as u32));
+    assert_eq!(wgsl_constant(&module, "MAX_UNIT_TYPES"), U32(drape::gpu::records::MAX_UNIT_TYPES as u32));
     assert_eq!(wgsl_constant(&module, "COLLIDER_PLANE"), U32(GpuCollider::PLANE));
     assert_eq!(wgsl_constant(&module, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
-    assert_eq!(wgsl_constant(&module, "STAGE_PREDICT"), U32(drape::gpu::layout::STAGE_PREDICT));
-    assert_eq!(wgsl_constant(&module, "STAGE_FINALIZE"), U32(drape::gpu::layout::STAGE_FINALIZE));
 }
 
 macro_rules! rust_offsets {
@@ -171,7 +206,8 @@ fn gpu_structs_match_their_wgsl_twins() {
         rust_offsets!(
             GpuParams,
             acceleration,
-            phase_colours,
+            unit_types,
+            jacobi_bases,
             stretch,
             compression,
             bending,
@@ -183,27 +219,32 @@ fn gpu_structs_match_their_wgsl_twins() {
             restitution_threshold,
             collision_margin,
             particle_count,
-            constraint_count,
-            stretch_count,
+            pin_count,
             colour_count,
             substeps,
-            iterations,
             collider_count,
             colliders,
         ),
     );
     assert_layout(
         &module,
-        "Constraint",
-        size_of::<Constraint>(),
-        rust_offsets!(Constraint, particles, rest, stripe_slots),
-    );
-    assert_layout(&module, "ColourTable", size_of::<ColourTable>(), rust_offsets!(ColourTable, entries));
-    assert_layout(
-        &module,
         "DispatchInfo",
         size_of::<DispatchInfo>(),
-        rust_offsets!(DispatchInfo, substep, colour_start, colour_count, iterations, stages, stripe_entries, phase),
+        rust_offsets!(DispatchInfo, substep, first_iteration, iterations, colour_first, colour_count, stripe_entries),
+    );
+    assert_layout(&module, "Pin", size_of::<PinRecord>(), rust_offsets!(PinRecord, position, particle));
+    let solver = parse_and_validate("solver", &shaders::solver_module_source());
+    assert_layout(
+        &solver,
+        "StretchConstraint",
+        size_of::<StretchRecord>(),
+        rust_offsets!(StretchRecord, particles, rest_length, lambda),
+    );
+    assert_layout(
+        &solver,
+        "BendingConstraint",
+        size_of::<BendingRecord>(),
+        rust_offsets!(BendingRecord, particles, rest_angle, lambda),
     );
 }
 

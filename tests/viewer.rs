@@ -287,7 +287,7 @@ fn a_grabbed_particle_follows_the_cursor_and_is_released() {
     let grabbed = grabbed.expect("the grabbed particle is marked").position;
     assert!(grabbed.distance(Vec3::new(0.0, 1.0, 0.0)) < 0.05, "grabbed the particle at {grabbed}");
     let index =
-        session.solver().model().mesh.positions.iter().position(|p| p.distance(grabbed) < 1e-6).expect("a vertex");
+        session.solver().model().mesh().positions.iter().position(|p| p.distance(grabbed) < 1e-6).expect("a vertex");
     session.drag(&camera.ray(Vec2::new(300.0, 150.0), viewport)).expect("drag");
     let target = session.solver().pins().targets()[index];
     assert!(target.z.abs() < 1e-5 && target.x > 0.2 && target.y > 1.1, "dragged in the cloth's plane to {target}");
@@ -323,8 +323,8 @@ fn obj_cloths_load_with_their_top_pinned_and_bad_files_give_errors() {
     let obj = dir.join("curtain.obj");
     std::fs::write(&obj, "v 0 1 0\nv 1 1 0\nv 0 0 0\nv 1 0 0\nf 1 3 4\nf 1 4 2\n").expect("write");
     let setup = ClothSetup::load(&ClothSource::Obj(obj), 0).expect("a valid OBJ");
-    let positions = &setup.model.mesh.positions;
-    let pinned: Vec<Vec3> = (0..4).filter(|&i| setup.model.inverse_masses[i] == 0.0).map(|i| positions[i]).collect();
+    let positions = &setup.model.mesh().positions;
+    let pinned: Vec<Vec3> = (0..4).filter(|&i| setup.model.inverse_masses()[i] == 0.0).map(|i| positions[i]).collect();
     assert!(pinned.len() == 2 && pinned.iter().all(|p| p.y == 1.0), "the two top vertices are pinned: {pinned:?}");
     let below = Vec3::new(0.5, -0.1, 0.0);
     assert!(
@@ -335,9 +335,9 @@ fn obj_cloths_load_with_their_top_pinned_and_bad_files_give_errors() {
     let level = dir.join("level.obj");
     std::fs::write(&level, "v 0 1 0\nv 1 1 0\nv 0 1 1\nv 1 1 1\nf 1 3 4\nf 1 4 2\n").expect("write");
     let setup = ClothSetup::load(&ClothSource::Obj(level), 0).expect("a valid OBJ");
-    let positions = &setup.model.mesh.positions;
+    let positions = &setup.model.mesh().positions;
     let mut pinned: Vec<Vec3> =
-        (0..4).filter(|&i| setup.model.inverse_masses[i] == 0.0).map(|i| positions[i]).collect();
+        (0..4).filter(|&i| setup.model.inverse_masses()[i] == 0.0).map(|i| positions[i]).collect();
     pinned.sort_by(|a, b| a.x.total_cmp(&b.x));
     assert_eq!(pinned, [Vec3::new(0.0, 1.0, 0.0), Vec3::new(1.0, 1.0, 1.0)], "a level cloth hangs from two corners");
     let missing = ClothSetup::load(&ClothSource::Obj(dir.join("missing.obj")), 0);

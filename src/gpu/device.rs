@@ -1,6 +1,10 @@
 //! A headless device for tests, benchmarks and tools. Embedding programs pass their own.
 
+use super::pipelines::GroupLayout;
+use super::plan::{WorkgroupSizes, MAX_WORKGROUPS_PER_DIMENSION};
+use super::records::{GpuParams, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
 use crate::error::Error;
+use std::mem::size_of;
 
 /// How to get a Vulkan driver on a machine without a GPU (for "no adapter" messages).
 const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan driver lavapipe \
@@ -28,14 +32,106 @@ pub fn headless_device(options: HeadlessOptions) -> Result<(wgpu::Device, wgpu::
 }
 
 /// The limits a drape solver needs from `adapter`: the WebGPU defaults, except for buffer sizes,
-/// which are raised to what the adapter offers so large cloths fit. Engines that create their
-/// own device should request (at least) these.
+/// which are raised to what the adapter offers so large cloths fit, and workgroup memory, raised
+/// to what the adapter offers (up to 32 KiB) so the striped kernel can keep stripes of up to
+/// [`crate::model::STRIPE_PARTICLES`] particles there with their positions (two `vec4` each).
+/// Engines that create their own device should request (at least) these; with less workgroup
+/// memory stripes are kept without their positions, or projected in place: slower, but alike.
 pub fn required_limits(adapter: &wgpu::Adapter) -> wgpu::Limits {
     let offered = adapter.limits();
+    let defaults = wgpu::Limits::default();
+    let block_bytes = (crate::model::STRIPE_PARTICLES * 32) as u32;
     wgpu::Limits {
         max_storage_buffer_binding_size: offered.max_storage_buffer_binding_size,
         max_buffer_size: offered.max_buffer_size,
-        ..wgpu::Limits::default()
+        max_compute_workgroup_storage_size: offered
+            .max_compute_workgroup_storage_size
+            .clamp(defaults.max_compute_workgroup_storage_size, block_bytes),
+        ..defaults
+    }
+}
+
+/// Whether the device runs on the CPU (lavapipe, llvmpipe), where dispatches are expensive and
+/// loops are capped.
+pub(crate) fn is_cpu_adapter(device: &wgpu::Device) -> bool {
+    device.adapter_info().device_type == wgpu::DeviceType::Cpu
+}
+
+/// Fails when a buffer of `size` bytes exceeds what the device can create or bind.
+pub(crate) fn check_buffer_size(device: &wgpu::Device, what: &str, size: u64) -> Result<(), Error> {
+    let limits = device.limits();
+    let limit = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
+    if size > limit {
+        return Err(Error::Device(format!("{what} need {size} bytes; the device allows {limit} per buffer")));
+    }
+    Ok(())
+}
+
+/// Checks the device's limits that the solver's layouts and kernels rely on, so that a device
+/// created with lower limits than [`required_limits`] gets an error naming the limit instead of
+/// a wgpu validation panic.
+pub(crate) fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) -> Result<(), Error> {
+    let limits = device.limits();
+    let count = |pipeline: &[GroupLayout], uniform: bool, dynamic: bool| {
+        let counted = |e: &wgpu::BindGroupLayoutEntry| match e.ty {
+            wgpu::BindingType::Buffer { ty, has_dynamic_offset, .. } => {
+                (ty == wgpu::BufferBindingType::Uniform) == uniform && (has_dynamic_offset || !dynamic)
+            }
+            _ => false,
+        };
+        pipeline.iter().flat_map(|g| g.entries()).filter(counted).count() as u64
+    };
+    let most = |f: &dyn Fn(&[GroupLayout]) -> u64| GroupLayout::PIPELINES.iter().map(|p| f(p)).max().unwrap_or(0);
+    let bindings = |p: &[GroupLayout]| p.iter().map(|g| g.entries().len() as u64).sum();
+    let highest_binding =
+        most(&|p| p.iter().flat_map(|g| g.entries()).map(|e| u64::from(e.binding) + 1).max().unwrap_or(0));
+    let invocations = u64::from(WORKGROUP_SIZE.max(sizes.substep).max(sizes.stripe));
+    let at_least = [
+        ("max_bind_groups", most(&|p| p.len() as u64), limits.max_bind_groups.into()),
+        ("max_bindings_per_bind_group", highest_binding, limits.max_bindings_per_bind_group.into()),
+        (
+            "max_storage_buffers_per_shader_stage",
+            most(&|p| count(p, false, false)),
+            limits.max_storage_buffers_per_shader_stage.into(),
+        ),
+        (
+            "max_uniform_buffers_per_shader_stage",
+            most(&|p| count(p, true, false)),
+            limits.max_uniform_buffers_per_shader_stage.into(),
+        ),
+        (
+            "max_buffers_and_acceleration_structures_per_shader_stage",
+            most(&bindings),
+            limits.max_buffers_and_acceleration_structures_per_shader_stage.into(),
+        ),
+        (
+            "max_dynamic_uniform_buffers_per_pipeline_layout",
+            most(&|p| count(p, true, true)),
+            limits.max_dynamic_uniform_buffers_per_pipeline_layout.into(),
+        ),
+        ("max_uniform_buffer_binding_size", size_of::<GpuParams>() as u64, limits.max_uniform_buffer_binding_size),
+        ("max_compute_invocations_per_workgroup", invocations, limits.max_compute_invocations_per_workgroup.into()),
+        ("max_compute_workgroup_size_x", invocations, limits.max_compute_workgroup_size_x.into()),
+        (
+            "max_compute_workgroups_per_dimension",
+            MAX_WORKGROUPS_PER_DIMENSION.into(),
+            limits.max_compute_workgroups_per_dimension.into(),
+        ),
+    ];
+    let short = at_least
+        .iter()
+        .find(|(_, needed, offered)| offered < needed)
+        .map(|&(name, needed, offered)| format!("the device's {name} is {offered}, drape needs at least {needed}"));
+    let alignment = u64::from(limits.min_uniform_buffer_offset_alignment);
+    let short = short.or_else(|| {
+        (alignment > DISPATCH_ENTRY_STRIDE).then(|| {
+            let name = "min_uniform_buffer_offset_alignment";
+            format!("the device's {name} is {alignment}, drape needs at most {DISPATCH_ENTRY_STRIDE}")
+        })
+    });
+    match short {
+        Some(reason) => Err(Error::Device(format!("{reason} (request drape::required_limits(&adapter))"))),
+        None => Ok(()),
     }
 }
 

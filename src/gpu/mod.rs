@@ -1,13 +1,15 @@
-//! Device-side orchestration: GPU struct mirrors, shader sources, the headless device helper and
-//! the solver that records frames.
+//! Device-side orchestration: GPU struct mirrors, shader sources, bind group layouts and
+//! pipelines, the frame plan, the headless device helper and the solver that records frames.
 
+mod buffers;
 pub mod device;
-pub mod layout;
 mod pipelines;
 mod plan;
 pub(crate) mod readback;
+pub mod records;
 pub mod shaders;
 mod solver;
 
 pub use device::{headless_device, request_device, required_limits, HeadlessOptions, TIMESTAMP_FEATURES};
+pub use plan::DispatchStrategy;
 pub use solver::GpuSolver;

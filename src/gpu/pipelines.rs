@@ -1,40 +1,11 @@
-//! Bind group layouts and compute pipelines, created once per solver.
+//! Bind group layouts and compute pipelines, created once per solver. Each kernel binds only
+//! what it uses, in three groups: the frame (parameters, dispatch entry), the particles, and the
+//! constraint data its stage reads (`shaders/common.wgsl` and each module's files).
 
 use super::plan::{Kernel, WorkgroupSizes};
 use super::shaders;
 
-pub(crate) struct Pipelines {
-    pub predict: wgpu::ComputePipeline,
-    pub project_stretch_colour: wgpu::ComputePipeline,
-    pub project_hinge_colour: wgpu::ComputePipeline,
-    pub jacobi_project: wgpu::ComputePipeline,
-    pub jacobi_apply: wgpu::ComputePipeline,
-    pub finalize: wgpu::ComputePipeline,
-    pub finalize_and_predict: wgpu::ComputePipeline,
-    pub fused_gauss_seidel: wgpu::ComputePipeline,
-    pub fused_jacobi: wgpu::ComputePipeline,
-    pub project_stripes: wgpu::ComputePipeline,
-    pub normals: wgpu::ComputePipeline,
-}
-
-impl Pipelines {
-    pub fn get(&self, kernel: Kernel) -> &wgpu::ComputePipeline {
-        match kernel {
-            Kernel::Predict => &self.predict,
-            Kernel::ProjectStretchColour => &self.project_stretch_colour,
-            Kernel::ProjectHingeColour => &self.project_hinge_colour,
-            Kernel::JacobiProject => &self.jacobi_project,
-            Kernel::JacobiApply => &self.jacobi_apply,
-            Kernel::Finalize => &self.finalize,
-            Kernel::FinalizeAndPredict => &self.finalize_and_predict,
-            Kernel::FusedGaussSeidel => &self.fused_gauss_seidel,
-            Kernel::FusedJacobi => &self.fused_jacobi,
-            Kernel::ProjectStripes => &self.project_stripes,
-        }
-    }
-}
-
-fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -47,7 +18,7 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-fn uniform_entry(binding: u32, has_dynamic_offset: bool) -> wgpu::BindGroupLayoutEntry {
+fn uniform(binding: u32, has_dynamic_offset: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -60,101 +31,244 @@ fn uniform_entry(binding: u32, has_dynamic_offset: bool) -> wgpu::BindGroupLayou
     }
 }
 
-/// The solver bind group's entries (`shaders/bindings.wgsl`); the largest bind group drape
-/// uses, so the device limits are checked against it.
-pub(crate) fn solver_layout_entries() -> [wgpu::BindGroupLayoutEntry; 11] {
-    [
-        uniform_entry(0, false),
-        uniform_entry(1, false),
-        uniform_entry(2, true),
-        storage_entry(3, false),
-        storage_entry(4, false),
-        storage_entry(5, false),
-        storage_entry(6, true),
-        storage_entry(7, true),
-        storage_entry(8, false),
-        storage_entry(9, false),
-        storage_entry(10, true),
-    ]
+/// Every bind group layout. Group 0 (the frame) is shared by all kernels; the pipeline layouts
+/// are `[frame, particles, data]` ([`GroupLayout::PIPELINES`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GroupLayout {
+    /// Group 0: parameters and the dispatch table entry (dynamic offset).
+    Frame,
+    /// Group 1 of predict and finalize: positions and velocities written, pins read.
+    Integrate,
+    /// Group 1 of the projections: positions read, displacements written.
+    Solve,
+    /// Group 1 of the normals: positions read.
+    Positions,
+    /// Group 2 of Gauss-Seidel: the kinds' records (multipliers written) and the schedule.
+    GaussSeidel,
+    /// Group 2 of Jacobi: the kinds' records, the correction slots and Jacobi's plan.
+    Jacobi,
+    /// Group 2 of the normals: normals written, triangles and gather lists read.
+    Normals,
 }
 
-pub(crate) fn solver_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("drape solver layout"),
-        entries: &solver_layout_entries(),
-    })
-}
+impl GroupLayout {
+    /// Every pipeline layout's groups (integrate has no group 2), for the device limit checks.
+    pub const PIPELINES: [&[GroupLayout]; 4] = [
+        &[Self::Frame, Self::Integrate],
+        &[Self::Frame, Self::Solve, Self::GaussSeidel],
+        &[Self::Frame, Self::Solve, Self::Jacobi],
+        &[Self::Frame, Self::Positions, Self::Normals],
+    ];
 
-pub(crate) fn normals_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("drape normals layout"),
-        entries: &[
-            uniform_entry(0, false),
-            storage_entry(1, true),
-            storage_entry(2, false),
-            storage_entry(3, true),
-            storage_entry(4, true),
-        ],
-    })
-}
-
-/// Builds every pipeline. `stripes_in_workgroup`: the model's stripes fit workgroup memory
-/// ([`crate::model::ClothModel::stripes_fit_workgroup`]), so the striped kernel copies them there.
-pub(crate) fn build_pipelines(
-    device: &wgpu::Device,
-    solver_layout: &wgpu::BindGroupLayout,
-    normals_layout: &wgpu::BindGroupLayout,
-    sizes: WorkgroupSizes,
-    stripes_in_workgroup: bool,
-) -> Pipelines {
-    let solver_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("drape solver shaders"),
-        source: wgpu::ShaderSource::Wgsl(shaders::solver_module_source().into()),
-    });
-    let normals_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("drape normals shader"),
-        source: wgpu::ShaderSource::Wgsl(shaders::normals_module_source().into()),
-    });
-    let pipeline_layout = |label, layout: &wgpu::BindGroupLayout| {
-        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(label),
-            bind_group_layouts: &[Some(layout)],
-            immediate_size: 0,
-        })
-    };
-    let solver_pipeline_layout = pipeline_layout("drape solver pipeline layout", solver_layout);
-    let normals_pipeline_layout = pipeline_layout("drape normals pipeline layout", normals_layout);
-    let pipeline = |module: &wgpu::ShaderModule, layout: &wgpu::PipelineLayout, entry_point: &str, in_workgroup| {
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry_point),
-            layout: Some(layout),
-            module,
-            entry_point: Some(entry_point),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[
-                    ("FUSED_WORKGROUP_SIZE", f64::from(sizes.fused)),
-                    ("STRIPE_WORKGROUP_SIZE", f64::from(sizes.stripe)),
-                    ("PARTICLES_IN_WORKGROUP", f64::from(u8::from(in_workgroup))),
-                ],
-                // The only workgroup memory, the striped kernel's stripe copy, is written
-                // before it is read; zeroing 16 KiB per workgroup would cost every dispatch.
-                zero_initialize_workgroup_memory: false,
-            },
-            cache: None,
-        })
-    };
-    let solver = |entry_point| pipeline(&solver_module, &solver_pipeline_layout, entry_point, false);
-    Pipelines {
-        predict: solver("predict"),
-        project_stretch_colour: solver("project_stretch_colour"),
-        project_hinge_colour: solver("project_hinge_colour"),
-        jacobi_project: solver("jacobi_project"),
-        jacobi_apply: solver("jacobi_apply"),
-        finalize: solver("finalize"),
-        finalize_and_predict: solver("finalize_and_predict"),
-        fused_gauss_seidel: solver("fused_gauss_seidel"),
-        fused_jacobi: solver("fused_jacobi"),
-        project_stripes: pipeline(&solver_module, &solver_pipeline_layout, "project_stripes", stripes_in_workgroup),
-        normals: pipeline(&normals_module, &normals_pipeline_layout, "compute_normals", false),
+    /// The layout's entries (`@group(n) @binding(k)` declarations in `shaders/`).
+    pub fn entries(self) -> Vec<wgpu::BindGroupLayoutEntry> {
+        match self {
+            Self::Frame => vec![uniform(0, false), uniform(1, true)],
+            Self::Integrate => vec![storage(0, false), storage(1, false), storage(2, true)],
+            Self::Solve => vec![storage(0, true), storage(1, false)],
+            Self::Positions => vec![storage(0, true)],
+            Self::GaussSeidel => vec![storage(0, false), storage(1, false), storage(2, true)],
+            Self::Jacobi => vec![storage(0, false), storage(1, false), storage(3, false), storage(4, true)],
+            Self::Normals => vec![storage(0, false), storage(1, true), storage(2, true)],
+        }
     }
+}
+
+/// The bind group layouts.
+pub(crate) struct Layouts {
+    pub frame: wgpu::BindGroupLayout,
+    pub integrate: wgpu::BindGroupLayout,
+    pub solve: wgpu::BindGroupLayout,
+    pub positions: wgpu::BindGroupLayout,
+    pub gauss_seidel: wgpu::BindGroupLayout,
+    pub jacobi: wgpu::BindGroupLayout,
+    pub normals: wgpu::BindGroupLayout,
+}
+
+impl Layouts {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let layout = |label, group: GroupLayout| {
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(label),
+                entries: &group.entries(),
+            })
+        };
+        Self {
+            frame: layout("drape frame", GroupLayout::Frame),
+            integrate: layout("drape particles (integrate)", GroupLayout::Integrate),
+            solve: layout("drape particles (solve)", GroupLayout::Solve),
+            positions: layout("drape positions", GroupLayout::Positions),
+            gauss_seidel: layout("drape gauss-seidel data", GroupLayout::GaussSeidel),
+            jacobi: layout("drape jacobi data", GroupLayout::Jacobi),
+            normals: layout("drape normals data", GroupLayout::Normals),
+        }
+    }
+}
+
+/// What a workgroup-memory kernel keeps of each particle and how many particles
+/// (`shaders/gauss_seidel_workgroup.wgsl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub particles: u32,
+    /// Positions beside displacements (two `vec4` per particle), or displacements only.
+    pub positions: bool,
+}
+
+impl Block {
+    /// The block for `particles` particles in `bytes` of workgroup memory: positions and
+    /// displacements where they fit, displacements alone where only they do, else none.
+    pub fn fitting(particles: usize, bytes: u32) -> Option<Self> {
+        let vector = 16;
+        // Slots are 16-bit.
+        let fits = |per_particle: usize| particles <= (1 << 16) && particles * per_particle * vector <= bytes as usize;
+        let particles = particles as u32;
+        if fits(2) {
+            Some(Self { particles, positions: true })
+        } else {
+            fits(1).then_some(Self { particles, positions: false })
+        }
+    }
+
+    fn vectors(self) -> u32 {
+        self.particles.max(1) * if self.positions { 2 } else { 1 }
+    }
+}
+
+/// The blocks of the workgroup-memory kernels: the widest stripe's and the whole cloth's, or
+/// `None` where they do not fit the device (those kernels then run in place).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BlockSizes {
+    pub stripe: Option<Block>,
+    pub cloth: Option<Block>,
+}
+
+pub(crate) struct Pipelines {
+    predict: wgpu::ComputePipeline,
+    finalize: wgpu::ComputePipeline,
+    finalize_and_predict: wgpu::ComputePipeline,
+    project_colour: wgpu::ComputePipeline,
+    project_stripes: wgpu::ComputePipeline,
+    project_substep: wgpu::ComputePipeline,
+    project_stripes_in_workgroup: Option<wgpu::ComputePipeline>,
+    project_substep_in_workgroup: Option<wgpu::ComputePipeline>,
+    jacobi_project: wgpu::ComputePipeline,
+    jacobi_apply: wgpu::ComputePipeline,
+    jacobi_substep: wgpu::ComputePipeline,
+    pub normals: wgpu::ComputePipeline,
+}
+
+impl Pipelines {
+    /// Builds every pipeline.
+    pub fn new(device: &wgpu::Device, layouts: &Layouts, sizes: WorkgroupSizes, blocks: BlockSizes) -> Self {
+        let module = |label, source: String| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            })
+        };
+        let integrate = module("drape integrate", shaders::integrate_module_source());
+        let solver = module("drape solver", shaders::solver_module_source());
+        let normals = module("drape normals", shaders::normals_module_source());
+        let pipeline_layout = |label, groups: [&wgpu::BindGroupLayout; 3]| {
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &groups.map(Some),
+                immediate_size: 0,
+            })
+        };
+        let integrate_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("drape integrate"),
+            bind_group_layouts: &[Some(&layouts.frame), Some(&layouts.integrate)],
+            immediate_size: 0,
+        });
+        let gauss_seidel =
+            pipeline_layout("drape gauss-seidel", [&layouts.frame, &layouts.solve, &layouts.gauss_seidel]);
+        let jacobi = pipeline_layout("drape jacobi", [&layouts.frame, &layouts.solve, &layouts.jacobi]);
+        let normals_layout = pipeline_layout("drape normals", [&layouts.frame, &layouts.positions, &layouts.normals]);
+        let workgroup_sizes =
+            [("STRIPE_WORKGROUP_SIZE", f64::from(sizes.stripe)), ("SUBSTEP_WORKGROUP_SIZE", f64::from(sizes.substep))];
+        let pipeline = |module: &wgpu::ShaderModule,
+                        layout: &wgpu::PipelineLayout,
+                        entry_point: &str,
+                        constants: &[(&str, f64)]| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry_point),
+                layout: Some(layout),
+                module,
+                entry_point: Some(entry_point),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    // The only workgroup memory, the block copy, is written before it is read;
+                    // zeroing it would cost every dispatch.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            })
+        };
+        let workgroup = (blocks.stripe.is_some() || blocks.cloth.is_some())
+            .then(|| module("drape solver (workgroup memory)", shaders::workgroup_module_source()));
+        let in_workgroup = |entry_point, block: Option<Block>, whole_cloth: bool| {
+            let (workgroup, block) = (workgroup.as_ref()?, block?);
+            let mut constants = workgroup_sizes.to_vec();
+            constants.push(("BLOCK_VECTORS", f64::from(block.vectors())));
+            constants.push(("POSITIONS_IN_BLOCK", f64::from(u8::from(block.positions))));
+            constants.push(("WHOLE_CLOTH", f64::from(u8::from(whole_cloth))));
+            Some(pipeline(workgroup, &gauss_seidel, entry_point, &constants))
+        };
+        Self {
+            predict: pipeline(&integrate, &integrate_layout, "predict", &[]),
+            finalize: pipeline(&integrate, &integrate_layout, "finalize", &[]),
+            finalize_and_predict: pipeline(&integrate, &integrate_layout, "finalize_and_predict", &[]),
+            project_colour: pipeline(&solver, &gauss_seidel, "project_colour", &workgroup_sizes),
+            project_stripes: pipeline(&solver, &gauss_seidel, "project_stripes", &workgroup_sizes),
+            project_substep: pipeline(&solver, &gauss_seidel, "project_substep", &workgroup_sizes),
+            project_stripes_in_workgroup: in_workgroup("project_stripes", blocks.stripe, false),
+            project_substep_in_workgroup: in_workgroup("project_substep", blocks.cloth, true),
+            jacobi_project: pipeline(&solver, &jacobi, "jacobi_project", &workgroup_sizes),
+            jacobi_apply: pipeline(&solver, &jacobi, "jacobi_apply", &workgroup_sizes),
+            jacobi_substep: pipeline(&solver, &jacobi, "jacobi_substep", &workgroup_sizes),
+            normals: pipeline(&normals, &normals_layout, "compute_normals", &[]),
+        }
+    }
+
+    /// The pipeline of `kernel` (the plan asks for workgroup-memory kernels only where they
+    /// were built).
+    pub fn get(&self, kernel: Kernel) -> &wgpu::ComputePipeline {
+        fn built(p: &Option<wgpu::ComputePipeline>) -> &wgpu::ComputePipeline {
+            p.as_ref().expect("planned only where it fits workgroup memory")
+        }
+        match kernel {
+            Kernel::Predict => &self.predict,
+            Kernel::Finalize => &self.finalize,
+            Kernel::FinalizeAndPredict => &self.finalize_and_predict,
+            Kernel::ProjectColour => &self.project_colour,
+            Kernel::ProjectStripes { in_workgroup: false } => &self.project_stripes,
+            Kernel::ProjectStripes { in_workgroup: true } => built(&self.project_stripes_in_workgroup),
+            Kernel::ProjectSubstep { in_workgroup: false } => &self.project_substep,
+            Kernel::ProjectSubstep { in_workgroup: true } => built(&self.project_substep_in_workgroup),
+            Kernel::JacobiProject => &self.jacobi_project,
+            Kernel::JacobiApply => &self.jacobi_apply,
+            Kernel::JacobiSubstep => &self.jacobi_substep,
+        }
+    }
+
+    /// The bind groups a kernel's layout takes.
+    pub fn data_group(kernel: Kernel) -> DataGroup {
+        match kernel {
+            Kernel::Predict | Kernel::Finalize | Kernel::FinalizeAndPredict => DataGroup::Integrate,
+            Kernel::JacobiProject | Kernel::JacobiApply | Kernel::JacobiSubstep => DataGroup::Jacobi,
+            _ => DataGroup::GaussSeidel,
+        }
+    }
+}
+
+/// Which bind groups a kernel uses besides the frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DataGroup {
+    /// Group 1 for integration, no group 2.
+    Integrate,
+    /// Group 1 for solving, group 2 with the schedule.
+    GaussSeidel,
+    /// Group 1 for solving, group 2 with Jacobi's buffers.
+    Jacobi,
 }

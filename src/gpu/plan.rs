@@ -1,17 +1,43 @@
 //! The frame plan: which kernels a frame dispatches, in what order, with which dispatch table
-//! entry and how many workgroups — built when parameters change, replayed every frame.
+//! entry and how many workgroups — built when parameters or the layout change, replayed every
+//! frame. Also the layouts themselves and how `Auto` picks one.
 
-use super::layout::{DispatchInfo, STAGE_FINALIZE, STAGE_PREDICT, WORKGROUP_SIZE};
-use crate::model::{ClothModel, Stripe};
-use crate::params::{DispatchStrategy, SolverMode, SolverParams};
+use super::records::{DispatchInfo, WORKGROUP_SIZE};
+use crate::model::{ClothModel, JacobiPlan};
+use crate::params::{SolverMode, SolverParams};
+use crate::schedule::Stripe;
 use bytemuck::Zeroable;
 
+/// How a frame is spread over compute dispatches. Layouts change the speed, never the result:
+/// every layout of a mode follows the same order, bit for bit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DispatchStrategy {
+    /// Picks a layout by adapter, mode and cloth size (see [`auto_layout`] for the rule).
+    #[default]
+    Auto,
+    /// Each substep's iterations in one dispatch of one workgroup, colours separated by
+    /// barriers: `2·substeps + 1` dispatches per frame with predict, finalize and normals (more
+    /// on CPU adapters when a substep would outrun llvmpipe's loop limit). Best when dispatches
+    /// are expensive or the cloth is small; wastes a large GPU on a large cloth.
+    SingleWorkgroup,
+    /// One dispatch per colour per iteration (Gauss-Seidel) or two per iteration (Jacobi:
+    /// project, then gather), plus predict, one dispatch between substeps (finalize and the next
+    /// predict), finalize and normals: fills a GPU with one thread per unit.
+    PerColour,
+    /// Gauss-Seidel in stripes ([`crate::schedule::stripes`]): one dispatch per phase per
+    /// iteration, one workgroup per stripe, colours separated by barriers inside the workgroup,
+    /// on a copy of the stripe's particles in workgroup memory when they fit:
+    /// `substeps · (2·iterations + 1) + 2` dispatches per frame. Uses every core of a CPU
+    /// adapter with two dispatches per iteration. Jacobi runs as in `PerColour`.
+    Striped,
+}
+
 /// Invocations per workgroup of the kernels whose size is chosen per adapter (WGSL overrides
-/// `FUSED_WORKGROUP_SIZE` and `STRIPE_WORKGROUP_SIZE`).
+/// `SUBSTEP_WORKGROUP_SIZE` and `STRIPE_WORKGROUP_SIZE`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct WorkgroupSizes {
     /// The single-workgroup kernels.
-    pub fused: u32,
+    pub substep: u32,
     /// The striped kernel.
     pub stripe: u32,
 }
@@ -19,14 +45,13 @@ pub(crate) struct WorkgroupSizes {
 impl WorkgroupSizes {
     /// GPUs: 256 for the single workgroup (the WebGPU default maximum) and 64 per stripe.
     /// CPU adapters (llvmpipe runs 8 invocations per SIMD vector, one workgroup per core):
-    /// 64 for the single workgroup (~15 % faster per frame than 256 on lavapipe and keeps its
-    /// loops short for llvmpipe's limit) and 8 per stripe (a stripe's colours hold ~100
-    /// constraints, so wider groups mostly run masked-off lanes; ~15 % faster than 64).
+    /// 64 for the single workgroup (keeps its loops short for llvmpipe's limit) and 8 per stripe
+    /// (a stripe's colours hold few units, so wider groups mostly run masked-off lanes).
     pub fn for_adapter(cpu: bool) -> Self {
         if cpu {
-            Self { fused: 64, stripe: 8 }
+            Self { substep: 64, stripe: 8 }
         } else {
-            Self { fused: 256, stripe: 64 }
+            Self { substep: 256, stripe: 64 }
         }
     }
 }
@@ -34,19 +59,84 @@ impl WorkgroupSizes {
 /// Most workgroups in one dimension of a dispatch (WebGPU default limit).
 pub(crate) const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
 
+/// On GPUs, cloths up to this many particles run in a single workgroup: their per-colour
+/// dispatches would be mostly launch overhead.
+const GPU_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
+/// On GPUs, Gauss-Seidel runs striped once each phase has at least this many stripes: four
+/// workgroups for each compute unit of a large GPU (wgpu does not report the count; 64 covers
+/// most desktop parts). With fewer, most of the GPU would idle, and colours are dispatched one
+/// by one instead.
+const GPU_MIN_STRIPES_PER_PHASE: usize = 256;
+/// On CPU adapters, Jacobi runs in one workgroup while the per-colour plan averages fewer
+/// projections per dispatch than this (lavapipe, 2 cores: a single workgroup costs ~80 ns per
+/// projection on one core; the per-colour layout ~25 ns per projection on both plus ~74 µs per
+/// dispatch, so it wins above 74 µs / 55 ns ≈ 1350).
+const CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH: u64 = 1350;
+/// On CPU adapters, Gauss-Seidel runs in one workgroup up to this many particles, where two
+/// threads save less than the striped layout's extra dispatches cost.
+const CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 512;
+/// llvmpipe silently ends every loop of a shader invocation once they have run 65535
+/// iterations in total (Mesa gallivm `LP_MAX_TGSI_LOOP_ITERATIONS`). A single-workgroup or
+/// striped dispatch on a CPU adapter must stay below this estimate, with a margin.
+pub(crate) const CPU_LOOP_BUDGET: u64 = 60_000;
+
+/// The layout `Auto` resolves to, by this rule:
+/// - CPU adapters (dispatches cost ~50–100 µs, two or more threads): Gauss-Seidel in one
+///   workgroup up to 512 particles or while a phase has fewer than two stripes, striped above;
+///   Jacobi in one workgroup while the per-colour plan would spend more on dispatches than on
+///   projections, per colour above.
+/// - GPUs: one workgroup up to 1024 particles; above, Gauss-Seidel striped when each phase has
+///   at least 256 stripes (enough workgroups to fill the GPU), otherwise, and for Jacobi, per
+///   colour.
+pub(crate) fn auto_layout(
+    cpu: bool,
+    params: &SolverParams,
+    model: &ClothModel,
+    per_colour_dispatches: impl FnOnce() -> usize,
+) -> DispatchStrategy {
+    let particles = model.particle_count();
+    let fewest_stripes = model.schedule().phases.iter().map(|p| p.stripes.len()).min().unwrap_or(0);
+    let units = model.unit_count() as u64;
+    match (cpu, params.mode) {
+        (true, SolverMode::GaussSeidel) => {
+            if particles <= CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES || fewest_stripes < 2 {
+                DispatchStrategy::SingleWorkgroup
+            } else {
+                DispatchStrategy::Striped
+            }
+        }
+        (true, SolverMode::Jacobi { .. }) => {
+            let projections = u64::from(params.substeps * params.iterations) * units;
+            if projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour_dispatches() as u64 {
+                DispatchStrategy::SingleWorkgroup
+            } else {
+                DispatchStrategy::PerColour
+            }
+        }
+        (false, _) if particles <= GPU_SINGLE_WORKGROUP_MAX_PARTICLES => DispatchStrategy::SingleWorkgroup,
+        (false, SolverMode::GaussSeidel) if fewest_stripes >= GPU_MIN_STRIPES_PER_PHASE => DispatchStrategy::Striped,
+        (false, _) => DispatchStrategy::PerColour,
+    }
+}
+
 /// The kernels of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kernel {
     Predict,
-    ProjectStretchColour,
-    ProjectHingeColour,
-    JacobiProject,
-    JacobiApply,
     Finalize,
     FinalizeAndPredict,
-    FusedGaussSeidel,
-    FusedJacobi,
-    ProjectStripes,
+    ProjectColour,
+    /// The striped kernel, on a copy in workgroup memory or in place.
+    ProjectStripes {
+        in_workgroup: bool,
+    },
+    /// The single-workgroup Gauss-Seidel kernel, on a copy in workgroup memory or in place.
+    ProjectSubstep {
+        in_workgroup: bool,
+    },
+    JacobiProject,
+    JacobiApply,
+    JacobiSubstep,
 }
 
 /// One recorded dispatch: which kernel, which dispatch table entry, how many workgroups.
@@ -79,139 +169,154 @@ impl FramePlan {
     }
 }
 
-/// Builds the frame's dispatches. `loop_budget` is `Some` on CPU adapters (see
-/// the solver's CPU loop budget); `None` when a single-workgroup or striped frame cannot stay
-/// within it. `stripe_entries` says where each phase's stripe entries start in the index lists.
+/// What the plan needs to know beside the parameters and the model.
+pub(crate) struct PlanContext<'a> {
+    pub sizes: WorkgroupSizes,
+    /// `Some` on CPU adapters (see [`CPU_LOOP_BUDGET`]).
+    pub loop_budget: Option<u64>,
+    /// Where each phase's stripe entries start in the schedule buffer.
+    pub stripe_entries: [u32; 2],
+    /// Whether the stripes, and the whole cloth, fit a workgroup's memory.
+    pub stripes_in_workgroup: bool,
+    pub cloth_in_workgroup: bool,
+    /// Jacobi's plan, when Jacobi mode is used.
+    pub jacobi: Option<&'a JacobiPlan>,
+}
+
+/// Builds the frame's dispatches for a resolved layout (`Striped` with Jacobi plans as
+/// `PerColour`). `None` when a single-workgroup or striped frame cannot stay within the loop
+/// budget.
 pub(crate) fn frame_plan(
     params: &SolverParams,
-    strategy: DispatchStrategy,
+    layout: DispatchStrategy,
     model: &ClothModel,
-    sizes: WorkgroupSizes,
-    loop_budget: Option<u64>,
-    stripe_entries: [u32; 2],
+    context: &PlanContext,
 ) -> Option<FramePlan> {
     let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
     let mut plan = FramePlan::default();
-    let info = |substep| DispatchInfo { substep, ..DispatchInfo::zeroed() };
-    if strategy == DispatchStrategy::SingleWorkgroup {
-        let kernel = if jacobi { Kernel::FusedJacobi } else { Kernel::FusedGaussSeidel };
-        let costs = FusedLoopCosts::new(params, model, sizes.fused);
-        let chunks = costs.chunks(params.iterations, loop_budget)?;
-        for substep in 0..params.substeps {
-            for &(iterations, stages) in &chunks {
-                plan.push(kernel, DispatchInfo { iterations, stages, ..info(substep) }, [1, 1]);
-            }
-        }
-        return Some(plan);
-    }
-    // Jacobi has no stripes: the solver plans its striped layout as the per-colour one.
-    let striped = strategy == DispatchStrategy::Striped;
-    if striped && loop_budget.is_some_and(|budget| striped_loop_cost(model, sizes.stripe) > budget) {
-        return None;
-    }
     let particles = model.particle_count() as u32;
-    // Jacobi projects one edge per thread: a hinge, or a free edge (`shaders/jacobi.wgsl`).
-    let edges = model.stretch_count as u32;
-    plan.push(Kernel::Predict, info(0), workgroups_for(particles));
-    for substep in 0..params.substeps {
-        for _ in 0..params.iterations {
-            if jacobi {
-                plan.push(Kernel::JacobiProject, info(0), workgroups_for(edges));
-                plan.push(Kernel::JacobiApply, info(0), workgroups_for(particles));
-            } else if striped {
-                for ((index, phase), base) in model.phases.iter().enumerate().zip(stripe_entries) {
-                    if phase.stripes.is_empty() {
-                        continue;
-                    }
-                    let stripes = DispatchInfo { stripe_entries: base, phase: index as u32, ..info(0) };
-                    plan.push(Kernel::ProjectStripes, stripes, [phase.stripes.len() as u32, 1]);
-                }
+    let units = model.unit_count() as u32;
+    let iteration = |first_iteration| DispatchInfo { first_iteration, iterations: 1, ..DispatchInfo::zeroed() };
+    let chunks = match layout {
+        DispatchStrategy::SingleWorkgroup => {
+            let cost = if jacobi {
+                jacobi_iteration_cost(model, context)
             } else {
-                for range in &model.colours {
-                    let colour =
-                        DispatchInfo { colour_start: range.start, colour_count: range.end - range.start, ..info(0) };
-                    let kernel = if (range.start as usize) < model.stretch_count {
-                        Kernel::ProjectStretchColour
-                    } else {
-                        Kernel::ProjectHingeColour
-                    };
-                    plan.push(kernel, colour, workgroups_for(range.end - range.start));
+                gauss_seidel_iteration_cost(model, context)
+            };
+            Some(iteration_chunks(params.iterations, cost, context.loop_budget)?)
+        }
+        DispatchStrategy::Striped if !jacobi => {
+            if context.loop_budget.is_some_and(|budget| striped_loop_cost(model, context) > budget) {
+                return None;
+            }
+            None
+        }
+        _ => None,
+    };
+    plan.push(Kernel::Predict, DispatchInfo::zeroed(), workgroups_for(particles));
+    for substep in 0..params.substeps {
+        if let Some(chunks) = &chunks {
+            let kernel = if jacobi {
+                Kernel::JacobiSubstep
+            } else {
+                Kernel::ProjectSubstep { in_workgroup: context.cloth_in_workgroup }
+            };
+            for &(first_iteration, iterations) in chunks {
+                plan.push(kernel, DispatchInfo { first_iteration, iterations, ..DispatchInfo::zeroed() }, [1, 1]);
+            }
+        } else {
+            for it in 0..params.iterations {
+                let first = it.min(1);
+                if jacobi {
+                    plan.push(Kernel::JacobiProject, iteration(first), workgroups_for(units));
+                    plan.push(Kernel::JacobiApply, iteration(first), workgroups_for(particles));
+                } else if layout == DispatchStrategy::Striped {
+                    let kernel = Kernel::ProjectStripes { in_workgroup: context.stripes_in_workgroup };
+                    for (phase, &base) in model.schedule().phases.iter().zip(&context.stripe_entries) {
+                        if phase.stripes.is_empty() {
+                            continue;
+                        }
+                        let info = DispatchInfo {
+                            colour_first: phase.colours.start as u32,
+                            colour_count: phase.colours.len() as u32,
+                            stripe_entries: base,
+                            ..iteration(first)
+                        };
+                        plan.push(kernel, info, [phase.stripes.len() as u32, 1]);
+                    }
+                } else {
+                    for (c, colour) in model.schedule().colours.iter().enumerate() {
+                        let info = DispatchInfo { colour_first: c as u32, colour_count: 1, ..iteration(first) };
+                        plan.push(Kernel::ProjectColour, info, workgroups_for(colour.units.len() as u32));
+                    }
                 }
             }
         }
         // Finalize and the next substep's predict work particle by particle: one dispatch.
         let next = substep + 1;
-        let (kernel, boundary) =
-            if next < params.substeps { (Kernel::FinalizeAndPredict, info(next)) } else { (Kernel::Finalize, info(0)) };
-        plan.push(kernel, boundary, workgroups_for(particles));
+        let (kernel, info) = if next < params.substeps {
+            (Kernel::FinalizeAndPredict, DispatchInfo { substep: next, ..DispatchInfo::zeroed() })
+        } else {
+            (Kernel::Finalize, DispatchInfo { substep, ..DispatchInfo::zeroed() })
+        };
+        plan.push(kernel, info, workgroups_for(particles));
     }
     Some(plan)
 }
 
-/// Upper bounds of the loop iterations one invocation of a single-workgroup kernel runs in each
-/// part of a substep: its strided loops over particles and constraints, the per-colour loops, the
-/// gather and collider loops inside them, and the uniform loops around them.
-struct FusedLoopCosts {
-    predict: u64,
-    iteration: u64,
-    finalize: u64,
+/// Rounds of `n` over `threads` invocations.
+fn strided(n: usize, threads: u32) -> u64 {
+    (n as u64).div_ceil(u64::from(threads))
 }
 
-impl FusedLoopCosts {
-    fn new(params: &SolverParams, model: &ClothModel, workgroup_size: u32) -> Self {
-        let strided = |n: usize| (n as u64).div_ceil(u64::from(workgroup_size));
-        let particles = model.particle_count();
-        let constraints = model.constraints.len();
-        let longest_gather = (0..particles).map(|i| model.particle_slots.row(i).len()).max().unwrap_or(0) as u64;
-        let sweep: u64 = match params.mode {
-            SolverMode::GaussSeidel => model.colours.iter().map(|r| strided((r.end - r.start) as usize) + 1).sum(),
-            SolverMode::Jacobi { .. } => strided(model.stretch_count) + strided(particles) * (longest_gather + 1),
-        };
-        let colliders = crate::collider::MAX_COLLIDERS as u64;
-        Self {
-            predict: strided(particles) + strided(constraints),
-            iteration: sweep + 1,
-            finalize: strided(particles) * (2 * colliders + 1),
-        }
-    }
-
-    /// Splits a substep's iterations into dispatches of `(iterations, stages)` that each stay
-    /// within `budget` (one dispatch per substep without a budget); `None` if impossible.
-    fn chunks(&self, iterations: u32, budget: Option<u64>) -> Option<Vec<(u32, u32)>> {
-        let Some(budget) = budget else {
-            return Some(vec![(iterations, STAGE_PREDICT | STAGE_FINALIZE)]);
-        };
-        let mut chunks = Vec::new();
-        let (mut left, mut first) = (u64::from(iterations), true);
-        loop {
-            let predict = if first { STAGE_PREDICT } else { 0 };
-            let room = budget.checked_sub(if first { self.predict } else { 0 })?;
-            if left * self.iteration + self.finalize <= room {
-                chunks.push((left as u32, predict | STAGE_FINALIZE));
-                return Some(chunks);
-            }
-            let fitting = (room / self.iteration).min(left);
-            if fitting == 0 && !first {
-                return None;
-            }
-            chunks.push((fitting as u32, predict));
-            left -= fitting;
-            first = false;
-        }
-    }
+/// Loop iterations one invocation of the single-workgroup Gauss-Seidel kernel runs per
+/// iteration, and once (its copies in and out, the loop around the iterations).
+fn gauss_seidel_iteration_cost(model: &ClothModel, context: &PlanContext) -> (u64, u64) {
+    let size = context.sizes.substep;
+    let per_iteration: u64 = model.schedule().colours.iter().map(|c| strided(c.units.len(), size) + 1).sum::<u64>() + 1;
+    let copies = if context.cloth_in_workgroup { 2 * (strided(model.particle_count(), size) + 1) } else { 0 };
+    (per_iteration, copies + 1)
 }
 
-/// Loop iterations one invocation of the striped kernel runs at most: per colour of the
-/// largest stripe, its strided loop plus the loop around it, and the two strided copies of the
-/// stripe's particles.
-fn striped_loop_cost(model: &ClothModel, workgroup_size: u32) -> u64 {
-    let strided = |n: u32| u64::from(n).div_ceil(u64::from(workgroup_size));
-    let stripes = model.phases.iter().flat_map(|p| &p.stripes);
-    let cost = |s: &Stripe| {
-        let colours: u64 = s.ranges.iter().map(|r| strided(r.end - r.start) + 1).sum();
-        colours + 1 + 2 * (strided(s.particles.len() as u32) + 1)
+/// The same for the single-workgroup Jacobi kernel: every unit, then every particle's gather.
+fn jacobi_iteration_cost(model: &ClothModel, context: &PlanContext) -> (u64, u64) {
+    let size = context.sizes.substep;
+    let particles = model.particle_count();
+    let units = model.unit_count();
+    let longest_gather =
+        context.jacobi.map_or(0, |plan| (0..particles).map(|i| plan.gather.row(i).len()).max().unwrap_or(0)) as u64;
+    (strided(units, size) + 1 + strided(particles, size) * (longest_gather + 1) + 1 + 1, 1)
+}
+
+/// Splits a substep's iterations into dispatches `(first iteration, iterations)` that each stay
+/// within `budget` (one dispatch without a budget); `None` if one iteration does not fit.
+fn iteration_chunks(
+    iterations: u32,
+    (per_iteration, once): (u64, u64),
+    budget: Option<u64>,
+) -> Option<Vec<(u32, u32)>> {
+    let Some(budget) = budget else {
+        return Some(vec![(0, iterations)]);
     };
-    stripes.map(cost).max().unwrap_or(0)
+    let fitting = budget.checked_sub(once)? / per_iteration;
+    if fitting == 0 {
+        return None;
+    }
+    let per_chunk = fitting.min(u64::from(iterations)) as u32;
+    Some((0..iterations).step_by(per_chunk as usize).map(|first| (first, per_chunk.min(iterations - first))).collect())
+}
+
+/// Loop iterations one invocation of the striped kernel runs at most: per colour of the largest
+/// stripe, its strided loop plus the loop around it, and its copies in and out.
+fn striped_loop_cost(model: &ClothModel, context: &PlanContext) -> u64 {
+    let size = context.sizes.stripe;
+    let cost = |s: &Stripe| {
+        let colours: u64 = s.units.iter().map(|r| strided(r.len(), size) + 1).sum();
+        let copies = if context.stripes_in_workgroup { 2 * (strided(s.particles.len(), size) + 1) } else { 0 };
+        colours + 1 + copies
+    };
+    model.schedule().phases.iter().flat_map(|p| &p.stripes).map(cost).max().unwrap_or(0)
 }
 
 /// Workgroups for `n` threads, spilling into y beyond the per-dimension limit.

@@ -1,34 +1,70 @@
 //! WGSL sources. WGSL has no `#include`, so modules are concatenations of the files in
-//! `shaders/`: shared structs first, then bindings, math, and one file per stage.
+//! `shaders/`: shared structs first, then the particle access of the module's mode, the kinds'
+//! files, the dispatch over unit types generated from [`UnitType::ALL`], and the stage kernels.
+
+use crate::constraints::UnitType;
 
 /// `(file name, source)` of every WGSL file, for validation tests.
 pub const FILES: &[(&str, &str)] = &[
     ("common.wgsl", COMMON),
-    ("bindings.wgsl", BINDINGS),
-    ("constraints.wgsl", CONSTRAINTS),
+    ("units.wgsl", UNITS),
+    ("schedule.wgsl", SCHEDULE),
+    ("jacobi_slots.wgsl", JACOBI_SLOTS),
+    ("gauss_seidel_storage.wgsl", GAUSS_SEIDEL_STORAGE),
+    ("gauss_seidel_workgroup.wgsl", GAUSS_SEIDEL_WORKGROUP),
+    ("constraints/stretch.wgsl", STRETCH),
+    ("constraints/bending.wgsl", BENDING),
+    ("constraints/hinge.wgsl", HINGE),
+    ("gauss_seidel.wgsl", GAUSS_SEIDEL),
+    ("jacobi.wgsl", JACOBI),
     ("collide.wgsl", COLLIDE),
     ("predict.wgsl", PREDICT),
-    ("project.wgsl", PROJECT),
-    ("jacobi.wgsl", JACOBI),
     ("finalize.wgsl", FINALIZE),
-    ("fused.wgsl", FUSED),
     ("normals.wgsl", NORMALS),
 ];
 
 const COMMON: &str = include_str!("../../shaders/common.wgsl");
-const BINDINGS: &str = include_str!("../../shaders/bindings.wgsl");
-const CONSTRAINTS: &str = include_str!("../../shaders/constraints.wgsl");
+const UNITS: &str = include_str!("../../shaders/units.wgsl");
+const SCHEDULE: &str = include_str!("../../shaders/schedule.wgsl");
+const JACOBI_SLOTS: &str = include_str!("../../shaders/jacobi_slots.wgsl");
+const GAUSS_SEIDEL_STORAGE: &str = include_str!("../../shaders/gauss_seidel_storage.wgsl");
+const GAUSS_SEIDEL_WORKGROUP: &str = include_str!("../../shaders/gauss_seidel_workgroup.wgsl");
+const STRETCH: &str = include_str!("../../shaders/constraints/stretch.wgsl");
+const BENDING: &str = include_str!("../../shaders/constraints/bending.wgsl");
+const HINGE: &str = include_str!("../../shaders/constraints/hinge.wgsl");
+const GAUSS_SEIDEL: &str = include_str!("../../shaders/gauss_seidel.wgsl");
+const JACOBI: &str = include_str!("../../shaders/jacobi.wgsl");
 const COLLIDE: &str = include_str!("../../shaders/collide.wgsl");
 const PREDICT: &str = include_str!("../../shaders/predict.wgsl");
-const PROJECT: &str = include_str!("../../shaders/project.wgsl");
-const JACOBI: &str = include_str!("../../shaders/jacobi.wgsl");
 const FINALIZE: &str = include_str!("../../shaders/finalize.wgsl");
-const FUSED: &str = include_str!("../../shaders/fused.wgsl");
 const NORMALS: &str = include_str!("../../shaders/normals.wgsl");
 
-/// The solver module: every simulation stage, sharing one bind group.
+/// The kinds' files: their records, bindings, correction math and unit projections.
+const KINDS: [&str; 3] = [STRETCH, BENDING, HINGE];
+
+/// Predict and finalize (with collisions): particle by particle.
+pub fn integrate_module_source() -> String {
+    [COMMON, COLLIDE, PREDICT, FINALIZE].concat()
+}
+
+/// Projection on the particles in storage buffers: Gauss-Seidel by colour, by stripe in place
+/// and in one workgroup, and Jacobi.
 pub fn solver_module_source() -> String {
-    [COMMON, BINDINGS, CONSTRAINTS, COLLIDE, PREDICT, PROJECT, JACOBI, FINALIZE, FUSED].concat()
+    let mut source = [COMMON, UNITS, SCHEDULE, JACOBI_SLOTS, GAUSS_SEIDEL_STORAGE].concat();
+    source.extend(KINDS);
+    source += &unit_dispatch();
+    source += GAUSS_SEIDEL;
+    source += JACOBI;
+    source
+}
+
+/// Gauss-Seidel by stripe and in one workgroup on a copy of the particles in workgroup memory.
+pub fn workgroup_module_source() -> String {
+    let mut source = [COMMON, UNITS, SCHEDULE, JACOBI_SLOTS, GAUSS_SEIDEL_WORKGROUP].concat();
+    source.extend(KINDS);
+    source += &unit_dispatch();
+    source += GAUSS_SEIDEL;
+    source
 }
 
 /// The normals module.
@@ -39,4 +75,55 @@ pub fn normals_module_source() -> String {
 /// Only the shared structs, for layout reflection.
 pub fn common_source() -> &'static str {
     COMMON
+}
+
+/// The dispatch over unit types: `project_units` projects a share of one colour (each unit type
+/// in a loop of its own, so a thread pays only for its colour's type), `jacobi_unit` maps a
+/// thread to a unit of any type, `jacobi_unit_count` counts them.
+pub fn unit_dispatch() -> String {
+    let mut gauss_seidel = String::new();
+    let mut jacobi = String::new();
+    let mut count = Vec::new();
+    for unit_type in UnitType::ALL {
+        let (id, name, arity) = (unit_type.id(), unit_type.name(), unit_type.arity());
+        let slot_words = arity.div_ceil(2);
+        gauss_seidel += &format!(
+            "        case {id}u: {{
+            for (var k = thread; k < count; k += stride) {{
+                let unit = first + k;
+                project_{name}(UnitRef(unit, colour.w + (unit - colour.y) * {slot_words}u));
+            }}
+        }}\n"
+        );
+        jacobi += &format!(
+            "    let type_{id} = params.unit_types[{id}u];
+    if (rest < type_{id}.y) {{
+        jacobi_{name}(UnitRef(type_{id}.x + rest, type_{id}.z + rest * {arity}u));
+    }}
+    rest -= type_{id}.y;\n"
+        );
+        count.push(format!("params.unit_types[{id}u].y"));
+    }
+    format!(
+        "// Generated by src/gpu/shaders.rs from the unit types (src/constraints/mod.rs).
+
+// Units first + thread, first + thread + stride, … below first + count of colour `c`.
+fn project_units(c: u32, first: u32, count: u32, thread: u32, stride: u32) {{
+    let colour = colour_entry(c);
+    switch colour.x {{
+{gauss_seidel}        default: {{}}
+    }}
+}}
+
+// Jacobi thread t projects the t-th unit, counting the unit types in order.
+fn jacobi_unit(t: u32) {{
+    var rest = t;
+{jacobi}}}
+
+fn jacobi_unit_count() -> u32 {{
+    return {};
+}}
+",
+        count.join(" + ")
+    )
 }

@@ -1,61 +1,42 @@
 //! The GPU solver: owns the cloth's buffers and pipelines on a caller's device and records
 //! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
+//!
+//! Particle state: `positions` holds x and is the vertex buffer; `velocities` holds v between
+//! substeps and, from predict to finalize, the substep's displacement q = p − x, with the inverse
+//! mass in w. The projections accumulate their corrections in q, so the velocity v = q/h that
+//! finalize derives never goes through a difference of metre-scale coordinates, whose rounding
+//! would otherwise reach the velocity divided by h every substep.
 
-use super::layout::{index_lists, ColourTable, DispatchInfo, GpuParams, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
-use super::pipelines::{
-    build_pipelines, normals_bind_group_layout, solver_bind_group_layout, solver_layout_entries, Pipelines,
+use super::buffers::{schedule_words, Allocator, Buffers, STORAGE};
+use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter};
+use super::pipelines::{Block, BlockSizes, DataGroup, Layouts, Pipelines};
+use super::plan::{
+    auto_layout, frame_plan, workgroups_for, Dispatch, DispatchStrategy, FramePlan, PlanContext, WorkgroupSizes,
+    CPU_LOOP_BUDGET,
 };
-use super::plan::{frame_plan, workgroups_for, Dispatch, FramePlan, WorkgroupSizes, MAX_WORKGROUPS_PER_DIMENSION};
 use super::readback::{
     decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap, READBACK_SLOTS,
 };
-use crate::collider::{validate_colliders, Collider};
-use crate::coloring::MAX_COLOURS;
-use crate::error::Error;
+use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE};
+use crate::collision::{validate_colliders, Collider};
+use crate::error::{Error, ParamError};
 use crate::metrics::ClothMetrics;
-use crate::model::{ClothModel, Constraint, STRIPE_CAPACITY};
-use crate::params::{DispatchStrategy, SolverMode, SolverParams};
-use crate::pins::Pins;
+use crate::model::{ClothModel, JacobiPlan};
+use crate::params::{SolverMode, SolverParams};
+use crate::pins::{PinRecord, Pins};
 use bytemuck::Pod;
 use glam::Vec3;
 use std::mem::size_of;
-use wgpu::util::DeviceExt;
 
-/// On GPUs, `DispatchStrategy::Auto` gives cloths up to this many particles a single workgroup:
-/// their striped or per-colour dispatches would be mostly launch overhead.
-const AUTO_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
-/// On CPU adapters, `Auto` gives Jacobi a single workgroup while the per-colour plan averages fewer
-/// projections per dispatch than this. Fitted on lavapipe (2 cores, BENCHMARKS.md): a single
-/// workgroup costs ~80 ns per projection on one core; the per-colour layout ~25 ns per
-/// projection on both cores plus ~74 µs per dispatch, so it wins above 74 µs / 55 ns ≈ 1350.
-const CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH: u64 = 1350;
-/// On CPU adapters, `Auto` runs Gauss-Seidel in one workgroup up to this many particles, where
-/// two threads save less than the striped layout's extra dispatches cost. Measured on lavapipe
-/// (2 cores, benchmark scene, 10 × 10, fastest frames): 16² (289 particles) 16.9 ms in one
-/// workgroup against 17.3 ms in 2 + 2 stripes; 24² (625) 26.0 against 24.1 ms.
-const CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 512;
-/// llvmpipe silently ends every loop of a shader invocation once they have run 65535
-/// iterations in total (Mesa gallivm `LP_MAX_TGSI_LOOP_ITERATIONS`). A single-workgroup
-/// dispatch on a CPU adapter must stay below this estimate, with a margin.
-const CPU_LOOP_BUDGET: u64 = 60_000;
-
-struct Buffers {
-    params: wgpu::Buffer,
-    colour_table: wgpu::Buffer,
-    dispatch_table: wgpu::Buffer,
-    positions: wgpu::Buffer,
-    velocities: wgpu::Buffer,
-    predicted: wgpu::Buffer,
-    particles: wgpu::Buffer,
-    constraints: wgpu::Buffer,
-    lambdas: wgpu::Buffer,
-    /// Jacobi slots; a 16-byte placeholder until Jacobi mode is first used.
-    corrections: wgpu::Buffer,
-    /// Jacobi gather lists and stripe ranges ([`index_lists`]).
-    lists: wgpu::Buffer,
-    normals: wgpu::Buffer,
-    triangles: wgpu::Buffer,
-    vertex_triangles: wgpu::Buffer,
+/// The bind groups, one per layout ([`Layouts`]).
+struct BindGroups {
+    frame: wgpu::BindGroup,
+    integrate: wgpu::BindGroup,
+    solve: wgpu::BindGroup,
+    positions: wgpu::BindGroup,
+    gauss_seidel: wgpu::BindGroup,
+    jacobi: Option<wgpu::BindGroup>,
+    normals: wgpu::BindGroup,
 }
 
 /// A cloth simulated on the GPU. Create it with [`GpuSolver::new`] from your own device and
@@ -68,16 +49,19 @@ pub struct GpuSolver {
     params: SolverParams,
     colliders: Vec<Collider>,
     pins: Pins,
-    strategy: DispatchStrategy,
+    /// The layout asked for, and the one in use (`Auto` resolved).
+    requested_layout: DispatchStrategy,
+    layout: DispatchStrategy,
     workgroup_sizes: WorkgroupSizes,
-    /// Where each phase's stripe ranges start in the index lists.
+    blocks: BlockSizes,
+    /// Where each phase's stripe entries start in the schedule buffer.
     stripe_entries: [u32; 2],
+    jacobi: Option<JacobiPlan>,
     plan: Vec<Dispatch>,
     buffers: Buffers,
+    layouts: Layouts,
+    bind_groups: BindGroups,
     pipelines: Pipelines,
-    solver_layout: wgpu::BindGroupLayout,
-    solver_bind_group: wgpu::BindGroup,
-    normals_bind_group: wgpu::BindGroup,
     readback: Option<wgpu::Buffer>,
     /// Positions and velocities of [`GpuSolver::request_metrics`], with the colliders of the
     /// moment they were requested.
@@ -86,9 +70,10 @@ pub struct GpuSolver {
 }
 
 impl GpuSolver {
-    /// Uploads the model (at rest in its rest state) and builds the pipelines. Fails on invalid
-    /// parameters, colliders or model ([`ClothModel::validate`]), on a device created with lower
-    /// limits than [`crate::required_limits`], or when a buffer exceeds the device's limits.
+    /// Uploads the model (at rest in its rest state) and builds the pipelines, with the
+    /// [`DispatchStrategy::Auto`] layout. Fails on invalid parameters or colliders, on a device
+    /// created with lower limits than [`crate::required_limits`], or when a buffer exceeds the
+    /// device's limits.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -98,78 +83,55 @@ impl GpuSolver {
     ) -> Result<Self, Error> {
         params.validate()?;
         validate_colliders(colliders)?;
-        model.validate()?;
         let workgroup_sizes = WorkgroupSizes::for_adapter(is_cpu_adapter(device));
         check_device_limits(device, workgroup_sizes)?;
-        let (lists, stripe_entries) = index_lists(model);
-        check_limits(device, model, lists.len())?;
-        let colliders: Vec<Collider> = colliders.iter().map(Collider::normalized).collect();
-        let colliders = colliders.as_slice();
+        let blocks = block_sizes(device, model);
+        let (schedule, stripe_entries) = schedule_words(model, blocks.stripe.is_some());
         let pins = Pins::new(model);
-        let n = model.particle_count();
-        let mut allocated_bytes = 0;
-        let mut create = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
-            allocated_bytes += contents.len() as u64;
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
-        };
-        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
-        let uniform = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
-        let RestState { positions: rest, records, normals } = RestState::new(model, &pins);
-        let predicted: Vec<[f32; 4]> =
-            model.mesh.positions.iter().zip(pins.inverse_masses()).map(|(p, &w)| [p.x, p.y, p.z, w]).collect();
-        let triangles: Vec<u32> = model.mesh.triangles.iter().flatten().copied().collect();
-        let buffers = Buffers {
-            params: create("drape params", bytemuck::bytes_of(&GpuParams::new(&params, model, colliders)), uniform),
-            colour_table: create("drape colour table", bytemuck::bytes_of(&ColourTable::from_model(model)), uniform),
-            dispatch_table: create("drape dispatch table", &[0u8; DISPATCH_ENTRY_STRIDE as usize], uniform),
-            positions: create("drape positions", bytemuck::cast_slice(&rest), storage | wgpu::BufferUsages::VERTEX),
-            velocities: create("drape velocities", bytemuck::cast_slice(&vec![[0f32; 4]; n]), storage),
-            predicted: create("drape predicted positions", bytemuck::cast_slice(&predicted), storage),
-            particles: create("drape pin records", bytemuck::cast_slice(&records), storage),
-            constraints: create("drape constraints", bytemuck::cast_slice(&model.constraints), storage),
-            lambdas: create("drape multipliers", &vec![0u8; 4 * model.constraints.len()], storage),
-            corrections: create("drape jacobi corrections (unused)", &[0u8; 16], storage),
-            lists: create("drape index lists", bytemuck::cast_slice(&lists), storage),
-            normals: create("drape normals", bytemuck::cast_slice(&normals), storage | wgpu::BufferUsages::VERTEX),
-            triangles: create("drape triangles", bytemuck::cast_slice(&triangles), storage | wgpu::BufferUsages::INDEX),
-            vertex_triangles: create("drape vertex triangles", &csr_words(&model.vertex_triangles), storage),
-        };
-        let solver_layout = solver_bind_group_layout(device);
-        let normals_layout = normals_bind_group_layout(device);
-        let pipelines =
-            build_pipelines(device, &solver_layout, &normals_layout, workgroup_sizes, model.stripes_fit_workgroup());
-        let solver_bind_group = solver_bind_group(device, &solver_layout, &buffers);
-        let normals_bind_group = normals_bind_group(device, &normals_layout, &buffers);
+        let mut allocator = Allocator { device, allocated_bytes: 0 };
+        let buffers = create_buffers(&mut allocator, model, &pins, &schedule)?;
+        let layouts = Layouts::new(device);
+        let pipelines = Pipelines::new(device, &layouts, workgroup_sizes, blocks);
+        let bind_groups = bind_groups(device, &layouts, &buffers);
         let mut solver = Self {
             device: device.clone(),
             queue: queue.clone(),
             model: model.clone(),
             params,
-            colliders: colliders.to_vec(),
+            colliders: colliders.iter().map(Collider::normalized).collect(),
             pins,
-            strategy: DispatchStrategy::PerColour,
+            requested_layout: DispatchStrategy::Auto,
+            layout: DispatchStrategy::Auto,
             workgroup_sizes,
+            blocks,
             stripe_entries,
+            jacobi: None,
             plan: Vec::new(),
             buffers,
+            layouts,
+            bind_groups,
             pipelines,
-            solver_layout,
-            solver_bind_group,
-            normals_bind_group,
             readback: None,
             metrics_read: None,
-            allocated_bytes,
+            allocated_bytes: allocator.allocated_bytes,
         };
-        solver.apply_params(params)?;
+        solver.apply(params, DispatchStrategy::Auto)?;
         Ok(solver)
     }
 
     /// Changes the parameters for the next frames. Validated and planned first: on error the
-    /// solver keeps its previous parameters. Nothing is rebuilt except the Jacobi slot buffer
-    /// (created the first time Jacobi mode is used) and the dispatch table when it must grow.
+    /// solver keeps its previous parameters. Nothing is rebuilt except Jacobi's buffers (created
+    /// the first time Jacobi mode is used) and the dispatch table when it must grow.
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
-        self.apply_params(params)
+        self.apply(params, self.requested_layout)
+    }
+
+    /// Chooses how frames are spread over dispatches (an execution choice: every layout gives the
+    /// same result). Refuses a single-workgroup or striped layout that cannot stay within
+    /// llvmpipe's loop limit on a CPU adapter, whose results would be silently wrong.
+    pub fn set_dispatch(&mut self, layout: DispatchStrategy) -> Result<(), Error> {
+        self.apply(self.params, layout)
     }
 
     /// Replaces the colliders for the next frames (validated).
@@ -183,21 +145,23 @@ impl GpuSolver {
     /// Pins a particle to `target` (it gets there by the end of the next frame).
     pub fn pin(&mut self, index: u32, target: Vec3) -> Result<(), Error> {
         self.pins.pin(index, target)?;
-        self.write_pin_record(index);
+        self.write_inverse_mass(index);
+        self.write_pins();
         Ok(())
     }
 
     /// Moves a pinned particle's kinematic target.
     pub fn set_pin_target(&mut self, index: u32, target: Vec3) -> Result<(), Error> {
         self.pins.set_target(index, target)?;
-        self.write_pin_record(index);
+        self.write_pins();
         Ok(())
     }
 
     /// Releases a pinned particle.
     pub fn unpin(&mut self, index: u32) -> Result<(), Error> {
         self.pins.unpin(index)?;
-        self.write_pin_record(index);
+        self.write_inverse_mass(index);
+        self.write_pins();
         Ok(())
     }
 
@@ -210,40 +174,40 @@ impl GpuSolver {
             self.drop_metrics_read();
         }
         self.pins = Pins::new(&self.model);
-        let rest = RestState::new(&self.model, &self.pins);
+        let rest = &self.model.mesh().positions;
         let write = |buffer: &wgpu::Buffer, data: &[[f32; 4]]| {
             self.queue.write_buffer(buffer, 0, bytemuck::cast_slice(data));
         };
-        write(&self.buffers.positions, &rest.positions);
-        write(&self.buffers.velocities, &vec![[0.0; 4]; self.model.particle_count()]);
-        write(&self.buffers.particles, &rest.records);
-        write(&self.buffers.normals, &rest.normals);
+        write(&self.buffers.positions, &vectors(rest, |_| 1.0));
+        write(&self.buffers.velocities, &vectors(&vec![Vec3::ZERO; rest.len()], |i| self.pins.inverse_masses()[i]));
+        write(&self.buffers.normals, &vectors(&self.model.vertex_normals(rest), |_| 0.0));
+        self.write_pins();
     }
 
     /// Overwrites every particle's position, keeping pins as they are.
     pub fn set_positions(&mut self, positions: &[Vec3]) -> Result<(), Error> {
-        let data = self.particle_vectors(positions, 1.0)?;
-        self.queue.write_buffer(&self.buffers.positions, 0, bytemuck::cast_slice(&data));
+        self.check_particle_values(positions)?;
+        self.queue.write_buffer(&self.buffers.positions, 0, bytemuck::cast_slice(&vectors(positions, |_| 1.0)));
         Ok(())
     }
 
     /// Overwrites every particle's velocity (m/s).
     pub fn set_velocities(&mut self, velocities: &[Vec3]) -> Result<(), Error> {
-        let data = self.particle_vectors(velocities, 0.0)?;
+        self.check_particle_values(velocities)?;
+        let data = vectors(velocities, |i| self.pins.inverse_masses()[i]);
         self.queue.write_buffer(&self.buffers.velocities, 0, bytemuck::cast_slice(&data));
         Ok(())
     }
 
-    fn particle_vectors(&self, values: &[Vec3], w: f32) -> Result<Vec<[f32; 4]>, Error> {
-        let n = self.model.particle_count();
-        if values.len() != n || values.iter().any(|v| !v.is_finite()) {
-            return Err(Error::Param(crate::error::ParamError {
+    fn check_particle_values(&self, values: &[Vec3]) -> Result<(), Error> {
+        if values.len() != self.model.particle_count() || values.iter().any(|v| !v.is_finite()) {
+            return Err(Error::Param(ParamError {
                 name: "particle values",
                 value: format!("{} values", values.len()),
                 expected: "one finite vector per particle",
             }));
         }
-        Ok(values.iter().map(|v| [v.x, v.y, v.z, w]).collect())
+        Ok(())
     }
 
     /// Records one frame (all substeps, then normals) into `encoder`, in one compute pass.
@@ -251,18 +215,32 @@ impl GpuSolver {
     pub fn encode_step(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder
             .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("drape frame"), timestamp_writes: None });
+        let groups = &self.bind_groups;
         let mut current = None;
         for dispatch in &self.plan {
             if current != Some(dispatch.kernel) {
                 pass.set_pipeline(self.pipelines.get(dispatch.kernel));
+                match Pipelines::data_group(dispatch.kernel) {
+                    DataGroup::Integrate => pass.set_bind_group(1, &groups.integrate, &[]),
+                    DataGroup::GaussSeidel => {
+                        pass.set_bind_group(1, &groups.solve, &[]);
+                        pass.set_bind_group(2, &groups.gauss_seidel, &[]);
+                    }
+                    DataGroup::Jacobi => {
+                        pass.set_bind_group(1, &groups.solve, &[]);
+                        pass.set_bind_group(2, groups.jacobi.as_ref().expect("built with the Jacobi plan"), &[]);
+                    }
+                }
                 current = Some(dispatch.kernel);
             }
             let offset = (u64::from(dispatch.table_entry) * DISPATCH_ENTRY_STRIDE) as u32;
-            pass.set_bind_group(0, &self.solver_bind_group, &[offset]);
+            pass.set_bind_group(0, &groups.frame, &[offset]);
             pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
         }
         pass.set_pipeline(&self.pipelines.normals);
-        pass.set_bind_group(0, &self.normals_bind_group, &[]);
+        pass.set_bind_group(0, &groups.frame, &[0]);
+        pass.set_bind_group(1, &groups.positions, &[]);
+        pass.set_bind_group(2, &groups.normals, &[]);
         let [x, y] = workgroups_for(self.model.particle_count() as u32);
         pass.dispatch_workgroups(x, y, 1);
     }
@@ -282,7 +260,13 @@ impl GpuSolver {
 
     /// The dispatch layout in use (`Auto` resolved).
     pub fn dispatch_strategy(&self) -> DispatchStrategy {
-        self.strategy
+        self.layout
+    }
+
+    /// Whether the striped kernel works on a copy of each stripe in workgroup memory (the
+    /// model's stripes fit the device's `max_compute_workgroup_storage_size`).
+    pub fn stripes_in_workgroup(&self) -> bool {
+        self.blocks.stripe.is_some()
     }
 
     /// Bytes of GPU buffers this solver has allocated.
@@ -310,10 +294,10 @@ impl GpuSolver {
 
     /// Number of indices in [`GpuSolver::index_buffer`].
     pub fn index_count(&self) -> u32 {
-        3 * self.model.mesh.triangles.len() as u32
+        3 * self.model.mesh().triangles.len() as u32
     }
 
-    /// The model being simulated (rest data, colours, rest-state UVs).
+    /// The model being simulated (rest data, schedule, rest-state UVs).
     pub fn model(&self) -> &ClothModel {
         &self.model
     }
@@ -430,98 +414,110 @@ impl GpuSolver {
         mapped
     }
 
-    fn write_pin_record(&self, index: u32) {
-        let record = self.pins.particle_record(index as usize);
-        self.queue.write_buffer(&self.buffers.particles, 16 * u64::from(index), bytemuck::cast_slice(&record));
+    /// Writes particle `index`'s inverse mass into the w lane of its velocity.
+    fn write_inverse_mass(&self, index: u32) {
+        let w = self.pins.inverse_masses()[index as usize];
+        self.queue.write_buffer(&self.buffers.velocities, 16 * u64::from(index) + 12, bytemuck::bytes_of(&w));
+    }
+
+    /// Uploads the pin list, growing its buffer (and rebinding) when it must — only when pins
+    /// are added, never per frame.
+    fn write_pins(&mut self) {
+        let records = self.pins.records();
+        let bytes: &[u8] = bytemuck::cast_slice(&records);
+        if bytes.len() as u64 > self.buffers.pins.size() {
+            let size = (bytes.len() as u64).next_power_of_two();
+            self.allocated_bytes += size - self.buffers.pins.size();
+            self.buffers.pins = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("drape pins"),
+                size,
+                usage: STORAGE,
+                mapped_at_creation: false,
+            });
+            self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
+        }
+        if !bytes.is_empty() {
+            self.queue.write_buffer(&self.buffers.pins, 0, bytes);
+        }
+        self.write_params();
     }
 
     fn write_params(&self) {
-        let gpu = GpuParams::new(&self.params, &self.model, &self.colliders);
+        let gpu =
+            GpuParams::new(&self.params, &self.model, &self.colliders, self.pins.records().len(), self.jacobi.as_ref());
         self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
     }
 
-    /// Plans the frame for `params` and, only if that succeeds, makes them current: uploads
-    /// them, the resolved layout's dispatch table and (first Jacobi use) the slot buffer.
-    fn apply_params(&mut self, params: SolverParams) -> Result<(), Error> {
+    /// Plans the frame for `params` and `layout` and, only if that succeeds, makes them current:
+    /// uploads them, the plan's dispatch table and (first Jacobi use) Jacobi's buffers.
+    fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
         let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
-        let size = JACOBI_SLOT_BYTES * self.model.constraints.len().max(1) as u64;
-        if jacobi {
-            check_buffer_size(&self.device, "Jacobi correction slots", size)?;
+        if jacobi && self.jacobi.is_none() {
+            self.create_jacobi_buffers()?;
         }
-        let (strategy, plan) = self.plan_frame(&params)?;
-        if jacobi && self.buffers.corrections.size() == 16 {
-            self.allocated_bytes += size - 16;
-            self.buffers.corrections = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("drape jacobi corrections"),
-                size,
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            });
-            self.solver_bind_group = solver_bind_group(&self.device, &self.solver_layout, &self.buffers);
-        }
+        let (resolved, plan) = self.plan_frame(&params, layout)?;
         self.params = params;
-        self.strategy = strategy;
+        self.requested_layout = layout;
+        self.layout = resolved;
         self.write_params();
         self.upload_dispatch_table(&plan.table);
         self.plan = plan.dispatches;
         Ok(())
     }
 
-    /// Resolves `Auto` and plans the frame. Refuses a single-workgroup or striped layout that
-    /// cannot stay within llvmpipe's loop limit, whose results would be silently wrong.
-    fn plan_frame(&self, params: &SolverParams) -> Result<(DispatchStrategy, FramePlan), Error> {
-        let budget = is_cpu_adapter(&self.device).then_some(CPU_LOOP_BUDGET);
+    /// Builds Jacobi's plan, its buffers and bind group.
+    fn create_jacobi_buffers(&mut self) -> Result<(), Error> {
+        let plan = self.model.jacobi_plan();
+        let words = JacobiLayout::words(&plan);
+        let slots = 16 * u64::from(plan.slot_count.max(1));
+        check_buffer_size(&self.device, "Jacobi correction slots", slots)?;
+        check_buffer_size(&self.device, "Jacobi gather lists", 4 * words.len() as u64)?;
+        let mut allocator = Allocator { device: &self.device, allocated_bytes: 0 };
+        let corrections = allocator.empty("drape jacobi corrections", slots, wgpu::BufferUsages::STORAGE);
+        let lists = allocator.init("drape jacobi plan", bytemuck::cast_slice(&words), 4, STORAGE);
+        self.allocated_bytes += allocator.allocated_bytes;
+        self.buffers.jacobi = Some([corrections, lists]);
+        self.jacobi = Some(plan);
+        self.bind_groups.jacobi = Some(jacobi_bind_group(&self.device, &self.layouts, &self.buffers));
+        Ok(())
+    }
+
+    /// Resolves `Auto` and plans the frame.
+    fn plan_frame(
+        &self,
+        params: &SolverParams,
+        layout: DispatchStrategy,
+    ) -> Result<(DispatchStrategy, FramePlan), Error> {
+        let cpu = is_cpu_adapter(&self.device);
         let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
-        let plan = |strategy| {
+        let context = PlanContext {
+            sizes: self.workgroup_sizes,
+            loop_budget: cpu.then_some(CPU_LOOP_BUDGET),
+            stripe_entries: self.stripe_entries,
+            stripes_in_workgroup: self.blocks.stripe.is_some(),
+            cloth_in_workgroup: self.blocks.cloth.is_some(),
+            jacobi: self.jacobi.as_ref(),
+        };
+        let plan = |layout| {
             // Jacobi has no stripes: its striped layout is the per-colour one.
-            let strategy =
-                if jacobi && strategy == DispatchStrategy::Striped { DispatchStrategy::PerColour } else { strategy };
-            frame_plan(params, strategy, &self.model, self.workgroup_sizes, budget, self.stripe_entries)
-                .map(|plan| (strategy, plan))
+            let layout =
+                if jacobi && layout == DispatchStrategy::Striped { DispatchStrategy::PerColour } else { layout };
+            frame_plan(params, layout, &self.model, &context).map(|plan| (layout, plan))
         };
         let per_colour = || plan(DispatchStrategy::PerColour).expect("the per-colour layout has no loop budget");
-        let refused = |strategy: DispatchStrategy| {
-            Error::Param(crate::error::ParamError {
-                name: "dispatch",
-                value: format!("{strategy:?}"),
-                expected: "Auto or PerColour for a cloth this large on a CPU adapter (llvmpipe's loop limit)",
-            })
-        };
-        match params.dispatch {
+        match layout {
             DispatchStrategy::Auto => {
-                let preferred = self.auto_strategy(params, || per_colour().1.dispatches.len());
+                let preferred = auto_layout(cpu, params, &self.model, || per_colour().1.dispatches.len());
                 Ok(plan(preferred).or_else(|| plan(DispatchStrategy::Striped)).unwrap_or_else(per_colour))
             }
             DispatchStrategy::PerColour => Ok(per_colour()),
-            strategy => plan(strategy).ok_or_else(|| refused(strategy)),
-        }
-    }
-
-    /// The layout `Auto` tries first. Gauss-Seidel: on a CPU adapter, stripes once the cloth has
-    /// more than [`CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES`] and both phases have two
-    /// stripes (a workgroup per core; 32² in 2 + 2 stripes 31–33 ms against 38 ms in one
-    /// workgroup on lavapipe) or, on a GPU, above a small-cloth size.
-    /// Jacobi: a single workgroup on a CPU adapter while the per-colour plan would spend more on
-    /// dispatches than on projections, on a GPU only for small cloths.
-    fn auto_strategy(&self, params: &SolverParams, per_colour_dispatches: impl FnOnce() -> usize) -> DispatchStrategy {
-        let cpu = is_cpu_adapter(&self.device);
-        let small = self.model.particle_count() <= AUTO_SINGLE_WORKGROUP_MAX_PARTICLES;
-        let single = match params.mode {
-            SolverMode::GaussSeidel if cpu => {
-                self.model.particle_count() <= CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES
-                    || self.model.phases.iter().any(|p| p.stripes.len() < 2)
-            }
-            SolverMode::GaussSeidel => small,
-            SolverMode::Jacobi { .. } if cpu => {
-                let projections = u64::from(params.substeps * params.iterations) * self.model.constraints.len() as u64;
-                projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour_dispatches() as u64
-            }
-            SolverMode::Jacobi { .. } => small,
-        };
-        match (single, params.mode) {
-            (true, _) => DispatchStrategy::SingleWorkgroup,
-            (false, SolverMode::GaussSeidel) => DispatchStrategy::Striped,
-            (false, SolverMode::Jacobi { .. }) => DispatchStrategy::PerColour,
+            layout => plan(layout).ok_or_else(|| {
+                Error::Param(ParamError {
+                    name: "dispatch",
+                    value: format!("{layout:?}"),
+                    expected: "Auto or PerColour for a cloth this large on a CPU adapter (llvmpipe's loop limit)",
+                })
+            }),
         }
     }
 
@@ -538,7 +534,7 @@ impl GpuSolver {
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            self.solver_bind_group = solver_bind_group(&self.device, &self.solver_layout, &self.buffers);
+            self.bind_groups.frame = frame_bind_group(&self.device, &self.layouts, &self.buffers);
         }
         self.queue.write_buffer(&self.buffers.dispatch_table, 0, &bytes);
     }
@@ -550,8 +546,77 @@ enum Which {
     Normals,
 }
 
-fn is_cpu_adapter(device: &wgpu::Device) -> bool {
-    device.adapter_info().device_type == wgpu::DeviceType::Cpu
+/// `vec4` per particle: the vector in xyz, `w(i)` in w.
+fn vectors(values: &[Vec3], w: impl Fn(usize) -> f32) -> Vec<[f32; 4]> {
+    values.iter().enumerate().map(|(i, v)| v.extend(w(i)).to_array()).collect()
+}
+
+/// What each workgroup-memory kernel keeps, where it fits the device.
+fn block_sizes(device: &wgpu::Device, model: &ClothModel) -> BlockSizes {
+    let bytes = device.limits().max_compute_workgroup_storage_size;
+    BlockSizes {
+        stripe: Block::fitting(model.schedule().widest_stripe(), bytes),
+        cloth: Block::fitting(model.particle_count(), bytes),
+    }
+}
+
+/// Creates every buffer of the cloth (Jacobi's come later), after checking their sizes.
+fn create_buffers(
+    allocator: &mut Allocator,
+    model: &ClothModel,
+    pins: &Pins,
+    schedule: &[u32],
+) -> Result<Buffers, Error> {
+    let device = allocator.device;
+    let n = model.particle_count();
+    let constraints = model.constraints();
+    let stretch = constraints.stretch.records();
+    let bending = constraints.bending.records();
+    let triangles: Vec<u32> = model.mesh().triangles.iter().flatten().copied().collect();
+    let vertex_triangles = model.vertex_triangles().words();
+    for (what, bytes) in [
+        ("particles", 16 * n as u64),
+        ("stretch constraints", (stretch.len() * size_of::<crate::constraints::stretch::StretchRecord>()) as u64),
+        ("bending constraints", (bending.len() * size_of::<crate::constraints::bending::BendingRecord>()) as u64),
+        ("schedule", 4 * schedule.len() as u64),
+        ("triangles", 4 * triangles.len() as u64),
+        ("vertex triangle lists", 4 * vertex_triangles.len() as u64),
+    ] {
+        check_buffer_size(device, what, bytes)?;
+    }
+    let uniform = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
+    let vertex = STORAGE | wgpu::BufferUsages::VERTEX;
+    let rest = &model.mesh().positions;
+    let pin_records = pins.records();
+    Ok(Buffers {
+        params: allocator.init("drape params", &[0; size_of::<GpuParams>()], 0, uniform),
+        dispatch_table: allocator.init("drape dispatch table", &[0; DISPATCH_ENTRY_STRIDE as usize], 0, uniform),
+        positions: allocator.init("drape positions", bytemuck::cast_slice(&vectors(rest, |_| 1.0)), 16, vertex),
+        velocities: allocator.init(
+            "drape velocities",
+            bytemuck::cast_slice(&vectors(&vec![Vec3::ZERO; n], |i| pins.inverse_masses()[i])),
+            16,
+            STORAGE,
+        ),
+        pins: allocator.init("drape pins", bytemuck::cast_slice(&pin_records), size_of::<PinRecord>(), STORAGE),
+        normals: allocator.init(
+            "drape normals",
+            bytemuck::cast_slice(&vectors(&model.vertex_normals(rest), |_| 0.0)),
+            16,
+            vertex,
+        ),
+        triangles: allocator.init(
+            "drape triangles",
+            bytemuck::cast_slice(&triangles),
+            4,
+            STORAGE | wgpu::BufferUsages::INDEX,
+        ),
+        vertex_triangles: allocator.init("drape vertex triangles", bytemuck::cast_slice(&vertex_triangles), 4, STORAGE),
+        stretch: allocator.init("drape stretch constraints", bytemuck::cast_slice(&stretch), 16, STORAGE),
+        bending: allocator.init("drape bending constraints", bytemuck::cast_slice(&bending), 32, STORAGE),
+        schedule: allocator.init("drape schedule", bytemuck::cast_slice(schedule), 4, STORAGE),
+        jacobi: None,
+    })
 }
 
 /// Entries laid out `stride` bytes apart (dynamic uniform offsets need aligned entries).
@@ -564,25 +629,6 @@ fn strided<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
     bytes
 }
 
-/// The per-particle buffers of a cloth at rest (`vec4` per particle): positions (w = 1), pin
-/// records and vertex normals. The predicted positions need no reset: predict rewrites them.
-struct RestState {
-    positions: Vec<[f32; 4]>,
-    records: Vec<[f32; 4]>,
-    normals: Vec<[f32; 4]>,
-}
-
-impl RestState {
-    fn new(model: &ClothModel, pins: &Pins) -> Self {
-        let rest = &model.mesh.positions;
-        Self {
-            positions: rest.iter().map(|p| p.extend(1.0).to_array()).collect(),
-            records: (0..model.particle_count()).map(|i| pins.particle_record(i)).collect(),
-            normals: model.vertex_normals(rest).iter().map(|n| n.extend(0.0).to_array()).collect(),
-        }
-    }
-}
-
 /// A particle readback buffer ([`particle_readback_buffer`]), counted in `allocated_bytes`.
 fn counted_readback_buffer(device: &wgpu::Device, particle_count: usize, allocated_bytes: &mut u64) -> wgpu::Buffer {
     let buffer = particle_readback_buffer(device, particle_count);
@@ -590,151 +636,75 @@ fn counted_readback_buffer(device: &wgpu::Device, particle_count: usize, allocat
     buffer
 }
 
-/// A CSR list as the kernels read it: offsets, then items, in one `u32` array.
-fn csr_words(csr: &crate::model::Csr) -> Vec<u8> {
-    bytemuck::cast_slice(&csr.words()).to_vec()
-}
-
-/// Bytes of Jacobi correction slots per constraint (four `vec4<f32>`).
-const JACOBI_SLOT_BYTES: u64 = 64;
-
-/// Fails when a buffer of `size` bytes exceeds what the device can create or bind.
-fn check_buffer_size(device: &wgpu::Device, what: &str, size: u64) -> Result<(), Error> {
-    let limits = device.limits();
-    let limit = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
-    if size > limit {
-        return Err(Error::Device(format!("{what} need {size} bytes; the device allows {limit} per buffer")));
-    }
-    Ok(())
-}
-
-/// Checks the device's limits that the solver's layouts and kernels rely on, so that a device
-/// created with lower limits than [`crate::required_limits`] gets an error instead of a wgpu
-/// validation panic. The solver bind group is the largest one (the normals group needs less).
-fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) -> Result<(), Error> {
-    let limits = device.limits();
-    let entries = solver_layout_entries();
-    let buffers = |uniform: bool, dynamic: bool| {
-        let counted = |e: &&wgpu::BindGroupLayoutEntry| match e.ty {
-            wgpu::BindingType::Buffer { ty, has_dynamic_offset, .. } => {
-                (ty == wgpu::BufferBindingType::Uniform) == uniform && (has_dynamic_offset || !dynamic)
-            }
-            _ => false,
-        };
-        entries.iter().filter(counted).count() as u64
-    };
-    let invocations = u64::from(WORKGROUP_SIZE.max(sizes.fused).max(sizes.stripe));
-    let uniform_bytes = size_of::<ColourTable>().max(size_of::<GpuParams>()) as u64;
-    let at_least = [
-        ("max_bind_groups", 1, limits.max_bind_groups.into()),
-        ("max_bindings_per_bind_group", entries.len() as u64, limits.max_bindings_per_bind_group.into()),
-        (
-            "max_storage_buffers_per_shader_stage",
-            buffers(false, false),
-            limits.max_storage_buffers_per_shader_stage.into(),
-        ),
-        (
-            "max_uniform_buffers_per_shader_stage",
-            buffers(true, false),
-            limits.max_uniform_buffers_per_shader_stage.into(),
-        ),
-        (
-            "max_buffers_and_acceleration_structures_per_shader_stage",
-            entries.len() as u64,
-            limits.max_buffers_and_acceleration_structures_per_shader_stage.into(),
-        ),
-        (
-            "max_dynamic_uniform_buffers_per_pipeline_layout",
-            buffers(true, true),
-            limits.max_dynamic_uniform_buffers_per_pipeline_layout.into(),
-        ),
-        ("max_uniform_buffer_binding_size", uniform_bytes, limits.max_uniform_buffer_binding_size),
-        ("max_compute_invocations_per_workgroup", invocations, limits.max_compute_invocations_per_workgroup.into()),
-        ("max_compute_workgroup_size_x", invocations, limits.max_compute_workgroup_size_x.into()),
-        (
-            "max_compute_workgroup_storage_size",
-            (STRIPE_CAPACITY * 16) as u64,
-            limits.max_compute_workgroup_storage_size.into(),
-        ),
-        (
-            "max_compute_workgroups_per_dimension",
-            MAX_WORKGROUPS_PER_DIMENSION.into(),
-            limits.max_compute_workgroups_per_dimension.into(),
-        ),
-    ];
-    let short = at_least
+/// Binds whole buffers at the given bindings.
+fn bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    entries: &[(u32, &wgpu::Buffer)],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = entries
         .iter()
-        .find(|(_, needed, offered)| offered < needed)
-        .map(|&(name, needed, offered)| format!("the device's {name} is {offered}, drape needs at least {needed}"));
-    let alignment = u64::from(limits.min_uniform_buffer_offset_alignment);
-    let short = short.or_else(|| {
-        (alignment > DISPATCH_ENTRY_STRIDE).then(|| {
-            let name = "min_uniform_buffer_offset_alignment";
-            format!("the device's {name} is {alignment}, drape needs at most {DISPATCH_ENTRY_STRIDE}")
-        })
-    });
-    match short {
-        Some(reason) => Err(Error::Device(format!("{reason} (request drape::required_limits(&adapter))"))),
-        None => Ok(()),
-    }
+        .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
 }
 
-/// Checks the model's largest buffers (and its index lists of `list_words` words) against the
-/// device before anything is created.
-fn check_limits(device: &wgpu::Device, model: &ClothModel, list_words: usize) -> Result<(), Error> {
-    let words = |csr: &crate::model::Csr| 4 * (csr.offsets.len() + csr.items.len()) as u64;
-    check_buffer_size(device, "constraints", (model.constraints.len() * size_of::<Constraint>()) as u64)?;
-    check_buffer_size(device, "particles", 16 * model.particle_count() as u64)?;
-    check_buffer_size(device, "index lists", 4 * list_words as u64)?;
-    check_buffer_size(device, "vertex triangle lists", words(&model.vertex_triangles))?;
-    if model.colours.len() > MAX_COLOURS {
-        return Err(Error::TooManyColours { needed: model.colours.len(), max: MAX_COLOURS });
-    }
-    Ok(())
-}
-
-/// Binds a whole buffer.
-fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }
-}
-
-fn solver_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, b: &Buffers) -> wgpu::BindGroup {
+fn frame_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("drape solver bind group"),
-        layout,
+        label: Some("drape frame"),
+        layout: &layouts.frame,
         entries: &[
-            whole(0, &b.params),
-            whole(1, &b.colour_table),
+            wgpu::BindGroupEntry { binding: 0, resource: b.params.as_entire_binding() },
             wgpu::BindGroupEntry {
-                binding: 2,
+                binding: 1,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer: &b.dispatch_table,
                     offset: 0,
                     size: wgpu::BufferSize::new(size_of::<DispatchInfo>() as u64),
                 }),
             },
-            whole(3, &b.positions),
-            whole(4, &b.velocities),
-            whole(5, &b.predicted),
-            whole(6, &b.particles),
-            whole(7, &b.constraints),
-            whole(8, &b.lambdas),
-            whole(9, &b.corrections),
-            whole(10, &b.lists),
         ],
     })
 }
 
-fn normals_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, b: &Buffers) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("drape normals bind group"),
-        layout,
-        entries: &[
-            whole(0, &b.params),
-            whole(1, &b.positions),
-            whole(2, &b.normals),
-            whole(3, &b.triangles),
-            whole(4, &b.vertex_triangles),
-        ],
-    })
+fn integrate_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
+    bind_group(
+        device,
+        "drape particles (integrate)",
+        &layouts.integrate,
+        &[(0, &b.positions), (1, &b.velocities), (2, &b.pins)],
+    )
+}
+
+fn jacobi_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
+    let [corrections, plan] = b.jacobi.as_ref().expect("Jacobi's buffers exist");
+    bind_group(
+        device,
+        "drape jacobi data",
+        &layouts.jacobi,
+        &[(0, &b.stretch), (1, &b.bending), (3, corrections), (4, plan)],
+    )
+}
+
+fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGroups {
+    BindGroups {
+        frame: frame_bind_group(device, layouts, b),
+        integrate: integrate_bind_group(device, layouts, b),
+        solve: bind_group(device, "drape particles (solve)", &layouts.solve, &[(0, &b.positions), (1, &b.velocities)]),
+        positions: bind_group(device, "drape positions", &layouts.positions, &[(0, &b.positions)]),
+        gauss_seidel: bind_group(
+            device,
+            "drape gauss-seidel data",
+            &layouts.gauss_seidel,
+            &[(0, &b.stretch), (1, &b.bending), (2, &b.schedule)],
+        ),
+        jacobi: None,
+        normals: bind_group(
+            device,
+            "drape normals data",
+            &layouts.normals,
+            &[(0, &b.normals), (1, &b.triangles), (2, &b.vertex_triangles)],
+        ),
+    }
 }

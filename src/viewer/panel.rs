@@ -4,6 +4,7 @@
 use super::controls::Command;
 use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
+use crate::constraints::UnitType;
 use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::scene::SceneKind;
 use std::path::PathBuf;
@@ -169,20 +170,25 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
             row(if gpu { "GPU ms / frame" } else { "CPU ms / frame (record)" }, format!("{ms:.2}"));
             row("frame", session.frames().to_string());
             row("particles", model.particle_count().to_string());
-            let free_edges = model.stretch_count - model.bending_count();
+            let constraints = model.constraints();
+            let free_edges = model.units(UnitType::FreeEdge).len();
             row(
                 "stretch constraints",
                 format!(
                     "{} ({free_edges} free edges in {} colours)",
-                    model.stretch_count,
-                    model.stretch_colour_count()
+                    constraints.stretch.len(),
+                    model.colour_count(UnitType::FreeEdge)
                 ),
             );
             row(
                 "bending constraints",
-                format!("{} with their edges in {} colours", model.bending_count(), model.bending_colour_count()),
+                format!(
+                    "{} with their edges in {} colours",
+                    constraints.bending.len(),
+                    model.colour_count(UnitType::Hinge)
+                ),
             );
-            let stripes = model.phases.each_ref().map(|p| p.stripes.len().to_string()).join(" + ");
+            let stripes = model.schedule().phases.each_ref().map(|p| p.stripes.len().to_string()).join(" + ");
             row("stripes (two phases)", stripes);
             row("dispatches / frame", format!("{} ({:?})", solver.dispatches_per_frame(), solver.dispatch_strategy()));
             if let Some(metrics) = session.metrics() {

@@ -4,7 +4,7 @@
 //! so the window and the headless screenshots share it.
 
 use super::camera::{bounding_box, OrbitCamera};
-use crate::collider::Collider;
+use crate::collision::Collider;
 use crate::gpu::GpuSolver;
 use crate::model::ClothModel;
 use bytemuck::{Pod, Zeroable};
@@ -362,8 +362,8 @@ fn cloth_data(device: &wgpu::Device, model: &ClothModel) -> (wgpu::Buffer, f32) 
         contents: bytemuck::cast_slice(&uvs),
         usage: wgpu::BufferUsages::VERTEX,
     });
-    let stretch = &model.constraints[..model.stretch_count];
-    let mean_edge = stretch.iter().map(|c| c.rest).sum::<f32>() / stretch.len().max(1) as f32;
+    let stretch = &model.constraints().stretch;
+    let mean_edge = (0..stretch.len()).map(|c| stretch.rest_length(c)).sum::<f32>() / stretch.len().max(1) as f32;
     (buffer, (0.4 * mean_edge).max(1e-3))
 }
 
@@ -371,7 +371,7 @@ fn cloth_data(device: &wgpu::Device, model: &ClothModel) -> (wgpu::Buffer, f32) 
 /// the rest shape onto its two widest axes, one UV unit per length of the widest (so checks stay
 /// square).
 pub fn rest_uvs(model: &ClothModel) -> Vec<Vec2> {
-    let mesh = &model.mesh;
+    let mesh = model.mesh();
     if mesh.uvs.iter().any(|uv| *uv != Vec2::ZERO) {
         return mesh.uvs.clone();
     }

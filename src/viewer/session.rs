@@ -4,7 +4,7 @@
 use super::camera::{bounding_box, OrbitCamera, Ray};
 use super::pick::{pick_particle, ray_sphere};
 use super::renderer::{Marker, MarkerKind};
-use crate::collider::Collider;
+use crate::collision::Collider;
 use crate::error::Error;
 use crate::gpu::readback::BackgroundMap;
 use crate::gpu::{GpuSolver, TIMESTAMP_FEATURES};
@@ -337,7 +337,7 @@ impl Session {
     ) -> Result<bool, Error> {
         self.end_grab()?;
         let positions = self.solver.read_positions()?;
-        let particle = pick_particle(ray, &positions, &self.solver.model().mesh.triangles, tolerance);
+        let particle = pick_particle(ray, &positions, &self.solver.model().mesh().triangles, tolerance);
         let sphere = self
             .solver
             .colliders()
@@ -416,7 +416,7 @@ impl Session {
 
     /// A camera framing the cloth's rest shape and the sphere colliders.
     pub fn framing_camera(&self) -> OrbitCamera {
-        let (mut min, mut max) = bounding_box(&self.solver.model().mesh.positions);
+        let (mut min, mut max) = bounding_box(&self.solver.model().mesh().positions);
         for collider in &self.scene_colliders {
             if let Collider::Sphere { center, radius } = *collider {
                 (min, max) = (min.min(center - radius), max.max(center + radius));

@@ -1,10 +1,18 @@
-// Constraint projections, mirroring src/math.rs (same names, same argument order).
+// Dihedral bending: a constraint per interior edge on the angle between its two triangles
+// (src/constraints/bending.rs: same names, same argument order). Branch-free like stretch.wgsl.
 
-// Branch-free on purpose: SIMD CPU drivers such as llvmpipe run both sides of every branch
-// with lanes masked off (a skipped `if` costs as much as a taken one), and GPUs diverge on them.
-// Guards are selects: where src/math.rs returns None the correction and Δλ are zero.
+// One bending constraint (BendingRecord in src/constraints/bending.rs).
+struct BendingConstraint {
+    // The shared edge's particles, then the two wings.
+    particles: array<u32, 4>,
+    rest_angle: f32,
+    // XPBD multiplier of the current substep.
+    lambda: f32,
+}
 
-struct Correction {
+@group(2) @binding(1) var<storage, read_write> bending_constraints: array<BendingConstraint>;
+
+struct BendingCorrection {
     dp0: vec3<f32>,
     dp1: vec3<f32>,
     dp2: vec3<f32>,
@@ -12,31 +20,14 @@ struct Correction {
     dlambda: f32,
 }
 
-// Distance constraint C = |p0 − p1| − rest (PBD §3.3 eq. 10–11) in the unified PBD/XPBD form
-// Δλ = k(−C − α̃λ)/(w0 + w1 + α̃) (XPBD eq. 18). Zero for a zero-length edge.
-fn distance_correction(
-    p0: vec3<f32>, p1: vec3<f32>, w0: f32, w1: f32, rest: f32, lambda: f32,
-    stretch: vec2<f32>, compression: vec2<f32>,
-) -> Correction {
-    let delta = p0 - p1;
-    let len = length(delta);
-    let c = len - rest;
-    let response = select(compression, stretch, c > 0.0);
-    let denominator = w0 + w1 + response.y;
-    let valid = (len >= GEOMETRY_EPSILON) & (denominator >= DENOMINATOR_EPSILON);
-    let dlambda = select(0.0, response.x * (-c - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON), valid);
-    let n = delta / max(len, GEOMETRY_EPSILON);
-    return Correction(n * (w0 * dlambda), n * (-w1 * dlambda), vec3<f32>(0.0), vec3<f32>(0.0), dlambda);
-}
-
 // Dihedral bending constraint C = acos(n1·n2) − rest (PBD §4.1) with the gradients of PBD
 // Appendix A, ∇_i C = q_i/√(1 − d²), the factor s = √(1 − d²) = |n1 × n2| multiplied through so
-// nothing divides by it (see bending_correction in src/math.rs for the derivation). Zero for a
+// nothing divides by it (see bending_correction in src/constraints/bending.rs). Zero for a
 // collinear triangle or when no particle can move.
 fn bending_correction(
     p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, p3: vec3<f32>, w: vec4<f32>, rest: f32,
     lambda: f32, response: vec2<f32>,
-) -> Correction {
+) -> BendingCorrection {
     let e = p1 - p0;
     let a = p2 - p0;
     let b = p3 - p0;
@@ -62,11 +53,20 @@ fn bending_correction(
     let valid = (length1 >= GEOMETRY_EPSILON) & (length2 >= GEOMETRY_EPSILON) & (denominator >= DENOMINATOR_EPSILON);
     let f = select(0.0, response.x * (-c - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON), valid);
     let zero = vec3<f32>(0.0);
-    return Correction(
+    return BendingCorrection(
         select(zero, q0 * (w.x * s * f), valid),
         select(zero, q1 * (w.y * s * f), valid),
         select(zero, q2 * (w.z * s * f), valid),
         select(zero, q3 * (w.w * s * f), valid),
         s * s * f,
+    );
+}
+
+// Bending constraint c's correction of its four particles from multiplier `lambda`.
+fn bending_correction_of(c: u32, p: array<Particle, 4>, lambda: f32) -> BendingCorrection {
+    let w = vec4<f32>(p[0].w, p[1].w, p[2].w, p[3].w);
+    return bending_correction(
+        position(p[0]), position(p[1]), position(p[2]), position(p[3]), w, bending_constraints[c].rest_angle,
+        lambda, params.bending,
     );
 }

@@ -1,14 +1,19 @@
-//! `#[repr(C)]` mirrors of the structs in `shaders/common.wgsl`, built from host types by
-//! `from_*`/`new` functions. Field meanings are documented once, on the WGSL side. `tests/shaders.rs` checks sizes and offsets against naga's layout.
+//! `#[repr(C)]` mirrors of the frame structs in `shaders/common.wgsl`, built from host types.
+//! Field meanings are documented once, on the WGSL side; `tests/shaders.rs` checks sizes and
+//! offsets against naga's layout. The kinds' records live with their kinds
+//! ([`crate::constraints`]), the pin record with the pins ([`crate::pins`]).
 
-use crate::collider::{Collider, MAX_COLLIDERS};
-use crate::coloring::MAX_COLOURS;
-use crate::model::{ClothModel, Phase};
+use crate::collision::{Collider, MAX_COLLIDERS};
+use crate::constraints::UnitType;
+use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
 use bytemuck::{Pod, Zeroable};
 
 /// Workgroup size of the per-element kernels (`WORKGROUP_SIZE` in `common.wgsl`).
 pub const WORKGROUP_SIZE: u32 = 64;
+/// Unit types the parameters describe (`MAX_UNIT_TYPES` in `common.wgsl`).
+pub const MAX_UNIT_TYPES: usize = 4;
+const _: () = assert!(UnitType::ALL.len() <= MAX_UNIT_TYPES);
 /// Dynamic uniform offsets must be multiples of this (WebGPU's default
 /// `min_uniform_buffer_offset_alignment`), so dispatch table entries are this far apart.
 pub const DISPATCH_ENTRY_STRIDE: u64 = 256;
@@ -46,7 +51,8 @@ impl GpuCollider {
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuParams {
     pub acceleration: [f32; 4],
-    pub phase_colours: [u32; 4],
+    pub unit_types: [[u32; 4]; MAX_UNIT_TYPES],
+    pub jacobi_bases: [u32; 4],
     pub stretch: [f32; 2],
     pub compression: [f32; 2],
     pub bending: [f32; 2],
@@ -58,33 +64,45 @@ pub struct GpuParams {
     pub restitution_threshold: f32,
     pub collision_margin: f32,
     pub particle_count: u32,
-    pub constraint_count: u32,
-    pub stretch_count: u32,
+    pub pin_count: u32,
     pub colour_count: u32,
     pub substeps: u32,
-    pub iterations: u32,
     pub collider_count: u32,
+    /// Aligns the collider array to 16 bytes, as WGSL does.
+    pub _pad: [u32; 2],
     pub colliders: [GpuCollider; MAX_COLLIDERS],
 }
 
 impl GpuParams {
     /// Derives the GPU parameters; `params` and `colliders` must already be validated.
-    pub fn new(params: &SolverParams, model: &ClothModel, colliders: &[Collider]) -> Self {
+    /// `jacobi` is the model's Jacobi plan when Jacobi's buffers exist.
+    pub fn new(
+        params: &SolverParams,
+        model: &ClothModel,
+        colliders: &[Collider],
+        pin_count: usize,
+        jacobi: Option<&JacobiPlan>,
+    ) -> Self {
         let h = params.substep_dt();
-        let [stretch, compression, bending] = params.responses();
+        let responses = params.responses();
         let mut gpu_colliders = [GpuCollider::zeroed(); MAX_COLLIDERS];
         for (slot, collider) in gpu_colliders.iter_mut().zip(colliders) {
             *slot = GpuCollider::from_collider(collider);
         }
+        let mut unit_types = [[0; 4]; MAX_UNIT_TYPES];
+        for (t, entry) in UnitType::ALL.iter().zip(&mut unit_types) {
+            let units = model.units(*t);
+            let slot_base = jacobi.map_or(0, |plan| plan.slot_bases[t.id() as usize]);
+            *entry = [units.start, units.end - units.start, slot_base, 0];
+        }
         let acceleration = params.gravity + params.external_acceleration;
-        let kinds = |p: &Phase| [p.stretch_colours as u32, p.bending_colours() as u32];
-        let [p0, p1] = model.phases.each_ref().map(kinds);
         Self {
             acceleration: [acceleration.x, acceleration.y, acceleration.z, 0.0],
-            phase_colours: [p0[0], p0[1], p1[0], p1[1]],
-            stretch,
-            compression,
-            bending,
+            unit_types,
+            jacobi_bases: jacobi.map_or([0; 4], |plan| JacobiLayout::of(model, plan).bases()),
+            stretch: responses.stretch,
+            compression: responses.compression,
+            bending: responses.bending,
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
                 SolverMode::GaussSeidel => 1.0,
@@ -96,33 +114,13 @@ impl GpuParams {
             restitution_threshold: params.restitution_threshold(),
             collision_margin: params.collision_margin,
             particle_count: model.particle_count() as u32,
-            constraint_count: model.constraints.len() as u32,
-            stretch_count: model.stretch_count as u32,
-            colour_count: model.colours.len() as u32,
+            pin_count: pin_count as u32,
+            colour_count: model.schedule().colours.len() as u32,
             substeps: params.substeps,
-            iterations: params.iterations,
             collider_count: colliders.len() as u32,
+            _pad: [0; 2],
             colliders: gpu_colliders,
         }
-    }
-}
-
-/// `ColourTable` in WGSL: `[first constraint, count, 0, 0]` per colour.
-#[allow(missing_docs)]
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct ColourTable {
-    pub entries: [[u32; 4]; MAX_COLOURS],
-}
-
-impl ColourTable {
-    /// The model's colours in projection order.
-    pub fn from_model(model: &ClothModel) -> Self {
-        let mut table = Self::zeroed();
-        for (entry, range) in table.entries.iter_mut().zip(&model.colours) {
-            *entry = [range.start, range.end - range.start, 0, 0];
-        }
-        table
     }
 }
 
@@ -130,42 +128,42 @@ impl ColourTable {
 /// apart in the dispatch table and selected with a dynamic offset.
 #[allow(missing_docs)]
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct DispatchInfo {
     pub substep: u32,
-    pub colour_start: u32,
-    pub colour_count: u32,
+    pub first_iteration: u32,
     pub iterations: u32,
-    pub stages: u32,
+    pub colour_first: u32,
+    pub colour_count: u32,
     pub stripe_entries: u32,
-    pub phase: u32,
 }
 
-/// `STAGE_PREDICT` in WGSL: the dispatch starts its substep.
-pub const STAGE_PREDICT: u32 = 1;
-/// `STAGE_FINALIZE` in WGSL: the dispatch ends its substep.
-pub const STAGE_FINALIZE: u32 = 2;
+/// Where Jacobi's lists sit in its plan buffer (`jacobi_plan` in `shaders/jacobi_slots.wgsl`):
+/// the gather offsets, the gather items, then each kind's shares.
+#[derive(Debug, Clone, Copy)]
+pub struct JacobiLayout {
+    items: u32,
+    stretch_shares: u32,
+    bending_shares: u32,
+}
 
-/// The `lists` buffer (`u32`s): the Jacobi gather lists (offsets, then slots); then for each
-/// phase, stripe by stripe, an entry `[particle list start, particle count, then a (start,
-/// count) pair per colour of the phase]`; then the stripes' particle lists. Returns the words
-/// and where each phase's stripe entries start.
-pub fn index_lists(model: &ClothModel) -> (Vec<u32>, [u32; 2]) {
-    let mut words = model.particle_slots.words();
-    let entry_words: usize = model.phases.iter().map(|p| p.stripes.len() * (2 + 2 * p.colours.len())).sum();
-    let mut particle_list = (words.len() + entry_words) as u32;
-    let mut bases = [0; 2];
-    for (base, phase) in bases.iter_mut().zip(&model.phases) {
-        *base = words.len() as u32;
-        for stripe in &phase.stripes {
-            let count = stripe.particles.len() as u32;
-            words.extend([particle_list, count]);
-            particle_list += count;
-            for range in &stripe.ranges {
-                words.extend([range.start, range.end - range.start]);
-            }
-        }
+impl JacobiLayout {
+    /// The layout of `plan` for `model`.
+    pub fn of(model: &ClothModel, plan: &JacobiPlan) -> Self {
+        let items = model.particle_count() as u32 + 1;
+        let stretch_shares = items + plan.gather.items().len() as u32;
+        Self { items, stretch_shares, bending_shares: stretch_shares + plan.scales.stretch.len() as u32 }
     }
-    words.extend(model.phases.iter().flat_map(|p| &p.stripes).flat_map(|s| &s.particles));
-    (words, bases)
+
+    /// `Params::jacobi_bases`: [stretch shares, bending shares, gather items, 0].
+    pub fn bases(self) -> [u32; 4] {
+        [self.stretch_shares, self.bending_shares, self.items, 0]
+    }
+
+    /// The buffer's words.
+    pub fn words(plan: &JacobiPlan) -> Vec<u32> {
+        let mut words = plan.gather.words();
+        words.extend(plan.scales.stretch.iter().chain(&plan.scales.bending).map(|s| s.to_bits()));
+        words
+    }
 }

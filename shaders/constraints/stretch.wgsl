@@ -1,0 +1,77 @@
+// Stretch: a distance constraint per mesh edge (src/constraints/stretch.rs: same names, same
+// argument order), and the free-edge unit that projects one on its own.
+//
+// Branch-free on purpose: SIMD CPU drivers such as llvmpipe run both sides of every branch with
+// lanes masked off, and GPUs diverge on them. Guards are selects: where the Rust returns None
+// the correction and Δλ are zero.
+
+// One stretch constraint (StretchRecord in src/constraints/stretch.rs).
+struct StretchConstraint {
+    particles: array<u32, 2>,
+    rest_length: f32,
+    // XPBD multiplier of the current substep.
+    lambda: f32,
+}
+
+@group(2) @binding(0) var<storage, read_write> stretch_constraints: array<StretchConstraint>;
+
+struct DistanceCorrection {
+    dp0: vec3<f32>,
+    dp1: vec3<f32>,
+    dlambda: f32,
+}
+
+// Distance constraint C = |p0 − p1| − rest (PBD §3.3 eq. 10–11) in the unified PBD/XPBD form
+// Δλ = k(−C − α̃λ)/(w0 + w1 + α̃) (XPBD eq. 18). Zero for a zero-length edge.
+fn distance_correction(
+    p0: vec3<f32>, p1: vec3<f32>, w0: f32, w1: f32, rest: f32, lambda: f32,
+    stretch: vec2<f32>, compression: vec2<f32>,
+) -> DistanceCorrection {
+    let delta = p0 - p1;
+    let len = length(delta);
+    let c = len - rest;
+    let response = select(compression, stretch, c > 0.0);
+    let denominator = w0 + w1 + response.y;
+    let valid = (len >= GEOMETRY_EPSILON) & (denominator >= DENOMINATOR_EPSILON);
+    let dlambda = select(0.0, response.x * (-c - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON), valid);
+    let n = delta / max(len, GEOMETRY_EPSILON);
+    return DistanceCorrection(n * (w0 * dlambda), n * (-w1 * dlambda), dlambda);
+}
+
+// Stretch constraint c's correction of particles a and b (its own, or its hinge's edge) from
+// multiplier `lambda`.
+fn stretch_correction(c: u32, a: Particle, b: Particle, lambda: f32) -> DistanceCorrection {
+    return distance_correction(
+        position(a), position(b), a.w, b.w, stretch_constraints[c].rest_length, lambda, params.stretch,
+        params.compression,
+    );
+}
+
+// Gauss-Seidel: free edge `unit` moves its particles at once.
+fn project_free_edge(unit: UnitRef) {
+    let record = stretch_constraints[unit.index];
+    let slot0 = particle_slot(unit, 0u, record.particles[0]);
+    let slot1 = particle_slot(unit, 1u, record.particles[1]);
+    var a = load_particle(slot0);
+    var b = load_particle(slot1);
+    let lambda = multiplier(record.lambda);
+    let k = stretch_correction(unit.index, a, b, lambda);
+    a.q += k.dp0;
+    b.q += k.dp1;
+    store_particle(slot0, a);
+    store_particle(slot1, b);
+    stretch_constraints[unit.index].lambda = lambda + k.dlambda;
+}
+
+// Jacobi: free edge `unit` writes its share of its correction into its slots.
+fn jacobi_free_edge(unit: UnitRef) {
+    let record = stretch_constraints[unit.index];
+    let a = load_particle(particle_slot(unit, 0u, record.particles[0]));
+    let b = load_particle(particle_slot(unit, 1u, record.particles[1]));
+    let lambda = multiplier(record.lambda);
+    let k = stretch_correction(unit.index, a, b, lambda);
+    let share = params.relaxation * jacobi_share(params.jacobi_bases.x, unit.index);
+    emit(unit, 0u, k.dp0 * share);
+    emit(unit, 1u, k.dp1 * share);
+    stretch_constraints[unit.index].lambda = lambda + k.dlambda * share;
+}

@@ -1,0 +1,86 @@
+// Particle access for the striped and single-workgroup kernels on a copy of their particles in
+// workgroup memory (shaders/units.wgsl describes the interface). On SIMD CPU drivers a
+// workgroup access needs fewer instructions than a storage one (no bounds check per lane); on
+// GPUs it stays on chip. This module alone declares the block.
+
+@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
+@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
+
+// vec4<f32> the block holds, chosen when the pipelines are built from the particles it must hold
+// and the device's max_compute_workgroup_storage_size (src/gpu/solver.rs `block_sizes`).
+override BLOCK_VECTORS: u32 = 1024u;
+// Whether the block holds each particle's position beside its displacement (two vectors per
+// particle), or only the displacement (one: the position is read from storage, for stripes too
+// wide to hold both).
+override POSITIONS_IN_BLOCK: bool = true;
+// Set for the single-workgroup kernel: the block holds the whole cloth, particle i in slot i.
+// Otherwise it holds a stripe, addressed by the slots the schedule gives each unit.
+override WHOLE_CLOTH: bool = false;
+
+// Slot k: with positions, x (xyz) and the inverse mass (w) at 2k and q at 2k + 1; without, q
+// (xyz) and the inverse mass (w) at k.
+var<workgroup> block: array<vec4<f32>, BLOCK_VECTORS>;
+
+fn particle_slot(unit: UnitRef, k: u32, particle: u32) -> Slot {
+    if (WHOLE_CLOTH) {
+        return Slot(particle, particle);
+    }
+    return Slot((schedule[unit.slots + k / 2u] >> (16u * (k % 2u))) & 0xffffu, particle);
+}
+
+fn load_particle(slot: Slot) -> Particle {
+    if (POSITIONS_IN_BLOCK) {
+        let x = block[2u * slot.address];
+        return Particle(x.xyz, block[2u * slot.address + 1u].xyz, x.w);
+    }
+    let state = block[slot.address];
+    return Particle(positions[slot.particle].xyz, state.xyz, state.w);
+}
+
+fn store_particle(slot: Slot, particle: Particle) {
+    if (POSITIONS_IN_BLOCK) {
+        block[2u * slot.address + 1u] = vec4<f32>(particle.q, 0.0);
+    } else {
+        block[slot.address] = vec4<f32>(particle.q, particle.w);
+    }
+}
+
+// The block's k-th particle: from the stripe's particle list (start, count), or k itself.
+fn block_particle(list: vec2<u32>, k: u32) -> u32 {
+    if (WHOLE_CLOTH) {
+        return k;
+    }
+    return schedule[list.x + k];
+}
+
+// Copies the block's particles in; `list` is the stripe's particle list (or, whole cloth, its
+// count in y).
+fn begin_block(list: vec2<u32>, local_index: u32, workgroup_size: u32) {
+    for (var k = local_index; k < list.y; k += workgroup_size) {
+        let i = block_particle(list, k);
+        let state = velocities[i];
+        if (POSITIONS_IN_BLOCK) {
+            block[2u * k] = vec4<f32>(positions[i].xyz, state.w);
+            block[2u * k + 1u] = state;
+        } else {
+            block[k] = state;
+        }
+    }
+    workgroupBarrier();
+}
+
+// Copies the displacements back (after the last colour's barrier).
+fn end_block(list: vec2<u32>, local_index: u32, workgroup_size: u32) {
+    for (var k = local_index; k < list.y; k += workgroup_size) {
+        let i = block_particle(list, k);
+        if (POSITIONS_IN_BLOCK) {
+            velocities[i] = vec4<f32>(block[2u * k + 1u].xyz, block[2u * k].w);
+        } else {
+            velocities[i] = block[k];
+        }
+    }
+}
+
+fn colour_barrier() {
+    workgroupBarrier();
+}

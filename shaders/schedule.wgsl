@@ -1,0 +1,18 @@
+// The Gauss-Seidel schedule as the projection kernels read it (src/gpu/buffers.rs
+// `schedule_words`): the colour table, each phase's stripe entries, the stripes' particle lists
+// and, when the stripes fit workgroup memory, each unit's packed workgroup slots.
+
+// Words: colour c's entry at 4c: [unit type, first unit, unit count, first slot word]; then the
+// stripe entries [particle list start, particle count, then (first unit, count) per colour of
+// the phase]; then the particle lists; then the slots (two 16-bit slots per word, low first).
+@group(2) @binding(2) var<storage, read> schedule: array<u32>;
+
+// Colour c's entry: x = unit type, y = first unit, z = unit count, w = first slot word.
+fn colour_entry(c: u32) -> vec4<u32> {
+    return vec4<u32>(schedule[4u * c], schedule[4u * c + 1u], schedule[4u * c + 2u], schedule[4u * c + 3u]);
+}
+
+// Words i and i + 1 of `schedule`: a (start, count) pair.
+fn list_pair(i: u32) -> vec2<u32> {
+    return vec2<u32>(schedule[i], schedule[i + 1u]);
+}

@@ -1,0 +1,41 @@
+// What every unit projection sees, whatever the mode: a particle loaded for projection and a
+// reference to the unit. Each projection module supplies the loads and stores
+// (shaders/gauss_seidel_storage.wgsl, shaders/gauss_seidel_workgroup.wgsl) and Jacobi's output
+// (shaders/jacobi_slots.wgsl); the kinds' files (shaders/constraints/) use only these.
+
+// A particle as projections see it: its position x at the start of the substep, its
+// displacement q = p − x so far, and its inverse mass w. Corrections accumulate in q.
+struct Particle {
+    x: vec3<f32>,
+    q: vec3<f32>,
+    w: f32,
+}
+
+// The predicted position p = x + q.
+fn position(particle: Particle) -> vec3<f32> {
+    return particle.x + particle.q;
+}
+
+// Where a particle is: `particle`, its index, and `address`, its place in the module's particle
+// store (the index itself, or a workgroup slot).
+struct Slot {
+    address: u32,
+    particle: u32,
+}
+
+// One unit: its index in its unit type's index space, and `slots`: Gauss-Seidel in workgroup
+// memory, the word of `schedule` where its particles' packed workgroup slots start; Jacobi, its
+// first correction slot.
+struct UnitRef {
+    index: u32,
+    slots: u32,
+}
+
+// Set by the projection kernels: whether this is the first iteration of the substep, where
+// every XPBD multiplier starts from zero.
+var<private> reset_multipliers: bool;
+
+// A stored multiplier as this iteration starts from it.
+fn multiplier(stored: f32) -> f32 {
+    return select(stored, 0.0, reset_multipliers);
+}

@@ -1,0 +1,167 @@
+//! Stretch: a distance constraint per mesh edge at its rest length (PBD §3.3 eq. 10–11, §4.1),
+//! with separate responses when the edge is longer or shorter than rest. WGSL twin:
+//! `shaders/constraints/stretch.wgsl` (same names, same argument order).
+
+use super::{Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use crate::math::GEOMETRY_EPSILON;
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+/// The stretch constraints of a cloth: edge `c` joins `edges[c]` at `rest_lengths[c]` metres.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StretchConstraints {
+    edges: Vec<[u32; 2]>,
+    rest_lengths: Vec<f32>,
+}
+
+impl StretchConstraints {
+    /// Edges between `positions` at their current distances.
+    pub(crate) fn between(edges: Vec<[u32; 2]>, positions: &[Vec3]) -> Self {
+        let rest_lengths = edges.iter().map(|&[a, b]| positions[a as usize].distance(positions[b as usize])).collect();
+        Self { edges, rest_lengths }
+    }
+
+    /// Number of constraints.
+    pub fn len(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.edges.is_empty()
+    }
+
+    /// The two particles of constraint `c`.
+    pub fn particles(&self, c: usize) -> [u32; 2] {
+        self.edges[c]
+    }
+
+    /// Every constraint's particles.
+    pub fn edges(&self) -> &[[u32; 2]] {
+        &self.edges
+    }
+
+    /// Rest length of constraint `c` (m).
+    pub fn rest_length(&self, c: usize) -> f32 {
+        self.rest_lengths[c]
+    }
+
+    /// The GPU records, multipliers zeroed.
+    pub fn records(&self) -> Vec<StretchRecord> {
+        self.edges
+            .iter()
+            .zip(&self.rest_lengths)
+            .map(|(&particles, &rest_length)| StretchRecord { particles, rest_length, lambda: 0.0 })
+            .collect()
+    }
+}
+
+/// One stretch constraint as the GPU reads it (`StretchConstraint` in WGSL), with the XPBD
+/// multiplier of the current substep beside its rest data so that a projection reads one record.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct StretchRecord {
+    /// The edge's particles.
+    pub particles: [u32; 2],
+    /// Rest length (m).
+    pub rest_length: f32,
+    /// XPBD multiplier λ, reset at the first iteration of every substep.
+    pub lambda: f32,
+}
+
+/// The correction of a distance constraint: position changes of its two particles and the
+/// change of its multiplier.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DistanceCorrection {
+    /// Position change of each particle (m).
+    pub dp: [Vec3; 2],
+    /// Change of the multiplier.
+    pub dlambda: f32,
+}
+
+/// Projects a distance constraint `C = |p0 − p1| − rest` (PBD §3.3 eq. 10–11) in the unified
+/// PBD/XPBD form `Δλ = k·(−C − α̃λ)/(w0 + w1 + α̃)`, `Δp_i = w_i ∇_i C Δλ` (XPBD eq. 18).
+/// `stretch` and `compression` are the responses used when the edge is longer or shorter than
+/// `rest`. `None` for a zero-length edge or two immovable particles.
+#[allow(clippy::too_many_arguments)]
+pub fn distance_correction(
+    p0: Vec3,
+    p1: Vec3,
+    w0: f32,
+    w1: f32,
+    rest: f32,
+    lambda: f32,
+    stretch: Response,
+    compression: Response,
+) -> Option<DistanceCorrection> {
+    let delta = p0 - p1;
+    let length = delta.length();
+    if length < GEOMETRY_EPSILON {
+        return None;
+    }
+    let c = length - rest;
+    let [k, alpha_tilde] = if c > 0.0 { stretch } else { compression };
+    let denominator = w0 + w1 + alpha_tilde;
+    if denominator < DENOMINATOR_EPSILON {
+        return None;
+    }
+    let dlambda = k * (-c - alpha_tilde * lambda) / denominator;
+    let n = delta / length;
+    Some(DistanceCorrection { dp: [n * (w0 * dlambda), n * (-w1 * dlambda)], dlambda })
+}
+
+impl StretchConstraints {
+    /// The correction of constraint `c` from the state's positions and multiplier.
+    pub(crate) fn correction(
+        &self,
+        c: usize,
+        state: &SolveState,
+        multipliers: &Multipliers,
+    ) -> Option<DistanceCorrection> {
+        let [a, b] = self.edges[c].map(|i| i as usize);
+        distance_correction(
+            state.position(a),
+            state.position(b),
+            state.inverse_masses[a],
+            state.inverse_masses[b],
+            self.rest_lengths[c],
+            multipliers.stretch[c],
+            state.responses.stretch,
+            state.responses.compression,
+        )
+    }
+}
+
+/// Gauss-Seidel projection of free-edge unit `c` (a stretch constraint on its own): moves its
+/// particles at once.
+pub(crate) fn project_free_edge(
+    stretch: &StretchConstraints,
+    c: usize,
+    state: &mut SolveState,
+    multipliers: &mut Multipliers,
+) {
+    if let Some(k) = stretch.correction(c, state, multipliers) {
+        let [a, b] = stretch.edges[c].map(|i| i as usize);
+        state.displacements[a] += k.dp[0];
+        state.displacements[b] += k.dp[1];
+        multipliers.stretch[c] += k.dlambda;
+    }
+}
+
+/// Jacobi projection of free-edge unit `c`: its particles' corrections scaled by `scale`
+/// (relaxation over the constraint's share, [`super::JacobiScales`]) into `slots`, and its
+/// multiplier advanced by the same share.
+pub(crate) fn jacobi_free_edge(
+    stretch: &StretchConstraints,
+    c: usize,
+    scale: f32,
+    state: &SolveState,
+    multipliers: &mut Multipliers,
+    slots: &mut [Vec3],
+) {
+    let k = stretch.correction(c, state, multipliers);
+    let dp = k.map_or([Vec3::ZERO; 2], |k| k.dp);
+    slots[0] = dp[0] * scale;
+    slots[1] = dp[1] * scale;
+    multipliers.stretch[c] += k.map_or(0.0, |k| k.dlambda) * scale;
+}

@@ -1,0 +1,127 @@
+//! The words of the solver's index buffers: the Gauss-Seidel schedule as the kernels read it
+//! (`shaders/schedule.wgsl`).
+
+use crate::constraints::UnitType;
+use crate::model::ClothModel;
+
+/// The `schedule` buffer's words and where each phase's stripe entries start. With
+/// `workgroup_slots`, each unit's particles also get their 16-bit slots in their stripe's
+/// particle list (the striped kernel addresses its workgroup copy with them).
+pub fn schedule_words(model: &ClothModel, workgroup_slots: bool) -> (Vec<u32>, [u32; 2]) {
+    let schedule = model.schedule();
+    let colour_words = 4 * schedule.colours.len();
+    let entry_words: usize = schedule.phases.iter().map(|p| p.stripes.len() * (2 + 2 * p.colours.len())).sum();
+    let list_words: usize = schedule.phases.iter().flat_map(|p| &p.stripes).map(|s| s.particles.len()).sum();
+    let slots_start = (colour_words + entry_words + list_words) as u32;
+    // Colour table, with each colour's first slot word.
+    let mut words = Vec::with_capacity(colour_words + entry_words + list_words);
+    let mut slot_word = slots_start;
+    for colour in &schedule.colours {
+        let unit_type = UnitType::ALL[colour.unit_type];
+        words.extend([unit_type.id(), colour.units.start, colour.units.len() as u32, slot_word]);
+        slot_word += colour.units.len() as u32 * unit_type.arity().div_ceil(2) as u32;
+    }
+    // Stripe entries, then the particle lists.
+    let mut list = (colour_words + entry_words) as u32;
+    let mut bases = [0; 2];
+    for (base, phase) in bases.iter_mut().zip(&schedule.phases) {
+        *base = words.len() as u32;
+        for stripe in &phase.stripes {
+            let count = stripe.particles.len() as u32;
+            words.extend([list, count]);
+            list += count;
+            for units in &stripe.units {
+                words.extend([units.start, units.len() as u32]);
+            }
+        }
+    }
+    words.extend(schedule.phases.iter().flat_map(|p| &p.stripes).flat_map(|s| &s.particles));
+    if workgroup_slots {
+        words.extend(slot_words(model));
+    }
+    (words, bases)
+}
+
+/// Each unit's particles' slots in its stripe's particle list, two per word (low half first),
+/// colour by colour in unit order.
+fn slot_words(model: &ClothModel) -> Vec<u32> {
+    let schedule = model.schedule();
+    let mut words = Vec::new();
+    for phase in &schedule.phases {
+        for (j, colour) in schedule.colours[phase.colours.clone()].iter().enumerate() {
+            let unit_type = UnitType::ALL[colour.unit_type];
+            for stripe in &phase.stripes {
+                for u in stripe.units[j].clone() {
+                    let slots: Vec<u32> = unit_type
+                        .particles(model.constraints(), u as usize)
+                        .iter()
+                        .map(|p| stripe.particles.binary_search(p).expect("a stripe lists its particles") as u32)
+                        .collect();
+                    words.extend(slots.chunks(2).map(|pair| pair[0] | pair.get(1).map_or(0, |s| s << 16)));
+                }
+            }
+        }
+    }
+    words
+}
+
+/// The solver's GPU buffers. Per-frame work only selects among them; they are created once
+/// (Jacobi's when Jacobi mode is first used, the pin list and dispatch table when they must
+/// grow).
+pub(crate) struct Buffers {
+    pub params: wgpu::Buffer,
+    pub dispatch_table: wgpu::Buffer,
+    /// x (`vec4`, w = 1), also the vertex buffer.
+    pub positions: wgpu::Buffer,
+    /// v between substeps, q from predict to finalize; w: inverse mass.
+    pub velocities: wgpu::Buffer,
+    /// The pinned particles ([`crate::pins::PinRecord`]), with room to grow.
+    pub pins: wgpu::Buffer,
+    pub normals: wgpu::Buffer,
+    pub triangles: wgpu::Buffer,
+    pub vertex_triangles: wgpu::Buffer,
+    /// The kinds' records ([`crate::constraints`]).
+    pub stretch: wgpu::Buffer,
+    pub bending: wgpu::Buffer,
+    /// [`schedule_words`].
+    pub schedule: wgpu::Buffer,
+    /// Jacobi's correction slots and plan words, once Jacobi mode is used.
+    pub jacobi: Option<[wgpu::Buffer; 2]>,
+}
+
+/// Creates buffers and counts their bytes.
+pub(crate) struct Allocator<'a> {
+    pub device: &'a wgpu::Device,
+    pub allocated_bytes: u64,
+}
+
+/// Storage buffers the host writes into and copies out of.
+pub(crate) const STORAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST).union(wgpu::BufferUsages::COPY_SRC);
+
+impl Allocator<'_> {
+    /// A buffer holding `contents`, at least `minimum` bytes (bindings cannot be empty).
+    pub fn init(&mut self, label: &str, contents: &[u8], minimum: usize, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        use wgpu::util::DeviceExt;
+        let padded;
+        let contents = if contents.len() < minimum {
+            padded = [contents, &vec![0u8; minimum - contents.len()]].concat();
+            &padded[..]
+        } else {
+            contents
+        };
+        self.allocated_bytes += contents.len() as u64;
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
+    }
+
+    /// An uninitialised buffer of `size` bytes.
+    pub fn empty(&mut self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.allocated_bytes += size;
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+}
