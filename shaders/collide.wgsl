@@ -1,87 +1,219 @@
-// Collision constraints and the contact velocity response, mirroring src/collision.rs (same
-// names, same argument order).
+// Collision constraints and the contact response, mirroring src/collision.rs: the same names,
+// argument order and operations in the same order, so the GPU computes the same bits as the CPU
+// reference. Branches are selects where both sides are cheap (llvmpipe runs both anyway).
 
-struct Contact {
+// The half-space normal·p ≥ offset outside a collider grown by the margin (HalfSpace).
+struct HalfSpace {
     normal: vec3<f32>,
-    depth: f32,
+    offset: f32,
 }
 
-// A contact, if any: the projected position is p + normal·depth.
-struct Hit {
-    contact: Contact,
-    hit: bool,
+// Most contacts resolved at once (MAX_CONTACTS in src/collision.rs).
+const MAX_CONTACTS: u32 = 3u;
+// Below this Gram determinant of the contact normals only the newest is kept (PARALLEL_EPSILON).
+const PARALLEL_EPSILON: f32 = 1e-4;
+
+// The contacts that acted on one particle (Contacts in src/collision.rs).
+struct Contacts {
+    normals: array<vec3<f32>, MAX_CONTACTS>,
+    depths: array<f32, MAX_CONTACTS>,
+    residuals: array<f32, MAX_CONTACTS>,
+    sources: array<u32, MAX_CONTACTS>,
+    count: u32,
 }
 
-// Half-space n·p ≥ offset + margin (PBD §3.4, C(p) = n·p − d ≥ 0).
-fn collide_plane(p: vec3<f32>, normal: vec3<f32>, offset: f32, margin: f32) -> Hit {
-    var out: Hit;
-    let c = dot(normal, p) - offset - margin;
-    if (c < 0.0) {
-        out.contact = Contact(normal, -c);
-        out.hit = true;
-    }
-    return out;
+fn plane_half_space(normal: vec3<f32>, offset: f32, margin: f32) -> HalfSpace {
+    return HalfSpace(normal, offset + margin);
 }
 
-// Sphere grown by margin (PBD §3.4): continuous entry point of the segment x → p when x starts
-// outside, the closest surface point otherwise; then C = (p − q)·n ≥ 0.
-fn collide_sphere(x: vec3<f32>, p: vec3<f32>, center: vec3<f32>, radius: f32, margin: f32) -> Hit {
-    var out: Hit;
+// The tangent half-space of the grown sphere at the entry point of x → x + q, or at the surface
+// point closest to x + q (sphere_half_space in src/collision.rs says why this form).
+fn sphere_half_space(x: vec3<f32>, q: vec3<f32>, center: vec3<f32>, radius: f32, margin: f32) -> HalfSpace {
     let r = radius + margin;
-    let rel_p = p - center;
-    if (dot(rel_p, rel_p) >= r * r) {
-        return out;
-    }
-    let rel_x = x - center;
-    let d = p - x;
-    let travel = length(d);
-    var q: vec3<f32>;
-    var normal: vec3<f32>;
-    if (dot(rel_x, rel_x) >= r * r && travel > GEOMETRY_EPSILON) {
-        // Entry point from the perpendicular offset of the ray (no discriminant cancellation).
-        let dir = d / travel;
-        let closest = -dot(rel_x, dir);
-        let offset = rel_x + dir * closest;
-        let half_chord = sqrt(max(r * r - dot(offset, offset), 0.0));
-        q = x + dir * clamp(closest - half_chord, 0.0, travel);
-        normal = (q - center) / r;
-    } else {
-        let len = length(rel_p);
-        normal = select(vec3<f32>(0.0, 1.0, 0.0), rel_p / len, len > GEOMETRY_EPSILON);
-        q = center + normal * r;
-    }
-    let c = dot(p - q, normal);
-    if (c < 0.0) {
-        out.contact = Contact(normal, -c);
-        out.hit = true;
-    }
-    return out;
+    let relative = x - center;
+    let outside = dot(relative, relative) - r * r;
+    let along = dot(relative, q);
+    let discriminant = along * along - dot(q, q) * outside;
+    let entry = outside / max(sqrt(max(discriminant, 0.0)) - along, DENOMINATOR_EPSILON);
+    let enters = (outside >= 0.0) & (along < 0.0) & (discriminant >= 0.0) & (entry <= 1.0);
+    let touch = select(relative + q, relative + q * entry, enters);
+    let len = length(touch);
+    let normal = select(vec3<f32>(0.0, 1.0, 0.0), touch / max(len, GEOMETRY_EPSILON), len > GEOMETRY_EPSILON);
+    return HalfSpace(normal, dot(normal, center) + r);
 }
 
-// The contact of a particle moving from x to p with a collider grown by margin
-// (Collider::contact in src/collision.rs).
-fn collide(collider: Collider, x: vec3<f32>, p: vec3<f32>, margin: f32) -> Hit {
+// Collider::half_space.
+fn half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> HalfSpace {
     if (collider.kind == COLLIDER_PLANE) {
-        return collide_plane(p, collider.shape.xyz, collider.shape.w, margin);
+        return plane_half_space(collider.shape.xyz, collider.shape.w, margin);
     }
-    return collide_sphere(x, p, collider.shape.xyz, collider.shape.w, margin);
+    return sphere_half_space(x, q, collider.shape.xyz, collider.shape.w, margin);
+}
+
+fn contacts_displacement(contacts: Contacts) -> vec3<f32> {
+    var sum = vec3<f32>(0.0);
+    for (var k = 0u; k < contacts.count; k += 1u) {
+        sum += contacts.normals[k] * contacts.depths[k];
+    }
+    return sum;
+}
+
+fn contacts_push(contacts: ptr<function, Contacts>, space: HalfSpace, residual: f32, source: u32) {
+    let k = (*contacts).count;
+    (*contacts).normals[k] = space.normal;
+    (*contacts).residuals[k] = residual;
+    (*contacts).sources[k] = source;
+    (*contacts).depths[k] = 0.0;
+    (*contacts).count = k + 1u;
+}
+
+fn contacts_remove(contacts: ptr<function, Contacts>, k: u32) {
+    for (var i = k; i + 1u < (*contacts).count; i += 1u) {
+        (*contacts).normals[i] = (*contacts).normals[i + 1u];
+        (*contacts).residuals[i] = (*contacts).residuals[i + 1u];
+        (*contacts).sources[i] = (*contacts).sources[i + 1u];
+    }
+    (*contacts).count -= 1u;
+}
+
+fn contacts_contain(contacts: Contacts, source: u32) -> bool {
+    var found = false;
+    for (var k = 0u; k < contacts.count; k += 1u) {
+        found |= contacts.sources[k] == source;
+    }
+    return found;
+}
+
+// The active contacts' depths from their Gram system (Contacts::solve).
+fn contacts_solve(contacts: ptr<function, Contacts>) {
+    // Each round either solves or removes a contact.
+    for (var round = 0u; round <= MAX_CONTACTS && (*contacts).count > 0u; round += 1u) {
+        let n = (*contacts).normals;
+        let r = (*contacts).residuals;
+        let g01 = dot(n[0], n[1]);
+        let g02 = dot(n[0], n[2]);
+        let g12 = dot(n[1], n[2]);
+        var lambda = array<f32, MAX_CONTACTS>(r[0], 0.0, 0.0);
+        var det = 1.0;
+        if ((*contacts).count == 2u) {
+            det = 1.0 - g01 * g01;
+            let safe = max(det, PARALLEL_EPSILON);
+            lambda = array<f32, MAX_CONTACTS>((r[0] - g01 * r[1]) / safe, (r[1] - g01 * r[0]) / safe, 0.0);
+        } else if ((*contacts).count == 3u) {
+            let c00 = 1.0 - g12 * g12;
+            let c01 = g02 * g12 - g01;
+            let c02 = g01 * g12 - g02;
+            let c11 = 1.0 - g02 * g02;
+            let c12 = g01 * g02 - g12;
+            let c22 = 1.0 - g01 * g01;
+            det = c00 + g01 * c01 + g02 * c02;
+            let safe = max(det, PARALLEL_EPSILON);
+            lambda = array<f32, MAX_CONTACTS>(
+                (c00 * r[0] + c01 * r[1] + c02 * r[2]) / safe,
+                (c01 * r[0] + c11 * r[1] + c12 * r[2]) / safe,
+                (c02 * r[0] + c12 * r[1] + c22 * r[2]) / safe,
+            );
+        }
+        if (det < PARALLEL_EPSILON) {
+            contacts_remove(contacts, 0u);
+            continue;
+        }
+        var pulling = MAX_CONTACTS;
+        for (var k = 0u; k < (*contacts).count; k += 1u) {
+            if (lambda[k] < 0.0 && (pulling == MAX_CONTACTS || lambda[k] < lambda[pulling])) {
+                pulling = k;
+            }
+        }
+        if (pulling == MAX_CONTACTS) {
+            (*contacts).depths = lambda;
+            return;
+        }
+        contacts_remove(contacts, pulling);
+    }
+}
+
+// The closest point to p inside every half-space (resolve_contacts in src/collision.rs).
+fn resolve_contacts(p: vec3<f32>, spaces: array<HalfSpace, MAX_COLLIDERS>, count: u32) -> Contacts {
+    var contacts: Contacts;
+    for (var round = 0u; round <= MAX_CONTACTS; round += 1u) {
+        let moved = p + contacts_displacement(contacts);
+        var worst = count;
+        var violation = 0.0;
+        for (var i = 0u; i < count; i += 1u) {
+            let v = spaces[i].offset - dot(spaces[i].normal, moved);
+            if (v > violation && !contacts_contain(contacts, i)) {
+                worst = i;
+                violation = v;
+            }
+        }
+        if (worst == count || contacts.count == MAX_CONTACTS) {
+            break;
+        }
+        contacts_push(&contacts, spaces[worst], spaces[worst].offset - dot(spaces[worst].normal, p), worst);
+        contacts_solve(&contacts);
+    }
+    return contacts;
+}
+
+// Static friction on positions: undoes the motion along the contacts' common tangent space
+// when it is shorter than μ_s times the normal push (stick in src/collision.rs).
+fn stick(q: vec3<f32>, contacts: Contacts, static_friction: f32) -> vec3<f32> {
+    let n = contacts.normals;
+    var tangential = vec3<f32>(0.0);
+    if (contacts.count == 0u) {
+        return q;
+    } else if (contacts.count == 1u) {
+        tangential = q - n[0] * dot(q, n[0]);
+    } else if (contacts.count == 2u) {
+        let axis = cross(n[0], n[1]);
+        let t = axis / max(length(axis), GEOMETRY_EPSILON);
+        tangential = t * dot(q, t);
+    }
+    return select(q, q - tangential, length(tangential) < static_friction * length(contacts_displacement(contacts)));
 }
 
 // Dynamic friction and restitution of a particle in contact (PBD Alg. 1 line 16).
 fn contact_velocity(
-    v: vec3<f32>, v_before: vec3<f32>, contact: Contact, h: f32, friction: f32,
+    v: vec3<f32>, v_before: vec3<f32>, normal: vec3<f32>, depth: f32, h: f32, friction: f32,
     restitution: f32, restitution_threshold: f32,
 ) -> vec3<f32> {
-    let n = contact.normal;
-    let vn = dot(v, n);
-    var vt = v - n * vn;
+    let vn = dot(v, normal);
+    var vt = v - normal * vn;
     let vt_length = length(vt);
     if (vt_length > GEOMETRY_EPSILON) {
-        vt = vt * max(1.0 - friction * contact.depth / (h * vt_length), 0.0);
+        vt = vt * max(1.0 - friction * depth / (h * vt_length), 0.0);
     } else {
         vt = vec3<f32>(0.0);
     }
-    let vn_before = dot(v_before, n);
+    let vn_before = dot(v_before, normal);
     let e = select(0.0, restitution, abs(vn_before) > restitution_threshold);
-    return vt + n * max(-e * vn_before, 0.0);
+    return vt + normal * max(-e * vn_before, 0.0);
+}
+
+// A free particle's displacement and velocity at the end of a substep.
+struct Response {
+    q: vec3<f32>,
+    v: vec3<f32>,
+}
+
+// The collision response of a free particle that started the substep at x and moved by q
+// (respond_to_colliders in src/collision.rs), against the parameters' colliders.
+fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>) -> Response {
+    var spaces: array<HalfSpace, MAX_COLLIDERS>;
+    for (var k = 0u; k < params.collider_count; k += 1u) {
+        spaces[k] = half_space(params.colliders[k], x, q, params.collision_margin);
+    }
+    let contacts = resolve_contacts(x + q, spaces, params.collider_count);
+    let pushed = q + contacts_displacement(contacts);
+    let stuck = stick(pushed, contacts, params.static_friction);
+    let settled = stuck + contacts_displacement(resolve_contacts(x + stuck, spaces, params.collider_count));
+    let approach = q / params.h;
+    var v = settled / params.h;
+    for (var k = 0u; k < contacts.count; k += 1u) {
+        v = contact_velocity(
+            v, approach, contacts.normals[k], contacts.depths[k], params.h, params.dynamic_friction,
+            params.restitution, params.restitution_threshold,
+        );
+    }
+    return Response(settled, v);
 }

@@ -12,6 +12,27 @@ const COLLIDER_SPHERE: u32 = 1u;
 const GEOMETRY_EPSILON: f32 = 1e-9;
 // Below this the generalised mass of a constraint is treated as zero.
 const DENOMINATOR_EPSILON: f32 = 1e-12;
+const PI: f32 = 3.14159265358979;
+const TAU: f32 = 6.28318530717959;
+const TAN_PI_8: f32 = 0.41421357;
+
+// atan2(y, x) in [−π, π] by the same f32 operations as drape::math::atan2 (src/math.rs says
+// why the built-in is not used): Cephes' atanf on min/max of |x|, |y|, then the octant.
+fn atan2_portable(y: f32, x: f32) -> f32 {
+    let ay = abs(y);
+    let ax = abs(x);
+    let small = min(ay, ax);
+    let large = max(ay, ax);
+    let t = select(0.0, small / max(large, 1e-30), large > 0.0);
+    let reduced = t > TAN_PI_8;
+    let u = select(t, (t - 1.0) / (t + 1.0), reduced);
+    let z = u * u;
+    let polynomial = (((8.0537445e-2 * z - 1.3877686e-1) * z + 1.9977711e-1) * z - 3.333295e-1) * z * u + u;
+    let octant = select(polynomial, PI / 4.0 + polynomial, reduced);
+    let quadrant = select(octant, PI / 2.0 - octant, ay > ax);
+    let half = select(quadrant, PI - quadrant, x < 0.0);
+    return select(half, -half, y < 0.0);
+}
 
 // A collider: plane (shape = normal xyz, offset w) or sphere (shape = centre xyz, radius w).
 struct Collider {
@@ -44,7 +65,9 @@ struct Params {
     h: f32,
     // max(0, 1 − damping·h).
     damping_factor: f32,
-    friction: f32,
+    // Coulomb coefficients against colliders.
+    static_friction: f32,
+    dynamic_friction: f32,
     restitution: f32,
     // Normal speed under which restitution is off (2|g|h).
     restitution_threshold: f32,

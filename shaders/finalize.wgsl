@@ -1,9 +1,9 @@
-// Stage 3 — collide and update velocities (PBD Alg. 1 lines 8, 12–16): project every collider's
-// inequality constraint (PBD §3.4, stiffness 1) on p = x + q so no substep ends inside a
-// collider, then v = q/h, x = x + q, and friction and restitution for particles that touched a
-// collider. The velocity comes from the displacement q, never from a difference of metre-scale
-// positions, so its rounding is relative to the motion. Pinned particles take their kinematic
-// velocity and end the frame exactly on their target.
+// Stage 3 — collide and update velocities (PBD Alg. 1 lines 8, 12–16): every free particle's
+// collision response (shaders/collide.wgsl: the contact projection against every collider at
+// once, so no substep ends inside one, and friction), then v = q/h and x = x + q. The velocity
+// comes from the displacement q, never from a difference of metre-scale positions, so its
+// rounding is relative to the motion. Pinned particles take their kinematic velocity and end
+// the frame exactly on their target.
 
 fn finalize_particle(i: u32) {
     let state = velocities[i];
@@ -11,27 +11,9 @@ fn finalize_particle(i: u32) {
         return; // a pin: its thread finalizes it
     }
     let x = positions[i].xyz;
-    var q = state.xyz;
-    let approach = q / params.h;
-    var contacts: array<Contact, MAX_COLLIDERS>;
-    var contact_count = 0u;
-    for (var k = 0u; k < params.collider_count; k += 1u) {
-        let hit = collide(params.colliders[k], x, x + q, params.collision_margin);
-        if (hit.hit) {
-            q += hit.contact.normal * hit.contact.depth;
-            contacts[contact_count] = hit.contact;
-            contact_count += 1u;
-        }
-    }
-    var v = q / params.h;
-    for (var k = 0u; k < contact_count; k += 1u) {
-        v = contact_velocity(
-            v, approach, contacts[k], params.h, params.friction, params.restitution,
-            params.restitution_threshold,
-        );
-    }
-    positions[i] = vec4<f32>(x + q, 1.0);
-    velocities[i] = vec4<f32>(v, state.w);
+    let response = respond_to_colliders(x, state.xyz);
+    positions[i] = vec4<f32>(x + response.q, 1.0);
+    velocities[i] = vec4<f32>(response.v, state.w);
 }
 
 fn finalize_pin(pin: Pin, substep: u32) {

@@ -17,8 +17,8 @@ override POSITIONS_IN_BLOCK: bool = true;
 // Otherwise it holds a stripe, addressed by the slots the schedule gives each unit.
 override WHOLE_CLOTH: bool = false;
 
-// Slot k: with positions, x (xyz) and the inverse mass (w) at 2k and q at 2k + 1; without, q
-// (xyz) and the inverse mass (w) at k.
+// Slot k: with positions, x (xyz) at 2k and q (xyz) with the inverse mass (w) at 2k + 1, as in
+// storage; without, q and the inverse mass at k.
 var<workgroup> block: array<vec4<f32>, BLOCK_VECTORS>;
 
 fn particle_slot(unit: UnitRef, k: u32, particle: u32) -> Slot {
@@ -30,19 +30,15 @@ fn particle_slot(unit: UnitRef, k: u32, particle: u32) -> Slot {
 
 fn load_particle(slot: Slot) -> Particle {
     if (POSITIONS_IN_BLOCK) {
-        let x = block[2u * slot.address];
-        return Particle(x.xyz, block[2u * slot.address + 1u].xyz, x.w);
+        let state = block[2u * slot.address + 1u];
+        return Particle(block[2u * slot.address].xyz, state.xyz, state.w);
     }
     let state = block[slot.address];
     return Particle(positions[slot.particle].xyz, state.xyz, state.w);
 }
 
 fn store_particle(slot: Slot, particle: Particle) {
-    if (POSITIONS_IN_BLOCK) {
-        block[2u * slot.address + 1u] = vec4<f32>(particle.q, 0.0);
-    } else {
-        block[slot.address] = vec4<f32>(particle.q, particle.w);
-    }
+    block[select(slot.address, 2u * slot.address + 1u, POSITIONS_IN_BLOCK)] = vec4<f32>(particle.q, particle.w);
 }
 
 // The block's k-th particle: from the stripe's particle list (start, count), or k itself.
@@ -58,13 +54,10 @@ fn block_particle(list: vec2<u32>, k: u32) -> u32 {
 fn begin_block(list: vec2<u32>, local_index: u32, workgroup_size: u32) {
     for (var k = local_index; k < list.y; k += workgroup_size) {
         let i = block_particle(list, k);
-        let state = velocities[i];
         if (POSITIONS_IN_BLOCK) {
-            block[2u * k] = vec4<f32>(positions[i].xyz, state.w);
-            block[2u * k + 1u] = state;
-        } else {
-            block[k] = state;
+            block[2u * k] = positions[i];
         }
+        block[select(k, 2u * k + 1u, POSITIONS_IN_BLOCK)] = velocities[i];
     }
     workgroupBarrier();
 }
@@ -72,12 +65,7 @@ fn begin_block(list: vec2<u32>, local_index: u32, workgroup_size: u32) {
 // Copies the displacements back (after the last colour's barrier).
 fn end_block(list: vec2<u32>, local_index: u32, workgroup_size: u32) {
     for (var k = local_index; k < list.y; k += workgroup_size) {
-        let i = block_particle(list, k);
-        if (POSITIONS_IN_BLOCK) {
-            velocities[i] = vec4<f32>(block[2u * k + 1u].xyz, block[2u * k].w);
-        } else {
-            velocities[i] = block[k];
-        }
+        velocities[block_particle(list, k)] = block[select(k, 2u * k + 1u, POSITIONS_IN_BLOCK)];
     }
 }
 

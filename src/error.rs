@@ -13,9 +13,13 @@ pub enum MeshError {
     /// A vertex position is NaN or infinite.
     #[allow(missing_docs)]
     NonFinitePosition { vertex: usize },
-    /// A triangle has (near) zero area, so it has no normal and no mass.
+    /// A triangle is (nearly) a line or a point for its size: its height is below a millionth of
+    /// its longest edge, so it has no reliable normal and next to no mass.
     #[allow(missing_docs)]
     DegenerateTriangle { triangle: usize },
+    /// An OBJ face (an `f` line) lists fewer than three vertices.
+    #[allow(missing_docs)]
+    ShortFace { line: usize, vertices: usize },
     /// An edge is shared by more than two triangles: cloth must be a manifold surface.
     #[allow(missing_docs)]
     NonManifoldEdge { a: u32, b: u32, triangles: usize },
@@ -50,7 +54,10 @@ impl fmt::Display for MeshError {
                 write!(f, "vertex {vertex} has a non-finite position")
             }
             Self::DegenerateTriangle { triangle } => {
-                write!(f, "triangle {triangle} has zero area")
+                write!(f, "triangle {triangle} is degenerate: its height is below a millionth of its longest edge")
+            }
+            Self::ShortFace { line, vertices } => {
+                write!(f, "the face on line {line} has {vertices} vertices; a face needs at least 3")
             }
             Self::NonManifoldEdge { a, b, triangles } => {
                 write!(f, "edge {a}-{b} is shared by {triangles} triangles (cloth needs at most 2)")

@@ -6,8 +6,11 @@ use glam::{Vec2, Vec3};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Triangles whose doubled area is below this (m²) are rejected as degenerate.
-const MIN_DOUBLE_AREA: f32 = 1e-12;
+/// Triangles whose height is below this fraction of their longest edge (doubled area below it
+/// times the longest edge squared) are rejected as degenerate: a size-independent test, so a
+/// collinear triangle is caught whatever the rounding of its cross product, and a small but
+/// well-shaped one passes.
+const MIN_HEIGHT_RATIO: f32 = 1e-6;
 
 /// OBJ faces are triangulated and keep separate indices for positions and texture coordinates
 /// (tobj's GPU options would split a vertex wherever its texture coordinates or normals change).
@@ -111,25 +114,26 @@ impl ClothMesh {
     /// objects and groups that share vertices stay joined; so do coincident `v` lines (a slit
     /// modelled with duplicated vertices is sewn shut). Vertices are numbered in the order the
     /// faces first use them.
+    /// A face (`f` line) with fewer than three vertices is an error ([`MeshError::ShortFace`]);
+    /// materials are ignored.
     pub fn from_obj(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let models = tobj::load_obj(path, &OBJ_LOAD_OPTIONS).map(|(models, _)| models);
-        Self::from_obj_result(path.display().to_string(), models)
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Obj { path: path.display().to_string(), message: e.to_string() })?;
+        Self::parse_obj(path.display().to_string(), &text)
     }
 
-    /// Parses OBJ text (the same rules as [`ClothMesh::from_obj`]; materials are ignored).
+    /// Parses OBJ text (the same rules as [`ClothMesh::from_obj`]).
     pub fn from_obj_str(text: &str) -> Result<Self, Error> {
+        Self::parse_obj("<memory>".into(), text)
+    }
+
+    fn parse_obj(path: String, text: &str) -> Result<Self, Error> {
+        check_face_lengths(text).map_err(|error| Error::ObjMesh { path: path.clone(), error })?;
         let mut reader = std::io::BufReader::new(text.as_bytes());
         let models = tobj::load_obj_buf(&mut reader, &OBJ_LOAD_OPTIONS, |_| Err(tobj::LoadError::OpenFileFailed))
-            .map(|(models, _)| models);
-        Self::from_obj_result("<memory>".into(), models)
-    }
-
-    fn from_obj_result(path: String, models: Result<Vec<tobj::Model>, tobj::LoadError>) -> Result<Self, Error> {
-        let models = match models {
-            Ok(models) => models,
-            Err(e) => return Err(Error::Obj { path, message: e.to_string() }),
-        };
+            .map_err(|e| Error::Obj { path: path.clone(), message: e.to_string() })?
+            .0;
         Self::from_obj_models(&models).map_err(|error| Error::ObjMesh { path, error })
     }
 
@@ -159,8 +163,8 @@ impl ClothMesh {
     }
 
     /// Checks that the mesh can be simulated: non-empty, indices in range, finite positions, one
-    /// texture coordinate per vertex, no zero-area or duplicate triangle, every edge shared by at
-    /// most two triangles.
+    /// texture coordinate per vertex, no degenerate (height below a millionth of the longest edge)
+    /// or duplicate triangle, every edge shared by at most two triangles.
     pub fn validate(&self) -> Result<(), MeshError> {
         if self.positions.is_empty() || self.triangles.is_empty() {
             return Err(MeshError::Empty);
@@ -176,7 +180,7 @@ impl ClothMesh {
             if let Some(&index) = tri.iter().find(|&&i| i as usize >= vertex_count) {
                 return Err(MeshError::IndexOutOfRange { triangle, index, vertex_count });
             }
-            if self.double_area(tri) < MIN_DOUBLE_AREA {
+            if self.is_degenerate(tri) {
                 return Err(MeshError::DegenerateTriangle { triangle });
             }
         }
@@ -200,6 +204,13 @@ impl ClothMesh {
             return Err(MeshError::UnreferencedVertex { vertex });
         }
         self.edges().map(|_| ())
+    }
+
+    /// Whether the triangle's height is below [`MIN_HEIGHT_RATIO`] of its longest edge.
+    fn is_degenerate(&self, t: &[u32; 3]) -> bool {
+        let [a, b, c] = t.map(|i| self.positions[i as usize]);
+        let longest = a.distance_squared(b).max(b.distance_squared(c)).max(c.distance_squared(a));
+        self.double_area(t) <= MIN_HEIGHT_RATIO * longest
     }
 
     /// Twice the area of a triangle, `|(p1 − p0) × (p2 − p0)|`.
@@ -320,6 +331,21 @@ impl ClothMesh {
         }
         masses
     }
+}
+
+/// Rejects an OBJ face with fewer than three vertices, which the loader would drop silently
+/// (or read as a line).
+fn check_face_lengths(text: &str) -> Result<(), MeshError> {
+    for (number, line) in text.lines().enumerate() {
+        let mut tokens = line.split_whitespace();
+        if tokens.next() == Some("f") {
+            let vertices = tokens.count();
+            if vertices < 3 {
+                return Err(MeshError::ShortFace { line: number + 1, vertices });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The texture coordinate an OBJ face corner gives its vertex: zero where the file has none; a

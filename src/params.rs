@@ -1,5 +1,6 @@
 //! Solver parameters: one `Copy` struct, every field with its unit, default and advice.
 
+use crate::collision::ContactResponse;
 use crate::constraints::{Response, Responses};
 use crate::error::ParamError;
 use glam::Vec3;
@@ -7,9 +8,12 @@ use glam::Vec3;
 /// How stiff a constraint kind is, in one of the two forms drape supports.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Stiffness {
-    /// PBD stiffness `k ∈ [0, 1]`: the fraction of the error removed per substep. Applied per
-    /// iteration as `k' = 1 − (1 − k)^(1/n)` with `n` iterations (PBD §3.3), so the result does
-    /// not depend on the iteration count; it still depends on the time step and substep count.
+    /// PBD stiffness `k ∈ [0, 1]`: the fraction of the error removed per frame time step, as
+    /// PBD §3.3 defines it whatever the substep and iteration counts. With `S` substeps, each
+    /// removes `k_s = k/(k + S²(1 − k))` (the fraction that gives the same effective compliance
+    /// `α ∝ Δt²(1 − k)/k` at substep `Δt/S`, so the material does not change with `S`), spread
+    /// over `n` iterations as `k' = 1 − (1 − k_s)^(1/n)` (PBD §3.3). Still depends on the frame
+    /// time step and the masses, as PBD does; prefer compliance for a physical material.
     Pbd(f32),
     /// XPBD compliance `α ≥ 0` (inverse stiffness; m/N for distances, rad/(N·m) for bending).
     /// `α = 0` is infinitely stiff. With a Lagrange multiplier per constraint (XPBD eq. 18) the
@@ -18,11 +22,17 @@ pub enum Stiffness {
 }
 
 impl Stiffness {
-    /// The per-projection factors `(k, α̃)` used by every constraint of this kind:
+    /// The per-projection factors `(k, α̃)` used by every constraint of this kind with
+    /// `substeps` substeps of `substep_dt` and `iterations` iterations:
     /// `Δλ = k·(−C − α̃λ)/(Σ w|∇C|² + α̃)`. PBD: `k = k'`, `α̃ = 0`; XPBD: `k = 1`, `α̃ = α/h²`.
-    pub fn response(self, iterations: u32, substep_dt: f32) -> Response {
+    pub fn response(self, substeps: u32, iterations: u32, substep_dt: f32) -> Response {
         match self {
-            Self::Pbd(k) => [1.0 - (1.0 - k).powf(1.0 / iterations as f32), 0.0],
+            Self::Pbd(k) => {
+                let squared = (substeps as f32).powi(2);
+                let per_substep = k / (k + squared * (1.0 - k));
+                // 1 − (1 − k_s)^(1/n), accurate for small k_s.
+                [-((-per_substep).ln_1p() / iterations as f32).exp_m1(), 0.0]
+            }
             Self::Compliance(alpha) => [1.0, alpha / (substep_dt * substep_dt)],
         }
     }
@@ -91,9 +101,14 @@ pub struct SolverParams {
     /// Stiffness of dihedral bending constraints (default `Compliance(1.0)`, soft). Lower
     /// compliance (or higher PBD `k`) gives stiffer, leather-like cloth.
     pub bending: Stiffness,
-    /// Coulomb friction coefficient against colliders (default 0.4, ≥ 0). 0.2–0.6 covers cloth
-    /// on most surfaces; 0 lets cloth slide off a sphere.
-    pub friction: f32,
+    /// Static Coulomb friction against colliders (default 0.5, ≥ 0): a particle in contact does
+    /// not slide while its tangential motion needs less than `static_friction` times the normal
+    /// impulse, so cloth rests on a slope up to `atan(static_friction)` (0.5: 27°).
+    pub static_friction: f32,
+    /// Dynamic (kinetic) Coulomb friction against colliders (default 0.4, ≥ 0), acting on a
+    /// sliding particle: 0.2–0.6 covers cloth on most surfaces; 0 lets cloth slide off a sphere.
+    /// Usually at most `static_friction`.
+    pub dynamic_friction: f32,
     /// Restitution of collider contacts (default 0, in [0, 1]); off for normal speeds below
     /// `2|g|h` to avoid jitter.
     pub restitution: f32,
@@ -119,7 +134,8 @@ impl Default for SolverParams {
             stretch: Stiffness::Compliance(0.0),
             compression: Stiffness::Compliance(1e-4),
             bending: Stiffness::Compliance(1.0),
-            friction: 0.4,
+            static_friction: 0.5,
+            dynamic_friction: 0.4,
             restitution: 0.0,
             collision_margin: 0.005,
             mode: SolverMode::GaussSeidel,
@@ -168,7 +184,18 @@ impl SolverParams {
         self.stretch.validate("stretch")?;
         self.compression.validate("compression")?;
         self.bending.validate("bending")?;
-        check(non_negative(self.friction), "friction", self.friction.to_string(), "finite and ≥ 0")?;
+        check(
+            non_negative(self.static_friction),
+            "static_friction",
+            self.static_friction.to_string(),
+            "finite and ≥ 0",
+        )?;
+        check(
+            non_negative(self.dynamic_friction),
+            "dynamic_friction",
+            self.dynamic_friction.to_string(),
+            "finite and ≥ 0",
+        )?;
         check((0.0..=1.0).contains(&self.restitution), "restitution", self.restitution.to_string(), "in [0, 1]")?;
         check(
             non_negative(self.collision_margin),
@@ -198,7 +225,7 @@ impl SolverParams {
     /// The responses `[k, α̃]` of one substep for every kind.
     pub fn responses(&self) -> Responses {
         let h = self.substep_dt();
-        let response = |s: Stiffness| s.response(self.iterations, h);
+        let response = |s: Stiffness| s.response(self.substeps, self.iterations, h);
         Responses {
             stretch: response(self.stretch),
             compression: response(self.compression),
@@ -209,5 +236,17 @@ impl SolverParams {
     /// Pre-solve normal speed below which restitution is off: `2|g|h` (XPBD rigid bodies §3.6).
     pub fn restitution_threshold(&self) -> f32 {
         2.0 * self.gravity.length() * self.substep_dt()
+    }
+
+    /// What the collision response uses of these parameters.
+    pub fn contact_response(&self) -> ContactResponse {
+        ContactResponse {
+            h: self.substep_dt(),
+            margin: self.collision_margin,
+            static_friction: self.static_friction,
+            dynamic_friction: self.dynamic_friction,
+            restitution: self.restitution,
+            restitution_threshold: self.restitution_threshold(),
+        }
     }
 }

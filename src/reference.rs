@@ -3,7 +3,7 @@
 //! [`crate::constraints`] and [`crate::collision`]. It is the specification the GPU is tested
 //! against, not a second backend to optimise.
 
-use crate::collision::{contact_velocity, validate_colliders, Collider};
+use crate::collision::{respond_to_colliders, validate_colliders, Collider};
 use crate::constraints::{Multipliers, SolveState, UnitType};
 use crate::error::Error;
 use crate::model::{ClothModel, JacobiPlan};
@@ -157,41 +157,22 @@ impl CpuSolver {
         }
     }
 
-    /// PBD Alg. 1 lines 8, 12–16: project the collision constraints of every collider (PBD
-    /// §3.4, stiffness 1), `v = q/h`, `x = x + q`, then friction and restitution. Pinned
-    /// particles end the frame exactly on their targets.
+    /// PBD Alg. 1 lines 8, 12–16: the collision response of every free particle
+    /// ([`respond_to_colliders`]) gives its displacement `q` and velocity, then `x = x + q`.
+    /// Pinned particles take their kinematic velocity and end the frame exactly on their targets.
     fn finalize(&mut self, substep: u32) {
-        let params = self.params;
-        let h = params.substep_dt();
-        let last = substep + 1 == params.substeps;
+        let h = self.params.substep_dt();
+        let response = self.params.contact_response();
+        let last = substep + 1 == self.params.substeps;
         for i in 0..self.positions.len() {
             let x = self.positions[i];
-            let mut q = self.solve.displacements[i];
+            let q = self.solve.displacements[i];
             if self.pins.inverse_masses()[i] == 0.0 {
                 self.velocities[i] = q / h;
                 self.positions[i] = if last { self.pins.targets()[i] } else { x + q };
                 continue;
             }
-            let approach = q / h;
-            let mut contacts = Vec::new();
-            for collider in &self.colliders {
-                if let Some(contact) = collider.contact(x, x + q, params.collision_margin) {
-                    q += contact.normal * contact.depth;
-                    contacts.push(contact);
-                }
-            }
-            let mut v = q / h;
-            for contact in contacts {
-                v = contact_velocity(
-                    v,
-                    approach,
-                    contact,
-                    h,
-                    params.friction,
-                    params.restitution,
-                    params.restitution_threshold(),
-                );
-            }
+            let (q, v) = respond_to_colliders(x, q, &self.colliders, &response);
             self.velocities[i] = v;
             self.positions[i] = x + q;
         }

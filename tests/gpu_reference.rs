@@ -74,13 +74,11 @@ fn hanging_cloth_matches_reference_in_every_mode_and_layout() {
     }
 }
 
-/// Contacts switch on and off (and friction between stick and slip) at thresholds, which
-/// amplifies last-bit differences between GPU and CPU arithmetic: they first appear when the cloth
-/// reaches the sphere (~frame 12) and then grow, by how much depends on the constraint order. On
-/// this 16² cloth: 1.5e-4 m (Gauss-Seidel) and 2.1e-4 m (Jacobi) after 40 frames, 7.1e-4 and
-/// 5.9e-4 m after 60 (other constraint orders of the same scene, and 12²–20² cloths, reached
-/// 0.2–1.3 mm after 60 frames). This asserts 1 mm at both; the contact-free hanging cloth above
-/// agrees to 1e-4 m in every layout.
+/// Contacts switch on and off (and friction between stick and slip) at thresholds, which would
+/// amplify any last-bit difference between GPU and CPU arithmetic into millimetres: the
+/// collision response is written with the same operations on both sides (no displacement
+/// recomputed as a difference of positions, which a driver may simplify), and on lavapipe the
+/// two agree bit for bit.
 #[test]
 fn draped_cloth_with_contacts_and_pbd_stiffness_stays_close_to_reference() {
     for mode in MODES {
@@ -94,7 +92,7 @@ fn draped_cloth_with_contacts_and_pbd_stiffness_stays_close_to_reference() {
         let frames = [40, 60];
         let distances = gpu_cpu_distances(SceneKind::Drape, 16, p, DispatchStrategy::Auto, &frames);
         for (d, frames) in distances.into_iter().zip(frames) {
-            assert!(d <= 1e-3, "{mode:?}: max |Δx| = {d} m after {frames} frames");
+            assert!(d <= 1e-5, "{mode:?}: max |Δx| = {d} m after {frames} frames");
         }
     }
 }

@@ -1,10 +1,12 @@
 //! The pure constraint functions: gradients against finite differences, conservation of linear
 //! momentum, collision projections and the contact velocity response.
 
-use drape::collision::{collide_plane, collide_sphere, contact_velocity, Contact};
-use drape::constraints::bending::{bending_correction, dihedral_angle};
+use drape::collision::{contact_velocity, resolve_contacts, stick, Collider, HalfSpace};
+use drape::constraints::bending::{angle_error, bending_correction, dihedral, dihedral_angle};
 use drape::constraints::stretch::distance_correction;
+use drape::math::atan2;
 use glam::Vec3;
+use std::f32::consts::TAU;
 
 /// A small deterministic generator (xorshift) so the tests need no extra crate.
 struct Rng(u64);
@@ -30,37 +32,86 @@ fn hinge(rng: &mut Rng) -> [Vec3; 4] {
     [p0, p1, p2, p3]
 }
 
+/// The signed dihedral angle in f64, written independently of the library: the angle about the
+/// edge from the first triangle's outward normal to the second's, positive when the wings fold
+/// towards `−n_A`.
+fn oracle_angle(p: [[f64; 3]; 4]) -> f64 {
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let cross =
+        |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let e = sub(p[1], p[0]);
+    let normal_a = cross(e, sub(p[2], p[0]));
+    let normal_b = cross(sub(p[3], p[0]), e);
+    let sine = dot(cross(normal_a, normal_b), e) / dot(e, e).sqrt();
+    sine.atan2(dot(normal_a, normal_b))
+}
+
 #[test]
-fn bending_step_points_along_the_appendix_a_gradient() {
-    // With one movable particle i, a PBD step is Δp_i = −C ∇_iC / |∇_iC|²: compare ∇_iC with a
-    // central finite difference of the dihedral angle (checks the signs of PBD Appendix A).
+fn dihedral_gradients_match_f64_finite_differences() {
     let mut rng = Rng(0x5eed);
-    for _ in 0..50 {
+    for _ in 0..200 {
         let p = hinge(&mut rng);
-        let angle = dihedral_angle(p[0], p[1], p[2], p[3]).unwrap();
-        let rest = angle + 0.05;
+        let exact = p.map(|v| v.as_dvec3().to_array());
+        let d = dihedral(p[0], p[1], p[2], p[3]).unwrap();
+        assert!(
+            (f64::from(d.angle) - oracle_angle(exact)).abs() < 2e-6,
+            "angle {} vs {}",
+            d.angle,
+            oracle_angle(exact)
+        );
         for i in 0..4 {
-            let mut w = [0.0; 4];
-            w[i] = 1.0;
-            let k = bending_correction(p[0], p[1], p[2], p[3], w, rest, 0.0, [1.0, 0.0]).unwrap();
-            let h = 1e-3;
-            let gradient = Vec3::from_array(std::array::from_fn(|axis| {
-                let offset = Vec3::from_array(std::array::from_fn(|a| if a == axis { h } else { 0.0 }));
-                let mut plus = p;
-                let mut minus = p;
-                plus[i] += offset;
-                minus[i] -= offset;
-                let f = |q: [Vec3; 4]| dihedral_angle(q[0], q[1], q[2], q[3]).unwrap();
-                (f(plus) - f(minus)) / (2.0 * h)
-            }));
-            let expected = gradient * (-(angle - rest) / gradient.length_squared());
-            assert!(
-                k.dp[i].distance(expected) <= 2e-2 * expected.length() + 1e-6,
-                "particle {i}: step {:?}, finite differences {:?}",
-                k.dp[i],
-                expected
-            );
+            for axis in 0..3 {
+                let h = 1e-6;
+                let (mut plus, mut minus) = (exact, exact);
+                plus[i][axis] += h;
+                minus[i][axis] -= h;
+                let expected = (oracle_angle(plus) - oracle_angle(minus)) / (2.0 * h);
+                let got = f64::from(d.gradients[i][axis]);
+                assert!(
+                    (got - expected).abs() < 1e-4 * (1.0 + expected.abs()),
+                    "∂θ/∂p{i}[{axis}]: {got} vs {expected}"
+                );
+            }
         }
+    }
+}
+
+#[test]
+fn dihedral_angle_is_signed_and_zero_when_flat() {
+    let flat = [Vec3::ZERO, Vec3::X, Vec3::new(0.5, 0.0, 1.0), Vec3::new(0.5, 0.0, -1.0)];
+    assert_eq!(dihedral_angle(flat[0], flat[1], flat[2], flat[3]), Some(0.0));
+    let up = [flat[0], flat[1], Vec3::new(0.5, 0.5, 1.0), Vec3::new(0.5, 0.5, -1.0)];
+    let down = up.map(|p| p * Vec3::new(1.0, -1.0, 1.0));
+    let (a, b) = (
+        dihedral_angle(up[0], up[1], up[2], up[3]).unwrap(),
+        dihedral_angle(down[0], down[1], down[2], down[3]).unwrap(),
+    );
+    assert!(a > 0.9 && (a + b).abs() < 1e-6, "mirror images fold opposite ways: {a}, {b}");
+}
+
+#[test]
+fn bending_error_wraps_the_short_way_round() {
+    assert!((angle_error(3.0, -3.0) - (6.0 - TAU)).abs() < 1e-6);
+    assert!((angle_error(-3.0, 3.0) - (TAU - 6.0)).abs() < 1e-6);
+    assert_eq!(angle_error(0.5, 0.25), 0.25);
+}
+
+#[test]
+fn portable_atan2_is_within_two_ulp_of_f64() {
+    let mut rng = Rng(7);
+    let axes = [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (0.0, -1.0), (-1.0, 0.0), (-0.0, -1.0), (1.0, 1.0), (-1.0, -1.0)];
+    let random = (0..20_000).map(|_| {
+        let scale = 10f32.powf(rng.next() * 8.0 - 4.0);
+        (rng.vec().x * scale, rng.vec().y * scale)
+    });
+    for (y, x) in axes.into_iter().chain(random) {
+        let expected = f64::from(y).atan2(f64::from(x));
+        let got = f64::from(atan2(y, x));
+        // −0 counts as +0: atan2(−0, −1) = π, the same direction as f64's −π.
+        let got = if y == 0.0 && x < 0.0 { expected.signum() * got } else { got };
+        let ulp = f64::from(f32::EPSILON) * expected.abs().max(1e-3);
+        assert!((got - expected).abs() <= 2.0 * ulp + 1e-9, "atan2({y}, {x}) = {got}, f64 {expected}");
     }
 }
 
@@ -98,6 +149,21 @@ fn stiff_distance_constraint_restores_rest_length() {
 }
 
 #[test]
+fn a_multiplier_from_the_other_regime_is_not_reused() {
+    // Stretched edge with soft stretch compliance, carrying a large multiplier accumulated while
+    // it was compressed: the correction is the one a fresh multiplier gives.
+    let (p0, p1) = (Vec3::ZERO, Vec3::new(1.1, 0.0, 0.0));
+    let (stretch, compression) = ([1.0, 0.5], [1.0, 50.0]);
+    let fresh = distance_correction(p0, p1, 1.0, 1.0, 1.0, 0.0, stretch, compression).unwrap();
+    let carried = distance_correction(p0, p1, 1.0, 1.0, 1.0, 0.2, stretch, compression).unwrap();
+    assert_eq!((carried.dp, carried.lambda, carried.dlambda), (fresh.dp, 0.0, fresh.dlambda));
+    // Its own regime's multiplier is kept.
+    let own = distance_correction(p0, p1, 1.0, 1.0, 1.0, -0.01, stretch, compression).unwrap();
+    assert_eq!(own.lambda, -0.01);
+    assert!(own.dlambda.abs() < fresh.dlambda.abs());
+}
+
+#[test]
 fn xpbd_compliance_softens_the_correction() {
     // XPBD eq. 18 with α̃ > 0 removes the fraction w/(w + α̃) of the error in the first iteration.
     let p1 = Vec3::new(2.0, 0.0, 0.0);
@@ -109,61 +175,118 @@ fn xpbd_compliance_softens_the_correction() {
 #[test]
 fn bending_handles_flat_and_collinear_input() {
     let flat = [Vec3::ZERO, Vec3::X, Vec3::new(0.5, 0.0, 1.0), Vec3::new(0.5, 0.0, -1.0)];
-    let angle = dihedral_angle(flat[0], flat[1], flat[2], flat[3]).unwrap();
-    assert!((angle - std::f32::consts::PI).abs() < 1e-6);
-    // A flat pair at its rest angle: gradient and error vanish; no correction, no NaN.
-    if let Some(k) = bending_correction(flat[0], flat[1], flat[2], flat[3], [1.0; 4], angle, 0.0, [1.0, 0.0]) {
-        assert!(k.dp.iter().all(|d| d.is_finite() && d.length() < 1e-6));
-    }
+    // A flat pair at its rest angle: no error, so no correction and no NaN.
+    let k = bending_correction(flat[0], flat[1], flat[2], flat[3], [1.0; 4], 0.0, 0.0, [1.0, 0.0]).unwrap();
+    assert!(k.dp.iter().all(|d| *d == Vec3::ZERO));
+    // Bent out of a flat rest state, the correction is finite and points back.
+    let bent = bending_correction(flat[0], flat[1], flat[2], flat[3], [1.0; 4], 0.3, 0.0, [1.0, 0.0]).unwrap();
+    assert!(bent.dp.iter().all(|d| d.is_finite()) && bent.dp[2].length() > 1e-3);
     let collinear = [Vec3::ZERO, Vec3::X, Vec3::X * 2.0, Vec3::Z];
     assert!(bending_correction(collinear[0], collinear[1], collinear[2], collinear[3], [1.0; 4], 1.0, 0.0, [1.0, 0.0])
         .is_none());
 }
 
-#[test]
-fn collisions_end_outside_the_collider() {
-    let margin = 0.01;
-    let p = Vec3::new(0.3, -0.2, 0.1);
-    let contact = collide_plane(p, Vec3::Y, 0.0, margin).unwrap();
-    assert!(((p + contact.normal * contact.depth).y - margin).abs() < 1e-6 && contact.depth > 0.2);
-    assert!(collide_plane(Vec3::new(0.0, 0.5, 0.0), Vec3::Y, 0.0, margin).is_none());
+/// Resolves a particle that starts at `x` and moves by `q` against `colliders` with `margin`.
+fn resolve(x: Vec3, q: Vec3, colliders: &[Collider], margin: f32) -> Vec3 {
+    let spaces: Vec<HalfSpace> = colliders.iter().map(|c| c.half_space(x, q, margin)).collect();
+    x + q + resolve_contacts(x + q, &spaces).displacement()
+}
 
-    let (center, radius) = (Vec3::ZERO, 1.0);
+#[test]
+fn collisions_end_outside_every_collider() {
+    let margin = 0.01;
+    let ground = Collider::ground(0.0);
+    let p = resolve(Vec3::new(0.3, 0.5, 0.1), Vec3::new(0.0, -0.7, 0.0), &[ground], margin);
+    assert!((p - Vec3::new(0.3, margin, 0.1)).length() < 1e-6, "{p}");
+    let sphere = Collider::sphere(Vec3::ZERO, 1.0);
     let mut rng = Rng(7);
-    for _ in 0..200 {
-        let x = rng.vec().normalize() * 1.5;
-        let p = rng.vec() * 1.2;
-        if let Some(contact) = collide_sphere(x, p, center, radius, margin) {
-            let projected = p + contact.normal * contact.depth;
-            assert!(projected.distance(center) >= radius + margin - 1e-5, "{projected} still inside");
-            assert!(contact.depth >= 0.0 && (contact.normal.length() - 1.0).abs() < 1e-5);
-        } else {
-            assert!(p.distance(center) >= radius + margin);
+    for _ in 0..500 {
+        let x = rng.vec().normalize() * (1.0 + margin + 0.5 * rng.next());
+        let p = resolve(x, rng.vec() * 1.2, &[sphere], margin);
+        assert!(sphere.signed_distance(p) >= margin - 1e-6, "{p} inside");
+    }
+    // A sphere resting on the ground leaves a crevice around its foot: a particle that starts
+    // outside both ends outside both, whatever its step (one collider after the other would push
+    // it back into the first).
+    let resting = [ground, Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5)];
+    let mut crevice = 0;
+    while crevice < 2000 {
+        let x = Vec3::new(rng.next() * 0.3, rng.next() * 0.05, rng.next() * 0.3);
+        if resting.iter().any(|c| c.signed_distance(x) < margin) {
+            continue;
+        }
+        crevice += 1;
+        let p = resolve(x, rng.vec() * 0.05, &resting, margin);
+        for collider in resting {
+            assert!(collider.signed_distance(p) >= margin - 1e-6, "{p}: {}", collider.signed_distance(p));
         }
     }
-    // Continuous test: a particle moving straight through the sphere is stopped on the entry side.
-    let p = Vec3::new(0.2, 0.0, 0.0);
-    let contact = collide_sphere(Vec3::new(-2.0, 0.0, 0.0), p, center, radius, 0.0).unwrap();
-    let p = p + contact.normal * contact.depth;
-    assert!((contact.normal - Vec3::NEG_X).length() < 1e-5 && (p.x + 1.0).abs() < 1e-5);
-    // Static fallback from inside: pushed to the closest surface point.
-    let p = Vec3::new(0.0, 0.6, 0.0);
-    let contact = collide_sphere(Vec3::new(0.0, 0.5, 0.0), p, center, radius, 0.0).unwrap();
-    assert!((p + contact.normal * contact.depth - Vec3::Y).length() < 1e-5);
+}
+
+#[test]
+fn a_contact_projection_is_the_closest_point_outside() {
+    // Inside the ground and a wall at once: the corner of the two half-spaces, not either face.
+    let spaces = [
+        HalfSpace { normal: Vec3::Y, offset: 0.0 },
+        HalfSpace { normal: Vec3::X, offset: 0.0 },
+        HalfSpace { normal: Vec3::Z, offset: -10.0 },
+    ];
+    let contacts = resolve_contacts(Vec3::new(-0.2, -0.1, 0.0), &spaces);
+    assert_eq!(contacts.count, 2);
+    assert_eq!(contacts.displacement(), Vec3::new(0.2, 0.1, 0.0));
+    // Inside only the ground, near the wall: straight up, the wall stays inactive.
+    let contacts = resolve_contacts(Vec3::new(0.05, -0.1, 0.0), &spaces);
+    assert_eq!((contacts.count, contacts.displacement()), (1, Vec3::new(0.0, 0.1, 0.0)));
+    // A 10° wedge open towards +x (above the ground, below a tilted ceiling): pushing a point
+    // beyond its edge out of the ceiling enters the ground; the closest point is the edge.
+    let tilt = 10f32.to_radians();
+    let ceiling = HalfSpace { normal: Vec3::new(tilt.sin(), -tilt.cos(), 0.0), offset: 0.0 };
+    let contacts = resolve_contacts(Vec3::new(-0.05, 0.05, 0.0), &[spaces[0], ceiling]);
+    let p = Vec3::new(-0.05, 0.05, 0.0) + contacts.displacement();
+    assert!(contacts.count == 2 && p.length() < 1e-6, "the wedge's edge is the origin: {p}");
+    // Three faces: the vertex.
+    let corner = [spaces[0], spaces[1], HalfSpace { normal: Vec3::Z, offset: 0.0 }];
+    let contacts = resolve_contacts(Vec3::new(-0.1, -0.2, -0.3), &corner);
+    assert_eq!((contacts.count, contacts.displacement()), (3, Vec3::new(0.1, 0.2, 0.3)));
+}
+
+#[test]
+fn spheres_stop_fast_particles_at_their_entry_point() {
+    let sphere = Collider::sphere(Vec3::ZERO, 1.0);
+    // Straight through the sphere in one substep: stopped on the entry side.
+    let p = resolve(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(4.0, 0.0, 0.0), &[sphere], 0.0);
+    assert!((p - Vec3::NEG_X).length() < 1e-5, "{p}");
+    // Starting inside: pushed to the closest surface point of where it went.
+    let p = resolve(Vec3::new(0.0, 0.5, 0.0), Vec3::new(0.0, 0.1, 0.0), &[sphere], 0.0);
+    assert!((p - Vec3::Y).length() < 1e-6, "{p}");
+    // Starting on the surface and sliding along it: kept on the tangent plane where it started,
+    // with no cancellation in the entry point.
+    let x = Vec3::new(0.0, 1.0, 0.0);
+    let space = sphere.half_space(x, Vec3::new(1e-4, -1e-6, 0.0), 0.0);
+    assert!((space.normal - Vec3::Y).length() < 1e-6 && (space.offset - 1.0).abs() < 1e-6);
+}
+
+#[test]
+fn static_friction_holds_what_the_normal_push_can() {
+    let contacts = resolve_contacts(Vec3::new(0.0, -0.01, 0.0), &[HalfSpace { normal: Vec3::Y, offset: 0.0 }]);
+    let q = Vec3::new(0.003, 0.0, 0.004);
+    // |q_t| = 0.005 < 0.6·0.01: held; 0.4·0.01 < 0.005: slides.
+    assert_eq!(stick(q, &contacts, 0.6), Vec3::ZERO);
+    assert_eq!(stick(q, &contacts, 0.4), q);
 }
 
 #[test]
 fn contact_velocity_applies_friction_and_restitution() {
-    let contact = Contact { normal: Vec3::Y, depth: 0.001 };
+    let (normal, depth) = (Vec3::Y, 0.001);
     let h = 0.01;
     // Friction removes at most the tangential speed, never reverses it.
-    let v = contact_velocity(Vec3::new(1.0, -0.5, 0.0), Vec3::new(1.0, -3.0, 0.0), contact, h, 0.5, 0.0, 0.2);
+    let v = contact_velocity(Vec3::new(1.0, -0.5, 0.0), Vec3::new(1.0, -3.0, 0.0), normal, depth, h, 0.5, 0.0, 0.2);
     assert!((v.x - (1.0 - 0.5 * 0.001 / h)).abs() < 1e-6 && v.y == 0.0);
-    let v = contact_velocity(Vec3::new(0.01, 0.0, 0.0), Vec3::ZERO, contact, h, 10.0, 0.0, 0.2);
+    let v = contact_velocity(Vec3::new(0.01, 0.0, 0.0), Vec3::ZERO, normal, depth, h, 10.0, 0.0, 0.2);
     assert_eq!(v, Vec3::ZERO);
     // Restitution reflects the approach speed, but not slow contacts.
-    let v = contact_velocity(Vec3::ZERO, Vec3::new(0.0, -3.0, 0.0), contact, h, 0.0, 0.5, 0.2);
+    let v = contact_velocity(Vec3::ZERO, Vec3::new(0.0, -3.0, 0.0), normal, depth, h, 0.0, 0.5, 0.2);
     assert!((v.y - 1.5).abs() < 1e-6);
-    let v = contact_velocity(Vec3::ZERO, Vec3::new(0.0, -0.1, 0.0), contact, h, 0.0, 0.5, 0.2);
+    let v = contact_velocity(Vec3::ZERO, Vec3::new(0.0, -0.1, 0.0), normal, depth, h, 0.0, 0.5, 0.2);
     assert_eq!(v.y, 0.0);
 }

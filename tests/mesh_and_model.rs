@@ -107,6 +107,7 @@ fn obj_meshes_that_are_not_cloth_give_the_mesh_error() {
         (fan, MeshError::NonManifoldEdge { a: 0, b: 1, triangles: 3 }),
         (twice, MeshError::DuplicateTriangle { first: 0, second: 1 }),
         (flat, MeshError::DegenerateTriangle { triangle: 0 }),
+        ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n\nf 1 2\n", MeshError::ShortFace { line: 6, vertices: 2 }),
     ] {
         let result = ClothMesh::from_obj_str(text);
         assert_eq!(result, Err(Error::ObjMesh { path: "<memory>".into(), error: expected }));
@@ -145,6 +146,17 @@ fn invalid_meshes_give_typed_errors() {
     assert_eq!(mesh_error(nan, vec![[0, 1, 2]]), MeshError::NonFinitePosition { vertex: 2 });
     let collinear = vec![Vec3::ZERO, Vec3::X, Vec3::X * 2.0];
     assert_eq!(mesh_error(collinear, vec![[0, 1, 2]]), MeshError::DegenerateTriangle { triangle: 0 });
+    // Collinear in decimal, 0.2 m edges: f32 rounding leaves its cross product far above an
+    // absolute area threshold, but its height is nothing next to its edges.
+    let rounded = vec![
+        Vec3::new(0.3, 0.7, 0.1),
+        Vec3::new(0.366_666_67, 0.833_333_3, 0.233_333_33),
+        Vec3::new(0.433_333_34, 0.966_666_64, 0.366_666_67),
+    ];
+    assert!((rounded[1] - rounded[0]).cross(rounded[2] - rounded[0]).length() > 1e-12);
+    assert_eq!(mesh_error(rounded, vec![[0, 1, 2]]), MeshError::DegenerateTriangle { triangle: 0 });
+    // A millimetre triangle is small, not degenerate.
+    assert!(ClothMesh::new(vec![Vec3::ZERO, Vec3::X * 1e-3, Vec3::Z * 1e-3], vec![[0, 2, 1]], None).is_ok());
     assert_eq!(
         mesh_error(quad.clone(), vec![[0, 2, 1], [0, 3, 2], [2, 1, 0]]),
         MeshError::DuplicateTriangle { first: 0, second: 2 }
@@ -208,9 +220,9 @@ fn constraints_follow_the_mesh() {
         assert!((a.distance(b) - constraints.stretch.rest_length(c)).abs() < 1e-6);
     }
     for c in 0..constraints.bending.len() {
-        // A flat rest state has dihedral angle π in PBD's convention.
+        // A flat rest state has signed dihedral angle 0.
         let rest = constraints.bending.rest_angle(c);
-        assert!((rest - std::f32::consts::PI).abs() < 1e-3, "rest angle {rest}");
+        assert!(rest.abs() < 1e-6, "rest angle {rest}");
     }
     // Hinge u is bending constraint u with stretch constraint u on its edge; the 12 boundary
     // edges are the free edges, the only units of their type.

@@ -24,7 +24,8 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(SolverParams { compression: Stiffness::Pbd(-0.1), ..ok }), "compression");
     assert_eq!(rejected(SolverParams { bending: Stiffness::Compliance(-1.0), ..ok }), "bending");
     assert_eq!(rejected(SolverParams { damping: -1.0, ..ok }), "damping");
-    assert_eq!(rejected(SolverParams { friction: f32::INFINITY, ..ok }), "friction");
+    assert_eq!(rejected(SolverParams { static_friction: f32::INFINITY, ..ok }), "static_friction");
+    assert_eq!(rejected(SolverParams { dynamic_friction: -0.1, ..ok }), "dynamic_friction");
     assert_eq!(rejected(SolverParams { restitution: 1.5, ..ok }), "restitution");
     assert_eq!(rejected(SolverParams { mode: SolverMode::Jacobi { relaxation: 0.0 }, ..ok }), "mode.relaxation");
     // Accepted-looking values whose derived quantities would be infinite or zero.
@@ -50,15 +51,30 @@ fn solvers_refuse_bad_parameters_and_colliders() {
 }
 
 #[test]
-fn pbd_stiffness_is_independent_of_iteration_count() {
-    // PBD §3.3: after n iterations the remaining error is (1 − k')^n = 1 − k.
+fn pbd_stiffness_is_per_time_step() {
     for k in [0.1f32, 0.5, 0.9] {
+        // One substep: after n iterations the remaining error is (1 − k')^n = 1 − k (PBD §3.3).
         for n in [1u32, 4, 10] {
-            let [k_prime, alpha_tilde] = Stiffness::Pbd(k).response(n, 0.01);
+            let [k_prime, alpha_tilde] = Stiffness::Pbd(k).response(1, n, 0.01);
             assert_eq!(alpha_tilde, 0.0);
             assert!(((1.0 - k_prime).powi(n as i32) - (1.0 - k)).abs() < 1e-5);
         }
+        // S substeps: each removes the fraction that XPBD's equivalent compliance removes at
+        // Δt/S: with α̃ = α/h², α = Δt²(1 − k)/k per unit inverse mass.
+        let dt = 1.0 / 60.0f64;
+        for substeps in [2u32, 10, 25] {
+            let alpha = dt * dt * (1.0 - f64::from(k)) / f64::from(k);
+            let h = dt / f64::from(substeps);
+            let expected = 1.0 / (1.0 + alpha / (h * h));
+            let [k_prime, _] = Stiffness::Pbd(k).response(substeps, 4, h as f32);
+            let removed = 1.0 - (1.0 - f64::from(k_prime)).powi(4);
+            assert!(
+                (removed - expected).abs() < 1e-4 * expected,
+                "k {k}, {substeps} substeps: {removed} vs {expected}"
+            );
+        }
     }
+    assert_eq!(Stiffness::Pbd(1.0).response(10, 4, 0.01)[0], 1.0);
     // XPBD: α̃ = α / h².
-    assert_eq!(Stiffness::Compliance(2e-4).response(3, 0.01), [1.0, 2.0]);
+    assert_eq!(Stiffness::Compliance(2e-4).response(10, 3, 0.01), [1.0, 2.0]);
 }

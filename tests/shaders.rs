@@ -187,6 +187,9 @@ fn shared_constants_match_their_wgsl_twins() {
     assert_eq!(wgsl_constant(&module, "MAX_UNIT_TYPES"), U32(drape::gpu::records::MAX_UNIT_TYPES as u32));
     assert_eq!(wgsl_constant(&module, "COLLIDER_PLANE"), U32(GpuCollider::PLANE));
     assert_eq!(wgsl_constant(&module, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
+    let collide = parse_and_validate("integrate", &shaders::integrate_module_source());
+    assert_eq!(wgsl_constant(&collide, "MAX_CONTACTS"), U32(drape::collision::MAX_CONTACTS as u32));
+    assert_eq!(wgsl_constant(&collide, "PARALLEL_EPSILON"), F32(drape::collision::PARALLEL_EPSILON));
 }
 
 macro_rules! rust_offsets {
@@ -214,7 +217,8 @@ fn gpu_structs_match_their_wgsl_twins() {
             relaxation,
             h,
             damping_factor,
-            friction,
+            static_friction,
+            dynamic_friction,
             restitution,
             restitution_threshold,
             collision_margin,

@@ -20,10 +20,10 @@ struct BendingCorrection {
     dlambda: f32,
 }
 
-// Dihedral bending constraint C = acos(n1·n2) − rest (PBD §4.1) with the gradients of PBD
-// Appendix A, ∇_i C = q_i/√(1 − d²), the factor s = √(1 − d²) = |n1 × n2| multiplied through so
-// nothing divides by it (see bending_correction in src/constraints/bending.rs). Zero for a
-// collinear triangle or when no particle can move.
+// Bending constraint C = θ − rest on the signed dihedral angle θ = atan2((n_A × n_B)·ê, n_A·n_B)
+// with the exact gradients of Bridson et al. 2003 (src/constraints/bending.rs `dihedral` and
+// `bending_correction` give the formulas), C wrapped into [−π, π]. Zero for a degenerate hinge
+// or when no particle can move.
 fn bending_correction(
     p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, p3: vec3<f32>, w: vec4<f32>, rest: f32,
     lambda: f32, response: vec2<f32>,
@@ -31,34 +31,36 @@ fn bending_correction(
     let e = p1 - p0;
     let a = p2 - p0;
     let b = p3 - p0;
-    let c1 = cross(e, a);
-    let c2 = cross(e, b);
-    let length1 = length(c1);
-    let length2 = length(c2);
-    let l1 = max(length1, GEOMETRY_EPSILON);
-    let l2 = max(length2, GEOMETRY_EPSILON);
-    let n1 = c1 / l1;
-    let n2 = c2 / l2;
-    let d = clamp(dot(n1, n2), -1.0, 1.0);
-    let s = length(cross(n1, n2));
-    let c = atan2(s, d) - rest;
+    let normal_a = cross(e, a);
+    let normal_b = cross(b, e);
+    let edge_length = length(e);
+    let area_a = dot(normal_a, normal_a);
+    let area_b = dot(normal_b, normal_b);
+    let degenerate = GEOMETRY_EPSILON * GEOMETRY_EPSILON;
+    let shaped = (edge_length >= GEOMETRY_EPSILON) & (area_a >= degenerate) & (area_b >= degenerate);
+    let safe_length = max(edge_length, GEOMETRY_EPSILON);
+    let angle = atan2_portable(dot(cross(normal_a, normal_b), e) / safe_length, dot(normal_a, normal_b));
+    let wing_a = normal_a * (-safe_length / max(area_a, degenerate));
+    let wing_b = normal_b * (-safe_length / max(area_b, degenerate));
+    let edge_squared = safe_length * safe_length;
+    let t_a = dot(a, e) / edge_squared;
+    let t_b = dot(b, e) / edge_squared;
+    let g0 = -(wing_a * (1.0 - t_a)) - wing_b * (1.0 - t_b);
+    let g1 = -(wing_a * t_a) - wing_b * t_b;
 
-    let q2 = (cross(e, n2) + cross(n1, e) * d) / l1;
-    let q3 = (cross(e, n1) + cross(n2, e) * d) / l2;
-    let q1 = -(cross(a, n2) + cross(n1, a) * d) / l1 - (cross(b, n1) + cross(n2, b) * d) / l2;
-    let q0 = -q1 - q2 - q3;
-
-    let weighted = w.x * dot(q0, q0) + w.y * dot(q1, q1) + w.z * dot(q2, q2) + w.w * dot(q3, q3);
-    let denominator = weighted + response.y * s * s;
-    let valid = (length1 >= GEOMETRY_EPSILON) & (length2 >= GEOMETRY_EPSILON) & (denominator >= DENOMINATOR_EPSILON);
-    let f = select(0.0, response.x * (-c - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON), valid);
-    let zero = vec3<f32>(0.0);
+    let weighted = w.x * dot(g0, g0) + w.y * dot(g1, g1) + w.z * dot(wing_a, wing_a) + w.w * dot(wing_b, wing_b);
+    let denominator = weighted + response.y;
+    let valid = shaped & (denominator >= DENOMINATOR_EPSILON);
+    var c = angle - rest;
+    c = select(c, c - TAU, c > PI);
+    c = select(c, c + TAU, c < -PI);
+    let dlambda = select(0.0, response.x * (-c - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON), valid);
     return BendingCorrection(
-        select(zero, q0 * (w.x * s * f), valid),
-        select(zero, q1 * (w.y * s * f), valid),
-        select(zero, q2 * (w.z * s * f), valid),
-        select(zero, q3 * (w.w * s * f), valid),
-        s * s * f,
+        g0 * (w.x * dlambda),
+        g1 * (w.y * dlambda),
+        wing_a * (w.z * dlambda),
+        wing_b * (w.w * dlambda),
+        dlambda,
     );
 }
 

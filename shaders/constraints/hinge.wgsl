@@ -36,7 +36,7 @@ fn project_hinge(unit: UnitRef) {
     let stretch = stretch_correction(unit.index, p[0], p[1], edge_lambda);
     p[0].q += stretch.dp0;
     p[1].q += stretch.dp1;
-    stretch_constraints[unit.index].lambda = edge_lambda + stretch.dlambda;
+    stretch_constraints[unit.index].lambda = stretch.lambda + stretch.dlambda;
     let lambda = multiplier(record.lambda);
     let bending = bending_correction_of(unit.index, p, lambda);
     p[0].q += bending.dp0;
@@ -65,6 +65,6 @@ fn jacobi_hinge(unit: UnitRef) {
     emit(unit, 1u, stretch.dp1 * stretch_share + bending.dp1 * bending_share);
     emit(unit, 2u, bending.dp2 * bending_share);
     emit(unit, 3u, bending.dp3 * bending_share);
-    stretch_constraints[unit.index].lambda = edge_lambda + stretch.dlambda * stretch_share;
+    stretch_constraints[unit.index].lambda = stretch.lambda + stretch.dlambda * stretch_share;
     bending_constraints[unit.index].lambda = lambda + bending.dlambda * bending_share;
 }

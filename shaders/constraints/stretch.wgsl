@@ -18,11 +18,15 @@ struct StretchConstraint {
 struct DistanceCorrection {
     dp0: vec3<f32>,
     dp1: vec3<f32>,
+    // The multiplier the correction started from (zero where the stored one belongs to the other
+    // regime), and its change.
+    lambda: f32,
     dlambda: f32,
 }
 
 // Distance constraint C = |p0 − p1| − rest (PBD §3.3 eq. 10–11) in the unified PBD/XPBD form
-// Δλ = k(−C − α̃λ)/(w0 + w1 + α̃) (XPBD eq. 18). Zero for a zero-length edge.
+// Δλ = k(−C − α̃λ)/(w0 + w1 + α̃) (XPBD eq. 18), λ restarting from zero when it was accumulated
+// in the other regime. Zero for a zero-length edge.
 fn distance_correction(
     p0: vec3<f32>, p1: vec3<f32>, w0: f32, w1: f32, rest: f32, lambda: f32,
     stretch: vec2<f32>, compression: vec2<f32>,
@@ -30,12 +34,14 @@ fn distance_correction(
     let delta = p0 - p1;
     let len = length(delta);
     let c = len - rest;
-    let response = select(compression, stretch, c > 0.0);
+    let stretched = c > 0.0;
+    let response = select(compression, stretch, stretched);
+    let start = select(max(lambda, 0.0), min(lambda, 0.0), stretched);
     let denominator = w0 + w1 + response.y;
     let valid = (len >= GEOMETRY_EPSILON) & (denominator >= DENOMINATOR_EPSILON);
-    let dlambda = select(0.0, response.x * (-c - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON), valid);
+    let dlambda = select(0.0, response.x * (-c - response.y * start) / max(denominator, DENOMINATOR_EPSILON), valid);
     let n = delta / max(len, GEOMETRY_EPSILON);
-    return DistanceCorrection(n * (w0 * dlambda), n * (-w1 * dlambda), dlambda);
+    return DistanceCorrection(n * (w0 * dlambda), n * (-w1 * dlambda), select(lambda, start, valid), dlambda);
 }
 
 // Stretch constraint c's correction of particles a and b (its own, or its hinge's edge) from
@@ -60,7 +66,7 @@ fn project_free_edge(unit: UnitRef) {
     b.q += k.dp1;
     store_particle(slot0, a);
     store_particle(slot1, b);
-    stretch_constraints[unit.index].lambda = lambda + k.dlambda;
+    stretch_constraints[unit.index].lambda = k.lambda + k.dlambda;
 }
 
 // Jacobi: free edge `unit` writes its share of its correction into its slots.
@@ -73,5 +79,5 @@ fn jacobi_free_edge(unit: UnitRef) {
     let share = params.relaxation * jacobi_share(params.jacobi_bases.x, unit.index);
     emit(unit, 0u, k.dp0 * share);
     emit(unit, 1u, k.dp1 * share);
-    stretch_constraints[unit.index].lambda = lambda + k.dlambda * share;
+    stretch_constraints[unit.index].lambda = k.lambda + k.dlambda * share;
 }

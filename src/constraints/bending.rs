@@ -1,11 +1,12 @@
-//! Dihedral bending: a constraint per interior edge on the angle between its two triangles
-//! (PBD §4.1, gradients of PBD Appendix A). WGSL twin: `shaders/constraints/bending.wgsl`
+//! Dihedral bending: a constraint per interior edge on the signed angle between its two
+//! triangles (PBD §4.1, with the exact gradients of Bridson et al. 2003). WGSL twin: `shaders/constraints/bending.wgsl`
 //! (same names, same argument order).
 
 use super::{Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
-use crate::math::GEOMETRY_EPSILON;
+use crate::math::{atan2, GEOMETRY_EPSILON};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+use std::f32::consts::{PI, TAU};
 
 /// The bending constraints of a cloth: constraint `c` acts on `hinges[c] = [edge a, edge b, wing
 /// of one triangle, wing of the other]` with rest angle `rest_angles[c]` (rad).
@@ -120,30 +121,65 @@ pub struct BendingCorrection {
     pub dlambda: f32,
 }
 
-/// The unsigned dihedral angle between triangles `(p0, p1, p2)` and `(p0, p1, p3)` sharing the
-/// edge `p0–p1`, as PBD §4.1 defines it: `acos(n1·n2)` with `n1 ∝ (p1−p0)×(p2−p0)`,
-/// `n2 ∝ (p1−p0)×(p3−p0)` — π for a flat pair. Evaluated as `atan2(|n1×n2|, n1·n2)`, which
-/// equals the `acos` but stays accurate near 0 and π. `None` when a triangle is collinear.
-pub fn dihedral_angle(p0: Vec3, p1: Vec3, p2: Vec3, p3: Vec3) -> Option<f32> {
-    let e = p1 - p0;
-    let (c1, c2) = (e.cross(p2 - p0), e.cross(p3 - p0));
-    let (l1, l2) = (c1.length(), c2.length());
-    if l1 < GEOMETRY_EPSILON || l2 < GEOMETRY_EPSILON {
-        return None;
-    }
-    let (n1, n2) = (c1 / l1, c2 / l2);
-    Some(n1.cross(n2).length().atan2(n1.dot(n2)))
+/// The signed dihedral angle of the hinge `(p0, p1; p2, p3)` and its gradient with respect to
+/// each particle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Dihedral {
+    /// The angle (rad) in `[−π, π]`, 0 for a flat pair.
+    pub angle: f32,
+    /// `∇_{p_i} angle`.
+    pub gradients: [Vec3; 4],
 }
 
-/// Projects the dihedral bending constraint `C = acos(n1·n2) − rest` (PBD §4.1) with the
-/// gradients of PBD Appendix A: with `p0` moved to the origin (`e = p1`, `a = p2`, `b = p3`),
-/// `d = n1·n2`, `q2 = (e×n2 + (n1×e)d)/|e×a|`, `q3 = (e×n1 + (n2×e)d)/|e×b|`,
-/// `q1 = −(a×n2 + (n1×a)d)/|e×a| − (b×n1 + (n2×b)d)/|e×b|`, `q0 = −q1 − q2 − q3`, and
-/// `∇_i C = q_i / √(1 − d²)`. Writing the XPBD update with `s = √(1 − d²)` multiplied through,
-/// `Δλ = s²·k(−C − α̃λ)/(Σ w|q|² + α̃s²)` and `Δp_i = w_i q_i s·k(−C − α̃λ)/(Σ w|q|² + α̃s²)`,
-/// which for `α̃ = 0, k = 1` is exactly the paper's `Δp_i = −w_i √(1−d²)(acos d − φ0) q_i / Σ w|q|²`
-/// and never divides by `s` (zero for a flat pair). `None` for collinear triangles or when no
-/// particle can move.
+/// The signed dihedral angle between triangles `(p0, p1, p2)` and `(p0, p1, p3)` sharing the
+/// edge `e = p1 − p0`: with `n_A = e × (p2 − p0)` and `n_B = (p3 − p0) × e` (parallel for a flat
+/// pair), `θ = atan2((n_A × n_B)·ê, n_A·n_B)`. Unlike PBD §4.1's `acos(n1·n2)`, the sign tells
+/// which way the hinge folds, so a curved rest shape cannot flip to its mirror image. The
+/// gradients are the exact ones of Bridson et al. 2003 (§4): `∇_{p2} = −|e| n_A/|n_A|²`,
+/// `∇_{p3} = −|e| n_B/|n_B|²`, and with `t_A = (p2 − p0)·e/|e|²`, `t_B = (p3 − p0)·e/|e|²` the
+/// edge's `∇_{p0} = −(1 − t_A)∇_{p2} − (1 − t_B)∇_{p3}`, `∇_{p1} = −t_A ∇_{p2} − t_B ∇_{p3}`, which
+/// sum to zero (translation) and have no singularity at flat. [`atan2`] keeps the angle the
+/// same bits as on the GPU. `None` when the edge or a triangle is degenerate.
+pub fn dihedral(p0: Vec3, p1: Vec3, p2: Vec3, p3: Vec3) -> Option<Dihedral> {
+    let (e, a, b) = (p1 - p0, p2 - p0, p3 - p0);
+    let (normal_a, normal_b) = (e.cross(a), b.cross(e));
+    let (edge_length, area_a, area_b) = (e.length(), normal_a.length_squared(), normal_b.length_squared());
+    let degenerate = GEOMETRY_EPSILON * GEOMETRY_EPSILON;
+    if edge_length < GEOMETRY_EPSILON || area_a < degenerate || area_b < degenerate {
+        return None;
+    }
+    let angle = atan2(normal_a.cross(normal_b).dot(e) / edge_length, normal_a.dot(normal_b));
+    let wing_a = normal_a * (-edge_length / area_a);
+    let wing_b = normal_b * (-edge_length / area_b);
+    let edge_squared = edge_length * edge_length;
+    let (t_a, t_b) = (a.dot(e) / edge_squared, b.dot(e) / edge_squared);
+    Some(Dihedral {
+        angle,
+        gradients: [-(wing_a * (1.0 - t_a)) - wing_b * (1.0 - t_b), -(wing_a * t_a) - wing_b * t_b, wing_a, wing_b],
+    })
+}
+
+/// The signed dihedral angle of [`dihedral`] alone.
+pub fn dihedral_angle(p0: Vec3, p1: Vec3, p2: Vec3, p3: Vec3) -> Option<f32> {
+    dihedral(p0, p1, p2, p3).map(|d| d.angle)
+}
+
+/// `angle − rest` wrapped into `[−π, π]`, so a hinge near ±π bends the short way round.
+pub fn angle_error(angle: f32, rest: f32) -> f32 {
+    let c = angle - rest;
+    if c > PI {
+        c - TAU
+    } else if c < -PI {
+        c + TAU
+    } else {
+        c
+    }
+}
+
+/// Projects the bending constraint `C = θ − rest` on the signed dihedral angle θ of
+/// [`dihedral`] (PBD §4.1 with exact gradients) in the unified PBD/XPBD form
+/// `Δλ = k(−C − α̃λ)/(Σ w_i|∇_i C|² + α̃)`, `Δp_i = w_i ∇_i C Δλ` (XPBD eq. 18). `None` for a
+/// degenerate hinge or when no particle can move.
 #[allow(clippy::too_many_arguments)]
 pub fn bending_correction(
     p0: Vec3,
@@ -155,34 +191,19 @@ pub fn bending_correction(
     lambda: f32,
     response: Response,
 ) -> Option<BendingCorrection> {
-    let (e, a, b) = (p1 - p0, p2 - p0, p3 - p0);
-    let (c1, c2) = (e.cross(a), e.cross(b));
-    let (l1, l2) = (c1.length(), c2.length());
-    if l1 < GEOMETRY_EPSILON || l2 < GEOMETRY_EPSILON {
-        return None;
-    }
-    let (n1, n2) = (c1 / l1, c2 / l2);
-    let d = n1.dot(n2).clamp(-1.0, 1.0);
-    let s = n1.cross(n2).length();
-    let c = s.atan2(d) - rest;
-
-    let q2 = (e.cross(n2) + n1.cross(e) * d) / l1;
-    let q3 = (e.cross(n1) + n2.cross(e) * d) / l2;
-    let q1 = -(a.cross(n2) + n1.cross(a) * d) / l1 - (b.cross(n1) + n2.cross(b) * d) / l2;
-    let q0 = -q1 - q2 - q3;
-
+    let Dihedral { angle, gradients: g } = dihedral(p0, p1, p2, p3)?;
     let [k, alpha_tilde] = response;
-    let weighted = w[0] * q0.length_squared()
-        + w[1] * q1.length_squared()
-        + w[2] * q2.length_squared()
-        + w[3] * q3.length_squared();
-    let denominator = weighted + alpha_tilde * s * s;
+    let weighted = w[0] * g[0].length_squared()
+        + w[1] * g[1].length_squared()
+        + w[2] * g[2].length_squared()
+        + w[3] * g[3].length_squared();
+    let denominator = weighted + alpha_tilde;
     if denominator < DENOMINATOR_EPSILON {
         return None;
     }
-    let f = k * (-c - alpha_tilde * lambda) / denominator;
+    let dlambda = k * (-angle_error(angle, rest) - alpha_tilde * lambda) / denominator;
     Some(BendingCorrection {
-        dp: [q0 * (w[0] * s * f), q1 * (w[1] * s * f), q2 * (w[2] * s * f), q3 * (w[3] * s * f)],
-        dlambda: s * s * f,
+        dp: [g[0] * (w[0] * dlambda), g[1] * (w[1] * dlambda), g[2] * (w[2] * dlambda), g[3] * (w[3] * dlambda)],
+        dlambda,
     })
 }

@@ -46,6 +46,8 @@ pub(crate) fn jacobi_hinge(
         let edge = if k < 2 { stretch_dp[k] } else { Vec3::ZERO };
         *slot = edge * s + bending_dp[k] * b;
     }
-    multipliers.stretch[u] += stretch.map_or(0.0, |k| k.dlambda) * s;
+    if let Some(k) = stretch {
+        multipliers.stretch[u] = k.lambda + k.dlambda * s;
+    }
     multipliers.bending[u] += bending.map_or(0.0, |k| k.dlambda) * b;
 }

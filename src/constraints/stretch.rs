@@ -75,6 +75,9 @@ pub struct StretchRecord {
 pub struct DistanceCorrection {
     /// Position change of each particle (m).
     pub dp: [Vec3; 2],
+    /// The multiplier the correction started from: the stored one, or zero where it was
+    /// accumulated in the other regime (stretched or compressed).
+    pub lambda: f32,
     /// Change of the multiplier.
     pub dlambda: f32,
 }
@@ -82,7 +85,9 @@ pub struct DistanceCorrection {
 /// Projects a distance constraint `C = |p0 − p1| − rest` (PBD §3.3 eq. 10–11) in the unified
 /// PBD/XPBD form `Δλ = k·(−C − α̃λ)/(w0 + w1 + α̃)`, `Δp_i = w_i ∇_i C Δλ` (XPBD eq. 18).
 /// `stretch` and `compression` are the responses used when the edge is longer or shorter than
-/// `rest`. `None` for a zero-length edge or two immovable particles.
+/// `rest`. A multiplier accumulated in the other regime is not reused under this one's
+/// compliance: stretch multipliers are ≤ 0 and compression ones ≥ 0, so the other sign restarts
+/// from zero. `None` for a zero-length edge or two immovable particles.
 #[allow(clippy::too_many_arguments)]
 pub fn distance_correction(
     p0: Vec3,
@@ -100,14 +105,16 @@ pub fn distance_correction(
         return None;
     }
     let c = length - rest;
-    let [k, alpha_tilde] = if c > 0.0 { stretch } else { compression };
+    let stretched = c > 0.0;
+    let [k, alpha_tilde] = if stretched { stretch } else { compression };
+    let lambda = if stretched { lambda.min(0.0) } else { lambda.max(0.0) };
     let denominator = w0 + w1 + alpha_tilde;
     if denominator < DENOMINATOR_EPSILON {
         return None;
     }
     let dlambda = k * (-c - alpha_tilde * lambda) / denominator;
     let n = delta / length;
-    Some(DistanceCorrection { dp: [n * (w0 * dlambda), n * (-w1 * dlambda)], dlambda })
+    Some(DistanceCorrection { dp: [n * (w0 * dlambda), n * (-w1 * dlambda)], lambda, dlambda })
 }
 
 impl StretchConstraints {
@@ -144,7 +151,7 @@ pub(crate) fn project_free_edge(
         let [a, b] = stretch.edges[c].map(|i| i as usize);
         state.displacements[a] += k.dp[0];
         state.displacements[b] += k.dp[1];
-        multipliers.stretch[c] += k.dlambda;
+        multipliers.stretch[c] = k.lambda + k.dlambda;
     }
 }
 
@@ -159,9 +166,11 @@ pub(crate) fn jacobi_free_edge(
     multipliers: &mut Multipliers,
     slots: &mut [Vec3],
 ) {
-    let k = stretch.correction(c, state, multipliers);
-    let dp = k.map_or([Vec3::ZERO; 2], |k| k.dp);
-    slots[0] = dp[0] * scale;
-    slots[1] = dp[1] * scale;
-    multipliers.stretch[c] += k.map_or(0.0, |k| k.dlambda) * scale;
+    let Some(k) = stretch.correction(c, state, multipliers) else {
+        slots.fill(Vec3::ZERO);
+        return;
+    };
+    slots[0] = k.dp[0] * scale;
+    slots[1] = k.dp[1] * scale;
+    multipliers.stretch[c] = k.lambda + k.dlambda * scale;
 }

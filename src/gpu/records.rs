@@ -59,7 +59,8 @@ pub struct GpuParams {
     pub relaxation: f32,
     pub h: f32,
     pub damping_factor: f32,
-    pub friction: f32,
+    pub static_friction: f32,
+    pub dynamic_friction: f32,
     pub restitution: f32,
     pub restitution_threshold: f32,
     pub collision_margin: f32,
@@ -69,7 +70,7 @@ pub struct GpuParams {
     pub substeps: u32,
     pub collider_count: u32,
     /// Aligns the collider array to 16 bytes, as WGSL does.
-    pub _pad: [u32; 2],
+    pub _pad: [u32; 1],
     pub colliders: [GpuCollider; MAX_COLLIDERS],
 }
 
@@ -109,7 +110,8 @@ impl GpuParams {
             },
             h,
             damping_factor: (1.0 - params.damping * h).max(0.0),
-            friction: params.friction,
+            static_friction: params.static_friction,
+            dynamic_friction: params.dynamic_friction,
             restitution: params.restitution,
             restitution_threshold: params.restitution_threshold(),
             collision_margin: params.collision_margin,
@@ -118,7 +120,7 @@ impl GpuParams {
             colour_count: model.schedule().colours.len() as u32,
             substeps: params.substeps,
             collider_count: colliders.len() as u32,
-            _pad: [0; 2],
+            _pad: [0; 1],
             colliders: gpu_colliders,
         }
     }
