@@ -126,6 +126,30 @@ fn energy_does_not_grow() {
     }
 }
 
+/// Contacts only take energy out: a cloth dropped onto the sphere and the ground, bouncing
+/// (restitution 0.5), sliding and sticking, never has more mechanical energy than it started
+/// with, in either mode.
+#[test]
+fn energy_does_not_grow_through_contacts() {
+    let scene = Scene::new(SceneKind::Drape, 12).unwrap();
+    for mode in MODES {
+        let params = SolverParams { damping: 0.0, restitution: 0.5, mode, ..scene.params };
+        let mut solver = solver(&scene, params);
+        let total_mass: f32 = scene.model.masses().iter().sum();
+        let energy = |m: &ClothMetrics| m.kinetic_energy - total_mass * params.gravity.dot(m.centre_of_mass);
+        let initial = energy(&metrics(&mut solver));
+        let mut touched = false;
+        for frame in 0..120 {
+            solver.step();
+            let m = metrics(&mut solver);
+            touched |= m.min_collider_distance < 2.0 * params.collision_margin;
+            let now = energy(&m);
+            assert!(now <= initial + 1e-6, "{mode:?}: energy grew from {initial} to {now} by frame {frame}");
+        }
+        assert!(touched, "{mode:?}: the cloth should have reached the colliders");
+    }
+}
+
 /// Every particle ends every substep at least the collision margin (less 1e-5 m for rounding)
 /// from every collider, also where the cloth reaches the ground beside the sphere. Each frame
 /// here is one substep of the drape scene's length, so every substep is measured.

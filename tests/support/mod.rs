@@ -28,3 +28,50 @@ pub fn max_distance(a: &[Vec3], b: &[Vec3]) -> f32 {
     assert_eq!(a.len(), b.len());
     a.iter().zip(b).map(|(p, q)| p.distance(*q)).fold(0.0, f32::max)
 }
+
+/// An annulus as OBJ text, upright around (0, 1, 0): rings of 7, 13, 18, 24 and 29 vertices
+/// (radii 0.2 to 0.6 m, rippled out of plane so the bending constraints have curved rest angles)
+/// zipped together by angle, so vertex valences vary from 3 to 7 and the mesh has a hole.
+pub fn irregular_ring_obj() -> String {
+    use std::f32::consts::TAU;
+    let counts = [7usize, 13, 18, 24, 29];
+    let mut text = String::from("# an irregular ring\n");
+    let mut first = Vec::new();
+    for (j, &n) in counts.iter().enumerate() {
+        first.push(first.last().map_or(1, |&f: &usize| f + counts[j - 1]));
+        let r = 0.2 + 0.1 * j as f32;
+        for i in 0..n {
+            let a = TAU * i as f32 / n as f32;
+            text += &format!("v {} {} {}\n", r * a.cos(), 1.0 + r * a.sin(), 0.03 * (3.0 * a).sin());
+        }
+    }
+    for j in 0..counts.len() - 1 {
+        let (inner, outer) = (counts[j], counts[j + 1]);
+        let (mut i, mut k) = (0, 0);
+        while i < inner || k < outer {
+            let a = first[j] + i % inner;
+            let b = first[j + 1] + k % outer;
+            let advance_inner = k == outer || (i < inner && (i + 1) * outer <= (k + 1) * inner);
+            if advance_inner {
+                text += &format!("f {a} {b} {}\n", first[j] + (i + 1) % inner);
+                i += 1;
+            } else {
+                text += &format!("f {a} {b} {}\n", first[j + 1] + (k + 1) % outer);
+                k += 1;
+            }
+        }
+    }
+    text
+}
+
+/// Each particle's number of neighbours (particles it shares a stretch constraint with).
+pub fn valences(model: &drape::ClothModel) -> Vec<usize> {
+    let stretch = &model.constraints().stretch;
+    let mut valence = vec![0; model.particle_count()];
+    for c in 0..stretch.len() {
+        for p in stretch.particles(c) {
+            valence[p as usize] += 1;
+        }
+    }
+    valence
+}
