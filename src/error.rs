@@ -7,6 +7,10 @@ use std::fmt;
 pub enum MeshError {
     /// The mesh has no vertices or no triangles.
     Empty,
+    /// The mesh has more vertices or triangles than drape indexes ([`crate::mesh::MAX_VERTICES`],
+    /// [`crate::mesh::MAX_TRIANGLES`]).
+    #[allow(missing_docs)]
+    TooLarge { what: &'static str, count: usize, limit: usize },
     /// A triangle refers to a vertex that does not exist.
     #[allow(missing_docs)]
     IndexOutOfRange { triangle: usize, index: u32, vertex_count: usize },
@@ -47,6 +51,9 @@ impl fmt::Display for MeshError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Empty => write!(f, "the mesh has no triangles"),
+            Self::TooLarge { what, count, limit } => {
+                write!(f, "the mesh has {count} {what}; at most {limit} are supported")
+            }
             Self::IndexOutOfRange { triangle, index, vertex_count } => {
                 write!(f, "triangle {triangle} refers to vertex {index}, but the mesh has {vertex_count} vertices")
             }

@@ -2,8 +2,6 @@
 //! breadth-first levels over the particle graph in which two particles are neighbours when they
 //! share a constraint.
 
-use std::collections::VecDeque;
-
 /// A compressed-row adjacency list: row `i` is `items[offsets[i]..offsets[i + 1]]`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Csr {
@@ -29,6 +27,25 @@ impl Csr {
             fill[r as usize] += 1;
         }
         Self { offsets, items }
+    }
+
+    /// `rows` rows, row `r` holding the distinct items of `items(r)` in the order they first
+    /// appear; every item must be below `universe`.
+    pub fn from_sets<I: Iterator<Item = u32>>(rows: usize, universe: usize, mut items: impl FnMut(usize) -> I) -> Self {
+        let mut csr = Self { offsets: Vec::with_capacity(rows + 1), items: Vec::new() };
+        csr.offsets.push(0);
+        // The last row each item was put in.
+        let mut seen_in = vec![u32::MAX; universe];
+        for r in 0..rows {
+            for item in items(r) {
+                if seen_in[item as usize] != r as u32 {
+                    seen_in[item as usize] = r as u32;
+                    csr.items.push(item);
+                }
+            }
+            csr.offsets.push(csr.items.len() as u32);
+        }
+        csr
     }
 
     /// Rows of fixed-size lists, one row per list, in order.
@@ -77,31 +94,37 @@ impl Csr {
     }
 }
 
+/// The particle graph of `units` (unit → particles; `incidence` is its transpose, particle →
+/// units): row `p` lists the particles that share a unit with `p`, once each, without `p`.
+pub fn neighbours(units: &Csr, incidence: &Csr) -> Csr {
+    Csr::from_sets(incidence.rows(), incidence.rows(), |p| {
+        incidence.row(p).iter().flat_map(|&u| units.row(u as usize)).copied().filter(move |&q| q as usize != p)
+    })
+}
+
 /// A particle that no breadth-first search has reached yet.
 pub const UNSEEN: u32 = u32::MAX;
 
-/// Breadth-first levels over the particle graph of `units` (unit → particles), with
-/// `incidence` its transpose (particle → units), from the particles of `sources` (level 0).
-/// Particles no source reaches keep [`UNSEEN`]. Returns the visited particles in visiting order.
-pub fn bfs(sources: &[u32], units: &Csr, incidence: &Csr, levels: &mut [u32]) -> Vec<u32> {
+/// Breadth-first levels over `graph` (particle → neighbours, [`neighbours`]) from the particles
+/// of `sources` (level 0). Particles no source reaches keep [`UNSEEN`]. Returns the visited
+/// particles in visiting order.
+pub fn bfs(sources: &[u32], graph: &Csr, levels: &mut [u32]) -> Vec<u32> {
     let mut order = Vec::new();
-    let mut queue = VecDeque::new();
     for &s in sources {
         if levels[s as usize] == UNSEEN {
             levels[s as usize] = 0;
             order.push(s);
-            queue.push_back(s);
         }
     }
-    while let Some(p) = queue.pop_front() {
-        let next = levels[p as usize] + 1;
-        for &u in incidence.row(p as usize) {
-            for &q in units.row(u as usize) {
-                if levels[q as usize] == UNSEEN {
-                    levels[q as usize] = next;
-                    order.push(q);
-                    queue.push_back(q);
-                }
+    // `order` is the queue: everything after `next` is still to be expanded.
+    let mut next = 0;
+    while let Some(&p) = order.get(next) {
+        next += 1;
+        let level = levels[p as usize] + 1;
+        for &q in graph.row(p as usize) {
+            if levels[q as usize] == UNSEEN {
+                levels[q as usize] = level;
+                order.push(q);
             }
         }
     }

@@ -16,8 +16,12 @@ const MIN_HEIGHT_RATIO: f32 = 1e-6;
 /// (tobj's GPU options would split a vertex wherever its texture coordinates or normals change).
 const OBJ_LOAD_OPTIONS: tobj::LoadOptions = tobj::LoadOptions { single_index: false, ..tobj::GPU_LOAD_OPTIONS };
 
-/// Most vertices a generated grid may have (keeps every index and triangle count in `u32`).
-const MAX_GRID_VERTICES: u32 = 1 << 28;
+/// Most vertices a mesh may have. With [`MAX_TRIANGLES`] it keeps every count the model and the
+/// GPU derive from the mesh in `u32` with room to spare: edges, hinges and their four particles
+/// each, Jacobi's correction slots and every adjacency list stay below 2³⁰.
+pub const MAX_VERTICES: usize = 1 << 26;
+/// Most triangles a mesh may have (see [`MAX_VERTICES`]).
+pub const MAX_TRIANGLES: usize = 1 << 27;
 
 /// Which plane a generated grid lies in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,8 +77,8 @@ impl ClothMesh {
         if nx < 2 || ny < 2 {
             return Err(MeshError::InvalidGrid { reason: "needs at least 2 × 2 vertices" }.into());
         }
-        if nx.checked_mul(ny).is_none_or(|n| n > MAX_GRID_VERTICES) {
-            return Err(MeshError::InvalidGrid { reason: "more than 2^28 vertices" }.into());
+        if nx.checked_mul(ny).is_none_or(|n| n as usize > MAX_VERTICES) {
+            return Err(MeshError::InvalidGrid { reason: "more than 2^26 vertices" }.into());
         }
         if !(spacing.is_finite() && spacing > 0.0 && origin.is_finite()) {
             return Err(MeshError::InvalidGrid { reason: "spacing must be positive and origin finite" }.into());
@@ -162,12 +166,25 @@ impl ClothMesh {
         Self::validated(positions, triangles, uvs)
     }
 
-    /// Checks that the mesh can be simulated: non-empty, indices in range, finite positions, one
+    /// Checks that the mesh can be simulated: non-empty, at most [`MAX_VERTICES`] and
+    /// [`MAX_TRIANGLES`], indices in range, finite positions, one
     /// texture coordinate per vertex, no degenerate (height below a millionth of the longest edge)
     /// or duplicate triangle, every edge shared by at most two triangles.
     pub fn validate(&self) -> Result<(), MeshError> {
+        self.validated_edges().map(|_| ())
+    }
+
+    /// [`ClothMesh::validate`], returning the edges ([`ClothMesh::edges`]) it had to find.
+    pub fn validated_edges(&self) -> Result<Vec<MeshEdge>, MeshError> {
         if self.positions.is_empty() || self.triangles.is_empty() {
             return Err(MeshError::Empty);
+        }
+        for (what, count, limit) in
+            [("vertices", self.positions.len(), MAX_VERTICES), ("triangles", self.triangles.len(), MAX_TRIANGLES)]
+        {
+            if count > limit {
+                return Err(MeshError::TooLarge { what, count, limit });
+            }
         }
         if let Some(vertex) = self.positions.iter().position(|p| !p.is_finite()) {
             return Err(MeshError::NonFinitePosition { vertex });
@@ -184,26 +201,38 @@ impl ClothMesh {
                 return Err(MeshError::DegenerateTriangle { triangle });
             }
         }
-        let mut keys: Vec<([u32; 3], usize)> = self
-            .triangles
-            .iter()
-            .enumerate()
-            .map(|(t, tri)| {
-                let mut key = *tri;
-                key.sort_unstable();
-                (key, t)
-            })
-            .collect();
-        keys.sort_unstable();
-        if let Some(pair) = keys.windows(2).filter(|w| w[0].0 == w[1].0).min_by_key(|w| w[1].1) {
-            return Err(MeshError::DuplicateTriangle { first: pair[0].1, second: pair[1].1 });
+        let (ends, triangles) = self.edge_triangles();
+        if let Some((first, second)) = self.duplicate_pair(&triangles) {
+            return Err(MeshError::DuplicateTriangle { first, second });
         }
         let mut used = vec![false; vertex_count];
         self.triangles.iter().flatten().for_each(|&v| used[v as usize] = true);
         if let Some(vertex) = used.iter().position(|&u| !u) {
             return Err(MeshError::UnreferencedVertex { vertex });
         }
-        self.edges().map(|_| ())
+        manifold_edges(&ends, &triangles)
+    }
+
+    /// Two triangles with the same three vertices, the pair whose second index is lowest, found
+    /// among the triangles of each edge (duplicates share all their edges).
+    fn duplicate_pair(&self, edge_triangles: &Csr) -> Option<(usize, usize)> {
+        let key = |t: u32| {
+            let mut key = self.triangles[t as usize];
+            key.sort_unstable();
+            key
+        };
+        let mut lowest: Option<(usize, usize)> = None;
+        for e in 0..edge_triangles.rows() {
+            let row = edge_triangles.row(e);
+            for (k, &second) in row.iter().enumerate().skip(1) {
+                if let Some(&first) = row[..k].iter().find(|&&first| key(first) == key(second)) {
+                    if lowest.is_none_or(|(_, s)| (second as usize) < s) {
+                        lowest = Some((first as usize, second as usize));
+                    }
+                }
+            }
+        }
+        lowest
     }
 
     /// Whether the triangle's height is below [`MIN_HEIGHT_RATIO`] of its longest edge.
@@ -219,44 +248,62 @@ impl ClothMesh {
         (b - a).cross(c - a).length()
     }
 
-    /// Every edge once, in order of first appearance, with its one or two triangles.
+    /// Every edge once, in order of first appearance, with its one or two triangles; an edge of
+    /// more triangles is [`MeshError::NonManifoldEdge`] (the one with the lowest vertices).
+    ///
+    /// # Panics
+    /// If a triangle index is out of range (a mesh that fails [`ClothMesh::validate`]).
     pub fn edges(&self) -> Result<Vec<MeshEdge>, MeshError> {
-        // Each triangle corner's edge (a < b), bucketed by its lower vertex.
+        let (ends, triangles) = self.edge_triangles();
+        manifold_edges(&ends, &triangles)
+    }
+
+    /// Every edge's vertices `[a, b]` (`a < b`), in order of first appearance among the
+    /// triangles' sides, and its triangles, ascending. Linear: the sides are bucketed by their
+    /// lower vertex, and within a bucket `latest[b]` finds the edge `(a, b)` already met.
+    fn edge_triangles(&self) -> (Vec<[u32; 2]>, Csr) {
         let sides = self.triangles.len() * 3;
-        let side_edge = |s: usize| {
+        let side_ends = |s: usize| {
             let tri = self.triangles[s / 3];
             let (u, v) = (tri[s % 3], tri[(s + 1) % 3]);
-            (u.min(v), u.max(v))
+            [u.min(v), u.max(v)]
         };
-        let by_lower = Csr::from_pairs(self.positions.len(), (0..sides).map(|s| (side_edge(s).0, s as u32)));
-        // The first side of each edge, by side index, holds the edge; the others point to it.
-        let mut edge_at_side: Vec<Option<MeshEdge>> = vec![None; sides];
-        for a in 0..self.positions.len() {
-            let row = by_lower.row(a);
-            for (k, &s) in row.iter().enumerate() {
-                let (_, b) = side_edge(s as usize);
-                if row[..k].iter().any(|&o| side_edge(o as usize).1 == b) {
-                    continue; // not the edge's first side
+        let by_lower = Csr::from_pairs(self.positions.len(), (0..sides).map(|s| (side_ends(s)[0], s as u32)));
+        // Number the edges as the buckets meet them, then renumber by first side.
+        const NONE: u32 = u32::MAX;
+        let mut bucket_edge = vec![NONE; sides];
+        let mut latest = vec![(NONE, NONE); self.positions.len()];
+        let mut edge_count = 0;
+        for a in 0..self.positions.len() as u32 {
+            for &s in by_lower.row(a as usize) {
+                let b = side_ends(s as usize)[1] as usize;
+                if latest[b].0 != a {
+                    latest[b] = (a, edge_count);
+                    edge_count += 1;
                 }
-                let mut triangles = row[k..].iter().filter(|&&o| side_edge(o as usize).1 == b).map(|&o| o / 3);
-                let left = triangles.next().expect("the side itself");
-                let right = triangles.next();
-                let extra = triangles.count();
-                if extra > 0 {
-                    return Err(MeshError::NonManifoldEdge { a: a as u32, b, triangles: 2 + extra });
-                }
-                edge_at_side[s as usize] = Some(MeshEdge { a: a as u32, b, left, right });
+                bucket_edge[s as usize] = latest[b].1;
             }
         }
-        Ok(edge_at_side.into_iter().flatten().collect())
+        let mut renumbered = vec![NONE; edge_count as usize];
+        let mut ends = Vec::with_capacity(edge_count as usize);
+        for (s, &e) in bucket_edge.iter().enumerate() {
+            if renumbered[e as usize] == NONE {
+                renumbered[e as usize] = ends.len() as u32;
+                ends.push(side_ends(s));
+            }
+        }
+        let triangles = Csr::from_pairs(
+            ends.len(),
+            bucket_edge.iter().enumerate().map(|(s, &e)| (renumbered[e as usize], (s / 3) as u32)),
+        );
+        (ends, triangles)
     }
 
     /// The mesh boundary cut into sides: each boundary loop split at its corners (vertices where
     /// it turns by more than 45°), or whole where it has none; the longest eight, longest first.
     /// A rectangle gives its four sides. Used as starting sets for the breadth-first levels of
-    /// the Gauss-Seidel stripes.
-    pub fn boundary_sides(&self) -> Vec<Vec<u32>> {
-        let Ok(edges) = self.edges() else { return Vec::new() };
+    /// the Gauss-Seidel stripes. `edges` are the mesh's ([`ClothMesh::edges`]).
+    pub fn boundary_sides(&self, edges: &[MeshEdge]) -> Vec<Vec<u32>> {
         let boundary: Vec<[u32; 2]> = edges.iter().filter(|e| e.right.is_none()).map(|e| [e.a, e.b]).collect();
         let incident = Csr::from_pairs(
             self.positions.len(),
@@ -331,6 +378,24 @@ impl ClothMesh {
         }
         masses
     }
+}
+
+/// The edges of [`ClothMesh::edge_triangles`] with their one or two triangles, or the
+/// non-manifold edge with the lowest vertices.
+fn manifold_edges(ends: &[[u32; 2]], triangles: &Csr) -> Result<Vec<MeshEdge>, MeshError> {
+    let crowded = (0..ends.len()).filter(|&e| triangles.row(e).len() > 2).min_by_key(|&e| ends[e]);
+    if let Some(e) = crowded {
+        let [a, b] = ends[e];
+        return Err(MeshError::NonManifoldEdge { a, b, triangles: triangles.row(e).len() });
+    }
+    Ok(ends
+        .iter()
+        .enumerate()
+        .map(|(e, &[a, b])| {
+            let row = triangles.row(e);
+            MeshEdge { a, b, left: row[0], right: row.get(1).copied() }
+        })
+        .collect())
 }
 
 /// Rejects an OBJ face with fewer than three vertices, which the loader would drop silently

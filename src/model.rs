@@ -8,7 +8,7 @@ use crate::constraints::{Constraints, JacobiScales, UnitType};
 use crate::error::{Error, MeshError, ParamError};
 use crate::graph::Csr;
 use crate::math::{normalize_or_up, weighted_face_normal};
-use crate::mesh::ClothMesh;
+use crate::mesh::{ClothMesh, MeshEdge};
 use crate::schedule::Schedule;
 use glam::Vec3;
 use std::ops::Range;
@@ -41,7 +41,7 @@ impl ClothModel {
     /// Derives the model from a validated mesh. `density` is in kg/m²; `pins` are the vertices
     /// held in place (inverse mass 0) — they can move as kinematic targets later.
     pub fn new(mesh: ClothMesh, density: f32, pins: &[u32]) -> Result<Self, Error> {
-        mesh.validate()?;
+        let edges = mesh.validated_edges()?;
         if !(density.is_finite() && density > 0.0) {
             return Err(ParamError { name: "density", value: density.to_string(), expected: "finite and > 0" }.into());
         }
@@ -62,7 +62,7 @@ impl ClothModel {
         for &p in pins {
             inverse_masses[p as usize] = 0.0;
         }
-        let (constraints, schedule, units) = scheduled_constraints(&mesh)?;
+        let (constraints, schedule, units) = scheduled_constraints(&mesh, &edges);
         let vertex_triangles = Csr::from_pairs(
             n,
             mesh.triangles.iter().enumerate().flat_map(|(t, tri)| tri.iter().map(move |&v| (v, t as u32))),
@@ -196,8 +196,7 @@ impl JacobiPlan {
 /// per interior edge at its rest angle (PBD §4.1). An edge with a bending constraint forms a
 /// hinge with it ([`crate::constraints::hinge`]); the other edges are free edges (the boundary,
 /// and any interior edge next to a triangle too small for a normal).
-fn scheduled_constraints(mesh: &ClothMesh) -> Result<(Constraints, Schedule, Vec<Range<u32>>), Error> {
-    let edges = mesh.edges()?;
+fn scheduled_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Constraints, Schedule, Vec<Range<u32>>) {
     let wing = |t: u32, a: u32, b: u32| {
         *mesh.triangles[t as usize].iter().find(|&&v| v != a && v != b).expect("a valid triangle has a third vertex")
     };
@@ -232,7 +231,7 @@ fn scheduled_constraints(mesh: &ClothMesh) -> Result<(Constraints, Schedule, Vec
         })
         .collect();
     let bases: Vec<u32> = units.iter().map(|r| r.start).collect();
-    let sources = mesh.boundary_sides();
+    let sources = mesh.boundary_sides(edges);
     let schedule = Schedule::new(&unit_sets, &bases, mesh.positions.len(), &sources, STRIPE_PARTICLES);
     let hinge_order = &schedule.order[UnitType::Hinge.id() as usize];
     let free_order = &schedule.order[UnitType::FreeEdge.id() as usize];
@@ -245,5 +244,5 @@ fn scheduled_constraints(mesh: &ClothMesh) -> Result<(Constraints, Schedule, Vec
         .chain(free_order.iter().map(|&f| free[f as usize]))
         .collect();
     let stretch = StretchConstraints::between(stretch_edges, &mesh.positions);
-    Ok((Constraints { stretch, bending }, schedule, units))
+    (Constraints { stretch, bending }, schedule, units)
 }

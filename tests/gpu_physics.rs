@@ -201,6 +201,31 @@ fn kinematic_pins_follow_their_targets_and_colliders_can_move() {
     assert!(matches!(solver.set_velocities(&[Vec3::ZERO]), Err(Error::Param(_))));
 }
 
+/// Large cloths build, fit the device and run: a 257² grid (odd, so stripes and colours do not
+/// divide evenly) and a 512² grid, a few frames each: finite, the mean edge at its rest length, and
+/// the worst edge (next to a pinned corner, which four projections per frame cannot relieve on a
+/// cloth this wide) bounded.
+#[test]
+fn large_grids_run() {
+    for cells in [257, 512] {
+        let scene = Scene::new(SceneKind::Benchmark, cells).unwrap();
+        let params = SolverParams { substeps: 2, iterations: 2, ..scene.params };
+        let mut solver = solver(&scene, params);
+        for _ in 0..3 {
+            solver.step();
+        }
+        let m = metrics(&mut solver);
+        assert_eq!(m.non_finite, 0, "{cells}²");
+        assert!(
+            m.mean_stretch < 1.001 && m.max_stretch < 2.0,
+            "{cells}²: stretch {} (max {})",
+            m.mean_stretch,
+            m.max_stretch
+        );
+        assert!(m.centre_of_mass.y < scene.model.mesh().positions[0].y, "{cells}²: the cloth should fall");
+    }
+}
+
 /// A caller's device with lower limits than `drape::required_limits` (here WebGPU's downlevel
 /// defaults: 4 storage buffers per stage) gets a typed error naming the limit, not a wgpu panic.
 #[test]

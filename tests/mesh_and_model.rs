@@ -172,6 +172,16 @@ fn invalid_meshes_give_typed_errors() {
         ClothMesh::new(quad.clone(), vec![[0, 2, 1], [0, 3, 2]], uvs),
         Err(Error::Mesh(MeshError::TexCoordCount { uvs: 3, vertex_count: 4 }))
     );
+    // Beyond the counts every index stays in u32 for: a typed error before anything is built.
+    let huge = vec![Vec3::ZERO; drape::mesh::MAX_VERTICES + 1];
+    assert_eq!(
+        mesh_error(huge, vec![[0, 1, 2]]),
+        MeshError::TooLarge {
+            what: "vertices",
+            count: drape::mesh::MAX_VERTICES + 1,
+            limit: drape::mesh::MAX_VERTICES
+        }
+    );
     let mut stray = quad.clone();
     stray.push(Vec3::ONE);
     assert_eq!(mesh_error(stray, vec![[0, 2, 1], [0, 3, 2]]), MeshError::UnreferencedVertex { vertex: 4 });

@@ -3,6 +3,7 @@
 //! frame. Also the layouts themselves and how `Auto` picks one.
 
 use super::records::{DispatchInfo, WORKGROUP_SIZE};
+use crate::constraints::UnitType;
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
 use crate::schedule::Stripe;
@@ -270,11 +271,20 @@ fn strided(n: usize, threads: u32) -> u64 {
     (n as u64).div_ceil(u64::from(threads))
 }
 
+/// Loop iterations counted against llvmpipe's limit for one colour share of `units` units over
+/// `threads` threads: the strided loop of the colour's unit type, the exit test of every unit
+/// type's loop in the generated dispatch (SIMD drivers run the cases not taken too, masked
+/// off), and one iteration of the loop over colours.
+fn colour_loop_cost(units: usize, threads: u32) -> u64 {
+    strided(units, threads) + UnitType::ALL.len() as u64 + 1
+}
+
 /// Loop iterations one invocation of the single-workgroup Gauss-Seidel kernel runs per
 /// iteration, and once (its copies in and out, the loop around the iterations).
 fn gauss_seidel_iteration_cost(model: &ClothModel, context: &PlanContext) -> (u64, u64) {
     let size = context.sizes.substep;
-    let per_iteration: u64 = model.schedule().colours.iter().map(|c| strided(c.units.len(), size) + 1).sum::<u64>() + 1;
+    let colours = &model.schedule().colours;
+    let per_iteration = colours.iter().map(|c| colour_loop_cost(c.units.len(), size)).sum::<u64>() + 2;
     let copies = if context.cloth_in_workgroup { 2 * (strided(model.particle_count(), size) + 1) } else { 0 };
     (per_iteration, copies + 1)
 }
@@ -312,7 +322,7 @@ fn iteration_chunks(
 fn striped_loop_cost(model: &ClothModel, context: &PlanContext) -> u64 {
     let size = context.sizes.stripe;
     let cost = |s: &Stripe| {
-        let colours: u64 = s.units.iter().map(|r| strided(r.len(), size) + 1).sum();
+        let colours: u64 = s.units.iter().map(|r| colour_loop_cost(r.len(), size)).sum();
         let copies = if context.stripes_in_workgroup { 2 * (strided(s.particles.len(), size) + 1) } else { 0 };
         colours + 1 + copies
     };

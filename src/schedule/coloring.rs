@@ -15,21 +15,9 @@ use crate::graph::Csr;
 /// choice, so the bitsets stay one word for typical meshes however many colours a fan needs.
 pub fn colour_units(units: &Csr, incidence: &Csr, members: &[u32]) -> Vec<Vec<u32>> {
     const NONE: u32 = u32::MAX;
-    // Member-local numbering: position of each member in `members`.
-    let mut local = vec![NONE; units.rows()];
-    for (k, &u) in members.iter().enumerate() {
-        local[u as usize] = k as u32;
-    }
-    let local = &local;
-    let neighbours = |k: usize| {
-        let u = members[k] as usize;
-        units.row(u).iter().flat_map(|&p| incidence.row(p as usize)).filter_map(move |&o| {
-            let l = local[o as usize];
-            (l != NONE && o as usize != u).then_some(l)
-        })
-    };
+    let conflicts = conflicts(units, incidence, members);
     let n = members.len();
-    let degree: Vec<u32> = (0..n).map(|k| neighbours(k).count() as u32).collect();
+    let degree: Vec<u32> = (0..n).map(|k| conflicts.row(k).len() as u32).collect();
     // Bitset of the colours 0..=degree used by each member's neighbours.
     let mut words_start = Vec::with_capacity(n + 1);
     words_start.push(0usize);
@@ -65,7 +53,7 @@ pub fn colour_units(units: &Csr, incidence: &Csr, members: &[u32]) -> Vec<Vec<u3
         colour[k] = chosen as u32;
         colour_count = colour_count.max(chosen + 1);
         coloured += 1;
-        for o in neighbours(k).collect::<Vec<_>>() {
+        for &o in conflicts.row(k) {
             let o = o as usize;
             if colour[o] != NONE || chosen > degree[o] as usize {
                 continue;
@@ -88,4 +76,23 @@ pub fn colour_units(units: &Csr, incidence: &Csr, members: &[u32]) -> Vec<Vec<u3
         groups[c as usize].push(members[k]);
     }
     groups
+}
+
+/// The conflict graph of `members`: row `k` lists, once each, the positions in
+/// `members` of the other members that share a particle with member `k`.
+fn conflicts(units: &Csr, incidence: &Csr, members: &[u32]) -> Csr {
+    const NONE: u32 = u32::MAX;
+    let mut local = vec![NONE; units.rows()];
+    for (k, &u) in members.iter().enumerate() {
+        local[u as usize] = k as u32;
+    }
+    let local = &local;
+    Csr::from_sets(members.len(), members.len(), |k| {
+        units
+            .row(members[k] as usize)
+            .iter()
+            .flat_map(|&p| incidence.row(p as usize))
+            .map(|&o| local[o as usize])
+            .filter(move |&l| l != NONE && l as usize != k)
+    })
 }

@@ -76,19 +76,30 @@ impl Schedule {
         }
         let incidence = all.transpose(particle_count);
         let stripes = stripes::stripes(&all, &incidence, sources, stripe_particles);
+        // Each phase's units of each type, coloured on their own; the two phases in parallel.
+        let colour_phase = |parity: usize| -> Vec<Vec<Vec<u32>>> {
+            unit_sets
+                .iter()
+                .zip(&first_of_type)
+                .map(|(set, &first)| {
+                    let members: Vec<u32> = (first..first + set.rows() as u32)
+                        .filter(|&u| stripes.of_unit[u as usize] as usize % 2 == parity)
+                        .collect();
+                    coloring::colour_units(&all, &incidence, &members)
+                })
+                .collect()
+        };
+        let (even, odd) = join(|| colour_phase(0), || colour_phase(1));
         let stripes_per_phase = [stripes.count.div_ceil(2), stripes.count / 2].map(|n| n as usize);
         let mut order: Vec<Vec<u32>> = unit_sets.iter().map(|s| Vec::with_capacity(s.rows())).collect();
         let mut colours = Vec::new();
         let mut phases: [Phase; 2] = Default::default();
-        for (parity, phase) in phases.iter_mut().enumerate() {
+        for ((parity, phase), colourings) in phases.iter_mut().enumerate().zip([even, odd]) {
             phase.colours.start = colours.len();
             phase.stripes = vec![Stripe::default(); stripes_per_phase[parity]];
-            for (t, set) in unit_sets.iter().enumerate() {
+            for (t, colouring) in colourings.into_iter().enumerate() {
                 let first = first_of_type[t];
-                let members: Vec<u32> = (first..first + set.rows() as u32)
-                    .filter(|&u| stripes.of_unit[u as usize] as usize % 2 == parity)
-                    .collect();
-                for mut colour in coloring::colour_units(&all, &incidence, &members) {
+                for mut colour in colouring {
                     colour.sort_unstable_by_key(|&u| (stripes.of_unit[u as usize], u));
                     let start = bases[t] + order[t].len() as u32;
                     // Each stripe's share is a contiguous run of the colour.
@@ -108,39 +119,50 @@ impl Schedule {
             }
             phase.colours.end = colours.len();
         }
-        let mut schedule = Self { order, colours, phases };
-        let (all, first_of_type) = (&all, &first_of_type);
-        let particles = |schedule: &Self, stripe: &Stripe, phase: &Phase| {
-            let mut list: Vec<u32> = schedule.colours[phase.colours.clone()]
-                .iter()
-                .zip(&stripe.units)
-                .flat_map(|(colour, units)| {
-                    let t = colour.unit_type;
-                    units.clone().flat_map(move |u| {
-                        let input = schedule.order[t][(u - bases[t]) as usize];
-                        all.row((first_of_type[t] + input) as usize).iter().copied()
-                    })
-                })
-                .collect();
-            list.sort_unstable();
-            list.dedup();
-            list
-        };
-        let lists: Vec<Vec<Vec<u32>>> = schedule
-            .phases
-            .iter()
-            .map(|phase| phase.stripes.iter().map(|stripe| particles(&schedule, stripe, phase)).collect())
-            .collect();
-        for (phase, lists) in schedule.phases.iter_mut().zip(lists) {
-            for (stripe, list) in phase.stripes.iter_mut().zip(lists) {
-                stripe.particles = list;
-            }
+        let mut lists = stripe_particles_of(&incidence, &stripes).into_iter();
+        for s in 0..stripes.count as usize {
+            phases[s % 2].stripes[s / 2].particles = lists.next().expect("one list per stripe");
         }
-        schedule
+        Self { order, colours, phases }
     }
 
     /// The largest number of particles a stripe touches.
     pub fn widest_stripe(&self) -> usize {
         self.phases.iter().flat_map(|p| &p.stripes).map(|s| s.particles.len()).max().unwrap_or(0)
+    }
+}
+
+/// The particles each stripe's units touch, ascending: particle by particle, each joins the
+/// (at most a few) stripes of its units.
+fn stripe_particles_of(incidence: &Csr, stripes: &stripes::Stripes) -> Vec<Vec<u32>> {
+    let mut lists = vec![Vec::new(); stripes.count as usize];
+    let mut joined = Vec::new();
+    for p in 0..incidence.rows() {
+        joined.clear();
+        for &u in incidence.row(p) {
+            let s = stripes.of_unit[u as usize];
+            if !joined.contains(&s) {
+                joined.push(s);
+                lists[s as usize].push(p as u32);
+            }
+        }
+    }
+    lists
+}
+
+/// Runs `a` and `b` and returns both results: on a second thread where the platform has threads
+/// (building the model is the host's heaviest work), one after the other on the web.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::thread::scope(|scope| {
+            let b = scope.spawn(b);
+            let a = a();
+            (a, b.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        (a(), b())
     }
 }

@@ -15,7 +15,7 @@
 //! about evenly, so each phase splits into equal halves: on a two-thread CPU driver (one
 //! workgroup per thread) a phase of three equal stripes keeps one core idle half the phase.
 
-use crate::graph::{bfs, Csr, UNSEEN};
+use crate::graph::{bfs, neighbours, Csr, UNSEEN};
 
 /// The stripe of every unit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,6 +124,7 @@ fn stripe_count(stripe_of_level: &[u32]) -> u32 {
 /// 512 particles fit two to a stripe). Every unit's particles are pairwise neighbours, so their
 /// levels differ by at most one. Particles in no unit get level 0.
 pub fn levels(units: &Csr, incidence: &Csr, sources: &[Vec<u32>]) -> Vec<u32> {
+    let graph = neighbours(units, incidence);
     let n = incidence.rows();
     let mut component = vec![UNSEEN; n];
     let mut levels = vec![UNSEEN; n];
@@ -133,7 +134,7 @@ pub fn levels(units: &Csr, incidence: &Csr, sources: &[Vec<u32>]) -> Vec<u32> {
         if levels[start] != UNSEEN {
             continue;
         }
-        let members = bfs(&[start as u32], units, incidence, &mut scratch);
+        let members = bfs(&[start as u32], &graph, &mut scratch);
         for &p in &members {
             component[p as usize] = start as u32;
         }
@@ -151,14 +152,14 @@ pub fn levels(units: &Csr, incidence: &Csr, sources: &[Vec<u32>]) -> Vec<u32> {
             for &p in &members {
                 scratch[p as usize] = UNSEEN;
             }
-            bfs(candidate, units, incidence, &mut scratch);
+            bfs(candidate, &graph, &mut scratch);
             let width = widest_level_pair(&members, &scratch);
             if best.is_none_or(|(w, _)| width < w) {
                 best = Some((width, candidate));
             }
         }
         let (_, chosen) = best.expect("one candidate at least");
-        bfs(chosen, units, incidence, &mut levels);
+        bfs(chosen, &graph, &mut levels);
     }
     levels
 }
