@@ -6,7 +6,8 @@
 mod support;
 
 use drape::{
-    ClothMesh, ClothModel, Collider, GpuSolver, GridPlane, Scene, SceneKind, SolverMode, SolverParams, Stiffness,
+    ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode, SolverParams,
+    Stiffness,
 };
 use glam::{Quat, Vec3};
 use support::{device, max_distance};
@@ -279,6 +280,44 @@ fn a_cloth_resting_on_the_ground_stays_at_rest() {
                 assert!(fastest <= 1e-3, "{mode:?}: a particle moves at {fastest} m/s at frame {frame}");
             }
         }
+    }
+}
+
+/// A pin dragged at 0.5 m/s (out of the cloth's plane, where the cloth can follow without
+/// stretching) and released keeps the velocity of its last motion, on the GPU and the CPU
+/// reference alike. (A target beyond the cloth's reach, such as a bottom corner dragged sideways
+/// in the plane of a cloth hanging from its top corners, stretches an inextensible cloth;
+/// released, that stretch springs back, as it must.)
+#[test]
+fn a_released_pin_keeps_the_velocity_of_its_last_motion() {
+    let scene = Scene::new(SceneKind::Hanging, 8).unwrap();
+    let grabbed = 76; // the middle of the bottom edge
+    let mut gpu = solver(&scene.model, scene.params, &scene.colliders);
+    let mut cpu = CpuSolver::new(&scene.model, scene.params, &scene.colliders).unwrap();
+    for _ in 0..60 {
+        gpu.step();
+        cpu.step();
+    }
+    let start = gpu.read_positions().unwrap()[grabbed as usize];
+    gpu.pin(grabbed, start).unwrap();
+    cpu.pins.pin(grabbed, start).unwrap();
+    let drag = Vec3::new(0.0, 0.0, 0.5);
+    for frame in 1..=10 {
+        let target = start + drag * (frame as f32 * scene.params.time_step);
+        gpu.set_pin_target(grabbed, target).unwrap();
+        cpu.pins.set_target(grabbed, target).unwrap();
+        gpu.step();
+        cpu.step();
+    }
+    assert!(gpu.read_velocities().unwrap()[grabbed as usize].distance(drag) < 1e-4, "the pin's kinematic velocity");
+    gpu.unpin(grabbed).unwrap();
+    cpu.pins.unpin(grabbed).unwrap();
+    for frame in 1..=3 {
+        gpu.step();
+        cpu.step();
+        let v = gpu.read_velocities().unwrap()[grabbed as usize];
+        assert_eq!(v, cpu.velocities[grabbed as usize], "GPU and CPU differ");
+        assert!(v.distance(drag) < 0.3, "{v} m/s {frame} frames after the release");
     }
 }
 
