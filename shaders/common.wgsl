@@ -48,10 +48,12 @@ struct Collider {
 struct Params {
     // Gravity plus external acceleration (m/s²); w unused.
     acceleration: vec4<f32>,
-    // Per unit type (its id): x = first unit, y = unit count, z = first Jacobi slot.
+    // Per unit type (its id): x = first unit, y = unit count, z = first Jacobi slot, w = where
+    // its units' particles start in the unit table.
     unit_types: array<vec4<u32>, MAX_UNIT_TYPES>,
     // Where Jacobi's per-constraint shares of each kind start in `jacobi_plan` (x stretch,
-    // y bending), and (z) where the gather lists' slot indices start.
+    // y bending), (z) where the gather lists' slot indices start and (w) where its unit table
+    // starts.
     jacobi_bases: vec4<u32>,
     // [k, α̃] of stretched distance constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0).
     stretch: vec2<f32>,
@@ -78,6 +80,8 @@ struct Params {
     colour_count: u32,
     substeps: u32,
     collider_count: u32,
+    // Where the unit table starts in `schedule`.
+    unit_table: u32,
     colliders: array<Collider, MAX_COLLIDERS>,
 }
 

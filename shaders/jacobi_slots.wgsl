@@ -3,9 +3,10 @@
 
 // One correction per slot (xyz; w unused).
 @group(2) @binding(3) var<storage, read_write> corrections: array<vec4<f32>>;
-// Words (src/gpu/buffers.rs `jacobi_words`): the gather lists (particle_count + 1 offsets, then
+// Words (JacobiLayout in src/gpu/records.rs): the gather lists (particle_count + 1 offsets, then
 // slot indices from params.jacobi_bases.z), then each kind's per-constraint shares (f32 bits)
-// from params.jacobi_bases.x (stretch) and .y (bending).
+// from params.jacobi_bases.x (stretch) and .y (bending), then from .w the unit table (each
+// unit's particles, unit type by unit type).
 @group(2) @binding(4) var<storage, read> jacobi_plan: array<u32>;
 
 // Writes the correction `dp` of the k-th particle of `unit`.
@@ -16,4 +17,15 @@ fn emit(unit: UnitRef, k: u32, dp: vec3<f32>) {
 // Constraint c's share (JacobiScales in src/constraints/mod.rs) from the kind's list at `base`.
 fn jacobi_share(base: u32, c: u32) -> f32 {
     return bitcast<f32>(jacobi_plan[base + c]);
+}
+
+// The k-th particle of `unit` (Jacobi).
+fn jacobi_unit_particle(unit: UnitRef, k: u32) -> u32 {
+    return jacobi_plan[unit.particles + k];
+}
+
+// The four particles of a four-particle unit (Jacobi).
+fn jacobi_unit_particles4(unit: UnitRef) -> vec4<u32> {
+    let at = unit.particles;
+    return vec4<u32>(jacobi_plan[at], jacobi_plan[at + 1u], jacobi_plan[at + 2u], jacobi_plan[at + 3u]);
 }

@@ -4,7 +4,8 @@
 
 // Words: colour c's entry at 4c: [unit type, first unit, unit count, first slot word]; then the
 // stripe entries [particle list start, particle count, then (first unit, count) per colour of
-// the phase]; then the particle lists; then the slots (two 16-bit slots per word, low first).
+// the phase]; then the particle lists; then the slots (two 16-bit slots per word, low first);
+// then, from params.unit_table, the unit table: each unit's particles, unit type by unit type.
 @group(2) @binding(2) var<storage, read> schedule: array<u32>;
 
 // Colour c's entry: x = unit type, y = first unit, z = unit count, w = first slot word.
@@ -15,4 +16,15 @@ fn colour_entry(c: u32) -> vec4<u32> {
 // Words i and i + 1 of `schedule`: a (start, count) pair.
 fn list_pair(i: u32) -> vec2<u32> {
     return vec2<u32>(schedule[i], schedule[i + 1u]);
+}
+
+// The k-th particle of `unit` (Gauss-Seidel).
+fn unit_particle(unit: UnitRef, k: u32) -> u32 {
+    return schedule[unit.particles + k];
+}
+
+// The four particles of a four-particle unit (Gauss-Seidel).
+fn unit_particles4(unit: UnitRef) -> vec4<u32> {
+    let at = unit.particles;
+    return vec4<u32>(schedule[at], schedule[at + 1u], schedule[at + 2u], schedule[at + 3u]);
 }

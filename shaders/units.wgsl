@@ -23,12 +23,15 @@ struct Slot {
     particle: u32,
 }
 
-// One unit: its index in its unit type's index space, and `slots`: Gauss-Seidel in workgroup
-// memory, the word of `schedule` where its particles' packed workgroup slots start; Jacobi, its
-// first correction slot.
+// One unit: its index in its unit type's index space; `slots`: Gauss-Seidel in workgroup
+// memory, the word of `schedule` where its particles' packed workgroup slots start, Jacobi, its
+// first correction slot; `particles`: the word where its particles start in the unit table of
+// the module's buffer (unit_particle in shaders/schedule.wgsl, jacobi_unit_particle in
+// shaders/jacobi_slots.wgsl).
 struct UnitRef {
     index: u32,
     slots: u32,
+    particles: u32,
 }
 
 // Set by the projection kernels: whether this is the first iteration of the substep, where

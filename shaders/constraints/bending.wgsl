@@ -1,10 +1,9 @@
 // Dihedral bending: a constraint per interior edge on the angle between its two triangles
 // (src/constraints/bending.rs: same names, same argument order). Branch-free like stretch.wgsl.
 
-// One bending constraint (BendingRecord in src/constraints/bending.rs).
+// One bending constraint (BendingRecord in src/constraints/bending.rs); its particles, the shared
+// edge's then the two wings, are its unit's.
 struct BendingConstraint {
-    // The shared edge's particles, then the two wings.
-    particles: array<u32, 4>,
     rest_angle: f32,
     // XPBD multiplier of the current substep.
     lambda: f32,

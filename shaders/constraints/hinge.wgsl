@@ -9,7 +9,7 @@ struct HingeParticles {
     p: array<Particle, 4>,
 }
 
-fn load_hinge(unit: UnitRef, particles: array<u32, 4>) -> HingeParticles {
+fn load_hinge(unit: UnitRef, particles: vec4<u32>) -> HingeParticles {
     var h: HingeParticles;
     h.slot = array<Slot, 4>(
         particle_slot(unit, 0u, particles[0]),
@@ -30,7 +30,7 @@ fn load_hinge(unit: UnitRef, particles: array<u32, 4>) -> HingeParticles {
 // positions, as two Gauss-Seidel steps.
 fn project_hinge(unit: UnitRef) {
     let record = bending_constraints[unit.index];
-    let h = load_hinge(unit, record.particles);
+    let h = load_hinge(unit, unit_particles4(unit));
     var p = h.p;
     let edge_lambda = multiplier(stretch_constraints[unit.index].lambda);
     let stretch = stretch_correction(unit.index, p[0], p[1], edge_lambda);
@@ -54,7 +54,7 @@ fn project_hinge(unit: UnitRef) {
 // particle into the unit's slots.
 fn jacobi_hinge(unit: UnitRef) {
     let record = bending_constraints[unit.index];
-    let p = load_hinge(unit, record.particles).p;
+    let p = load_hinge(unit, jacobi_unit_particles4(unit)).p;
     let edge_lambda = multiplier(stretch_constraints[unit.index].lambda);
     let lambda = multiplier(record.lambda);
     let stretch = stretch_correction(unit.index, p[0], p[1], edge_lambda);

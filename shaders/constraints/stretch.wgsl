@@ -5,9 +5,9 @@
 // lanes masked off, and GPUs diverge on them. Guards are selects: where the Rust returns None
 // the correction and Δλ are zero.
 
-// One stretch constraint (StretchRecord in src/constraints/stretch.rs).
+// One stretch constraint (StretchRecord in src/constraints/stretch.rs); its particles are its
+// unit's.
 struct StretchConstraint {
-    particles: array<u32, 2>,
     rest_length: f32,
     // XPBD multiplier of the current substep.
     lambda: f32,
@@ -56,8 +56,8 @@ fn stretch_correction(c: u32, a: Particle, b: Particle, lambda: f32) -> Distance
 // Gauss-Seidel: free edge `unit` moves its particles at once.
 fn project_free_edge(unit: UnitRef) {
     let record = stretch_constraints[unit.index];
-    let slot0 = particle_slot(unit, 0u, record.particles[0]);
-    let slot1 = particle_slot(unit, 1u, record.particles[1]);
+    let slot0 = particle_slot(unit, 0u, unit_particle(unit, 0u));
+    let slot1 = particle_slot(unit, 1u, unit_particle(unit, 1u));
     var a = load_particle(slot0);
     var b = load_particle(slot1);
     let lambda = multiplier(record.lambda);
@@ -72,8 +72,8 @@ fn project_free_edge(unit: UnitRef) {
 // Jacobi: free edge `unit` writes its share of its correction into its slots.
 fn jacobi_free_edge(unit: UnitRef) {
     let record = stretch_constraints[unit.index];
-    let a = load_particle(particle_slot(unit, 0u, record.particles[0]));
-    let b = load_particle(particle_slot(unit, 1u, record.particles[1]));
+    let a = load_particle(particle_slot(unit, 0u, jacobi_unit_particle(unit, 0u)));
+    let b = load_particle(particle_slot(unit, 1u, jacobi_unit_particle(unit, 1u)));
     let lambda = multiplier(record.lambda);
     let k = stretch_correction(unit.index, a, b, lambda);
     let share = params.relaxation * jacobi_share(params.jacobi_bases.x, unit.index);

@@ -69,11 +69,7 @@ impl BendingConstraints {
 
     /// The GPU records, multipliers zeroed.
     pub fn records(&self) -> Vec<BendingRecord> {
-        self.hinges
-            .iter()
-            .zip(&self.rest_angles)
-            .map(|(&particles, &rest_angle)| BendingRecord { particles, rest_angle, lambda: 0.0 })
-            .collect()
+        self.rest_angles.iter().map(|&rest_angle| BendingRecord { rest_angle, lambda: 0.0 }).collect()
     }
 
     /// The correction of constraint `c` from the state's positions and multiplier.
@@ -98,13 +94,11 @@ impl BendingConstraints {
     }
 }
 
-/// One bending constraint as the GPU reads it (`BendingConstraint` in WGSL), with the XPBD
-/// multiplier of the current substep.
+/// One bending constraint as the GPU reads it (`BendingConstraint` in WGSL): its rest data and
+/// the XPBD multiplier of the current substep. Its particles come from its unit.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct BendingRecord {
-    /// The shared edge's particles, then the two wings.
-    pub particles: [u32; 4],
     /// Rest angle (rad).
     pub rest_angle: f32,
     /// XPBD multiplier λ, reset at the first iteration of every substep.

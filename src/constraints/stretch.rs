@@ -48,21 +48,16 @@ impl StretchConstraints {
 
     /// The GPU records, multipliers zeroed.
     pub fn records(&self) -> Vec<StretchRecord> {
-        self.edges
-            .iter()
-            .zip(&self.rest_lengths)
-            .map(|(&particles, &rest_length)| StretchRecord { particles, rest_length, lambda: 0.0 })
-            .collect()
+        self.rest_lengths.iter().map(|&rest_length| StretchRecord { rest_length, lambda: 0.0 }).collect()
     }
 }
 
-/// One stretch constraint as the GPU reads it (`StretchConstraint` in WGSL), with the XPBD
-/// multiplier of the current substep beside its rest data so that a projection reads one record.
+/// One stretch constraint as the GPU reads it (`StretchConstraint` in WGSL): its rest data and
+/// the XPBD multiplier of the current substep, read together. Its particles come from its unit
+/// (the unit table of `src/gpu/buffers.rs`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct StretchRecord {
-    /// The edge's particles.
-    pub particles: [u32; 2],
     /// Rest length (m).
     pub rest_length: f32,
     /// XPBD multiplier λ, reset at the first iteration of every substep.

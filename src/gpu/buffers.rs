@@ -4,10 +4,10 @@
 use crate::constraints::UnitType;
 use crate::model::ClothModel;
 
-/// The `schedule` buffer's words and where each phase's stripe entries start. With
-/// `workgroup_slots`, each unit's particles also get their 16-bit slots in their stripe's
-/// particle list (the striped kernel addresses its workgroup copy with them).
-pub fn schedule_words(model: &ClothModel, workgroup_slots: bool) -> (Vec<u32>, [u32; 2]) {
+/// The `schedule` buffer's words, where each phase's stripe entries start and where the unit
+/// table starts. With `workgroup_slots`, each unit's particles also get their 16-bit slots in
+/// their stripe's particle list (the striped kernel addresses its workgroup copy with them).
+pub fn schedule_words(model: &ClothModel, workgroup_slots: bool) -> (Vec<u32>, [u32; 2], u32) {
     let schedule = model.schedule();
     let colour_words = 4 * schedule.colours.len();
     let entry_words: usize = schedule.phases.iter().map(|p| p.stripes.len() * (2 + 2 * p.colours.len())).sum();
@@ -39,7 +39,34 @@ pub fn schedule_words(model: &ClothModel, workgroup_slots: bool) -> (Vec<u32>, [
     if workgroup_slots {
         words.extend(slot_words(model));
     }
-    (words, bases)
+    let table = words.len() as u32;
+    words.extend(unit_table(model));
+    (words, bases, table)
+}
+
+/// The unit table: each unit's particles (its unit type's arity of them), unit type by unit type
+/// in [`UnitType::ALL`] order, units in index order. A kind's record holds its rest data only;
+/// a projection takes its particles from its unit, so constraints projected together (a hinge)
+/// store their shared particles once.
+pub fn unit_table(model: &ClothModel) -> Vec<u32> {
+    UnitType::ALL
+        .iter()
+        .flat_map(|&t| model.units(t).flat_map(move |u| t.particles(model.constraints(), u as usize).iter().copied()))
+        .collect()
+}
+
+/// Where each unit type's units start in the unit table ([`unit_table`]), in [`UnitType::ALL`]
+/// order.
+pub fn unit_table_offsets(model: &ClothModel) -> Vec<u32> {
+    let mut next = 0;
+    UnitType::ALL
+        .iter()
+        .map(|&t| {
+            let start = next;
+            next += model.units(t).len() as u32 * t.arity() as u32;
+            start
+        })
+        .collect()
 }
 
 /// Each unit's particles' slots in its stripe's particle list, two per word (low half first),

@@ -3,6 +3,7 @@
 //! offsets against naga's layout. The kinds' records live with their kinds
 //! ([`crate::constraints`]), the pin record with the pins ([`crate::pins`]).
 
+use super::buffers::{unit_table, unit_table_offsets};
 use crate::collision::{Collider, MAX_COLLIDERS};
 use crate::constraints::UnitType;
 use crate::model::{ClothModel, JacobiPlan};
@@ -69,20 +70,21 @@ pub struct GpuParams {
     pub colour_count: u32,
     pub substeps: u32,
     pub collider_count: u32,
-    /// Aligns the collider array to 16 bytes, as WGSL does.
-    pub _pad: [u32; 1],
+    pub unit_table: u32,
     pub colliders: [GpuCollider; MAX_COLLIDERS],
 }
 
 impl GpuParams {
     /// Derives the GPU parameters; `params` and `colliders` must already be validated.
-    /// `jacobi` is the model's Jacobi plan when Jacobi's buffers exist.
+    /// `jacobi` is the model's Jacobi plan when Jacobi's buffers exist; `unit_table` is where the
+    /// unit table starts in the schedule buffer.
     pub fn new(
         params: &SolverParams,
         model: &ClothModel,
         colliders: &[Collider],
         pin_count: usize,
         jacobi: Option<&JacobiPlan>,
+        unit_table: u32,
     ) -> Self {
         let h = params.substep_dt();
         let responses = params.responses();
@@ -91,10 +93,11 @@ impl GpuParams {
             *slot = GpuCollider::from_collider(collider);
         }
         let mut unit_types = [[0; 4]; MAX_UNIT_TYPES];
-        for (t, entry) in UnitType::ALL.iter().zip(&mut unit_types) {
+        let table_offsets = unit_table_offsets(model);
+        for ((t, entry), table_offset) in UnitType::ALL.iter().zip(&mut unit_types).zip(table_offsets) {
             let units = model.units(*t);
             let slot_base = jacobi.map_or(0, |plan| plan.slot_bases[t.id() as usize]);
-            *entry = [units.start, units.end - units.start, slot_base, 0];
+            *entry = [units.start, units.end - units.start, slot_base, table_offset];
         }
         let acceleration = params.gravity + params.external_acceleration;
         Self {
@@ -120,7 +123,7 @@ impl GpuParams {
             colour_count: model.schedule().colours.len() as u32,
             substeps: params.substeps,
             collider_count: colliders.len() as u32,
-            _pad: [0; 1],
+            unit_table,
             colliders: gpu_colliders,
         }
     }
@@ -141,12 +144,13 @@ pub struct DispatchInfo {
 }
 
 /// Where Jacobi's lists sit in its plan buffer (`jacobi_plan` in `shaders/jacobi_slots.wgsl`):
-/// the gather offsets, the gather items, then each kind's shares.
+/// the gather offsets, the gather items, each kind's shares, then the unit table.
 #[derive(Debug, Clone, Copy)]
 pub struct JacobiLayout {
     items: u32,
     stretch_shares: u32,
     bending_shares: u32,
+    unit_table: u32,
 }
 
 impl JacobiLayout {
@@ -154,18 +158,20 @@ impl JacobiLayout {
     pub fn of(model: &ClothModel, plan: &JacobiPlan) -> Self {
         let items = model.particle_count() as u32 + 1;
         let stretch_shares = items + plan.gather.items().len() as u32;
-        Self { items, stretch_shares, bending_shares: stretch_shares + plan.scales.stretch.len() as u32 }
+        let bending_shares = stretch_shares + plan.scales.stretch.len() as u32;
+        Self { items, stretch_shares, bending_shares, unit_table: bending_shares + plan.scales.bending.len() as u32 }
     }
 
-    /// `Params::jacobi_bases`: [stretch shares, bending shares, gather items, 0].
+    /// `Params::jacobi_bases`: [stretch shares, bending shares, gather items, unit table].
     pub fn bases(self) -> [u32; 4] {
-        [self.stretch_shares, self.bending_shares, self.items, 0]
+        [self.stretch_shares, self.bending_shares, self.items, self.unit_table]
     }
 
     /// The buffer's words.
-    pub fn words(plan: &JacobiPlan) -> Vec<u32> {
+    pub fn words(model: &ClothModel, plan: &JacobiPlan) -> Vec<u32> {
         let mut words = plan.gather.words();
         words.extend(plan.scales.stretch.iter().chain(&plan.scales.bending).map(|s| s.to_bits()));
+        words.extend(unit_table(model));
         words
     }
 }

@@ -89,16 +89,19 @@ pub fn unit_dispatch() -> String {
         let slot_words = arity.div_ceil(2);
         gauss_seidel += &format!(
             "        case {id}u: {{
+            let table = params.unit_table + params.unit_types[{id}u].w;
             for (var k = thread; k < count; k += stride) {{
                 let unit = first + k;
-                project_{name}(UnitRef(unit, colour.w + (unit - colour.y) * {slot_words}u));
+                let particles = table + (unit - params.unit_types[{id}u].x) * {arity}u;
+                project_{name}(UnitRef(unit, colour.w + (unit - colour.y) * {slot_words}u, particles));
             }}
         }}\n"
         );
         jacobi += &format!(
             "    let type_{id} = params.unit_types[{id}u];
     if (rest < type_{id}.y) {{
-        jacobi_{name}(UnitRef(type_{id}.x + rest, type_{id}.z + rest * {arity}u));
+        let particles = params.jacobi_bases.w + type_{id}.w + rest * {arity}u;
+        jacobi_{name}(UnitRef(type_{id}.x + rest, type_{id}.z + rest * {arity}u, particles));
     }}
     rest -= type_{id}.y;\n"
         );

@@ -54,8 +54,9 @@ pub struct GpuSolver {
     layout: DispatchStrategy,
     workgroup_sizes: WorkgroupSizes,
     blocks: BlockSizes,
-    /// Where each phase's stripe entries start in the schedule buffer.
+    /// Where each phase's stripe entries, and the unit table, start in the schedule buffer.
     stripe_entries: [u32; 2],
+    unit_table: u32,
     jacobi: Option<JacobiPlan>,
     plan: Vec<Dispatch>,
     buffers: Buffers,
@@ -86,7 +87,7 @@ impl GpuSolver {
         let workgroup_sizes = WorkgroupSizes::for_adapter(is_cpu_adapter(device));
         check_device_limits(device, workgroup_sizes)?;
         let blocks = block_sizes(device, model);
-        let (schedule, stripe_entries) = schedule_words(model, blocks.stripe.is_some());
+        let (schedule, stripe_entries, unit_table) = schedule_words(model, blocks.stripe.is_some());
         let pins = Pins::new(model);
         let mut allocator = Allocator { device, allocated_bytes: 0 };
         let buffers = create_buffers(&mut allocator, model, &pins, &schedule)?;
@@ -105,6 +106,7 @@ impl GpuSolver {
             workgroup_sizes,
             blocks,
             stripe_entries,
+            unit_table,
             jacobi: None,
             plan: Vec::new(),
             buffers,
@@ -443,8 +445,9 @@ impl GpuSolver {
     }
 
     fn write_params(&self) {
+        let pins = self.pins.records().len();
         let gpu =
-            GpuParams::new(&self.params, &self.model, &self.colliders, self.pins.records().len(), self.jacobi.as_ref());
+            GpuParams::new(&self.params, &self.model, &self.colliders, pins, self.jacobi.as_ref(), self.unit_table);
         self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
     }
 
@@ -468,7 +471,7 @@ impl GpuSolver {
     /// Builds Jacobi's plan, its buffers and bind group.
     fn create_jacobi_buffers(&mut self) -> Result<(), Error> {
         let plan = self.model.jacobi_plan();
-        let words = JacobiLayout::words(&plan);
+        let words = JacobiLayout::words(&self.model, &plan);
         let slots = 16 * u64::from(plan.slot_count.max(1));
         check_buffer_size(&self.device, "Jacobi correction slots", slots)?;
         check_buffer_size(&self.device, "Jacobi gather lists", 4 * words.len() as u64)?;
