@@ -69,9 +69,8 @@ const GPU_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
 /// by one instead.
 const GPU_MIN_STRIPES_PER_PHASE: usize = 256;
 /// On CPU adapters, Jacobi runs in one workgroup while the per-colour plan averages fewer
-/// projections per dispatch than this (lavapipe, 2 cores: a single workgroup costs ~80 ns per
-/// projection on one core; the per-colour layout ~25 ns per projection on both plus ~74 µs per
-/// dispatch, so it wins above 74 µs / 55 ns ≈ 1350).
+/// projections per dispatch than this: below it, the per-colour layout's dispatches cost more
+/// than its second core saves (the break-even measured on lavapipe, BENCHMARKS.md "Layouts").
 const CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH: u64 = 1350;
 /// On CPU adapters, Gauss-Seidel runs in one workgroup up to this many particles, where two
 /// threads save less than the striped layout's extra dispatches cost.
@@ -82,13 +81,14 @@ const CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 512;
 pub(crate) const CPU_LOOP_BUDGET: u64 = 60_000;
 
 /// The layout `Auto` resolves to, by this rule:
-/// - CPU adapters (dispatches cost ~50–100 µs, two or more threads): Gauss-Seidel in one
-///   workgroup up to 512 particles or while a phase has fewer than two stripes, striped above;
-///   Jacobi in one workgroup while the per-colour plan would spend more on dispatches than on
-///   projections, per colour above.
-/// - GPUs: one workgroup up to 1024 particles; above, Gauss-Seidel striped when each phase has
-///   at least 256 stripes (enough workgroups to fill the GPU), otherwise, and for Jacobi, per
-///   colour.
+/// - CPU adapters (few threads, expensive dispatches): Gauss-Seidel in one workgroup up to 512
+///   particles or while a phase has fewer than two stripes, striped above (a phase's stripes
+///   spread over the threads in one dispatch); Jacobi in one workgroup while the per-colour plan
+///   would spend more on dispatches than on projections, per colour above.
+/// - GPUs (thousands of threads, cheap dispatches): one workgroup up to 1024 particles; above,
+///   Gauss-Seidel striped when each phase has at least 256 stripes (four workgroups per compute
+///   unit of a 64-unit GPU: wgpu does not report the count), otherwise, and for Jacobi, a
+///   dispatch per colour with a thread per unit.
 pub(crate) fn auto_layout(
     cpu: bool,
     params: &SolverParams,
