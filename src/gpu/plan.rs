@@ -68,52 +68,30 @@ const GPU_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
 /// most desktop parts). With fewer, most of the GPU would idle, and colours are dispatched one
 /// by one instead.
 const GPU_MIN_STRIPES_PER_PHASE: usize = 256;
-/// On CPU adapters, Jacobi runs in one workgroup while the per-colour plan averages fewer
-/// projections per dispatch than this: below it, the per-colour layout's dispatches cost more
-/// than its second core saves (the break-even measured on lavapipe, BENCHMARKS.md "Layouts").
-const CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH: u64 = 1350;
-/// On CPU adapters, Gauss-Seidel runs in one workgroup up to this many particles, where two
-/// threads save less than the striped layout's extra dispatches cost.
-const CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 512;
 /// llvmpipe silently ends every loop of a shader invocation once they have run 65535
 /// iterations in total (Mesa gallivm `LP_MAX_TGSI_LOOP_ITERATIONS`). A single-workgroup or
 /// striped dispatch on a CPU adapter must stay below this estimate, with a margin.
 pub(crate) const CPU_LOOP_BUDGET: u64 = 60_000;
 
 /// The layout `Auto` resolves to, by this rule:
-/// - CPU adapters (few threads, expensive dispatches): Gauss-Seidel in one workgroup up to 512
-///   particles or while a phase has fewer than two stripes, striped above (a phase's stripes
-///   spread over the threads in one dispatch); Jacobi in one workgroup while the per-colour plan
-///   would spend more on dispatches than on projections, per colour above.
+/// - CPU adapters (few threads, expensive dispatches, costly workgroup barriers): Gauss-Seidel
+///   striped (a phase's stripes spread over the threads in one dispatch, each stripe one SIMD
+///   group, so its colour barriers cost little), Jacobi per colour. A single workgroup, with
+///   its barriers across many SIMD groups, is slower at every size measured (BENCHMARKS.md
+///   "Layouts").
 /// - GPUs (thousands of threads, cheap dispatches): one workgroup up to 1024 particles; above,
 ///   Gauss-Seidel striped when each phase has at least 256 stripes (four workgroups per compute
 ///   unit of a 64-unit GPU: wgpu does not report the count), otherwise, and for Jacobi, a
 ///   dispatch per colour with a thread per unit.
-pub(crate) fn auto_layout(
-    cpu: bool,
-    params: &SolverParams,
-    model: &ClothModel,
-    per_colour_dispatches: impl FnOnce() -> usize,
-) -> DispatchStrategy {
+///
+/// A layout whose frame cannot stay within llvmpipe's loop limit falls back to the next that
+/// can (striped, then per colour).
+pub(crate) fn auto_layout(cpu: bool, params: &SolverParams, model: &ClothModel) -> DispatchStrategy {
     let particles = model.particle_count();
     let fewest_stripes = model.schedule().phases.iter().map(|p| p.stripes.len()).min().unwrap_or(0);
-    let units = model.unit_count() as u64;
     match (cpu, params.mode) {
-        (true, SolverMode::GaussSeidel) => {
-            if particles <= CPU_GAUSS_SEIDEL_SINGLE_WORKGROUP_MAX_PARTICLES || fewest_stripes < 2 {
-                DispatchStrategy::SingleWorkgroup
-            } else {
-                DispatchStrategy::Striped
-            }
-        }
-        (true, SolverMode::Jacobi { .. }) => {
-            let projections = u64::from(params.substeps * params.iterations) * units;
-            if projections < CPU_SINGLE_WORKGROUP_MAX_PROJECTIONS_PER_DISPATCH * per_colour_dispatches() as u64 {
-                DispatchStrategy::SingleWorkgroup
-            } else {
-                DispatchStrategy::PerColour
-            }
-        }
+        (true, SolverMode::GaussSeidel) => DispatchStrategy::Striped,
+        (true, SolverMode::Jacobi { .. }) => DispatchStrategy::PerColour,
         (false, _) if particles <= GPU_SINGLE_WORKGROUP_MAX_PARTICLES => DispatchStrategy::SingleWorkgroup,
         (false, SolverMode::GaussSeidel) if fewest_stripes >= GPU_MIN_STRIPES_PER_PHASE => DispatchStrategy::Striped,
         (false, _) => DispatchStrategy::PerColour,

@@ -510,7 +510,7 @@ impl GpuSolver {
         let per_colour = || plan(DispatchStrategy::PerColour).expect("the per-colour layout has no loop budget");
         match layout {
             DispatchStrategy::Auto => {
-                let preferred = auto_layout(cpu, params, &self.model, || per_colour().1.dispatches.len());
+                let preferred = auto_layout(cpu, params, &self.model);
                 Ok(plan(preferred).or_else(|| plan(DispatchStrategy::Striped)).unwrap_or_else(per_colour))
             }
             DispatchStrategy::PerColour => Ok(per_colour()),
