@@ -1,27 +1,15 @@
 //! The pure constraint functions: gradients against finite differences, conservation of linear
 //! momentum, collision projections and the contact velocity response.
 
+mod support;
+
 use drape::collision::{contact_velocity, resolve_contacts, stick, Collider, HalfSpace};
 use drape::constraints::bending::{angle_error, bending_correction, dihedral, dihedral_angle};
 use drape::constraints::stretch::distance_correction;
 use drape::math::atan2;
 use glam::Vec3;
 use std::f32::consts::TAU;
-
-/// A small deterministic generator (xorshift) so the tests need no extra crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn vec(&mut self) -> Vec3 {
-        Vec3::new(self.next(), self.next(), self.next()) * 2.0 - Vec3::ONE
-    }
-}
+use support::Rng;
 
 /// Four points forming two triangles that share the edge p0–p1, bent by a random amount.
 fn hinge(rng: &mut Rng) -> [Vec3; 4] {

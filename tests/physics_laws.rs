@@ -10,24 +10,9 @@ use drape::{
     Stiffness,
 };
 use glam::{Quat, Vec3};
-use support::{device, max_distance};
+use support::{device, max_distance, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
-
-/// A small deterministic generator (xorshift) so the tests need no extra crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn vec(&mut self) -> Vec3 {
-        Vec3::new(self.next(), self.next(), self.next()) * 2.0 - Vec3::ONE
-    }
-}
 
 fn solver(model: &ClothModel, params: SolverParams, colliders: &[Collider]) -> GpuSolver {
     let (device, queue) = device();

@@ -3,6 +3,24 @@
 
 use glam::Vec3;
 
+/// A small deterministic generator (xorshift) so the tests need no extra crate.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Uniform in [0, 1).
+    pub fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Uniform in the cube [−1, 1)³.
+    pub fn vec(&mut self) -> Vec3 {
+        Vec3::new(self.next(), self.next(), self.next()) * 2.0 - Vec3::ONE
+    }
+}
+
 /// A headless device (lavapipe on machines without a GPU).
 pub fn device() -> (wgpu::Device, wgpu::Queue) {
     let (device, queue, _) =
