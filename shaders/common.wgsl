@@ -6,6 +6,9 @@ const WORKGROUP_SIZE: u32 = 64u;
 const MAX_COLLIDERS: u32 = 8u;
 // Unit types the parameters describe (src/constraints/mod.rs UnitType::ALL has at most this many).
 const MAX_UNIT_TYPES: u32 = 4u;
+// Constraint kinds the parameters describe (src/constraints/mod.rs Kind::ALL has at most this
+// many).
+const MAX_KINDS: u32 = 4u;
 const COLLIDER_PLANE: u32 = 0u;
 const COLLIDER_SPHERE: u32 = 1u;
 // Below this length (m) an edge or a doubled triangle area gives no usable direction.
@@ -44,6 +47,21 @@ struct Collider {
     _pad2: u32,
 }
 
+// What the kernels read of one constraint kind (GpuKind in src/gpu/records.rs), at its id
+// KIND_<NAME> in params.kinds.
+struct KindParams {
+    // [k, α̃] of its constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0), then a second pair
+    // where the kind has one (stretch: xy stretched, zw compressed).
+    response: vec4<f32>,
+    // Where its records start in `constraint_records` (shaders/units.wgsl).
+    records: u32,
+    // Where its Jacobi shares start in `jacobi_plan` (shaders/jacobi_slots.wgsl).
+    jacobi_shares: u32,
+    // Pad the uniform array stride to 32 bytes.
+    _pad0: u32,
+    _pad1: u32,
+}
+
 // Per-frame parameters (GpuParams in src/gpu/records.rs).
 struct Params {
     // Gravity plus external acceleration (m/s²); w unused.
@@ -51,16 +69,7 @@ struct Params {
     // Per unit type (its id): x = first unit, y = unit count, z = first Jacobi slot, w = where
     // its units' particles start in the unit table.
     unit_types: array<vec4<u32>, MAX_UNIT_TYPES>,
-    // Where Jacobi's per-constraint shares of each kind start in `jacobi_plan` (x stretch,
-    // y bending), (z) where the gather lists' slot indices start and (w) where its unit table
-    // starts.
-    jacobi_bases: vec4<u32>,
-    // [k, α̃] of stretched distance constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0).
-    stretch: vec2<f32>,
-    // [k, α̃] of compressed distance constraints.
-    compression: vec2<f32>,
-    // [k, α̃] of bending constraints.
-    bending: vec2<f32>,
+    kinds: array<KindParams, MAX_KINDS>,
     // Jacobi over-relaxation ω.
     relaxation: f32,
     // Substep length h (s).
@@ -82,6 +91,9 @@ struct Params {
     collider_count: u32,
     // Where the unit table starts in `schedule`.
     unit_table: u32,
+    // Where the gather lists' slot indices and the unit table start in `jacobi_plan`.
+    jacobi_items: u32,
+    jacobi_unit_table: u32,
     colliders: array<Collider, MAX_COLLIDERS>,
 }
 

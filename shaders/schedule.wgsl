@@ -6,7 +6,7 @@
 // stripe entries [particle list start, particle count, then (first unit, count) per colour of
 // the phase]; then the particle lists; then the slots (two 16-bit slots per word, low first);
 // then, from params.unit_table, the unit table: each unit's particles, unit type by unit type.
-@group(2) @binding(2) var<storage, read> schedule: array<u32>;
+@group(2) @binding(1) var<storage, read> schedule: array<u32>;
 
 // Colour c's entry: x = unit type, y = first unit, z = unit count, w = first slot word.
 fn colour_entry(c: u32) -> vec4<u32> {

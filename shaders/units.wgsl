@@ -34,6 +34,15 @@ struct UnitRef {
     particles: u32,
 }
 
+// Every kind's records, kind after kind (src/gpu/buffers.rs `constraint_records`): each kind's
+// file reads and writes its own through record_word.
+@group(2) @binding(0) var<storage, read_write> constraint_records: array<u32>;
+
+// Where word k of constraint c's record of kind `kind` (records `words` words long) is.
+fn record_word(kind: u32, words: u32, c: u32, k: u32) -> u32 {
+    return params.kinds[kind].records + c * words + k;
+}
+
 // Set by the projection kernels: whether this is the first iteration of the substep, where
 // every XPBD multiplier starts from zero.
 var<private> reset_multipliers: bool;

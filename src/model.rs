@@ -4,7 +4,7 @@
 
 use crate::constraints::bending::BendingConstraints;
 use crate::constraints::stretch::StretchConstraints;
-use crate::constraints::{Constraints, JacobiScales, UnitType};
+use crate::constraints::{jacobi_shares, Constraints, JacobiScales, UnitType};
 use crate::error::{Error, MeshError, ParamError};
 use crate::graph::Csr;
 use crate::math::{normalize_or_up, weighted_face_normal};
@@ -183,7 +183,7 @@ impl JacobiPlan {
             }
         }
         Self {
-            scales: JacobiScales::new(constraints, model.particle_count()),
+            scales: jacobi_shares(constraints, model.particle_count()),
             slot_bases,
             slot_count: next,
             gather: Csr::from_pairs(model.particle_count(), pairs.iter().copied()),

@@ -52,7 +52,7 @@ impl CpuSolver {
                 responses: params.responses(),
             },
             positions,
-            multipliers: model.constraints().multipliers(),
+            multipliers: Multipliers::zeros(model.constraints()),
             jacobi: None,
         };
         solver.plan_jacobi();

@@ -3,7 +3,7 @@
 
 use drape::constraints::bending::BendingRecord;
 use drape::constraints::stretch::StretchRecord;
-use drape::gpu::records::{DispatchInfo, GpuCollider, GpuParams};
+use drape::gpu::records::{DispatchInfo, GpuCollider, GpuKind, GpuParams};
 use drape::gpu::shaders;
 use drape::pins::PinRecord;
 use std::mem::{offset_of, size_of};
@@ -22,7 +22,7 @@ fn parse_validate_info(label: &str, source: &str) -> (naga::Module, naga::valid:
 }
 
 fn file(name: &str) -> &'static str {
-    shaders::FILES.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no shader {name}")).1
+    shaders::files().into_iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no shader {name}")).1
 }
 
 /// Every module drape builds, by name.
@@ -43,7 +43,7 @@ fn every_wgsl_file_validates_in_its_module() {
     for (name, source) in &modules {
         parse_and_validate(name, source);
     }
-    for (name, source) in shaders::FILES {
+    for (name, source) in shaders::files() {
         assert!(modules.iter().any(|(_, module)| module.contains(source)), "{name} is in no module");
     }
 }
@@ -185,6 +185,7 @@ fn shared_constants_match_their_wgsl_twins() {
     assert_eq!(wgsl_constant(&module, "WORKGROUP_SIZE"), U32(drape::gpu::records::WORKGROUP_SIZE));
     assert_eq!(wgsl_constant(&module, "MAX_COLLIDERS"), U32(drape::collision::MAX_COLLIDERS as u32));
     assert_eq!(wgsl_constant(&module, "MAX_UNIT_TYPES"), U32(drape::gpu::records::MAX_UNIT_TYPES as u32));
+    assert_eq!(wgsl_constant(&module, "MAX_KINDS"), U32(drape::gpu::records::MAX_KINDS as u32));
     assert_eq!(wgsl_constant(&module, "COLLIDER_PLANE"), U32(GpuCollider::PLANE));
     assert_eq!(wgsl_constant(&module, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
     let collide = parse_and_validate("integrate", &shaders::integrate_module_source());
@@ -210,10 +211,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             GpuParams,
             acceleration,
             unit_types,
-            jacobi_bases,
-            stretch,
-            compression,
-            bending,
+            kinds,
             relaxation,
             h,
             damping_factor,
@@ -228,8 +226,16 @@ fn gpu_structs_match_their_wgsl_twins() {
             substeps,
             collider_count,
             unit_table,
+            jacobi_items,
+            jacobi_unit_table,
             colliders,
         ),
+    );
+    assert_layout(
+        &module,
+        "KindParams",
+        size_of::<GpuKind>(),
+        rust_offsets!(GpuKind, response, records, jacobi_shares),
     );
     assert_layout(
         &module,

@@ -1,15 +1,24 @@
 // Dihedral bending: a constraint per interior edge on the angle between its two triangles
 // (src/constraints/bending.rs: same names, same argument order). Branch-free like stretch.wgsl.
 
-// One bending constraint (BendingRecord in src/constraints/bending.rs); its particles, the shared
-// edge's then the two wings, are its unit's.
+// One bending constraint (BendingRecord in src/constraints/bending.rs, BENDING_RECORD_WORDS words
+// in `constraint_records`); its particles, the shared edge's then the two wings, are its unit's.
 struct BendingConstraint {
     rest_angle: f32,
     // XPBD multiplier of the current substep.
     lambda: f32,
 }
 
-@group(2) @binding(1) var<storage, read_write> bending_constraints: array<BendingConstraint>;
+// Constraint c's record, from `constraint_records` (shaders/units.wgsl).
+fn bending_record(c: u32) -> BendingConstraint {
+    let at = record_word(KIND_BENDING, BENDING_RECORD_WORDS, c, 0u);
+    return BendingConstraint(bitcast<f32>(constraint_records[at]), bitcast<f32>(constraint_records[at + 1u]));
+}
+
+// Stores constraint c's multiplier.
+fn store_bending_lambda(c: u32, lambda: f32) {
+    constraint_records[record_word(KIND_BENDING, BENDING_RECORD_WORDS, c, 1u)] = bitcast<u32>(lambda);
+}
 
 struct BendingCorrection {
     dp0: vec3<f32>,
@@ -63,11 +72,12 @@ fn bending_correction(
     );
 }
 
-// Bending constraint c's correction of its four particles from multiplier `lambda`.
-fn bending_correction_of(c: u32, p: array<Particle, 4>, lambda: f32) -> BendingCorrection {
+// The correction of a bending constraint with `record` on its four particles from multiplier
+// `lambda`.
+fn bending_correction_of(record: BendingConstraint, p: array<Particle, 4>, lambda: f32) -> BendingCorrection {
     let w = vec4<f32>(p[0].w, p[1].w, p[2].w, p[3].w);
     return bending_correction(
-        position(p[0]), position(p[1]), position(p[2]), position(p[3]), w, bending_constraints[c].rest_angle,
-        lambda, params.bending,
+        position(p[0]), position(p[1]), position(p[2]), position(p[3]), w, record.rest_angle, lambda,
+        params.kinds[KIND_BENDING].response.xy,
     );
 }

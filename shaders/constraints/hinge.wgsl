@@ -29,16 +29,17 @@ fn load_hinge(unit: UnitRef, particles: vec4<u32>) -> HingeParticles {
 // Gauss-Seidel: the edge's stretch constraint first, then the bending constraint from the moved
 // positions, as two Gauss-Seidel steps.
 fn project_hinge(unit: UnitRef) {
-    let record = bending_constraints[unit.index];
+    let record = bending_record(unit.index);
+    let edge = stretch_record(unit.index);
     let h = load_hinge(unit, unit_particles4(unit));
     var p = h.p;
-    let edge_lambda = multiplier(stretch_constraints[unit.index].lambda);
-    let stretch = stretch_correction(unit.index, p[0], p[1], edge_lambda);
+    let edge_lambda = multiplier(edge.lambda);
+    let stretch = stretch_correction(edge, p[0], p[1], edge_lambda);
     p[0].q += stretch.dp0;
     p[1].q += stretch.dp1;
-    stretch_constraints[unit.index].lambda = stretch.lambda + stretch.dlambda;
+    store_stretch_lambda(unit.index, stretch.lambda + stretch.dlambda);
     let lambda = multiplier(record.lambda);
-    let bending = bending_correction_of(unit.index, p, lambda);
+    let bending = bending_correction_of(record, p, lambda);
     p[0].q += bending.dp0;
     p[1].q += bending.dp1;
     p[2].q += bending.dp2;
@@ -47,24 +48,25 @@ fn project_hinge(unit: UnitRef) {
     store_particle(h.slot[1], p[1]);
     store_particle(h.slot[2], p[2]);
     store_particle(h.slot[3], p[3]);
-    bending_constraints[unit.index].lambda = lambda + bending.dlambda;
+    store_bending_lambda(unit.index, lambda + bending.dlambda);
 }
 
 // Jacobi: both constraints from the same positions, each scaled by its own share, summed per
 // particle into the unit's slots.
 fn jacobi_hinge(unit: UnitRef) {
-    let record = bending_constraints[unit.index];
+    let record = bending_record(unit.index);
+    let edge = stretch_record(unit.index);
     let p = load_hinge(unit, jacobi_unit_particles4(unit)).p;
-    let edge_lambda = multiplier(stretch_constraints[unit.index].lambda);
+    let edge_lambda = multiplier(edge.lambda);
     let lambda = multiplier(record.lambda);
-    let stretch = stretch_correction(unit.index, p[0], p[1], edge_lambda);
-    let bending = bending_correction_of(unit.index, p, lambda);
-    let stretch_share = params.relaxation * jacobi_share(params.jacobi_bases.x, unit.index);
-    let bending_share = params.relaxation * jacobi_share(params.jacobi_bases.y, unit.index);
+    let stretch = stretch_correction(edge, p[0], p[1], edge_lambda);
+    let bending = bending_correction_of(record, p, lambda);
+    let stretch_share = params.relaxation * jacobi_share(KIND_STRETCH, unit.index);
+    let bending_share = params.relaxation * jacobi_share(KIND_BENDING, unit.index);
     emit(unit, 0u, stretch.dp0 * stretch_share + bending.dp0 * bending_share);
     emit(unit, 1u, stretch.dp1 * stretch_share + bending.dp1 * bending_share);
     emit(unit, 2u, bending.dp2 * bending_share);
     emit(unit, 3u, bending.dp3 * bending_share);
-    stretch_constraints[unit.index].lambda = stretch.lambda + stretch.dlambda * stretch_share;
-    bending_constraints[unit.index].lambda = lambda + bending.dlambda * bending_share;
+    store_stretch_lambda(unit.index, stretch.lambda + stretch.dlambda * stretch_share);
+    store_bending_lambda(unit.index, lambda + bending.dlambda * bending_share);
 }

@@ -5,15 +5,24 @@
 // lanes masked off, and GPUs diverge on them. Guards are selects: where the Rust returns None
 // the correction and Δλ are zero.
 
-// One stretch constraint (StretchRecord in src/constraints/stretch.rs); its particles are its
-// unit's.
+// One stretch constraint (StretchRecord in src/constraints/stretch.rs, STRETCH_RECORD_WORDS words
+// in `constraint_records`); its particles are its unit's.
 struct StretchConstraint {
     rest_length: f32,
     // XPBD multiplier of the current substep.
     lambda: f32,
 }
 
-@group(2) @binding(0) var<storage, read_write> stretch_constraints: array<StretchConstraint>;
+// Constraint c's record, from `constraint_records` (shaders/units.wgsl).
+fn stretch_record(c: u32) -> StretchConstraint {
+    let at = record_word(KIND_STRETCH, STRETCH_RECORD_WORDS, c, 0u);
+    return StretchConstraint(bitcast<f32>(constraint_records[at]), bitcast<f32>(constraint_records[at + 1u]));
+}
+
+// Stores constraint c's multiplier.
+fn store_stretch_lambda(c: u32, lambda: f32) {
+    constraint_records[record_word(KIND_STRETCH, STRETCH_RECORD_WORDS, c, 1u)] = bitcast<u32>(lambda);
+}
 
 struct DistanceCorrection {
     dp0: vec3<f32>,
@@ -44,40 +53,38 @@ fn distance_correction(
     return DistanceCorrection(n * (w0 * dlambda), n * (-w1 * dlambda), select(lambda, start, valid), dlambda);
 }
 
-// Stretch constraint c's correction of particles a and b (its own, or its hinge's edge) from
-// multiplier `lambda`.
-fn stretch_correction(c: u32, a: Particle, b: Particle, lambda: f32) -> DistanceCorrection {
-    return distance_correction(
-        position(a), position(b), a.w, b.w, stretch_constraints[c].rest_length, lambda, params.stretch,
-        params.compression,
-    );
+// The correction of particles a and b (a stretch constraint's own, or its hinge's edge) by the
+// constraint with `record` from multiplier `lambda`.
+fn stretch_correction(record: StretchConstraint, a: Particle, b: Particle, lambda: f32) -> DistanceCorrection {
+    let response = params.kinds[KIND_STRETCH].response;
+    return distance_correction(position(a), position(b), a.w, b.w, record.rest_length, lambda, response.xy, response.zw);
 }
 
 // Gauss-Seidel: free edge `unit` moves its particles at once.
 fn project_free_edge(unit: UnitRef) {
-    let record = stretch_constraints[unit.index];
+    let record = stretch_record(unit.index);
     let slot0 = particle_slot(unit, 0u, unit_particle(unit, 0u));
     let slot1 = particle_slot(unit, 1u, unit_particle(unit, 1u));
     var a = load_particle(slot0);
     var b = load_particle(slot1);
     let lambda = multiplier(record.lambda);
-    let k = stretch_correction(unit.index, a, b, lambda);
+    let k = stretch_correction(record, a, b, lambda);
     a.q += k.dp0;
     b.q += k.dp1;
     store_particle(slot0, a);
     store_particle(slot1, b);
-    stretch_constraints[unit.index].lambda = k.lambda + k.dlambda;
+    store_stretch_lambda(unit.index, k.lambda + k.dlambda);
 }
 
 // Jacobi: free edge `unit` writes its share of its correction into its slots.
 fn jacobi_free_edge(unit: UnitRef) {
-    let record = stretch_constraints[unit.index];
+    let record = stretch_record(unit.index);
     let a = load_particle(particle_slot(unit, 0u, jacobi_unit_particle(unit, 0u)));
     let b = load_particle(particle_slot(unit, 1u, jacobi_unit_particle(unit, 1u)));
     let lambda = multiplier(record.lambda);
-    let k = stretch_correction(unit.index, a, b, lambda);
-    let share = params.relaxation * jacobi_share(params.jacobi_bases.x, unit.index);
+    let k = stretch_correction(record, a, b, lambda);
+    let share = params.relaxation * jacobi_share(KIND_STRETCH, unit.index);
     emit(unit, 0u, k.dp0 * share);
     emit(unit, 1u, k.dp1 * share);
-    stretch_constraints[unit.index].lambda = k.lambda + k.dlambda * share;
+    store_stretch_lambda(unit.index, k.lambda + k.dlambda * share);
 }

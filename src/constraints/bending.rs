@@ -2,11 +2,14 @@
 //! triangles (PBD §4.1, with the exact gradients of Bridson et al. 2003). WGSL twin: `shaders/constraints/bending.wgsl`
 //! (same names, same argument order).
 
-use super::{Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use super::{Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::{atan2, GEOMETRY_EPSILON};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::f32::consts::{PI, TAU};
+
+/// The WGSL twin.
+pub const WGSL: &str = include_str!("../../shaders/constraints/bending.wgsl");
 
 /// The bending constraints of a cloth: constraint `c` acts on `hinges[c] = [edge a, edge b, wing
 /// of one triangle, wing of the other]` with rest angle `rest_angles[c]` (rad).
@@ -88,9 +91,23 @@ impl BendingConstraints {
             state.position(e),
             w,
             self.rest_angles[c],
-            multipliers.bending[c],
+            multipliers[Kind::Bending][c],
             state.responses.bending,
         )
+    }
+}
+
+impl KindConstraints for BendingConstraints {
+    fn constraint_count(&self) -> usize {
+        self.len()
+    }
+
+    fn constraint_particles(&self, c: usize) -> &[u32] {
+        &self.hinges[c]
+    }
+
+    fn record_words(&self) -> Vec<u32> {
+        bytemuck::cast_slice(&self.records()).to_vec()
     }
 }
 

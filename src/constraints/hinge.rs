@@ -6,8 +6,11 @@
 //! bending constraint from the moved positions; Jacobi projects both from the same positions.
 //! WGSL twin: `shaders/constraints/hinge.wgsl`.
 
-use super::{Constraints, JacobiScales, Multipliers, SolveState};
+use super::{Constraints, JacobiScales, Kind, Multipliers, SolveState};
 use glam::Vec3;
+
+/// The WGSL twin.
+pub const WGSL: &str = include_str!("../../shaders/constraints/hinge.wgsl");
 
 /// Gauss-Seidel projection of hinge `u`: its edge's stretch constraint, then its bending
 /// constraint from the moved positions.
@@ -22,7 +25,7 @@ pub(crate) fn project_hinge(
         for (&p, dp) in constraints.bending.particles(u).iter().zip(k.dp) {
             state.displacements[p as usize] += dp;
         }
-        multipliers.bending[u] += k.dlambda;
+        multipliers[Kind::Bending][u] += k.dlambda;
     }
 }
 
@@ -39,7 +42,7 @@ pub(crate) fn jacobi_hinge(
 ) {
     let stretch = constraints.stretch.correction(u, state, multipliers);
     let bending = constraints.bending.correction(u, state, multipliers);
-    let (s, b) = (relaxation * scales.stretch[u], relaxation * scales.bending[u]);
+    let (s, b) = (relaxation * scales[Kind::Stretch][u], relaxation * scales[Kind::Bending][u]);
     let stretch_dp = stretch.map_or([Vec3::ZERO; 2], |k| k.dp);
     let bending_dp = bending.map_or([Vec3::ZERO; 4], |k| k.dp);
     for (k, slot) in slots.iter_mut().enumerate() {
@@ -47,7 +50,7 @@ pub(crate) fn jacobi_hinge(
         *slot = edge * s + bending_dp[k] * b;
     }
     if let Some(k) = stretch {
-        multipliers.stretch[u] = k.lambda + k.dlambda * s;
+        multipliers[Kind::Stretch][u] = k.lambda + k.dlambda * s;
     }
-    multipliers.bending[u] += bending.map_or(0.0, |k| k.dlambda) * b;
+    multipliers[Kind::Bending][u] += bending.map_or(0.0, |k| k.dlambda) * b;
 }

@@ -3,18 +3,21 @@
 //! A *kind* is one module here and one WGSL file in `shaders/constraints/` of the same name:
 //! its host data (built from the mesh), its pure correction math (which the CPU reference
 //! calls, and the WGSL file mirrors with the same names and argument order) and its
-//! `#[repr(C)]` GPU record. A *unit* is what one thread projects in one step: a constraint, or
-//! several constraints on shared particles projected together so that their particles are
-//! loaded and stored once (a plan optimisation: the kinds' data stays apart). [`UnitType`] is the
-//! registry: adding a unit type is a variant there, its CPU projections and its WGSL functions.
+//! `#[repr(C)]` GPU record. [`Kind`] is its registration: from it the GPU buffers, parameters,
+//! multipliers, Jacobi shares and WGSL declarations follow without naming the kind. A *unit* is
+//! what one thread projects in one step: a constraint, or several constraints on shared
+//! particles projected together so that their particles are loaded and stored once (a plan
+//! optimisation: the kinds' data stays apart). [`UnitType`] is the units' registry: adding a
+//! unit type is a variant there, its CPU projections and its WGSL functions.
 
 pub mod bending;
 pub mod hinge;
 pub mod stretch;
 
-use bending::BendingConstraints;
+use bending::{BendingConstraints, BendingRecord};
 use glam::Vec3;
-use stretch::StretchConstraints;
+use std::ops::{Index, IndexMut};
+use stretch::{StretchConstraints, StretchRecord};
 
 /// Below this the generalised mass `Σ w|∇C|² + α̃` of a constraint is treated as zero
 /// (`DENOMINATOR_EPSILON` in `shaders/common.wgsl`).
@@ -23,6 +26,79 @@ pub const DENOMINATOR_EPSILON: f32 = 1e-12;
 /// How a constraint responds, `[k, α̃]`: `Δλ = k·(−C − α̃λ)/(Σ w|∇C|² + α̃)`. PBD stiffness is
 /// `[k', 0]`, XPBD compliance `[1, α/h²]` (see [`crate::Stiffness::response`]).
 pub type Response = [f32; 2];
+
+/// The constraint kinds, in the order their GPU records, multipliers and Jacobi shares are laid
+/// out. Registering a kind is a variant here with its arms in the methods below, and its field
+/// in [`Constraints`] with its arm in [`Constraints::of`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Distance constraints along the mesh edges ([`stretch`]).
+    Stretch,
+    /// Dihedral bending constraints across the interior edges ([`bending`]).
+    Bending,
+}
+
+impl Kind {
+    /// Every kind, in layout order (its index is its id).
+    pub const ALL: [Kind; 2] = [Self::Stretch, Self::Bending];
+    /// Number of kinds.
+    pub const COUNT: usize = Self::ALL.len();
+
+    /// Its index in [`Kind::ALL`] (`KIND_<NAME>` in WGSL).
+    pub fn id(self) -> usize {
+        Self::ALL.iter().position(|&k| k == self).expect("registered")
+    }
+
+    /// Its name: its WGSL file is `shaders/constraints/<name>.wgsl`, its WGSL constants
+    /// `KIND_<NAME>` and `<NAME>_RECORD_WORDS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Stretch => "stretch",
+            Self::Bending => "bending",
+        }
+    }
+
+    /// Its WGSL file: its record's struct, the functions that read and write it, its
+    /// correction math and its unit projections.
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            Self::Stretch => stretch::WGSL,
+            Self::Bending => bending::WGSL,
+        }
+    }
+
+    /// 32-bit words per GPU record.
+    pub fn record_words(self) -> usize {
+        let bytes = match self {
+            Self::Stretch => size_of::<StretchRecord>(),
+            Self::Bending => size_of::<BendingRecord>(),
+        };
+        bytes / 4
+    }
+
+    /// Its responses as the GPU reads them (`KindParams::response` in WGSL): `[k, α̃]`, then a
+    /// second pair where the kind has one (stretch: compression).
+    pub fn gpu_response(self, responses: &Responses) -> [f32; 4] {
+        let pair = |[a, b]: Response, [c, d]: Response| [a, b, c, d];
+        match self {
+            Self::Stretch => pair(responses.stretch, responses.compression),
+            Self::Bending => pair(responses.bending, [0.0; 2]),
+        }
+    }
+}
+
+/// What the solver needs of one kind's constraints without knowing the kind.
+pub trait KindConstraints {
+    /// Number of constraints.
+    fn constraint_count(&self) -> usize;
+
+    /// The particles constraint `c` acts on.
+    fn constraint_particles(&self, c: usize) -> &[u32];
+
+    /// The GPU records in constraint order, multipliers zeroed, as 32-bit words
+    /// ([`Kind::record_words`] per constraint).
+    fn record_words(&self) -> Vec<u32>;
+}
 
 /// The responses of every kind in one substep.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,22 +134,47 @@ impl SolveState {
     }
 }
 
-/// The XPBD multipliers of every kind, one per constraint, reset at the start of each substep.
+/// One value per constraint of every kind, indexed by kind: the XPBD multipliers
+/// ([`Multipliers`]) or Jacobi's shares ([`JacobiScales`]).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Multipliers {
-    /// One per stretch constraint.
-    pub stretch: Vec<f32>,
-    /// One per bending constraint.
-    pub bending: Vec<f32>,
-}
+pub struct PerConstraint([Vec<f32>; Kind::COUNT]);
 
-impl Multipliers {
-    /// Zeroes every multiplier (XPBD: λ starts at 0 every substep).
+impl PerConstraint {
+    /// `value(kind, c)` for constraint `c` of each kind.
+    fn new(constraints: &Constraints, value: impl Fn(Kind, usize) -> f32) -> Self {
+        Self(Kind::ALL.map(|k| (0..constraints.of(k).constraint_count()).map(|c| value(k, c)).collect()))
+    }
+
+    /// Zero for every constraint.
+    pub fn zeros(constraints: &Constraints) -> Self {
+        Self::new(constraints, |_, _| 0.0)
+    }
+
+    /// Sets every value to zero (XPBD: multipliers start at 0 every substep).
     pub fn reset(&mut self) {
-        self.stretch.fill(0.0);
-        self.bending.fill(0.0);
+        self.0.iter_mut().for_each(|values| values.fill(0.0));
     }
 }
+
+impl Index<Kind> for PerConstraint {
+    type Output = [f32];
+
+    fn index(&self, kind: Kind) -> &[f32] {
+        &self.0[kind.id()]
+    }
+}
+
+impl IndexMut<Kind> for PerConstraint {
+    fn index_mut(&mut self, kind: Kind) -> &mut [f32] {
+        &mut self.0[kind.id()]
+    }
+}
+
+/// The XPBD multipliers of every kind, one per constraint, reset at the start of each substep.
+pub type Multipliers = PerConstraint;
+
+/// Jacobi's share of each constraint's correction ([`jacobi_shares`]).
+pub type JacobiScales = PerConstraint;
 
 /// Every kind's constraints of a cloth, in schedule order (see [`hinge`] for how hinges number
 /// them).
@@ -86,9 +187,12 @@ pub struct Constraints {
 }
 
 impl Constraints {
-    /// Zeroed multipliers for every constraint.
-    pub fn multipliers(&self) -> Multipliers {
-        Multipliers { stretch: vec![0.0; self.stretch.len()], bending: vec![0.0; self.bending.len()] }
+    /// The constraints of one kind.
+    pub fn of(&self, kind: Kind) -> &dyn KindConstraints {
+        match kind {
+            Kind::Stretch => &self.stretch,
+            Kind::Bending => &self.bending,
+        }
     }
 }
 
@@ -98,31 +202,20 @@ impl Constraints {
 /// linear and angular momentum balance; counting per kind keeps a particle's many bending
 /// constraints from diluting its stretch. Each particle then receives at most the relaxation
 /// `ω` times one full correction per kind.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct JacobiScales {
-    /// One per stretch constraint.
-    pub stretch: Vec<f32>,
-    /// One per bending constraint.
-    pub bending: Vec<f32>,
-}
-
-impl JacobiScales {
-    /// The shares of `constraints` over `particle_count` particles.
-    pub fn new(constraints: &Constraints, particle_count: usize) -> Self {
-        Self {
-            stretch: shares(constraints.stretch.edges(), particle_count),
-            bending: shares(constraints.bending.hinges(), particle_count),
+pub fn jacobi_shares(constraints: &Constraints, particle_count: usize) -> JacobiScales {
+    let counts = Kind::ALL.map(|k| {
+        let kind = constraints.of(k);
+        let mut count = vec![0u32; particle_count];
+        for c in 0..kind.constraint_count() {
+            kind.constraint_particles(c).iter().for_each(|&p| count[p as usize] += 1);
         }
-    }
-}
-
-/// `1 / max n_i` for each constraint of one kind.
-fn shares<const N: usize>(constraints: &[[u32; N]], particle_count: usize) -> Vec<f32> {
-    let mut count = vec![0u32; particle_count];
-    for &p in constraints.iter().flatten() {
-        count[p as usize] += 1;
-    }
-    constraints.iter().map(|c| 1.0 / c.iter().map(|&p| count[p as usize]).max().unwrap_or(1) as f32).collect()
+        count
+    });
+    PerConstraint::new(constraints, |k, c| {
+        let count = &counts[k.id()];
+        let most = constraints.of(k).constraint_particles(c).iter().map(|&p| count[p as usize]).max();
+        1.0 / most.unwrap_or(1) as f32
+    })
 }
 
 /// The unit types, in the order a phase projects their colours. Each has a CPU projection here
@@ -150,6 +243,15 @@ impl UnitType {
         match self {
             Self::FreeEdge => "free_edge",
             Self::Hinge => "hinge",
+        }
+    }
+
+    /// Its own WGSL file, for a unit of several kinds (a unit of one kind projects in its kind's
+    /// file).
+    pub fn wgsl(self) -> Option<&'static str> {
+        match self {
+            Self::FreeEdge => None,
+            Self::Hinge => Some(hinge::WGSL),
         }
     }
 
@@ -192,7 +294,7 @@ impl UnitType {
     ) {
         match self {
             Self::FreeEdge => {
-                let scale = relaxation * scales.stretch[u];
+                let scale = relaxation * scales[Kind::Stretch][u];
                 stretch::jacobi_free_edge(&constraints.stretch, u, scale, state, multipliers, slots)
             }
             Self::Hinge => hinge::jacobi_hinge(constraints, u, relaxation, scales, state, multipliers, slots),

@@ -2,10 +2,13 @@
 //! with separate responses when the edge is longer or shorter than rest. WGSL twin:
 //! `shaders/constraints/stretch.wgsl` (same names, same argument order).
 
-use super::{Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use super::{Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+
+/// The WGSL twin.
+pub const WGSL: &str = include_str!("../../shaders/constraints/stretch.wgsl");
 
 /// The stretch constraints of a cloth: edge `c` joins `edges[c]` at `rest_lengths[c]` metres.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -49,6 +52,20 @@ impl StretchConstraints {
     /// The GPU records, multipliers zeroed.
     pub fn records(&self) -> Vec<StretchRecord> {
         self.rest_lengths.iter().map(|&rest_length| StretchRecord { rest_length, lambda: 0.0 }).collect()
+    }
+}
+
+impl KindConstraints for StretchConstraints {
+    fn constraint_count(&self) -> usize {
+        self.len()
+    }
+
+    fn constraint_particles(&self, c: usize) -> &[u32] {
+        &self.edges[c]
+    }
+
+    fn record_words(&self) -> Vec<u32> {
+        bytemuck::cast_slice(&self.records()).to_vec()
     }
 }
 
@@ -127,7 +144,7 @@ impl StretchConstraints {
             state.inverse_masses[a],
             state.inverse_masses[b],
             self.rest_lengths[c],
-            multipliers.stretch[c],
+            multipliers[Kind::Stretch][c],
             state.responses.stretch,
             state.responses.compression,
         )
@@ -146,7 +163,7 @@ pub(crate) fn project_free_edge(
         let [a, b] = stretch.edges[c].map(|i| i as usize);
         state.displacements[a] += k.dp[0];
         state.displacements[b] += k.dp[1];
-        multipliers.stretch[c] = k.lambda + k.dlambda;
+        multipliers[Kind::Stretch][c] = k.lambda + k.dlambda;
     }
 }
 
@@ -167,5 +184,5 @@ pub(crate) fn jacobi_free_edge(
     };
     slots[0] = k.dp[0] * scale;
     slots[1] = k.dp[1] * scale;
-    multipliers.stretch[c] = k.lambda + k.dlambda * scale;
+    multipliers[Kind::Stretch][c] = k.lambda + k.dlambda * scale;
 }

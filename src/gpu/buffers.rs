@@ -1,7 +1,7 @@
-//! The words of the solver's index buffers: the Gauss-Seidel schedule as the kernels read it
-//! (`shaders/schedule.wgsl`).
+//! The words of the solver's data buffers: the kinds' records (`shaders/units.wgsl`) and the
+//! Gauss-Seidel schedule (`shaders/schedule.wgsl`) as the kernels read them.
 
-use crate::constraints::UnitType;
+use crate::constraints::{Constraints, Kind, UnitType};
 use crate::model::ClothModel;
 
 /// The `schedule` buffer's words, where each phase's stripe entries start and where the unit
@@ -42,6 +42,22 @@ pub fn schedule_words(model: &ClothModel, workgroup_slots: bool) -> (Vec<u32>, [
     let table = words.len() as u32;
     words.extend(unit_table(model));
     (words, bases, table)
+}
+
+/// The `constraint_records` buffer's words: every kind's GPU records, kind after kind in
+/// [`Kind::ALL`] order, from the words [`record_bases`] gives.
+pub fn constraint_records(constraints: &Constraints) -> Vec<u32> {
+    Kind::ALL.iter().flat_map(|&k| constraints.of(k).record_words()).collect()
+}
+
+/// Where each kind's records start in [`constraint_records`] (words).
+pub fn record_bases(constraints: &Constraints) -> [u32; Kind::COUNT] {
+    let mut next = 0;
+    Kind::ALL.map(|k| {
+        let start = next;
+        next += (constraints.of(k).constraint_count() * k.record_words()) as u32;
+        start
+    })
 }
 
 /// The unit table: each unit's particles (its unit type's arity of them), unit type by unit type
@@ -107,9 +123,8 @@ pub(crate) struct Buffers {
     pub normals: wgpu::Buffer,
     pub triangles: wgpu::Buffer,
     pub vertex_triangles: wgpu::Buffer,
-    /// The kinds' records ([`crate::constraints`]).
-    pub stretch: wgpu::Buffer,
-    pub bending: wgpu::Buffer,
+    /// [`constraint_records`].
+    pub constraint_records: wgpu::Buffer,
     /// [`schedule_words`].
     pub schedule: wgpu::Buffer,
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.

@@ -43,9 +43,9 @@ pub(crate) enum GroupLayout {
     Solve,
     /// Group 1 of the normals: positions read.
     Positions,
-    /// Group 2 of Gauss-Seidel: the kinds' records (multipliers written) and the schedule.
+    /// Group 2 of Gauss-Seidel: the constraint records (multipliers written) and the schedule.
     GaussSeidel,
-    /// Group 2 of Jacobi: the kinds' records, the correction slots and Jacobi's plan.
+    /// Group 2 of Jacobi: the constraint records, the correction slots and Jacobi's plan.
     Jacobi,
     /// Group 2 of the normals: normals written, triangles and gather lists read.
     Normals,
@@ -67,8 +67,8 @@ impl GroupLayout {
             Self::Integrate => vec![storage(0, false), storage(1, false), storage(2, true)],
             Self::Solve => vec![storage(0, true), storage(1, false)],
             Self::Positions => vec![storage(0, true)],
-            Self::GaussSeidel => vec![storage(0, false), storage(1, false), storage(2, true)],
-            Self::Jacobi => vec![storage(0, false), storage(1, false), storage(3, false), storage(4, true)],
+            Self::GaussSeidel => vec![storage(0, false), storage(1, true)],
+            Self::Jacobi => vec![storage(0, false), storage(2, false), storage(3, true)],
             Self::Normals => vec![storage(0, false), storage(1, true), storage(2, true)],
         }
     }

@@ -3,9 +3,9 @@
 //! offsets against naga's layout. The kinds' records live with their kinds
 //! ([`crate::constraints`]), the pin record with the pins ([`crate::pins`]).
 
-use super::buffers::{unit_table, unit_table_offsets};
+use super::buffers::{record_bases, unit_table, unit_table_offsets};
 use crate::collision::{Collider, MAX_COLLIDERS};
-use crate::constraints::UnitType;
+use crate::constraints::{Kind, UnitType};
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
 use bytemuck::{Pod, Zeroable};
@@ -15,6 +15,9 @@ pub const WORKGROUP_SIZE: u32 = 64;
 /// Unit types the parameters describe (`MAX_UNIT_TYPES` in `common.wgsl`).
 pub const MAX_UNIT_TYPES: usize = 4;
 const _: () = assert!(UnitType::ALL.len() <= MAX_UNIT_TYPES);
+/// Constraint kinds the parameters describe (`MAX_KINDS` in `common.wgsl`).
+pub const MAX_KINDS: usize = 4;
+const _: () = assert!(Kind::COUNT <= MAX_KINDS);
 /// Dynamic uniform offsets must be multiples of this (WebGPU's default
 /// `min_uniform_buffer_offset_alignment`), so dispatch table entries are this far apart.
 pub const DISPATCH_ENTRY_STRIDE: u64 = 256;
@@ -46,6 +49,18 @@ impl GpuCollider {
     }
 }
 
+/// `KindParams` in WGSL: what the kernels read of one constraint kind.
+#[allow(missing_docs)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuKind {
+    pub response: [f32; 4],
+    pub records: u32,
+    pub jacobi_shares: u32,
+    /// Pads the uniform array stride to 32 bytes.
+    pub _pad: [u32; 2],
+}
+
 /// `Params` in WGSL: everything a frame's kernels read, derived from [`SolverParams`].
 #[allow(missing_docs)]
 #[repr(C)]
@@ -53,10 +68,7 @@ impl GpuCollider {
 pub struct GpuParams {
     pub acceleration: [f32; 4],
     pub unit_types: [[u32; 4]; MAX_UNIT_TYPES],
-    pub jacobi_bases: [u32; 4],
-    pub stretch: [f32; 2],
-    pub compression: [f32; 2],
-    pub bending: [f32; 2],
+    pub kinds: [GpuKind; MAX_KINDS],
     pub relaxation: f32,
     pub h: f32,
     pub damping_factor: f32,
@@ -71,6 +83,8 @@ pub struct GpuParams {
     pub substeps: u32,
     pub collider_count: u32,
     pub unit_table: u32,
+    pub jacobi_items: u32,
+    pub jacobi_unit_table: u32,
     pub colliders: [GpuCollider; MAX_COLLIDERS],
 }
 
@@ -99,14 +113,18 @@ impl GpuParams {
             let slot_base = jacobi.map_or(0, |plan| plan.slot_bases[t.id() as usize]);
             *entry = [units.start, units.end - units.start, slot_base, table_offset];
         }
+        let jacobi_layout = jacobi.map(|plan| JacobiLayout::of(model, plan));
+        let mut kinds = [GpuKind::zeroed(); MAX_KINDS];
+        for ((kind, entry), records) in Kind::ALL.iter().zip(&mut kinds).zip(record_bases(model.constraints())) {
+            entry.response = kind.gpu_response(&responses);
+            entry.records = records;
+            entry.jacobi_shares = jacobi_layout.map_or(0, |layout| layout.shares[kind.id()]);
+        }
         let acceleration = params.gravity + params.external_acceleration;
         Self {
             acceleration: [acceleration.x, acceleration.y, acceleration.z, 0.0],
             unit_types,
-            jacobi_bases: jacobi.map_or([0; 4], |plan| JacobiLayout::of(model, plan).bases()),
-            stretch: responses.stretch,
-            compression: responses.compression,
-            bending: responses.bending,
+            kinds,
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
                 SolverMode::GaussSeidel => 1.0,
@@ -124,6 +142,8 @@ impl GpuParams {
             substeps: params.substeps,
             collider_count: colliders.len() as u32,
             unit_table,
+            jacobi_items: jacobi_layout.map_or(0, |layout| layout.items),
+            jacobi_unit_table: jacobi_layout.map_or(0, |layout| layout.unit_table),
             colliders: gpu_colliders,
         }
     }
@@ -148,8 +168,7 @@ pub struct DispatchInfo {
 #[derive(Debug, Clone, Copy)]
 pub struct JacobiLayout {
     items: u32,
-    stretch_shares: u32,
-    bending_shares: u32,
+    shares: [u32; Kind::COUNT],
     unit_table: u32,
 }
 
@@ -157,20 +176,19 @@ impl JacobiLayout {
     /// The layout of `plan` for `model`.
     pub fn of(model: &ClothModel, plan: &JacobiPlan) -> Self {
         let items = model.particle_count() as u32 + 1;
-        let stretch_shares = items + plan.gather.items().len() as u32;
-        let bending_shares = stretch_shares + plan.scales.stretch.len() as u32;
-        Self { items, stretch_shares, bending_shares, unit_table: bending_shares + plan.scales.bending.len() as u32 }
-    }
-
-    /// `Params::jacobi_bases`: [stretch shares, bending shares, gather items, unit table].
-    pub fn bases(self) -> [u32; 4] {
-        [self.stretch_shares, self.bending_shares, self.items, self.unit_table]
+        let mut next = items + plan.gather.items().len() as u32;
+        let shares = Kind::ALL.map(|k| {
+            let start = next;
+            next += plan.scales[k].len() as u32;
+            start
+        });
+        Self { items, shares, unit_table: next }
     }
 
     /// The buffer's words.
     pub fn words(model: &ClothModel, plan: &JacobiPlan) -> Vec<u32> {
         let mut words = plan.gather.words();
-        words.extend(plan.scales.stretch.iter().chain(&plan.scales.bending).map(|s| s.to_bits()));
+        words.extend(Kind::ALL.iter().flat_map(|&k| plan.scales[k].iter().map(|s| s.to_bits())));
         words.extend(unit_table(model));
         words
     }

@@ -7,7 +7,7 @@
 //! finalize derives never goes through a difference of metre-scale coordinates, whose rounding
 //! would otherwise reach the velocity divided by h every substep.
 
-use super::buffers::{schedule_words, Allocator, Buffers, STORAGE};
+use super::buffers::{constraint_records, schedule_words, Allocator, Buffers, STORAGE};
 use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter};
 use super::pipelines::{Block, BlockSizes, DataGroup, Layouts, Pipelines};
 use super::plan::{
@@ -572,15 +572,12 @@ fn create_buffers(
 ) -> Result<Buffers, Error> {
     let device = allocator.device;
     let n = model.particle_count();
-    let constraints = model.constraints();
-    let stretch = constraints.stretch.records();
-    let bending = constraints.bending.records();
+    let records = constraint_records(model.constraints());
     let triangles: Vec<u32> = model.mesh().triangles.iter().flatten().copied().collect();
     let vertex_triangles = model.vertex_triangles().words();
     for (what, bytes) in [
         ("particles", 16 * n as u64),
-        ("stretch constraints", (stretch.len() * size_of::<crate::constraints::stretch::StretchRecord>()) as u64),
-        ("bending constraints", (bending.len() * size_of::<crate::constraints::bending::BendingRecord>()) as u64),
+        ("constraint records", 4 * records.len() as u64),
         ("schedule", 4 * schedule.len() as u64),
         ("triangles", 4 * triangles.len() as u64),
         ("vertex triangle lists", 4 * vertex_triangles.len() as u64),
@@ -615,8 +612,7 @@ fn create_buffers(
             STORAGE | wgpu::BufferUsages::INDEX,
         ),
         vertex_triangles: allocator.init("drape vertex triangles", bytemuck::cast_slice(&vertex_triangles), 4, STORAGE),
-        stretch: allocator.init("drape stretch constraints", bytemuck::cast_slice(&stretch), 16, STORAGE),
-        bending: allocator.init("drape bending constraints", bytemuck::cast_slice(&bending), 32, STORAGE),
+        constraint_records: allocator.init("drape constraint records", bytemuck::cast_slice(&records), 4, STORAGE),
         schedule: allocator.init("drape schedule", bytemuck::cast_slice(schedule), 4, STORAGE),
         jacobi: None,
     })
@@ -682,12 +678,7 @@ fn integrate_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -
 
 fn jacobi_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
     let [corrections, plan] = b.jacobi.as_ref().expect("Jacobi's buffers exist");
-    bind_group(
-        device,
-        "drape jacobi data",
-        &layouts.jacobi,
-        &[(0, &b.stretch), (1, &b.bending), (3, corrections), (4, plan)],
-    )
+    bind_group(device, "drape jacobi data", &layouts.jacobi, &[(0, &b.constraint_records), (2, corrections), (3, plan)])
 }
 
 fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGroups {
@@ -700,7 +691,7 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
             device,
             "drape gauss-seidel data",
             &layouts.gauss_seidel,
-            &[(0, &b.stretch), (1, &b.bending), (2, &b.schedule)],
+            &[(0, &b.constraint_records), (1, &b.schedule)],
         ),
         jacobi: None,
         normals: bind_group(
