@@ -49,6 +49,13 @@ struct Args {
     /// Dispatch layout.
     #[arg(long, value_enum, default_value = "auto")]
     layout: Layout,
+    /// Tethers to the pins (on by default) with this scale of their rest distance along the
+    /// mesh (≥ 1).
+    #[arg(long, default_value_t = 1.0)]
+    tethers: f32,
+    /// Turns the tethers off.
+    #[arg(long, conflicts_with = "tethers")]
+    no_tethers: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -72,6 +79,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
             Solver::Gs => SolverMode::GaussSeidel,
             Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation },
         },
+        tethers: drape::TetherParams { enabled: !args.no_tethers, scale: args.tethers, ..scene.params.tethers },
         ..scene.params
     };
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
@@ -116,6 +124,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "layout": format!("{:?}", solver.dispatch_strategy()),
         "substeps": args.substeps,
         "iterations": args.iterations,
+        "tethers": params.tethers.enabled.then_some(params.tethers.scale),
         "particles": model.particle_count(),
         "stretch_constraints": model.constraints().stretch.len(),
         "free_edges": model.units(UnitType::FreeEdge).len(),

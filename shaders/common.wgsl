@@ -70,6 +70,8 @@ struct Params {
     // its units' particles start in the unit table.
     unit_types: array<vec4<u32>, MAX_UNIT_TYPES>,
     kinds: array<KindParams, MAX_KINDS>,
+    // Tethers: [k, α̃] of one projection per substep, then the length limit's scale (w unused).
+    tether: vec4<f32>,
     // Jacobi over-relaxation ω.
     relaxation: f32,
     // Substep length h (s).
@@ -94,6 +96,8 @@ struct Params {
     // Where the gather lists' slot indices and the unit table start in `jacobi_plan`.
     jacobi_items: u32,
     jacobi_unit_table: u32,
+    // Tethered particles (shaders/constraints/tether.wgsl).
+    tether_particles: u32,
     colliders: array<Collider, MAX_COLLIDERS>,
 }
 

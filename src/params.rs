@@ -65,6 +65,29 @@ pub enum SolverMode {
     },
 }
 
+/// Long-range attachments ([`crate::constraints::tether`]): each free particle is held within
+/// `scale` times its distance along the mesh from its nearest pinned particles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TetherParams {
+    /// Whether tethers are on (default true). A cloth without pins has none; with pins, they
+    /// keep a hanging cloth from over-stretching at few iterations. Turn them off for a cloth
+    /// that should stretch freely away from its pins.
+    pub enabled: bool,
+    /// Each tether's length limit as a multiple of its rest distance along the mesh (default
+    /// 1.0, finite and ≥ 1): 1.0 lets no particle get farther from a pin than the cloth
+    /// reaches at rest; 1.01–1.05 leaves the edge constraints some give.
+    pub scale: f32,
+    /// How hard a stretched tether pulls back (default `Compliance(0)`, a hard limit). Tethers
+    /// are projected once per substep, so PBD stiffness counts substeps only.
+    pub stiffness: Stiffness,
+}
+
+impl Default for TetherParams {
+    fn default() -> Self {
+        Self { enabled: true, scale: 1.0, stiffness: Stiffness::Compliance(0.0) }
+    }
+}
+
 /// Everything that controls a step. Change it between frames with
 /// [`crate::GpuSolver::set_params`]; [`SolverParams::validate`] says what is allowed.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,6 +139,8 @@ pub struct SolverParams {
     /// Around the cloth's thickness; larger hides the triangles cutting into a curved collider
     /// between particles.
     pub collision_margin: f32,
+    /// Tethers to the pinned particles (default on, scale 1, hard).
+    pub tethers: TetherParams,
     /// Projection mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants
     /// over-relaxation ω ≈ 1.5.
@@ -138,6 +163,7 @@ impl Default for SolverParams {
             dynamic_friction: 0.4,
             restitution: 0.0,
             collision_margin: 0.005,
+            tethers: TetherParams::default(),
             mode: SolverMode::GaussSeidel,
         }
     }
@@ -184,6 +210,9 @@ impl SolverParams {
         self.stretch.validate("stretch")?;
         self.compression.validate("compression")?;
         self.bending.validate("bending")?;
+        let scale = self.tethers.scale;
+        check(scale.is_finite() && scale >= 1.0, "tethers.scale", scale.to_string(), "finite and ≥ 1")?;
+        self.tethers.stiffness.validate("tethers.stiffness")?;
         check(
             non_negative(self.static_friction),
             "static_friction",
@@ -206,7 +235,10 @@ impl SolverParams {
         let h = self.substep_dt();
         check(h * h > 0.0, "time_step", dt.to_string(), "large enough that (time_step / substeps)² is not zero")?;
         let Responses { stretch, compression, bending } = self.responses();
-        for (name, response) in [("stretch", stretch), ("compression", compression), ("bending", bending)] {
+        let tethers = self.tether_response();
+        for (name, response) in
+            [("stretch", stretch), ("compression", compression), ("bending", bending), ("tethers.stiffness", tethers)]
+        {
             check(
                 response.iter().all(|r| r.is_finite()),
                 name,
@@ -231,6 +263,11 @@ impl SolverParams {
             compression: response(self.compression),
             bending: response(self.bending),
         }
+    }
+
+    /// The tethers' `[k, α̃]`: one projection per substep.
+    pub fn tether_response(&self) -> Response {
+        self.tethers.stiffness.response(self.substeps, 1, self.substep_dt())
     }
 
     /// Pre-solve normal speed below which restitution is off: `2|g|h` (XPBD rigid bodies §3.6).

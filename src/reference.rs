@@ -4,6 +4,7 @@
 //! against, not a second backend to optimise.
 
 use crate::collision::{respond_to_colliders, validate_colliders, Collider};
+use crate::constraints::tether::{project_tethers, Tethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
 use crate::error::Error;
 use crate::model::{ClothModel, JacobiPlan};
@@ -29,6 +30,9 @@ pub struct CpuSolver {
     solve: SolveState,
     multipliers: Multipliers,
     jacobi: Option<JacobiPlan>,
+    /// The tethers, and the pinned particles they were built for (`None`: tethers off).
+    tethers: Tethers,
+    tethered_pins: Option<Vec<bool>>,
 }
 
 impl CpuSolver {
@@ -54,6 +58,8 @@ impl CpuSolver {
             positions,
             multipliers: Multipliers::zeros(model.constraints()),
             jacobi: None,
+            tethers: Tethers::default(),
+            tethered_pins: None,
         };
         solver.plan_jacobi();
         Ok(solver)
@@ -81,9 +87,10 @@ impl CpuSolver {
         }
     }
 
-    /// Advances one frame: `substeps` × (predict → `iterations` projections → collide and update
-    /// velocities), then recomputes normals (PBD Alg. 1 with XPBD substepping).
+    /// Advances one frame: `substeps` × (predict → `iterations` projections → tethers → collide
+    /// and update velocities), then recomputes normals (PBD Alg. 1 with XPBD substepping).
     pub fn step(&mut self) {
+        self.update_tethers();
         for substep in 0..self.params.substeps {
             self.predict(substep);
             for _ in 0..self.params.iterations {
@@ -92,9 +99,27 @@ impl CpuSolver {
                     SolverMode::Jacobi { relaxation } => self.project_jacobi(relaxation),
                 }
             }
+            let response = self.params.tether_response();
+            for k in 0..self.tethers.particle_count() {
+                project_tethers(&self.tethers, k, self.params.tethers.scale, response, &mut self.solve);
+            }
             self.finalize(substep);
         }
         self.normals = self.model.vertex_normals(&self.positions);
+    }
+
+    /// Rebuilds the tethers when they are switched on or off or the set of pinned particles
+    /// changed since they were built ([`CpuSolver::pins`] may be edited directly).
+    fn update_tethers(&mut self) {
+        let pinned: Vec<bool> = self.pins.inverse_masses().iter().map(|&w| w == 0.0).collect();
+        let wanted = self.params.tethers.enabled.then_some(pinned);
+        if wanted != self.tethered_pins {
+            self.tethers = match wanted {
+                Some(_) => Tethers::build(&self.model, self.pins.inverse_masses()),
+                None => Tethers::default(),
+            };
+            self.tethered_pins = wanted;
+        }
     }
 
     /// PBD Alg. 1 lines 5–7: `v̄ = (v + h(g + a))·damping`, and the substep's displacement starts

@@ -3,7 +3,9 @@
 
 mod support;
 
-use drape::{CpuSolver, DispatchStrategy, GpuSolver, Scene, SceneKind, SolverMode, SolverParams, Stiffness};
+use drape::{
+    CpuSolver, DispatchStrategy, GpuSolver, Scene, SceneKind, SolverMode, SolverParams, Stiffness, TetherParams,
+};
 use support::{device, max_distance};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
@@ -64,11 +66,15 @@ fn solver(
     solver
 }
 
+/// Tethers with 5 % of give let the cloth sag while they hold it, so both the edges and the
+/// tethers act.
 #[test]
 fn hanging_cloth_matches_reference_in_every_mode_and_layout() {
     for mode in MODES {
         for layout in LAYOUTS {
-            let d = gpu_cpu_distance(SceneKind::Hanging, 24, params(SceneKind::Hanging, mode), layout, 60);
+            let mut p = params(SceneKind::Hanging, mode);
+            p.tethers.scale = 1.05;
+            let d = gpu_cpu_distance(SceneKind::Hanging, 24, p, layout, 60);
             assert!(d <= 1e-4, "{mode:?} {layout:?}: max |Δx| = {d} m after 60 frames");
         }
     }
@@ -193,8 +199,8 @@ fn single_workgroup_striped_and_per_colour_frames_are_identical() {
     }
     assert_eq!(
         striped_dispatches,
-        1 + 2 * (2 * 100 + 1) + 1,
-        "predict, two phases per iteration, one dispatch after each substep, normals"
+        1 + 2 * (2 * 100 + 2) + 1,
+        "predict, two phases per iteration, the tethers and one dispatch after each substep, normals"
     );
     assert_eq!(max_distance(&single, &per_colour), 0.0);
     assert_eq!(max_distance(&striped, &per_colour), 0.0);
@@ -307,10 +313,10 @@ fn collect_metrics(solver: &mut GpuSolver) -> drape::ClothMetrics {
     }
 }
 
-/// A frame dispatches predict once, each iteration's projections, one dispatch between
-/// substeps (finalize and the next predict together), finalize and normals; a single workgroup
-/// runs each substep's iterations in one dispatch (a 16² cloth stays within llvmpipe's loop
-/// limit).
+/// A frame dispatches predict once, each iteration's projections, the tethers once per substep
+/// (the scene has pins), one dispatch between substeps (finalize and the next predict together),
+/// finalize and normals; a single workgroup runs each substep's iterations in one dispatch (a 16²
+/// cloth stays within llvmpipe's loop limit). Without tethers, their dispatches go.
 #[test]
 fn dispatches_per_frame_follow_the_plan() {
     let (device, queue) = device();
@@ -321,15 +327,23 @@ fn dispatches_per_frame_follow_the_plan() {
     };
     let colours = scene.model.schedule().colours.len();
     for (substeps, iterations) in [(10, 10), (20, 1)] {
-        let frame = |per_iteration: usize| 1 + substeps as usize * (per_iteration * iterations as usize + 1) + 1;
+        let frame = |per_iteration: usize| 1 + substeps as usize * (per_iteration * iterations as usize + 2) + 1;
         assert_eq!(count(SolverMode::GaussSeidel, DispatchStrategy::Striped, substeps, iterations), frame(2));
         assert_eq!(count(SolverMode::GaussSeidel, DispatchStrategy::PerColour, substeps, iterations), frame(colours));
         let jacobi = SolverMode::Jacobi { relaxation: 1.5 };
         assert_eq!(count(jacobi, DispatchStrategy::PerColour, substeps, iterations), frame(2));
         for mode in [SolverMode::GaussSeidel, jacobi] {
-            // Predict, a projection dispatch and a finalize per substep, normals.
-            assert_eq!(count(mode, DispatchStrategy::SingleWorkgroup, substeps, iterations), 2 * substeps as usize + 2);
+            // Predict, a projection dispatch, the tethers and a finalize per substep, normals.
+            assert_eq!(count(mode, DispatchStrategy::SingleWorkgroup, substeps, iterations), 3 * substeps as usize + 2);
         }
+        let untethered = SolverParams {
+            substeps,
+            iterations,
+            tethers: TetherParams { enabled: false, ..scene.params.tethers },
+            ..scene.params
+        };
+        let untethered = solver(&device, &queue, &scene.model, untethered, &scene.colliders, DispatchStrategy::Striped);
+        assert_eq!(untethered.dispatches_per_frame(), frame(2) - substeps as usize);
     }
 }
 

@@ -278,3 +278,19 @@ fn contact_velocity_applies_friction_and_restitution() {
     let v = contact_velocity(Vec3::ZERO, Vec3::new(0.0, -0.1, 0.0), normal, depth, h, 0.0, 0.5, 0.2);
     assert_eq!(v.y, 0.0);
 }
+
+/// A tether pulls its particle back onto its limit along the line to the anchor (hard), halfway
+/// with compliance equal to the particle's inverse mass (XPBD), and never pushes.
+#[test]
+fn a_tether_pulls_its_particle_to_its_limit_and_never_pushes() {
+    use drape::constraints::tether::tether_correction;
+    let anchor = glam::Vec3::new(1.0, 2.0, 3.0);
+    let p = anchor + glam::Vec3::new(0.0, -1.2, 0.0);
+    let hard = tether_correction(p, anchor, 1.0, 2.0, [1.0, 0.0]);
+    assert!(((p + hard).distance(anchor) - 1.0).abs() < 1e-6);
+    assert!(hard.x == 0.0 && hard.z == 0.0);
+    let soft = tether_correction(p, anchor, 1.0, 2.0, [1.0, 2.0]);
+    assert!(((p + soft).distance(anchor) - 1.1).abs() < 1e-6);
+    assert_eq!(tether_correction(p, anchor, 1.5, 2.0, [1.0, 0.0]), glam::Vec3::ZERO);
+    assert_eq!(tether_correction(p, anchor, 1.0, 0.0, [1.0, 0.0]), glam::Vec3::ZERO);
+}

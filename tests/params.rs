@@ -1,6 +1,6 @@
 //! Bad parameters and colliders give typed errors; stiffness conversions follow PBD and XPBD.
 
-use drape::{Collider, CpuSolver, Error, Scene, SceneKind, SolverMode, SolverParams, Stiffness};
+use drape::{Collider, CpuSolver, Error, Scene, SceneKind, SolverMode, SolverParams, Stiffness, TetherParams};
 use glam::Vec3;
 
 fn rejected(params: SolverParams) -> &'static str {
@@ -28,6 +28,10 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(SolverParams { dynamic_friction: -0.1, ..ok }), "dynamic_friction");
     assert_eq!(rejected(SolverParams { restitution: 1.5, ..ok }), "restitution");
     assert_eq!(rejected(SolverParams { mode: SolverMode::Jacobi { relaxation: 0.0 }, ..ok }), "mode.relaxation");
+    let tethers = |tethers: TetherParams| SolverParams { tethers, ..ok };
+    assert_eq!(rejected(tethers(TetherParams { scale: 0.99, ..ok.tethers })), "tethers.scale");
+    assert_eq!(rejected(tethers(TetherParams { scale: f32::NAN, ..ok.tethers })), "tethers.scale");
+    assert_eq!(rejected(tethers(TetherParams { stiffness: Stiffness::Pbd(2.0), ..ok.tethers })), "tethers.stiffness");
     // Accepted-looking values whose derived quantities would be infinite or zero.
     assert_eq!(rejected(SolverParams { bending: Stiffness::Compliance(1e33), ..ok }), "bending");
     assert_eq!(rejected(SolverParams { time_step: 1e-30, ..ok }), "time_step");

@@ -26,12 +26,13 @@ fn file(name: &str) -> &'static str {
 }
 
 /// Every module drape builds, by name.
-fn modules() -> [(&'static str, String); 4] {
+fn modules() -> [(&'static str, String); 5] {
     [
         ("integrate", shaders::integrate_module_source()),
         ("solver", shaders::solver_module_source()),
         ("workgroup", shaders::workgroup_module_source()),
         ("normals", shaders::normals_module_source()),
+        ("tethers", shaders::tether_module_source()),
     ]
 }
 
@@ -65,6 +66,7 @@ fn every_entry_point_is_within_webgpu_limits_with_headroom() {
         ),
         ("workgroup", &["project_stripes", "project_substep"]),
         ("normals", &["compute_normals"]),
+        ("tethers", &["project_tethers"]),
     ];
     for ((name, source), (expected_name, entry_points)) in modules().iter().zip(expected) {
         assert_eq!(*name, expected_name);
@@ -212,6 +214,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             acceleration,
             unit_types,
             kinds,
+            tether,
             relaxation,
             h,
             damping_factor,
@@ -228,6 +231,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             unit_table,
             jacobi_items,
             jacobi_unit_table,
+            tether_particles,
             colliders,
         ),
     );

@@ -13,6 +13,7 @@
 pub mod bending;
 pub mod hinge;
 pub mod stretch;
+pub mod tether;
 
 use bending::{BendingConstraints, BendingRecord};
 use glam::Vec3;

@@ -127,6 +127,8 @@ pub(crate) struct Buffers {
     pub constraint_records: wgpu::Buffer,
     /// [`schedule_words`].
     pub schedule: wgpu::Buffer,
+    /// The tethers' words, grown when they must.
+    pub tethers: wgpu::Buffer,
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
 }

@@ -49,15 +49,18 @@ pub(crate) enum GroupLayout {
     Jacobi,
     /// Group 2 of the normals: normals written, triangles and gather lists read.
     Normals,
+    /// Group 2 of the tethers: their lists, read.
+    Tethers,
 }
 
 impl GroupLayout {
     /// Every pipeline layout's groups (integrate has no group 2), for the device limit checks.
-    pub const PIPELINES: [&[GroupLayout]; 4] = [
+    pub const PIPELINES: [&[GroupLayout]; 5] = [
         &[Self::Frame, Self::Integrate],
         &[Self::Frame, Self::Solve, Self::GaussSeidel],
         &[Self::Frame, Self::Solve, Self::Jacobi],
         &[Self::Frame, Self::Positions, Self::Normals],
+        &[Self::Frame, Self::Solve, Self::Tethers],
     ];
 
     /// The layout's entries (`@group(n) @binding(k)` declarations in `shaders/`).
@@ -70,6 +73,7 @@ impl GroupLayout {
             Self::GaussSeidel => vec![storage(0, false), storage(1, true)],
             Self::Jacobi => vec![storage(0, false), storage(2, false), storage(3, true)],
             Self::Normals => vec![storage(0, false), storage(1, true), storage(2, true)],
+            Self::Tethers => vec![storage(0, true)],
         }
     }
 }
@@ -83,6 +87,7 @@ pub(crate) struct Layouts {
     pub gauss_seidel: wgpu::BindGroupLayout,
     pub jacobi: wgpu::BindGroupLayout,
     pub normals: wgpu::BindGroupLayout,
+    pub tethers: wgpu::BindGroupLayout,
 }
 
 impl Layouts {
@@ -101,6 +106,7 @@ impl Layouts {
             gauss_seidel: layout("drape gauss-seidel data", GroupLayout::GaussSeidel),
             jacobi: layout("drape jacobi data", GroupLayout::Jacobi),
             normals: layout("drape normals data", GroupLayout::Normals),
+            tethers: layout("drape tethers", GroupLayout::Tethers),
         }
     }
 }
@@ -154,6 +160,7 @@ pub(crate) struct Pipelines {
     jacobi_project: wgpu::ComputePipeline,
     jacobi_apply: wgpu::ComputePipeline,
     jacobi_substep: wgpu::ComputePipeline,
+    project_tethers: wgpu::ComputePipeline,
     pub normals: wgpu::ComputePipeline,
 }
 
@@ -169,6 +176,7 @@ impl Pipelines {
         let integrate = module("drape integrate", shaders::integrate_module_source());
         let solver = module("drape solver", shaders::solver_module_source());
         let normals = module("drape normals", shaders::normals_module_source());
+        let tethers = module("drape tethers", shaders::tether_module_source());
         let pipeline_layout = |label, groups: [&wgpu::BindGroupLayout; 3]| {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),
@@ -185,6 +193,7 @@ impl Pipelines {
             pipeline_layout("drape gauss-seidel", [&layouts.frame, &layouts.solve, &layouts.gauss_seidel]);
         let jacobi = pipeline_layout("drape jacobi", [&layouts.frame, &layouts.solve, &layouts.jacobi]);
         let normals_layout = pipeline_layout("drape normals", [&layouts.frame, &layouts.positions, &layouts.normals]);
+        let tethers_layout = pipeline_layout("drape tethers", [&layouts.frame, &layouts.solve, &layouts.tethers]);
         let workgroup_sizes =
             [("STRIPE_WORKGROUP_SIZE", f64::from(sizes.stripe)), ("SUBSTEP_WORKGROUP_SIZE", f64::from(sizes.substep))];
         let pipeline = |module: &wgpu::ShaderModule,
@@ -227,6 +236,7 @@ impl Pipelines {
             jacobi_project: pipeline(&solver, &jacobi, "jacobi_project", &workgroup_sizes),
             jacobi_apply: pipeline(&solver, &jacobi, "jacobi_apply", &workgroup_sizes),
             jacobi_substep: pipeline(&solver, &jacobi, "jacobi_substep", &workgroup_sizes),
+            project_tethers: pipeline(&tethers, &tethers_layout, "project_tethers", &[]),
             normals: pipeline(&normals, &normals_layout, "compute_normals", &[]),
         }
     }
@@ -249,6 +259,7 @@ impl Pipelines {
             Kernel::JacobiProject => &self.jacobi_project,
             Kernel::JacobiApply => &self.jacobi_apply,
             Kernel::JacobiSubstep => &self.jacobi_substep,
+            Kernel::ProjectTethers => &self.project_tethers,
         }
     }
 
@@ -257,6 +268,7 @@ impl Pipelines {
         match kernel {
             Kernel::Predict | Kernel::Finalize | Kernel::FinalizeAndPredict => DataGroup::Integrate,
             Kernel::JacobiProject | Kernel::JacobiApply | Kernel::JacobiSubstep => DataGroup::Jacobi,
+            Kernel::ProjectTethers => DataGroup::Tethers,
             _ => DataGroup::GaussSeidel,
         }
     }
@@ -271,4 +283,6 @@ pub(crate) enum DataGroup {
     GaussSeidel,
     /// Group 1 for solving, group 2 with Jacobi's buffers.
     Jacobi,
+    /// Group 1 for solving, group 2 with the tethers.
+    Tethers,
 }

@@ -116,6 +116,7 @@ pub(crate) enum Kernel {
     JacobiProject,
     JacobiApply,
     JacobiSubstep,
+    ProjectTethers,
 }
 
 /// One recorded dispatch: which kernel, which dispatch table entry, how many workgroups.
@@ -160,6 +161,8 @@ pub(crate) struct PlanContext<'a> {
     pub cloth_in_workgroup: bool,
     /// Jacobi's plan, when Jacobi mode is used.
     pub jacobi: Option<&'a JacobiPlan>,
+    /// Tethered particles (none: no tether dispatch).
+    pub tether_particles: u32,
 }
 
 /// Builds the frame's dispatches for a resolved layout (`Striped` with Jacobi plans as
@@ -231,6 +234,9 @@ pub(crate) fn frame_plan(
                     }
                 }
             }
+        }
+        if context.tether_particles > 0 {
+            plan.push(Kernel::ProjectTethers, DispatchInfo::zeroed(), workgroups_for(context.tether_particles));
         }
         // Finalize and the next substep's predict work particle by particle: one dispatch.
         let next = substep + 1;

@@ -69,6 +69,7 @@ pub struct GpuParams {
     pub acceleration: [f32; 4],
     pub unit_types: [[u32; 4]; MAX_UNIT_TYPES],
     pub kinds: [GpuKind; MAX_KINDS],
+    pub tether: [f32; 4],
     pub relaxation: f32,
     pub h: f32,
     pub damping_factor: f32,
@@ -85,13 +86,17 @@ pub struct GpuParams {
     pub unit_table: u32,
     pub jacobi_items: u32,
     pub jacobi_unit_table: u32,
+    pub tether_particles: u32,
+    /// Aligns `colliders` to 16 bytes.
+    pub _pad: [u32; 3],
     pub colliders: [GpuCollider; MAX_COLLIDERS],
 }
 
 impl GpuParams {
     /// Derives the GPU parameters; `params` and `colliders` must already be validated.
     /// `jacobi` is the model's Jacobi plan when Jacobi's buffers exist; `unit_table` is where the
-    /// unit table starts in the schedule buffer.
+    /// unit table starts in the schedule buffer; `tether_particles` counts the tethered particles.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         params: &SolverParams,
         model: &ClothModel,
@@ -99,6 +104,7 @@ impl GpuParams {
         pin_count: usize,
         jacobi: Option<&JacobiPlan>,
         unit_table: u32,
+        tether_particles: usize,
     ) -> Self {
         let h = params.substep_dt();
         let responses = params.responses();
@@ -125,6 +131,10 @@ impl GpuParams {
             acceleration: [acceleration.x, acceleration.y, acceleration.z, 0.0],
             unit_types,
             kinds,
+            tether: {
+                let [k, alpha_tilde] = params.tether_response();
+                [k, alpha_tilde, params.tethers.scale, 0.0]
+            },
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
                 SolverMode::GaussSeidel => 1.0,
@@ -144,6 +154,8 @@ impl GpuParams {
             unit_table,
             jacobi_items: jacobi_layout.map_or(0, |layout| layout.items),
             jacobi_unit_table: jacobi_layout.map_or(0, |layout| layout.unit_table),
+            tether_particles: tether_particles as u32,
+            _pad: [0; 3],
             colliders: gpu_colliders,
         }
     }

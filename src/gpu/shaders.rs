@@ -35,7 +35,8 @@ const FINALIZE: &str = include_str!("../../shaders/finalize.wgsl");
 const NORMALS: &str = include_str!("../../shaders/normals.wgsl");
 
 /// `(file name, source)` of every WGSL file, for validation tests: the stages', each kind's
-/// (`constraints/<name>.wgsl`) and each unit type's own (`constraints/<name>.wgsl`).
+/// (`constraints/<name>.wgsl`), each unit type's own (`constraints/<name>.wgsl`) and the
+/// tethers'.
 pub fn files() -> Vec<(String, &'static str)> {
     let stages = STAGE_FILES.iter().map(|&(name, source)| (name.to_string(), source));
     let kinds = Kind::ALL.iter().map(|k| (format!("constraints/{}.wgsl", k.name()), k.wgsl()));
@@ -85,6 +86,11 @@ pub fn workgroup_module_source() -> String {
     source += &unit_dispatch();
     source += GAUSS_SEIDEL;
     source
+}
+
+/// The tethers' module (its kernel is in the kind's file).
+pub fn tether_module_source() -> String {
+    [COMMON, crate::constraints::tether::WGSL].concat()
 }
 
 /// The normals module.

@@ -19,6 +19,7 @@ use super::readback::{
 };
 use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE};
 use crate::collision::{validate_colliders, Collider};
+use crate::constraints::tether::{Tethers, MAX_ANCHORS};
 use crate::error::{Error, ParamError};
 use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, JacobiPlan};
@@ -37,6 +38,7 @@ struct BindGroups {
     gauss_seidel: wgpu::BindGroup,
     jacobi: Option<wgpu::BindGroup>,
     normals: wgpu::BindGroup,
+    tethers: wgpu::BindGroup,
 }
 
 /// A cloth simulated on the GPU. Create it with [`GpuSolver::new`] from your own device and
@@ -58,6 +60,9 @@ pub struct GpuSolver {
     stripe_entries: [u32; 2],
     unit_table: u32,
     jacobi: Option<JacobiPlan>,
+    /// The tethers, and the pinned particles they were built for (`None`: tethers off).
+    tethers: Tethers,
+    tethered_pins: Option<Vec<bool>>,
     plan: Vec<Dispatch>,
     buffers: Buffers,
     layouts: Layouts,
@@ -108,6 +113,8 @@ impl GpuSolver {
             stripe_entries,
             unit_table,
             jacobi: None,
+            tethers: Tethers::default(),
+            tethered_pins: None,
             plan: Vec::new(),
             buffers,
             layouts,
@@ -144,12 +151,13 @@ impl GpuSolver {
         Ok(())
     }
 
-    /// Pins a particle to `target` (it gets there by the end of the next frame).
+    /// Pins a particle to `target` (it gets there by the end of the next frame). A new pin
+    /// rebuilds the tethers before the next frame.
     pub fn pin(&mut self, index: u32, target: Vec3) -> Result<(), Error> {
         self.pins.pin(index, target)?;
         self.write_inverse_mass(index);
         self.write_pins();
-        Ok(())
+        self.apply(self.params, self.requested_layout)
     }
 
     /// Moves a pinned particle's kinematic target.
@@ -159,12 +167,12 @@ impl GpuSolver {
         Ok(())
     }
 
-    /// Releases a pinned particle.
+    /// Releases a pinned particle (the tethers are rebuilt before the next frame).
     pub fn unpin(&mut self, index: u32) -> Result<(), Error> {
         self.pins.unpin(index)?;
         self.write_inverse_mass(index);
         self.write_pins();
-        Ok(())
+        self.apply(self.params, self.requested_layout)
     }
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
@@ -184,6 +192,8 @@ impl GpuSolver {
         write(&self.buffers.velocities, &vectors(&vec![Vec3::ZERO; rest.len()], |i| self.pins.inverse_masses()[i]));
         write(&self.buffers.normals, &vectors(&self.model.vertex_normals(rest), |_| 0.0));
         self.write_pins();
+        self.apply(self.params, self.requested_layout)
+            .expect("the parameters and layout in use were planned before, and tethers fit by construction");
     }
 
     /// Overwrites every particle's position, keeping pins as they are.
@@ -231,6 +241,10 @@ impl GpuSolver {
                     DataGroup::Jacobi => {
                         pass.set_bind_group(1, &groups.solve, &[]);
                         pass.set_bind_group(2, groups.jacobi.as_ref().expect("built with the Jacobi plan"), &[]);
+                    }
+                    DataGroup::Tethers => {
+                        pass.set_bind_group(1, &groups.solve, &[]);
+                        pass.set_bind_group(2, &groups.tethers, &[]);
                     }
                 }
                 current = Some(dispatch.kernel);
@@ -446,19 +460,38 @@ impl GpuSolver {
 
     fn write_params(&self) {
         let pins = self.pins.records().len();
-        let gpu =
-            GpuParams::new(&self.params, &self.model, &self.colliders, pins, self.jacobi.as_ref(), self.unit_table);
+        let gpu = GpuParams::new(
+            &self.params,
+            &self.model,
+            &self.colliders,
+            pins,
+            self.jacobi.as_ref(),
+            self.unit_table,
+            self.tethers.particle_count(),
+        );
         self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
     }
 
     /// Plans the frame for `params` and `layout` and, only if that succeeds, makes them current:
-    /// uploads them, the plan's dispatch table and (first Jacobi use) Jacobi's buffers.
+    /// uploads them, the plan's dispatch table, the tethers when they were switched or the pins
+    /// changed, and (first Jacobi use) Jacobi's buffers.
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
         let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
         if jacobi && self.jacobi.is_none() {
             self.create_jacobi_buffers()?;
         }
-        let (resolved, plan) = self.plan_frame(&params, layout)?;
+        let pinned: Vec<bool> = self.pins.inverse_masses().iter().map(|&w| w == 0.0).collect();
+        let wanted = params.tethers.enabled.then_some(pinned);
+        let rebuilt = (wanted != self.tethered_pins).then(|| match wanted {
+            Some(_) => Tethers::build(&self.model, self.pins.inverse_masses()),
+            None => Tethers::default(),
+        });
+        let tether_particles = rebuilt.as_ref().unwrap_or(&self.tethers).particle_count() as u32;
+        let (resolved, plan) = self.plan_frame(&params, layout, tether_particles)?;
+        if let Some(tethers) = rebuilt {
+            self.upload_tethers(tethers);
+            self.tethered_pins = wanted;
+        }
         self.params = params;
         self.requested_layout = layout;
         self.layout = resolved;
@@ -466,6 +499,28 @@ impl GpuSolver {
         self.upload_dispatch_table(&plan.table);
         self.plan = plan.dispatches;
         Ok(())
+    }
+
+    /// Makes `tethers` current: uploads their words, growing the buffer (and rebinding) when it
+    /// must — only when the pins or the tether switch change, never per frame.
+    fn upload_tethers(&mut self, tethers: Tethers) {
+        let words = tethers.words();
+        let bytes: &[u8] = bytemuck::cast_slice(&words);
+        if bytes.len() as u64 > self.buffers.tethers.size() {
+            let size = bytes.len() as u64;
+            self.allocated_bytes += size - self.buffers.tethers.size();
+            self.buffers.tethers = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("drape tethers"),
+                size,
+                usage: STORAGE,
+                mapped_at_creation: false,
+            });
+            self.bind_groups.tethers = tethers_bind_group(&self.device, &self.layouts, &self.buffers);
+        }
+        if !bytes.is_empty() {
+            self.queue.write_buffer(&self.buffers.tethers, 0, bytes);
+        }
+        self.tethers = tethers;
     }
 
     /// Builds Jacobi's plan, its buffers and bind group.
@@ -490,6 +545,7 @@ impl GpuSolver {
         &self,
         params: &SolverParams,
         layout: DispatchStrategy,
+        tether_particles: u32,
     ) -> Result<(DispatchStrategy, FramePlan), Error> {
         let cpu = is_cpu_adapter(&self.device);
         let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
@@ -500,6 +556,7 @@ impl GpuSolver {
             stripes_in_workgroup: self.blocks.stripe.is_some(),
             cloth_in_workgroup: self.blocks.cloth.is_some(),
             jacobi: self.jacobi.as_ref(),
+            tether_particles,
         };
         let plan = |layout| {
             // Jacobi has no stripes: its striped layout is the per-colour one.
@@ -581,6 +638,7 @@ fn create_buffers(
         ("schedule", 4 * schedule.len() as u64),
         ("triangles", 4 * triangles.len() as u64),
         ("vertex triangle lists", 4 * vertex_triangles.len() as u64),
+        ("tethers", tether_capacity(n)),
     ] {
         check_buffer_size(device, what, bytes)?;
     }
@@ -614,8 +672,16 @@ fn create_buffers(
         vertex_triangles: allocator.init("drape vertex triangles", bytemuck::cast_slice(&vertex_triangles), 4, STORAGE),
         constraint_records: allocator.init("drape constraint records", bytemuck::cast_slice(&records), 4, STORAGE),
         schedule: allocator.init("drape schedule", bytemuck::cast_slice(schedule), 4, STORAGE),
+        tethers: allocator.empty("drape tethers", 4, STORAGE),
         jacobi: None,
     })
+}
+
+/// The most bytes the tethers of `particles` particles take (every particle tethered to
+/// [`MAX_ANCHORS`] anchors): checked against the device when the solver is created, so that
+/// rebuilding them later cannot fail.
+fn tether_capacity(particles: usize) -> u64 {
+    4 * (2 * particles as u64 + 1 + 2 * MAX_ANCHORS as u64 * particles as u64)
 }
 
 /// Entries laid out `stride` bytes apart (dynamic uniform offsets need aligned entries).
@@ -681,6 +747,10 @@ fn jacobi_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> w
     bind_group(device, "drape jacobi data", &layouts.jacobi, &[(0, &b.constraint_records), (2, corrections), (3, plan)])
 }
 
+fn tethers_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
+    bind_group(device, "drape tethers", &layouts.tethers, &[(0, &b.tethers)])
+}
+
 fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGroups {
     BindGroups {
         frame: frame_bind_group(device, layouts, b),
@@ -700,5 +770,6 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
             &layouts.normals,
             &[(0, &b.normals), (1, &b.triangles), (2, &b.vertex_triangles)],
         ),
+        tethers: tethers_bind_group(device, layouts, b),
     }
 }
