@@ -4,7 +4,7 @@
 //! against, not a second backend to optimise.
 
 use crate::collision::{respond_to_colliders, validate_colliders, Collider};
-use crate::constraints::tether::{project_tethers, Tethers};
+use crate::constraints::tether::{project_tethers, PinnedTethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
 use crate::error::Error;
 use crate::model::{ClothModel, JacobiPlan};
@@ -30,9 +30,7 @@ pub struct CpuSolver {
     solve: SolveState,
     multipliers: Multipliers,
     jacobi: Option<JacobiPlan>,
-    /// The tethers, and the pinned particles they were built for (`None`: tethers off).
-    tethers: Tethers,
-    tethered_pins: Option<Vec<bool>>,
+    tethers: PinnedTethers,
 }
 
 impl CpuSolver {
@@ -58,8 +56,7 @@ impl CpuSolver {
             positions,
             multipliers: Multipliers::zeros(model.constraints()),
             jacobi: None,
-            tethers: Tethers::default(),
-            tethered_pins: None,
+            tethers: PinnedTethers::default(),
         };
         solver.plan_jacobi();
         Ok(solver)
@@ -100,8 +97,8 @@ impl CpuSolver {
                 }
             }
             let response = self.params.tether_response();
-            for k in 0..self.tethers.particle_count() {
-                project_tethers(&self.tethers, k, self.params.tethers.scale, response, &mut self.solve);
+            for k in 0..self.tethers.tethers.particle_count() {
+                project_tethers(&self.tethers.tethers, k, self.params.tethers.scale, response, &mut self.solve);
             }
             self.finalize(substep);
         }
@@ -111,14 +108,10 @@ impl CpuSolver {
     /// Rebuilds the tethers when they are switched on or off or the set of pinned particles
     /// changed since they were built ([`CpuSolver::pins`] may be edited directly).
     fn update_tethers(&mut self) {
-        let pinned: Vec<bool> = self.pins.inverse_masses().iter().map(|&w| w == 0.0).collect();
-        let wanted = self.params.tethers.enabled.then_some(pinned);
-        if wanted != self.tethered_pins {
-            self.tethers = match wanted {
-                Some(_) => Tethers::build(&self.model, self.pins.inverse_masses()),
-                None => Tethers::default(),
-            };
-            self.tethered_pins = wanted;
+        if let Some(rebuilt) =
+            self.tethers.rebuilt(&self.model, self.params.tethers.enabled, self.pins.inverse_masses())
+        {
+            self.tethers = rebuilt;
         }
     }
 

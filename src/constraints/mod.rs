@@ -98,7 +98,7 @@ pub trait KindConstraints {
 
     /// The GPU records in constraint order, multipliers zeroed, as 32-bit words
     /// ([`Kind::record_words`] per constraint).
-    fn record_words(&self) -> Vec<u32>;
+    fn gpu_records(&self) -> Vec<u32>;
 }
 
 /// The responses of every kind in one substep.

@@ -64,7 +64,7 @@ impl KindConstraints for StretchConstraints {
         &self.edges[c]
     }
 
-    fn record_words(&self) -> Vec<u32> {
+    fn gpu_records(&self) -> Vec<u32> {
         bytemuck::cast_slice(&self.records()).to_vec()
     }
 }

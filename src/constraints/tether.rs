@@ -93,6 +93,26 @@ impl Tethers {
     }
 }
 
+/// The tethers in use and the pinned particles they were built for (`None`: tethers off), so
+/// that both solvers rebuild them exactly when the pins or the switch change.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct PinnedTethers {
+    pub tethers: Tethers,
+    pinned: Option<Vec<bool>>,
+}
+
+impl PinnedTethers {
+    /// The tethers for `enabled` and the pins of `inverse_masses` (0 = pinned), or `None` when
+    /// these are already built for them.
+    pub fn rebuilt(&self, model: &ClothModel, enabled: bool, inverse_masses: &[f32]) -> Option<Self> {
+        let pinned = enabled.then(|| inverse_masses.iter().map(|&w| w == 0.0).collect());
+        (pinned != self.pinned).then(|| Self {
+            tethers: if enabled { Tethers::build(model, inverse_masses) } else { Tethers::default() },
+            pinned,
+        })
+    }
+}
+
 /// For every particle, up to [`MAX_ANCHORS`] `(pinned particle, distance)` pairs, nearest
 /// first: a Dijkstra search from every pinned particle at once, where each particle accepts the
 /// first [`MAX_ANCHORS`] distinct sources that reach it. Distances add up in f64.

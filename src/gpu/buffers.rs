@@ -47,7 +47,7 @@ pub fn schedule_words(model: &ClothModel, workgroup_slots: bool) -> (Vec<u32>, [
 /// The `constraint_records` buffer's words: every kind's GPU records, kind after kind in
 /// [`Kind::ALL`] order, from the words [`record_bases`] gives.
 pub fn constraint_records(constraints: &Constraints) -> Vec<u32> {
-    Kind::ALL.iter().flat_map(|&k| constraints.of(k).record_words()).collect()
+    Kind::ALL.iter().flat_map(|&k| constraints.of(k).gpu_records()).collect()
 }
 
 /// Where each kind's records start in [`constraint_records`] (words).
@@ -131,6 +131,26 @@ pub(crate) struct Buffers {
     pub tethers: wgpu::Buffer,
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
+}
+
+/// Replaces `buffer` by an uninitialised one of `size` bytes when it is smaller, counting the
+/// difference in `allocated_bytes`. Returns whether it did: the buffer's bind groups must then be
+/// rebuilt. Only parameter and pin changes grow buffers, never a frame.
+pub(crate) fn grow(
+    device: &wgpu::Device,
+    buffer: &mut wgpu::Buffer,
+    label: &str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    allocated_bytes: &mut u64,
+) -> bool {
+    if size <= buffer.size() {
+        return false;
+    }
+    *allocated_bytes += size - buffer.size();
+    *buffer =
+        device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
+    true
 }
 
 /// Creates buffers and counts their bytes.

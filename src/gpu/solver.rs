@@ -7,7 +7,7 @@
 //! finalize derives never goes through a difference of metre-scale coordinates, whose rounding
 //! would otherwise reach the velocity divided by h every substep.
 
-use super::buffers::{constraint_records, schedule_words, Allocator, Buffers, STORAGE};
+use super::buffers::{constraint_records, grow, schedule_words, Allocator, Buffers, STORAGE};
 use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter};
 use super::pipelines::{Block, BlockSizes, DataGroup, Layouts, Pipelines};
 use super::plan::{
@@ -19,7 +19,7 @@ use super::readback::{
 };
 use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE};
 use crate::collision::{validate_colliders, Collider};
-use crate::constraints::tether::{Tethers, MAX_ANCHORS};
+use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::error::{Error, ParamError};
 use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, JacobiPlan};
@@ -60,9 +60,7 @@ pub struct GpuSolver {
     stripe_entries: [u32; 2],
     unit_table: u32,
     jacobi: Option<JacobiPlan>,
-    /// The tethers, and the pinned particles they were built for (`None`: tethers off).
-    tethers: Tethers,
-    tethered_pins: Option<Vec<bool>>,
+    tethers: PinnedTethers,
     plan: Vec<Dispatch>,
     buffers: Buffers,
     layouts: Layouts,
@@ -113,8 +111,7 @@ impl GpuSolver {
             stripe_entries,
             unit_table,
             jacobi: None,
-            tethers: Tethers::default(),
-            tethered_pins: None,
+            tethers: PinnedTethers::default(),
             plan: Vec::new(),
             buffers,
             layouts,
@@ -441,15 +438,8 @@ impl GpuSolver {
     fn write_pins(&mut self) {
         let records = self.pins.records();
         let bytes: &[u8] = bytemuck::cast_slice(&records);
-        if bytes.len() as u64 > self.buffers.pins.size() {
-            let size = (bytes.len() as u64).next_power_of_two();
-            self.allocated_bytes += size - self.buffers.pins.size();
-            self.buffers.pins = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("drape pins"),
-                size,
-                usage: STORAGE,
-                mapped_at_creation: false,
-            });
+        let size = (bytes.len() as u64).next_power_of_two();
+        if grow(&self.device, &mut self.buffers.pins, "drape pins", size, STORAGE, &mut self.allocated_bytes) {
             self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
         }
         if !bytes.is_empty() {
@@ -467,7 +457,7 @@ impl GpuSolver {
             pins,
             self.jacobi.as_ref(),
             self.unit_table,
-            self.tethers.particle_count(),
+            self.tethers.tethers.particle_count(),
         );
         self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
     }
@@ -480,17 +470,11 @@ impl GpuSolver {
         if jacobi && self.jacobi.is_none() {
             self.create_jacobi_buffers()?;
         }
-        let pinned: Vec<bool> = self.pins.inverse_masses().iter().map(|&w| w == 0.0).collect();
-        let wanted = params.tethers.enabled.then_some(pinned);
-        let rebuilt = (wanted != self.tethered_pins).then(|| match wanted {
-            Some(_) => Tethers::build(&self.model, self.pins.inverse_masses()),
-            None => Tethers::default(),
-        });
-        let tether_particles = rebuilt.as_ref().unwrap_or(&self.tethers).particle_count() as u32;
+        let rebuilt = self.tethers.rebuilt(&self.model, params.tethers.enabled, self.pins.inverse_masses());
+        let tether_particles = rebuilt.as_ref().unwrap_or(&self.tethers).tethers.particle_count() as u32;
         let (resolved, plan) = self.plan_frame(&params, layout, tether_particles)?;
         if let Some(tethers) = rebuilt {
             self.upload_tethers(tethers);
-            self.tethered_pins = wanted;
         }
         self.params = params;
         self.requested_layout = layout;
@@ -503,18 +487,11 @@ impl GpuSolver {
 
     /// Makes `tethers` current: uploads their words, growing the buffer (and rebinding) when it
     /// must — only when the pins or the tether switch change, never per frame.
-    fn upload_tethers(&mut self, tethers: Tethers) {
-        let words = tethers.words();
+    fn upload_tethers(&mut self, tethers: PinnedTethers) {
+        let words = tethers.tethers.words();
         let bytes: &[u8] = bytemuck::cast_slice(&words);
-        if bytes.len() as u64 > self.buffers.tethers.size() {
-            let size = bytes.len() as u64;
-            self.allocated_bytes += size - self.buffers.tethers.size();
-            self.buffers.tethers = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("drape tethers"),
-                size,
-                usage: STORAGE,
-                mapped_at_creation: false,
-            });
+        let size = bytes.len() as u64;
+        if grow(&self.device, &mut self.buffers.tethers, "drape tethers", size, STORAGE, &mut self.allocated_bytes) {
             self.bind_groups.tethers = tethers_bind_group(&self.device, &self.layouts, &self.buffers);
         }
         if !bytes.is_empty() {
@@ -585,15 +562,9 @@ impl GpuSolver {
     /// entries than it holds — only when parameters change, never per frame.
     fn upload_dispatch_table(&mut self, table: &[DispatchInfo]) {
         let bytes = strided(table, DISPATCH_ENTRY_STRIDE);
-        let needed = bytes.len() as u64;
-        if needed > self.buffers.dispatch_table.size() {
-            self.allocated_bytes += needed - self.buffers.dispatch_table.size();
-            self.buffers.dispatch_table = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("drape dispatch table"),
-                size: needed,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
+        let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
+        let (table, size) = (&mut self.buffers.dispatch_table, bytes.len() as u64);
+        if grow(&self.device, table, "drape dispatch table", size, usage, &mut self.allocated_bytes) {
             self.bind_groups.frame = frame_bind_group(&self.device, &self.layouts, &self.buffers);
         }
         self.queue.write_buffer(&self.buffers.dispatch_table, 0, &bytes);
