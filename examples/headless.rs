@@ -1,7 +1,7 @@
 //! Headless runner: steps a scene on the GPU and reports speed and physical sanity.
 //!
 //! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120
-//!  --solver gs --substeps 10 --iterations 10 [--json]`
+//!  --solver gs --substeps 10 --iterations 10 [--strain-limit 0.9,1.1] [--json]`
 
 use clap::{Parser, ValueEnum};
 use drape::constraints::UnitType;
@@ -56,6 +56,14 @@ struct Args {
     /// Turns the tethers off.
     #[arg(long, conflicts_with = "tethers")]
     no_tethers: bool,
+    /// Strain limits MIN,MAX: every edge projection ends within these multiples of its rest
+    /// length (off by default).
+    #[arg(long, value_parser = parse_strain_limits)]
+    strain_limit: Option<drape::StrainLimits>,
+    /// Stretch compliance α (m/N; default 0, inextensible): with --strain-limit, a stretchy
+    /// material with a hard bound.
+    #[arg(long)]
+    stretch_compliance: Option<f32>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -80,6 +88,8 @@ fn run(args: &Args) -> Result<(), drape::Error> {
             Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation },
         },
         tethers: drape::TetherParams { enabled: !args.no_tethers, scale: args.tethers, ..scene.params.tethers },
+        strain_limits: args.strain_limit,
+        stretch: args.stretch_compliance.map_or(scene.params.stretch, drape::Stiffness::Compliance),
         ..scene.params
     };
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
@@ -125,6 +135,8 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "substeps": args.substeps,
         "iterations": args.iterations,
         "tethers": params.tethers.enabled.then_some(params.tethers.scale),
+        "strain_limit": params.strain_limits.map(|l| [l.min, l.max]),
+        "stretch_compliance": args.stretch_compliance,
         "particles": model.particle_count(),
         "stretch_constraints": model.constraints().stretch.len(),
         "free_edges": model.units(UnitType::FreeEdge).len(),
@@ -151,6 +163,13 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         print_text(&report);
     }
     Ok(())
+}
+
+/// `MIN,MAX` as strain limits (validated with the other parameters).
+fn parse_strain_limits(s: &str) -> Result<drape::StrainLimits, String> {
+    let (min, max) = s.split_once(',').ok_or("expected MIN,MAX")?;
+    let number = |v: &str| v.trim().parse::<f32>().map_err(|e| format!("`{v}`: {e}"));
+    Ok(drape::StrainLimits { min: number(min)?, max: number(max)? })
 }
 
 fn print_text(report: &serde_json::Value) {

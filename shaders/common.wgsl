@@ -72,6 +72,9 @@ struct Params {
     kinds: array<KindParams, MAX_KINDS>,
     // Tethers: [k, α̃] of one projection per substep, then the length limit's scale (w unused).
     tether: vec4<f32>,
+    // Strain limits of the stretch constraints: [σ_min, σ_max] ratios of the rest length, then
+    // 1 when on, 0 when off (shaders/constraints/stretch.wgsl limit_strain); w unused.
+    strain_limits: vec4<f32>,
     // Jacobi over-relaxation ω.
     relaxation: f32,
     // Substep length h (s).

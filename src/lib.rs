@@ -46,6 +46,6 @@ pub use gpu::{headless_device, request_device, required_limits, DispatchStrategy
 pub use mesh::{ClothMesh, GridPlane};
 pub use metrics::ClothMetrics;
 pub use model::ClothModel;
-pub use params::{SolverMode, SolverParams, Stiffness, TetherParams};
+pub use params::{SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams};
 pub use reference::CpuSolver;
 pub use scene::{Scene, SceneKind};

@@ -65,6 +65,15 @@ pub enum SolverMode {
     },
 }
 
+/// Bounds on an edge's stretch ratio `l / l0` ([`SolverParams::strain_limits`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StrainLimits {
+    /// Shortest allowed length as a multiple of rest, in `[0, 1]` (0: no compression limit).
+    pub min: f32,
+    /// Longest allowed length as a multiple of rest, finite and ≥ 1.
+    pub max: f32,
+}
+
 /// Long-range attachments ([`crate::constraints::tether`]): each free particle is held within
 /// `scale` times its distance along the mesh from its nearest pinned particles.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -141,6 +150,11 @@ pub struct SolverParams {
     pub collision_margin: f32,
     /// Tethers to the pinned particles (default on, scale 1, hard).
     pub tethers: TetherParams,
+    /// Strain limits on the stretch constraints (default `None`, off): every projection of an
+    /// edge ends with its length within `[min, max]` times its rest length, however soft
+    /// `stretch` and `compression` are (GAMES103 strain limiting). Gives a stretchy material
+    /// (a compliant `stretch`) a hard limit, e.g. a knit that gives 10 % and no more.
+    pub strain_limits: Option<StrainLimits>,
     /// Projection mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants
     /// over-relaxation ω ≈ 1.5.
@@ -164,6 +178,7 @@ impl Default for SolverParams {
             restitution: 0.0,
             collision_margin: 0.005,
             tethers: TetherParams::default(),
+            strain_limits: None,
             mode: SolverMode::GaussSeidel,
         }
     }
@@ -213,6 +228,10 @@ impl SolverParams {
         let scale = self.tethers.scale;
         check(scale.is_finite() && scale >= 1.0, "tethers.scale", scale.to_string(), "finite and ≥ 1")?;
         self.tethers.stiffness.validate("tethers.stiffness")?;
+        if let Some(StrainLimits { min, max }) = self.strain_limits {
+            check((0.0..=1.0).contains(&min), "strain_limits.min", min.to_string(), "in [0, 1]")?;
+            check(max.is_finite() && max >= 1.0, "strain_limits.max", max.to_string(), "finite and ≥ 1")?;
+        }
         check(
             non_negative(self.static_friction),
             "static_friction",
@@ -234,7 +253,7 @@ impl SolverParams {
         )?;
         let h = self.substep_dt();
         check(h * h > 0.0, "time_step", dt.to_string(), "large enough that (time_step / substeps)² is not zero")?;
-        let Responses { stretch, compression, bending } = self.responses();
+        let Responses { stretch, compression, bending, .. } = self.responses();
         let tethers = self.tether_response();
         for (name, response) in
             [("stretch", stretch), ("compression", compression), ("bending", bending), ("tethers.stiffness", tethers)]
@@ -262,6 +281,7 @@ impl SolverParams {
             stretch: response(self.stretch),
             compression: response(self.compression),
             bending: response(self.bending),
+            strain_limits: self.strain_limits.map(|l| [l.min, l.max]),
         }
     }
 

@@ -80,6 +80,21 @@ fn hanging_cloth_matches_reference_in_every_mode_and_layout() {
     }
 }
 
+/// Strain limits on a soft material act on most edges at once, in the free edges and the
+/// hinges alike, and GPU and CPU apply them the same way.
+#[test]
+fn strain_limited_soft_cloth_matches_reference_in_every_mode() {
+    for mode in MODES {
+        let p = SolverParams {
+            stretch: Stiffness::Compliance(0.5),
+            strain_limits: Some(drape::StrainLimits { min: 0.8, max: 1.1 }),
+            ..params(SceneKind::Hanging, mode)
+        };
+        let d = gpu_cpu_distance(SceneKind::Hanging, 16, p, DispatchStrategy::Auto, 40);
+        assert!(d <= 1e-4, "{mode:?}: max |Δx| = {d} m after 40 frames");
+    }
+}
+
 /// Contacts switch on and off (and friction between stick and slip) at thresholds, which would
 /// amplify any last-bit difference between GPU and CPU arithmetic into millimetres: the
 /// collision response is written with the same operations on both sides (no displacement

@@ -5,7 +5,7 @@ mod support;
 
 use drape::collision::{contact_velocity, resolve_contacts, stick, Collider, HalfSpace};
 use drape::constraints::bending::{angle_error, bending_correction, dihedral, dihedral_angle};
-use drape::constraints::stretch::distance_correction;
+use drape::constraints::stretch::{distance_correction, DistanceCorrection};
 use drape::math::atan2;
 use glam::Vec3;
 use std::f32::consts::TAU;
@@ -158,6 +158,32 @@ fn xpbd_compliance_softens_the_correction() {
     let k = distance_correction(Vec3::ZERO, p1, 1.0, 1.0, 1.0, 0.0, [1.0, 2.0], [1.0, 2.0]).unwrap();
     assert!((k.dlambda - (-1.0 / 4.0)).abs() < 1e-6);
     assert!(((p1 + k.dp[1]).x - k.dp[0].x - 1.5).abs() < 1e-6);
+}
+
+/// Strain limiting ends the edge at its bound, moving the particles by their inverse-mass
+/// shares, however little the soft correction did; within the bounds, or for immovable
+/// particles, it changes nothing; the multiplier stays the soft constraint's.
+#[test]
+fn strain_limits_clamp_the_edge_to_its_bounds_by_mass_shares() {
+    use drape::constraints::stretch::limit_strain;
+    let soft = [1.0, 1e6];
+    let stretched = Vec3::new(2.0, 0.0, 0.0);
+    let k = distance_correction(Vec3::ZERO, stretched, 1.0, 3.0, 1.0, 0.0, soft, soft).unwrap();
+    assert!(k.dp[1].x.abs() < 1e-5, "the soft step alone barely moves");
+    let limited = limit_strain(k, Vec3::ZERO, stretched, 1.0, 3.0, 1.0, [0.9, 1.1]);
+    let (p0, p1) = (limited.dp[0], stretched + limited.dp[1]);
+    assert!((p1.x - p0.x - 1.1).abs() < 1e-6, "length {}", p1.x - p0.x);
+    assert!((limited.dp[1].x / limited.dp[0].x + 3.0).abs() < 1e-4, "moves by inverse-mass shares");
+    assert_eq!((limited.lambda, limited.dlambda), (k.lambda, k.dlambda));
+    let short = Vec3::new(0.5, 0.0, 0.0);
+    let k = distance_correction(Vec3::ZERO, short, 1.0, 1.0, 1.0, 0.0, soft, soft).unwrap();
+    let limited = limit_strain(k, Vec3::ZERO, short, 1.0, 1.0, 1.0, [0.9, 1.1]);
+    assert!(((short + limited.dp[1]).x - limited.dp[0].x - 0.9).abs() < 1e-6);
+    let within = Vec3::new(1.05, 0.0, 0.0);
+    let k = distance_correction(Vec3::ZERO, within, 1.0, 1.0, 1.0, 0.0, soft, soft).unwrap();
+    assert_eq!(limit_strain(k, Vec3::ZERO, within, 1.0, 1.0, 1.0, [0.9, 1.1]), k);
+    let pinned = DistanceCorrection { dp: [Vec3::ZERO; 2], lambda: 0.0, dlambda: 0.0 };
+    assert_eq!(limit_strain(pinned, Vec3::ZERO, stretched, 0.0, 0.0, 1.0, [0.9, 1.1]), pinned);
 }
 
 #[test]

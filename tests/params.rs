@@ -1,6 +1,8 @@
 //! Bad parameters and colliders give typed errors; stiffness conversions follow PBD and XPBD.
 
-use drape::{Collider, CpuSolver, Error, Scene, SceneKind, SolverMode, SolverParams, Stiffness, TetherParams};
+use drape::{
+    Collider, CpuSolver, Error, Scene, SceneKind, SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams,
+};
 use glam::Vec3;
 
 fn rejected(params: SolverParams) -> &'static str {
@@ -32,6 +34,13 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(tethers(TetherParams { scale: 0.99, ..ok.tethers })), "tethers.scale");
     assert_eq!(rejected(tethers(TetherParams { scale: f32::NAN, ..ok.tethers })), "tethers.scale");
     assert_eq!(rejected(tethers(TetherParams { stiffness: Stiffness::Pbd(2.0), ..ok.tethers })), "tethers.stiffness");
+    let limits = |min, max| SolverParams { strain_limits: Some(StrainLimits { min, max }), ..ok };
+    limits(0.0, 1.0).validate().unwrap();
+    assert_eq!(rejected(limits(-0.1, 1.1)), "strain_limits.min");
+    assert_eq!(rejected(limits(1.1, 1.2)), "strain_limits.min");
+    assert_eq!(rejected(limits(f32::NAN, 1.1)), "strain_limits.min");
+    assert_eq!(rejected(limits(0.9, 0.99)), "strain_limits.max");
+    assert_eq!(rejected(limits(0.9, f32::INFINITY)), "strain_limits.max");
     // Accepted-looking values whose derived quantities would be infinite or zero.
     assert_eq!(rejected(SolverParams { bending: Stiffness::Compliance(1e33), ..ok }), "bending");
     assert_eq!(rejected(SolverParams { time_step: 1e-30, ..ok }), "time_step");

@@ -7,7 +7,7 @@ mod support;
 
 use drape::{
     ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode, SolverParams,
-    Stiffness, TetherParams,
+    Stiffness, StrainLimits, TetherParams,
 };
 use glam::{Quat, Vec3};
 use support::{device, max_distance, Rng};
@@ -436,6 +436,38 @@ fn tethers_keep_every_particle_within_reach_of_the_pins() {
             }
             assert!(free.metrics().unwrap().max_stretch > 1.05, "{mode:?}: the edges alone should stretch here");
         }
+    }
+}
+
+/// Strain limits hold a stretchy cloth: hanging from two corners without tethers, a compliant
+/// material stretches far past 10 %, and with limits [0.5, 1.1] every edge, measured in the
+/// settled cloth, stays near 1.1 in both modes (the limit is enforced edge by edge, so a
+/// sweep's later edges can leave an earlier one a little long).
+#[test]
+fn strain_limits_hold_a_stretchy_cloth_in_every_mode() {
+    let scene = Scene::new(SceneKind::Hanging, 12).unwrap();
+    for mode in MODES {
+        let params = SolverParams {
+            mode,
+            substeps: 10,
+            iterations: 10,
+            stretch: Stiffness::Compliance(0.5),
+            tethers: TetherParams { enabled: false, ..Default::default() },
+            ..scene.params
+        };
+        let settled = |params| {
+            let mut s = solver(&scene.model, params, &scene.colliders);
+            for _ in 0..150 {
+                s.step();
+            }
+            s.metrics().unwrap()
+        };
+        let free = settled(params);
+        assert!(free.max_stretch > 1.3, "{mode:?}: the soft material alone stretches {}", free.max_stretch);
+        let limited = settled(SolverParams { strain_limits: Some(StrainLimits { min: 0.5, max: 1.1 }), ..params });
+        let bound = if mode == SolverMode::GaussSeidel { 1.12 } else { 1.15 };
+        assert!(limited.max_stretch <= bound, "{mode:?}: limited to 1.1, stretched {}", limited.max_stretch);
+        assert_eq!(limited.non_finite, 0);
     }
 }
 

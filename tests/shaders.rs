@@ -215,6 +215,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             unit_types,
             kinds,
             tether,
+            strain_limits,
             relaxation,
             h,
             damping_factor,

@@ -53,11 +53,30 @@ fn distance_correction(
     return DistanceCorrection(n * (w0 * dlambda), n * (-w1 * dlambda), select(lambda, start, valid), dlambda);
 }
 
+// Strain limiting (GAMES103 lecture 6): correction k of the edge p0–p1 extended so that the edge
+// ends within [limits.x, limits.y]·rest, the PBD projection of the limit on the edge as k leaves
+// it; off (k unchanged) where limits.z is 0. The multiplier is the soft constraint's alone.
+fn limit_strain(
+    k: DistanceCorrection, p0: vec3<f32>, p1: vec3<f32>, w0: f32, w1: f32, rest: f32, limits: vec4<f32>,
+) -> DistanceCorrection {
+    let delta = (p0 + k.dp0) - (p1 + k.dp1);
+    let len = length(delta);
+    let limited = min(max(len, limits.x * rest), limits.y * rest);
+    let w = w0 + w1;
+    let on = (limits.z != 0.0) & (len >= GEOMETRY_EPSILON) & (w >= DENOMINATOR_EPSILON);
+    let s = select(0.0, (len - limited) / max(w, DENOMINATOR_EPSILON), on);
+    let n = delta / max(len, GEOMETRY_EPSILON);
+    return DistanceCorrection(k.dp0 - n * (w0 * s), k.dp1 + n * (w1 * s), k.lambda, k.dlambda);
+}
+
 // The correction of particles a and b (a stretch constraint's own, or its hinge's edge) by the
-// constraint with `record` from multiplier `lambda`.
+// constraint with `record` from multiplier `lambda`, within the strain limits.
 fn stretch_correction(record: StretchConstraint, a: Particle, b: Particle, lambda: f32) -> DistanceCorrection {
     let response = params.kinds[KIND_STRETCH].response;
-    return distance_correction(position(a), position(b), a.w, b.w, record.rest_length, lambda, response.xy, response.zw);
+    let p0 = position(a);
+    let p1 = position(b);
+    let k = distance_correction(p0, p1, a.w, b.w, record.rest_length, lambda, response.xy, response.zw);
+    return limit_strain(k, p0, p1, a.w, b.w, record.rest_length, params.strain_limits);
 }
 
 // Gauss-Seidel: free edge `unit` moves its particles at once.

@@ -110,6 +110,9 @@ pub struct Responses {
     pub compression: Response,
     /// Dihedral bending constraints.
     pub bending: Response,
+    /// The stretch constraints' strain limits `[σ_min, σ_max]` (ratios of the rest length),
+    /// when on ([`stretch::limit_strain`]).
+    pub strain_limits: Option<[f32; 2]>,
 }
 
 /// The particles as a projection sees them during a substep (CPU reference): each particle's

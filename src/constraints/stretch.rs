@@ -129,8 +129,35 @@ pub fn distance_correction(
     Some(DistanceCorrection { dp: [n * (w0 * dlambda), n * (-w1 * dlambda)], lambda, dlambda })
 }
 
+/// Strain limiting (GAMES103 lecture 6): the correction `k` of the edge `p0`–`p1` extended so
+/// that the edge ends within `[limits[0], limits[1]]` times `rest` — the PBD projection of the
+/// limit, `Δp_i = ∓ w_i/(w0 + w1)·(l' − clamp(l'))·n'` on the edge as `k` leaves it (length `l'`,
+/// direction `n'`). A hard bound on top of a soft (compliant) stretch constraint; the multiplier
+/// is the soft constraint's alone. Unchanged for a zero-length edge or two immovable particles.
+pub fn limit_strain(
+    k: DistanceCorrection,
+    p0: Vec3,
+    p1: Vec3,
+    w0: f32,
+    w1: f32,
+    rest: f32,
+    limits: [f32; 2],
+) -> DistanceCorrection {
+    let delta = (p0 + k.dp[0]) - (p1 + k.dp[1]);
+    let length = delta.length();
+    let limited = length.max(limits[0] * rest).min(limits[1] * rest);
+    let w = w0 + w1;
+    if length < GEOMETRY_EPSILON || w < DENOMINATOR_EPSILON {
+        return k;
+    }
+    let s = (length - limited) / w;
+    let n = delta / length;
+    DistanceCorrection { dp: [k.dp[0] - n * (w0 * s), k.dp[1] + n * (w1 * s)], ..k }
+}
+
 impl StretchConstraints {
-    /// The correction of constraint `c` from the state's positions and multiplier.
+    /// The correction of constraint `c` from the state's positions and multiplier, within the
+    /// strain limits when they are on.
     pub(crate) fn correction(
         &self,
         c: usize,
@@ -138,16 +165,16 @@ impl StretchConstraints {
         multipliers: &Multipliers,
     ) -> Option<DistanceCorrection> {
         let [a, b] = self.edges[c].map(|i| i as usize);
-        distance_correction(
-            state.position(a),
-            state.position(b),
-            state.inverse_masses[a],
-            state.inverse_masses[b],
-            self.rest_lengths[c],
-            multipliers[Kind::Stretch][c],
-            state.responses.stretch,
-            state.responses.compression,
-        )
+        let (p0, p1) = (state.position(a), state.position(b));
+        let (w0, w1) = (state.inverse_masses[a], state.inverse_masses[b]);
+        let rest = self.rest_lengths[c];
+        let responses = &state.responses;
+        let lambda = multipliers[Kind::Stretch][c];
+        let k = distance_correction(p0, p1, w0, w1, rest, lambda, responses.stretch, responses.compression)?;
+        Some(match responses.strain_limits {
+            Some(limits) => limit_strain(k, p0, p1, w0, w1, rest, limits),
+            None => k,
+        })
     }
 }
 

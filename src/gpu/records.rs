@@ -70,6 +70,7 @@ pub struct GpuParams {
     pub unit_types: [[u32; 4]; MAX_UNIT_TYPES],
     pub kinds: [GpuKind; MAX_KINDS],
     pub tether: [f32; 4],
+    pub strain_limits: [f32; 4],
     pub relaxation: f32,
     pub h: f32,
     pub damping_factor: f32,
@@ -134,6 +135,10 @@ impl GpuParams {
             tether: {
                 let [k, alpha_tilde] = params.tether_response();
                 [k, alpha_tilde, params.tethers.scale, 0.0]
+            },
+            strain_limits: match params.strain_limits {
+                Some(limits) => [limits.min, limits.max, 1.0, 0.0],
+                None => [0.0; 4],
             },
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,

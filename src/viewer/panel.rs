@@ -5,7 +5,7 @@ use super::controls::Command;
 use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
 use crate::constraints::UnitType;
-use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
+use crate::params::{SolverMode, SolverParams, Stiffness, StrainLimits, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::scene::SceneKind;
 use std::path::PathBuf;
 
@@ -128,12 +128,28 @@ fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
         stiffness(ui, "stretch", &mut params.stretch);
         stiffness(ui, "compression", &mut params.compression);
         stiffness(ui, "bending", &mut params.bending);
+        attachment_rows(ui, params);
         ui.add(slider(&mut params.damping, 0.0..=2.0).text("damping").suffix(" 1/s"));
         ui.add(slider(&mut params.gravity.y, -20.0..=5.0).text("gravity y").suffix(" m/s²"));
         ui.add(slider(&mut params.static_friction, 0.0..=1.5).text("static friction"));
         ui.add(slider(&mut params.dynamic_friction, 0.0..=1.5).text("dynamic friction"));
         ui.add(slider(&mut params.restitution, 0.0..=1.0).text("restitution"));
     });
+}
+
+/// Tethers (on/off, scale) and strain limits (on/off, bounds).
+fn attachment_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut params.tethers.enabled, "tethers");
+        ui.add_enabled(params.tethers.enabled, slider(&mut params.tethers.scale, 1.0..=1.5).text("scale"));
+    });
+    let mut limited = params.strain_limits.is_some();
+    ui.checkbox(&mut limited, "strain limits");
+    params.strain_limits = limited.then(|| params.strain_limits.unwrap_or(StrainLimits { min: 0.9, max: 1.1 }));
+    if let Some(limits) = &mut params.strain_limits {
+        ui.add(slider(&mut limits.min, 0.0..=1.0).text("min stretch ratio"));
+        ui.add(slider(&mut limits.max, 1.0..=2.0).text("max stretch ratio"));
+    }
 }
 
 /// Edits a stiffness in either form: PBD `k ∈ [0, 1]` or XPBD compliance `α ≥ 0`.
