@@ -41,11 +41,12 @@ pub mod schedule;
 pub mod viewer;
 
 pub use collision::Collider;
+pub use constraints::stretch::StrainLimits;
 pub use error::{Error, MeshError, ParamError};
 pub use gpu::{headless_device, request_device, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};
 pub use mesh::{ClothMesh, GridPlane};
 pub use metrics::ClothMetrics;
 pub use model::ClothModel;
-pub use params::{SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams};
+pub use params::{SolverMode, SolverParams, Stiffness, TetherParams};
 pub use reference::CpuSolver;
 pub use scene::{Scene, SceneKind};

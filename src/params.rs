@@ -1,6 +1,7 @@
 //! Solver parameters: one `Copy` struct, every field with its unit, default and advice.
 
 use crate::collision::ContactResponse;
+use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{Response, Responses};
 use crate::error::ParamError;
 use glam::Vec3;
@@ -63,15 +64,6 @@ pub enum SolverMode {
         /// Over-relaxation `ω ∈ (0, 2]`; 1.5 is a good start, lower it if the cloth jitters.
         relaxation: f32,
     },
-}
-
-/// Bounds on an edge's stretch ratio `l / l0` ([`SolverParams::strain_limits`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StrainLimits {
-    /// Shortest allowed length as a multiple of rest, in `[0, 1]` (0: no compression limit).
-    pub min: f32,
-    /// Longest allowed length as a multiple of rest, finite and ≥ 1.
-    pub max: f32,
 }
 
 /// Long-range attachments ([`crate::constraints::tether`]): each free particle is held within
@@ -281,7 +273,7 @@ impl SolverParams {
             stretch: response(self.stretch),
             compression: response(self.compression),
             bending: response(self.bending),
-            strain_limits: self.strain_limits.map(|l| [l.min, l.max]),
+            strain_limits: self.strain_limits,
         }
     }
 

@@ -165,25 +165,26 @@ fn xpbd_compliance_softens_the_correction() {
 /// particles, it changes nothing; the multiplier stays the soft constraint's.
 #[test]
 fn strain_limits_clamp_the_edge_to_its_bounds_by_mass_shares() {
-    use drape::constraints::stretch::limit_strain;
+    use drape::constraints::stretch::{limit_strain, StrainLimits};
+    let limits = StrainLimits { min: 0.9, max: 1.1 };
     let soft = [1.0, 1e6];
     let stretched = Vec3::new(2.0, 0.0, 0.0);
     let k = distance_correction(Vec3::ZERO, stretched, 1.0, 3.0, 1.0, 0.0, soft, soft).unwrap();
     assert!(k.dp[1].x.abs() < 1e-5, "the soft step alone barely moves");
-    let limited = limit_strain(k, Vec3::ZERO, stretched, 1.0, 3.0, 1.0, [0.9, 1.1]);
+    let limited = limit_strain(k, Vec3::ZERO, stretched, 1.0, 3.0, 1.0, limits);
     let (p0, p1) = (limited.dp[0], stretched + limited.dp[1]);
     assert!((p1.x - p0.x - 1.1).abs() < 1e-6, "length {}", p1.x - p0.x);
     assert!((limited.dp[1].x / limited.dp[0].x + 3.0).abs() < 1e-4, "moves by inverse-mass shares");
     assert_eq!((limited.lambda, limited.dlambda), (k.lambda, k.dlambda));
     let short = Vec3::new(0.5, 0.0, 0.0);
     let k = distance_correction(Vec3::ZERO, short, 1.0, 1.0, 1.0, 0.0, soft, soft).unwrap();
-    let limited = limit_strain(k, Vec3::ZERO, short, 1.0, 1.0, 1.0, [0.9, 1.1]);
+    let limited = limit_strain(k, Vec3::ZERO, short, 1.0, 1.0, 1.0, limits);
     assert!(((short + limited.dp[1]).x - limited.dp[0].x - 0.9).abs() < 1e-6);
     let within = Vec3::new(1.05, 0.0, 0.0);
     let k = distance_correction(Vec3::ZERO, within, 1.0, 1.0, 1.0, 0.0, soft, soft).unwrap();
-    assert_eq!(limit_strain(k, Vec3::ZERO, within, 1.0, 1.0, 1.0, [0.9, 1.1]), k);
+    assert_eq!(limit_strain(k, Vec3::ZERO, within, 1.0, 1.0, 1.0, limits), k);
     let pinned = DistanceCorrection { dp: [Vec3::ZERO; 2], lambda: 0.0, dlambda: 0.0 };
-    assert_eq!(limit_strain(pinned, Vec3::ZERO, stretched, 0.0, 0.0, 1.0, [0.9, 1.1]), pinned);
+    assert_eq!(limit_strain(pinned, Vec3::ZERO, stretched, 0.0, 0.0, 1.0, limits), pinned);
 }
 
 #[test]

@@ -110,9 +110,8 @@ pub struct Responses {
     pub compression: Response,
     /// Dihedral bending constraints.
     pub bending: Response,
-    /// The stretch constraints' strain limits `[σ_min, σ_max]` (ratios of the rest length),
-    /// when on ([`stretch::limit_strain`]).
-    pub strain_limits: Option<[f32; 2]>,
+    /// The stretch constraints' strain limits, when on ([`stretch::limit_strain`]).
+    pub strain_limits: Option<stretch::StrainLimits>,
 }
 
 /// The particles as a projection sees them during a substep (CPU reference): each particle's

@@ -129,8 +129,17 @@ pub fn distance_correction(
     Some(DistanceCorrection { dp: [n * (w0 * dlambda), n * (-w1 * dlambda)], lambda, dlambda })
 }
 
+/// Bounds on an edge's stretch ratio `l / l0` ([`crate::SolverParams::strain_limits`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StrainLimits {
+    /// Shortest allowed length as a multiple of rest, in `[0, 1]` (0: no compression limit).
+    pub min: f32,
+    /// Longest allowed length as a multiple of rest, finite and ≥ 1.
+    pub max: f32,
+}
+
 /// Strain limiting (GAMES103 lecture 6): the correction `k` of the edge `p0`–`p1` extended so
-/// that the edge ends within `[limits[0], limits[1]]` times `rest` — the PBD projection of the
+/// that the edge ends within `[limits.min, limits.max]` times `rest` — the PBD projection of the
 /// limit, `Δp_i = ∓ w_i/(w0 + w1)·(l' − clamp(l'))·n'` on the edge as `k` leaves it (length `l'`,
 /// direction `n'`). A hard bound on top of a soft (compliant) stretch constraint; the multiplier
 /// is the soft constraint's alone. Unchanged for a zero-length edge or two immovable particles.
@@ -141,11 +150,11 @@ pub fn limit_strain(
     w0: f32,
     w1: f32,
     rest: f32,
-    limits: [f32; 2],
+    limits: StrainLimits,
 ) -> DistanceCorrection {
     let delta = (p0 + k.dp[0]) - (p1 + k.dp[1]);
     let length = delta.length();
-    let limited = length.max(limits[0] * rest).min(limits[1] * rest);
+    let limited = length.max(limits.min * rest).min(limits.max * rest);
     let w = w0 + w1;
     if length < GEOMETRY_EPSILON || w < DENOMINATOR_EPSILON {
         return k;

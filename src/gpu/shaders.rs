@@ -42,7 +42,8 @@ pub fn files() -> Vec<(String, &'static str)> {
     let kinds = Kind::ALL.iter().map(|k| (format!("constraints/{}.wgsl", k.name()), k.wgsl()));
     let units =
         UnitType::ALL.iter().filter_map(|t| t.wgsl().map(|source| (format!("constraints/{}.wgsl", t.name()), source)));
-    stages.chain(kinds).chain(units).collect()
+    let tethers = std::iter::once(("constraints/tether.wgsl".to_string(), crate::constraints::tether::WGSL));
+    stages.chain(kinds).chain(units).chain(tethers).collect()
 }
 
 /// The kinds' files, each after its generated constants (`KIND_<NAME>`, its index in

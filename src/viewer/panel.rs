@@ -4,8 +4,9 @@
 use super::controls::Command;
 use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
+use crate::constraints::stretch::StrainLimits;
 use crate::constraints::UnitType;
-use crate::params::{SolverMode, SolverParams, Stiffness, StrainLimits, MAX_ITERATIONS, MAX_SUBSTEPS};
+use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::scene::SceneKind;
 use std::path::PathBuf;
 
@@ -128,7 +129,7 @@ fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
         stiffness(ui, "stretch", &mut params.stretch);
         stiffness(ui, "compression", &mut params.compression);
         stiffness(ui, "bending", &mut params.bending);
-        attachment_rows(ui, params);
+        stretch_limit_rows(ui, params);
         ui.add(slider(&mut params.damping, 0.0..=2.0).text("damping").suffix(" 1/s"));
         ui.add(slider(&mut params.gravity.y, -20.0..=5.0).text("gravity y").suffix(" m/s²"));
         ui.add(slider(&mut params.static_friction, 0.0..=1.5).text("static friction"));
@@ -137,8 +138,8 @@ fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
     });
 }
 
-/// Tethers (on/off, scale) and strain limits (on/off, bounds).
-fn attachment_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
+/// What bounds the stretch: tethers (on/off, scale) and strain limits (on/off, bounds).
+fn stretch_limit_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
     ui.horizontal(|ui| {
         ui.checkbox(&mut params.tethers.enabled, "tethers");
         ui.add_enabled(params.tethers.enabled, slider(&mut params.tethers.scale, 1.0..=1.5).text("scale"));
