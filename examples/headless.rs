@@ -1,7 +1,8 @@
 //! Headless runner: steps a scene on the GPU and reports speed and physical sanity.
 //!
 //! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120
-//!  --solver gs --substeps 10 --iterations 10 [--strain-limit 0.9,1.1] [--json]`
+//!  --solver gs --substeps 10 --iterations 10 [--strain-limit 0.9,1.1] [--wind 0,0,4]
+//!  [--gusts 0.4] [--json]`
 
 use clap::{Parser, ValueEnum};
 use drape::constraints::UnitType;
@@ -28,7 +29,7 @@ enum Layout {
 #[derive(Debug, Parser)]
 #[command(about = "Run a drape scene headless and report timings and cloth metrics")]
 struct Args {
-    /// hanging, drape, free_fall or benchmark.
+    /// hanging, drape, free_fall, benchmark or flag.
     #[arg(long, default_value = "hanging")]
     scene: SceneKind,
     /// Grid cells per side.
@@ -64,6 +65,14 @@ struct Args {
     /// material with a hard bound.
     #[arg(long)]
     stretch_compliance: Option<f32>,
+    /// Wind X,Y,Z in m/s: turns the air on (drag and lift on every triangle) with this wind,
+    /// in place of the scene's.
+    #[arg(long, value_parser = parse_vector)]
+    wind: Option<glam::Vec3>,
+    /// Gusts STRENGTH[,FREQUENCY]: the wind varies by ±STRENGTH (0–1) about FREQUENCY times a
+    /// second (default 0.5 Hz). Needs air: the flag scene's or --wind.
+    #[arg(long, value_parser = parse_gusts)]
+    gusts: Option<drape::Gusts>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -90,6 +99,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         tethers: drape::TetherParams { enabled: !args.no_tethers, scale: args.tethers, ..scene.params.tethers },
         strain_limits: args.strain_limit,
         stretch: args.stretch_compliance.map_or(scene.params.stretch, drape::Stiffness::Compliance),
+        aerodynamics: air(args, scene.params.aerodynamics)?,
         ..scene.params
     };
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
@@ -137,6 +147,8 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "tethers": params.tethers.enabled.then_some(params.tethers.scale),
         "strain_limit": params.strain_limits.map(|l| [l.min, l.max]),
         "stretch_compliance": args.stretch_compliance,
+        "wind": params.aerodynamics.map(|a| a.wind.to_array()),
+        "gusts": params.aerodynamics.filter(|a| a.gusts.strength > 0.0).map(|a| [a.gusts.strength, a.gusts.frequency]),
         "particles": model.particle_count(),
         "stretch_constraints": model.constraints().stretch.len(),
         "free_edges": model.units(UnitType::FreeEdge).len(),
@@ -163,6 +175,43 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         print_text(&report);
     }
     Ok(())
+}
+
+/// The scene's air with the wind and gusts asked for; `--gusts` without any air is an error.
+fn air(args: &Args, scene: Option<drape::Aerodynamics>) -> Result<Option<drape::Aerodynamics>, drape::Error> {
+    let air = match (args.wind, scene) {
+        (Some(wind), scene) => Some(drape::Aerodynamics { wind, ..scene.unwrap_or_default() }),
+        (None, scene) => scene,
+    };
+    match (air, args.gusts) {
+        (Some(air), Some(gusts)) => Ok(Some(drape::Aerodynamics { gusts, ..air })),
+        (None, Some(gusts)) => Err(drape::ParamError {
+            name: "gusts",
+            value: format!("{gusts:?}"),
+            expected: "air to blow in: the flag scene or --wind",
+        }
+        .into()),
+        (air, None) => Ok(air),
+    }
+}
+
+/// `X,Y,Z` as a vector.
+fn parse_vector(s: &str) -> Result<glam::Vec3, String> {
+    let values: Vec<f32> =
+        s.split(',').map(|v| v.trim().parse::<f32>().map_err(|e| format!("`{v}`: {e}"))).collect::<Result<_, _>>()?;
+    match values[..] {
+        [x, y, z] => Ok(glam::Vec3::new(x, y, z)),
+        _ => Err("expected X,Y,Z".into()),
+    }
+}
+
+/// `STRENGTH[,FREQUENCY]` as gusts (validated with the other parameters).
+fn parse_gusts(s: &str) -> Result<drape::Gusts, String> {
+    let number = |v: &str| v.trim().parse::<f32>().map_err(|e| format!("`{v}`: {e}"));
+    Ok(match s.split_once(',') {
+        Some((strength, frequency)) => drape::Gusts { strength: number(strength)?, frequency: number(frequency)? },
+        None => drape::Gusts { strength: number(s)?, ..drape::Gusts::default() },
+    })
 }
 
 /// `MIN,MAX` as strain limits (validated with the other parameters).

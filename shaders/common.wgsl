@@ -62,6 +62,22 @@ struct KindParams {
     _pad1: u32,
 }
 
+// The air around the cloth (GpuAir in src/gpu/records.rs; src/aerodynamics.rs).
+struct Air {
+    // Mean wind (m/s), then its speed |wind|.
+    wind: vec4<f32>,
+    // ρ (kg/m³); 0 when the air is off.
+    density: f32,
+    drag_coefficient: f32,
+    lift_coefficient: f32,
+    // Relative gust strength in [0, 1] and gusts per second.
+    gust_strength: f32,
+    gust_frequency: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
 // Per-frame parameters (GpuParams in src/gpu/records.rs).
 struct Params {
     // Gravity plus external acceleration (m/s²); w unused.
@@ -75,6 +91,7 @@ struct Params {
     // Strain limits of the stretch constraints: [σ_min, σ_max] ratios of the rest length, then
     // 1 when on, 0 when off (shaders/constraints/stretch.wgsl limit_strain); w unused.
     strain_limits: vec4<f32>,
+    air: Air,
     // Jacobi over-relaxation ω.
     relaxation: f32,
     // Substep length h (s).

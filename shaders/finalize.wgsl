@@ -3,7 +3,7 @@
 // once, so no substep ends inside one, and friction), then v = q/h and x = x + q. The velocity
 // comes from the displacement q, never from a difference of metre-scale positions, so its
 // rounding is relative to the motion. Pinned particles take their kinematic velocity and end
-// the frame exactly on their target.
+// the frame exactly on their target. The frame's last finalize advances the clock.
 
 fn finalize_particle(i: u32) {
     let state = velocities[i];
@@ -40,7 +40,11 @@ fn finalize(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    finalize_thread(linear_id(workgroup, workgroups, local_index), dispatch.substep);
+    let i = linear_id(workgroup, workgroups, local_index);
+    finalize_thread(i, dispatch.substep);
+    if (i == 0u && dispatch.substep + 1u == params.substeps) {
+        clock[0] += params.h * f32(params.substeps);
+    }
 }
 
 // The end of one substep and the start of the next (dispatch.substep) in one dispatch: both

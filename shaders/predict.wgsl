@@ -1,5 +1,5 @@
 // The integrate module's particle bindings (group 1) and stage 1 — predict (PBD Alg. 1 lines
-// 5–7): v̄ = (v + h(g + a))·damping, and the substep's displacement starts at q = h·v̄. Between
+// 5–7): v̄ = (v + h(g + a + a_air))·damping, and the substep's displacement starts at q = h·v̄. Between
 // predict and finalize the velocity buffer holds q (src/gpu/solver.rs says why). Pinned
 // particles move a 1/(substeps − substep) share of the way to their target, so they reach it
 // at the end of the frame with a uniform kinematic velocity.
@@ -11,12 +11,17 @@
 @group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
 // The pinned particles and their targets.
 @group(1) @binding(2) var<storage, read> pins: array<Pin>;
+// Each particle's acceleration from the air (m/s², shaders/aerodynamics.wgsl; zero without air).
+@group(1) @binding(3) var<storage, read> air_accelerations: array<vec4<f32>>;
+// [time at the start of the frame (s)], advanced by the frame's last finalize.
+@group(1) @binding(4) var<storage, read_write> clock: array<f32>;
 
 // A free particle's predicted displacement; pinned ones are left to their pin's thread.
 fn predict_particle(i: u32) {
     let v = velocities[i];
     if (v.w > 0.0) {
-        let predicted_velocity = (v.xyz + params.acceleration.xyz * params.h) * params.damping_factor;
+        let acceleration = params.acceleration.xyz + air_accelerations[i].xyz;
+        let predicted_velocity = (v.xyz + acceleration * params.h) * params.damping_factor;
         velocities[i] = vec4<f32>(predicted_velocity * params.h, v.w);
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! The whole simulation runs in WGSL compute shaders: predict, project stretch and dihedral
 //! bending constraints (coloured Gauss-Seidel or Jacobi, PBD stiffness or XPBD compliance, with
-//! substeps), collide with spheres and planes, update velocities with friction and restitution,
+//! substeps), push the cloth with the air (drag, lift, wind and gusts), collide with spheres and planes, update velocities with friction and restitution,
 //! and recompute normals. The host builds the model once ([`ClothModel`]) and the solver
 //! ([`GpuSolver`]) records frames into your own encoder.
 //!
@@ -23,6 +23,7 @@
 
 #![warn(missing_docs)]
 
+pub mod aerodynamics;
 pub mod collision;
 pub mod constraints;
 pub mod error;
@@ -40,6 +41,7 @@ pub mod schedule;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 
+pub use aerodynamics::{Aerodynamics, Gusts};
 pub use collision::Collider;
 pub use constraints::stretch::StrainLimits;
 pub use error::{Error, MeshError, ParamError};

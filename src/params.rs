@@ -1,5 +1,6 @@
 //! Solver parameters: one `Copy` struct, every field with its unit, default and advice.
 
+use crate::aerodynamics::Aerodynamics;
 use crate::collision::ContactResponse;
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{Response, Responses};
@@ -147,6 +148,10 @@ pub struct SolverParams {
     /// `stretch` and `compression` are (GAMES103 strain limiting). Gives a stretchy material
     /// (a compliant `stretch`) a hard limit, e.g. a knit that gives 10 % and no more.
     pub strain_limits: Option<StrainLimits>,
+    /// The air (default `None`, a vacuum): drag and lift on every triangle from the wind
+    /// relative to it, with gusts ([`crate::aerodynamics`]). Costs one more dispatch per
+    /// substep, and the finalize and next predict of a substep become two.
+    pub aerodynamics: Option<Aerodynamics>,
     /// Projection mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants
     /// over-relaxation ω ≈ 1.5.
@@ -171,6 +176,7 @@ impl Default for SolverParams {
             collision_margin: 0.005,
             tethers: TetherParams::default(),
             strain_limits: None,
+            aerodynamics: None,
             mode: SolverMode::GaussSeidel,
         }
     }
@@ -223,6 +229,9 @@ impl SolverParams {
         if let Some(StrainLimits { min, max }) = self.strain_limits {
             check((0.0..=1.0).contains(&min), "strain_limits.min", min.to_string(), "in [0, 1]")?;
             check(max.is_finite() && max >= 1.0, "strain_limits.max", max.to_string(), "finite and ≥ 1")?;
+        }
+        if let Some(aero) = &self.aerodynamics {
+            aero.validate()?;
         }
         check(
             non_negative(self.static_friction),

@@ -3,6 +3,7 @@
 //! [`crate::constraints`] and [`crate::collision`]. It is the specification the GPU is tested
 //! against, not a second backend to optimise.
 
+use crate::aerodynamics::{air_acceleration, AirState};
 use crate::collision::{respond_to_colliders, validate_colliders, Collider};
 use crate::constraints::tether::{project_tethers, PinnedTethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
@@ -27,6 +28,10 @@ pub struct CpuSolver {
     pub normals: Vec<Vec3>,
     /// Pins and inverse masses.
     pub pins: Pins,
+    /// Simulated time (s) at the start of the next frame, for gusts.
+    pub time: f32,
+    /// Each particle's acceleration from the air in the current substep (m/s²).
+    air_accelerations: Vec<Vec3>,
     solve: SolveState,
     multipliers: Multipliers,
     jacobi: Option<JacobiPlan>,
@@ -47,6 +52,8 @@ impl CpuSolver {
             velocities: vec![Vec3::ZERO; n],
             normals: model.vertex_normals(&positions),
             pins: Pins::new(model),
+            time: 0.0,
+            air_accelerations: vec![Vec3::ZERO; n],
             solve: SolveState {
                 positions: positions.clone(),
                 displacements: vec![Vec3::ZERO; n],
@@ -84,11 +91,13 @@ impl CpuSolver {
         }
     }
 
-    /// Advances one frame: `substeps` × (predict → `iterations` projections → tethers → collide
-    /// and update velocities), then recomputes normals (PBD Alg. 1 with XPBD substepping).
+    /// Advances one frame: `substeps` × (air → predict → `iterations` projections → tethers →
+    /// collide and update velocities), then recomputes normals (PBD Alg. 1 with XPBD
+    /// substepping) and advances the time.
     pub fn step(&mut self) {
         self.update_tethers();
         for substep in 0..self.params.substeps {
+            self.update_air(substep);
             self.predict(substep);
             for _ in 0..self.params.iterations {
                 match self.params.mode {
@@ -103,6 +112,26 @@ impl CpuSolver {
             self.finalize(substep);
         }
         self.normals = self.model.vertex_normals(&self.positions);
+        self.time += self.params.substep_dt() * self.params.substeps as f32;
+    }
+
+    /// Each particle's acceleration from the air at the start of `substep` (zero without air).
+    fn update_air(&mut self, substep: u32) {
+        let Some(aero) = &self.params.aerodynamics else {
+            return self.air_accelerations.fill(Vec3::ZERO);
+        };
+        let h = self.params.substep_dt();
+        let state = AirState {
+            positions: &self.positions,
+            velocities: &self.velocities,
+            inverse_masses: self.pins.inverse_masses(),
+            time: self.time + substep as f32 * h,
+            h,
+        };
+        let (triangles, lists) = (&self.model.mesh().triangles, self.model.vertex_triangles());
+        for (i, a) in self.air_accelerations.iter_mut().enumerate() {
+            *a = air_acceleration(aero, triangles, lists, &state, i);
+        }
     }
 
     /// Rebuilds the tethers when they are switched on or off or the set of pinned particles
@@ -115,7 +144,7 @@ impl CpuSolver {
         }
     }
 
-    /// PBD Alg. 1 lines 5–7: `v̄ = (v + h(g + a))·damping`, and the substep's displacement starts
+    /// PBD Alg. 1 lines 5–7: `v̄ = (v + h(g + a + a_air))·damping`, and the substep's displacement starts
     /// at `q = h·v̄`; a pinned particle's displacement is a `1/(substeps − substep)` share of the
     /// way to its target. Multipliers reset (XPBD).
     fn predict(&mut self, substep: u32) {
@@ -131,7 +160,7 @@ impl CpuSolver {
             self.solve.displacements[i] = if self.pins.inverse_masses()[i] == 0.0 {
                 kinematic_step(x, self.pins.targets()[i], remaining)
             } else {
-                ((self.velocities[i] + acceleration * h) * damping) * h
+                ((self.velocities[i] + (acceleration + self.air_accelerations[i]) * h) * damping) * h
             };
         }
         self.multipliers.reset();

@@ -1,5 +1,6 @@
 //! Scenes shared by the examples, tests and benches.
 
+use crate::aerodynamics::{Aerodynamics, Gusts};
 use crate::collision::Collider;
 use crate::error::Error;
 use crate::mesh::{ClothMesh, GridPlane};
@@ -34,11 +35,14 @@ pub enum SceneKind {
     /// The comparison scene: a horizontal 2 m × 2 m cloth, the two corners of one edge pinned,
     /// a static sphere (r = 0.5 m) under the middle, gravity 9.81, dt 1/60.
     Benchmark,
+    /// A 1 m × 1 m flag hanging from a horizontal pole along its top edge, in a gusty 4 m/s
+    /// wind across it ([`crate::aerodynamics`]).
+    Flag,
 }
 
 impl SceneKind {
     /// Every scene, in menu order.
-    pub const ALL: [SceneKind; 4] = [Self::Hanging, Self::Drape, Self::FreeFall, Self::Benchmark];
+    pub const ALL: [SceneKind; 5] = [Self::Hanging, Self::Drape, Self::FreeFall, Self::Benchmark, Self::Flag];
 
     /// The scene's command-line name.
     pub fn name(self) -> &'static str {
@@ -47,6 +51,7 @@ impl SceneKind {
             Self::Drape => "drape",
             Self::FreeFall => "free_fall",
             Self::Benchmark => "benchmark",
+            Self::Flag => "flag",
         }
     }
 }
@@ -61,10 +66,10 @@ impl FromStr for SceneKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| format!("unknown scene `{s}` (expected one of hanging, drape, free_fall, benchmark)"))
+        Self::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Self::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown scene `{s}` (expected one of {})", names.join(", "))
+        })
     }
 }
 
@@ -91,15 +96,26 @@ impl Scene {
                 corners,
                 vec![Collider::sphere(Vec3::new(0.0, 0.4, 0.0), 0.5)],
             ),
+            SceneKind::Flag => (1.0, GridPlane::Vertical, Vec3::new(-0.5, 2.0, 0.0), (0..=cells).collect(), vec![]),
         };
         let vertices = cells.saturating_add(1);
         let mesh = ClothMesh::grid(vertices, vertices, size / cells as f32, plane, origin)?;
         let params = SolverParams::default();
         let params = match kind {
             SceneKind::FreeFall => SolverParams { damping: 0.0, ..params },
+            SceneKind::Flag => SolverParams { aerodynamics: Some(flag_wind()), ..params },
             _ => params,
         };
         let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
         Ok(Self { kind, model, params, colliders })
+    }
+}
+
+/// The flag scene's air: 4 m/s across the flag, gusts of ±40 % about every two seconds.
+fn flag_wind() -> Aerodynamics {
+    Aerodynamics {
+        wind: Vec3::new(0.0, 0.0, 4.0),
+        gusts: Gusts { strength: 0.4, frequency: 0.5 },
+        ..Aerodynamics::default()
     }
 }

@@ -359,6 +359,10 @@ fn dispatches_per_frame_follow_the_plan() {
         };
         let untethered = solver(&device, &queue, &scene.model, untethered, &scene.colliders, DispatchStrategy::Striped);
         assert_eq!(untethered.dispatches_per_frame(), frame(2) - substeps as usize);
+        // The air: its own dispatch, and predict apart from finalize, in every substep.
+        let windy = SolverParams { aerodynamics: Some(Default::default()), substeps, iterations, ..scene.params };
+        let windy = solver(&device, &queue, &scene.model, windy, &scene.colliders, DispatchStrategy::Striped);
+        assert_eq!(windy.dispatches_per_frame(), frame(2) + 2 * substeps as usize - 1);
     }
 }
 

@@ -1,7 +1,8 @@
 //! Bad parameters and colliders give typed errors; stiffness conversions follow PBD and XPBD.
 
 use drape::{
-    Collider, CpuSolver, Error, Scene, SceneKind, SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams,
+    Aerodynamics, Collider, CpuSolver, Error, Gusts, Scene, SceneKind, SolverMode, SolverParams, Stiffness,
+    StrainLimits, TetherParams,
 };
 use glam::Vec3;
 
@@ -41,6 +42,19 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(limits(f32::NAN, 1.1)), "strain_limits.min");
     assert_eq!(rejected(limits(0.9, 0.99)), "strain_limits.max");
     assert_eq!(rejected(limits(0.9, f32::INFINITY)), "strain_limits.max");
+    let air = |aero: Aerodynamics| SolverParams { aerodynamics: Some(aero), ..ok };
+    let still = Aerodynamics::default();
+    air(Aerodynamics { air_density: 0.0, lift_coefficient: 0.0, ..still }).validate().unwrap();
+    assert_eq!(rejected(air(Aerodynamics { wind: Vec3::new(f32::INFINITY, 0.0, 0.0), ..still })), "aerodynamics.wind");
+    assert_eq!(rejected(air(Aerodynamics { air_density: -1.0, ..still })), "aerodynamics.air_density");
+    assert_eq!(rejected(air(Aerodynamics { drag_coefficient: f32::NAN, ..still })), "aerodynamics.drag_coefficient");
+    assert_eq!(rejected(air(Aerodynamics { lift_coefficient: -0.1, ..still })), "aerodynamics.lift_coefficient");
+    let gusts = |strength, frequency| air(Aerodynamics { gusts: Gusts { strength, frequency }, ..still });
+    gusts(1.0, 2.0).validate().unwrap();
+    assert_eq!(rejected(gusts(1.5, 0.5)), "aerodynamics.gusts.strength");
+    assert_eq!(rejected(gusts(-0.1, 0.5)), "aerodynamics.gusts.strength");
+    assert_eq!(rejected(gusts(0.5, 0.0)), "aerodynamics.gusts.frequency");
+    assert_eq!(rejected(gusts(0.5, f32::INFINITY)), "aerodynamics.gusts.frequency");
     // Accepted-looking values whose derived quantities would be infinite or zero.
     assert_eq!(rejected(SolverParams { bending: Stiffness::Compliance(1e33), ..ok }), "bending");
     assert_eq!(rejected(SolverParams { time_step: 1e-30, ..ok }), "time_step");

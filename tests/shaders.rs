@@ -3,7 +3,7 @@
 
 use drape::constraints::bending::BendingRecord;
 use drape::constraints::stretch::StretchRecord;
-use drape::gpu::records::{DispatchInfo, GpuCollider, GpuKind, GpuParams};
+use drape::gpu::records::{DispatchInfo, GpuAir, GpuCollider, GpuKind, GpuParams};
 use drape::gpu::shaders;
 use drape::pins::PinRecord;
 use std::mem::{offset_of, size_of};
@@ -26,13 +26,14 @@ fn file(name: &str) -> &'static str {
 }
 
 /// Every module drape builds, by name.
-fn modules() -> [(&'static str, String); 5] {
+fn modules() -> [(&'static str, String); 6] {
     [
         ("integrate", shaders::integrate_module_source()),
         ("solver", shaders::solver_module_source()),
         ("workgroup", shaders::workgroup_module_source()),
         ("normals", shaders::normals_module_source()),
         ("tethers", shaders::tether_module_source()),
+        ("aerodynamics", shaders::aerodynamics_module_source()),
     ]
 }
 
@@ -67,6 +68,7 @@ fn every_entry_point_is_within_webgpu_limits_with_headroom() {
         ("workgroup", &["project_stripes", "project_substep"]),
         ("normals", &["compute_normals"]),
         ("tethers", &["project_tethers"]),
+        ("aerodynamics", &["apply_aerodynamics"]),
     ];
     for ((name, source), (expected_name, entry_points)) in modules().iter().zip(expected) {
         assert_eq!(*name, expected_name);
@@ -193,6 +195,9 @@ fn shared_constants_match_their_wgsl_twins() {
     let collide = parse_and_validate("integrate", &shaders::integrate_module_source());
     assert_eq!(wgsl_constant(&collide, "MAX_CONTACTS"), U32(drape::collision::MAX_CONTACTS as u32));
     assert_eq!(wgsl_constant(&collide, "PARALLEL_EPSILON"), F32(drape::collision::PARALLEL_EPSILON));
+    let air = parse_and_validate("aerodynamics", &shaders::aerodynamics_module_source());
+    assert_eq!(wgsl_constant(&air, "SPEED_EPSILON"), F32(drape::aerodynamics::SPEED_EPSILON));
+    assert_eq!(wgsl_constant(&air, "PHASE_LIMIT"), F32(drape::aerodynamics::PHASE_LIMIT));
 }
 
 macro_rules! rust_offsets {
@@ -216,6 +221,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             kinds,
             tether,
             strain_limits,
+            air,
             relaxation,
             h,
             damping_factor,
@@ -235,6 +241,12 @@ fn gpu_structs_match_their_wgsl_twins() {
             tether_particles,
             colliders,
         ),
+    );
+    assert_layout(
+        &module,
+        "Air",
+        size_of::<GpuAir>(),
+        rust_offsets!(GpuAir, wind, density, drag_coefficient, lift_coefficient, gust_strength, gust_frequency),
     );
     assert_layout(
         &module,

@@ -540,7 +540,8 @@ fn keys_map_to_the_documented_commands() {
     assert_eq!(command_for_key(&key("g"), true), Some(Command::ToggleMode));
     assert_eq!(command_for_key(&key("2"), false), Some(Command::Scene(SceneKind::Drape)));
     assert_eq!(command_for_key(&key("4"), false), Some(Command::Scene(SceneKind::Benchmark)));
-    assert_eq!(command_for_key(&key("5"), false), Some(Command::ObjScene));
+    assert_eq!(command_for_key(&key("5"), false), Some(Command::Scene(SceneKind::Flag)));
+    assert_eq!(command_for_key(&key("6"), false), Some(Command::ObjScene));
     assert_eq!(command_for_key(&key("9"), false), None);
     // The help lists the same digits.
     let scenes = SceneKind::ALL.len();

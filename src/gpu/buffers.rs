@@ -129,6 +129,10 @@ pub(crate) struct Buffers {
     pub schedule: wgpu::Buffer,
     /// The tethers' words, grown when they must.
     pub tethers: wgpu::Buffer,
+    /// Each particle's acceleration from the air (`vec4`), zero while the air is off.
+    pub air_accelerations: wgpu::Buffer,
+    /// The time at the start of the frame (s), advanced on the GPU.
+    pub clock: wgpu::Buffer,
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
 }

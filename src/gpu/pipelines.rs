@@ -37,7 +37,8 @@ fn uniform(binding: u32, has_dynamic_offset: bool) -> wgpu::BindGroupLayoutEntry
 pub(crate) enum GroupLayout {
     /// Group 0: parameters and the dispatch table entry (dynamic offset).
     Frame,
-    /// Group 1 of predict and finalize: positions and velocities written, pins read.
+    /// Group 1 of predict and finalize: positions and velocities written, pins and the air's
+    /// accelerations read, the clock written.
     Integrate,
     /// Group 1 of the projections: positions read, displacements written.
     Solve,
@@ -51,29 +52,36 @@ pub(crate) enum GroupLayout {
     Normals,
     /// Group 2 of the tethers: their lists, read.
     Tethers,
+    /// Group 2 of the aerodynamics: accelerations written, triangles, gather lists and clock
+    /// read.
+    Aerodynamics,
 }
 
 impl GroupLayout {
     /// Every pipeline layout's groups (integrate has no group 2), for the device limit checks.
-    pub const PIPELINES: [&[GroupLayout]; 5] = [
+    pub const PIPELINES: [&[GroupLayout]; 6] = [
         &[Self::Frame, Self::Integrate],
         &[Self::Frame, Self::Solve, Self::GaussSeidel],
         &[Self::Frame, Self::Solve, Self::Jacobi],
         &[Self::Frame, Self::Positions, Self::Normals],
         &[Self::Frame, Self::Solve, Self::Tethers],
+        &[Self::Frame, Self::Solve, Self::Aerodynamics],
     ];
 
     /// The layout's entries (`@group(n) @binding(k)` declarations in `shaders/`).
     pub fn entries(self) -> Vec<wgpu::BindGroupLayoutEntry> {
         match self {
             Self::Frame => vec![uniform(0, false), uniform(1, true)],
-            Self::Integrate => vec![storage(0, false), storage(1, false), storage(2, true)],
+            Self::Integrate => {
+                vec![storage(0, false), storage(1, false), storage(2, true), storage(3, true), storage(4, false)]
+            }
             Self::Solve => vec![storage(0, true), storage(1, false)],
             Self::Positions => vec![storage(0, true)],
             Self::GaussSeidel => vec![storage(0, false), storage(1, true)],
             Self::Jacobi => vec![storage(0, false), storage(2, false), storage(3, true)],
             Self::Normals => vec![storage(0, false), storage(1, true), storage(2, true)],
             Self::Tethers => vec![storage(0, true)],
+            Self::Aerodynamics => vec![storage(0, false), storage(1, true), storage(2, true), storage(3, true)],
         }
     }
 }
@@ -88,6 +96,7 @@ pub(crate) struct Layouts {
     pub jacobi: wgpu::BindGroupLayout,
     pub normals: wgpu::BindGroupLayout,
     pub tethers: wgpu::BindGroupLayout,
+    pub aerodynamics: wgpu::BindGroupLayout,
 }
 
 impl Layouts {
@@ -107,6 +116,7 @@ impl Layouts {
             jacobi: layout("drape jacobi data", GroupLayout::Jacobi),
             normals: layout("drape normals data", GroupLayout::Normals),
             tethers: layout("drape tethers", GroupLayout::Tethers),
+            aerodynamics: layout("drape aerodynamics data", GroupLayout::Aerodynamics),
         }
     }
 }
@@ -161,6 +171,7 @@ pub(crate) struct Pipelines {
     jacobi_apply: wgpu::ComputePipeline,
     jacobi_substep: wgpu::ComputePipeline,
     project_tethers: wgpu::ComputePipeline,
+    apply_aerodynamics: wgpu::ComputePipeline,
     pub normals: wgpu::ComputePipeline,
 }
 
@@ -177,6 +188,7 @@ impl Pipelines {
         let solver = module("drape solver", shaders::solver_module_source());
         let normals = module("drape normals", shaders::normals_module_source());
         let tethers = module("drape tethers", shaders::tether_module_source());
+        let aerodynamics = module("drape aerodynamics", shaders::aerodynamics_module_source());
         let pipeline_layout = |label, groups: [&wgpu::BindGroupLayout; 3]| {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),
@@ -194,6 +206,8 @@ impl Pipelines {
         let jacobi = pipeline_layout("drape jacobi", [&layouts.frame, &layouts.solve, &layouts.jacobi]);
         let normals_layout = pipeline_layout("drape normals", [&layouts.frame, &layouts.positions, &layouts.normals]);
         let tethers_layout = pipeline_layout("drape tethers", [&layouts.frame, &layouts.solve, &layouts.tethers]);
+        let aerodynamics_layout =
+            pipeline_layout("drape aerodynamics", [&layouts.frame, &layouts.solve, &layouts.aerodynamics]);
         let workgroup_sizes =
             [("STRIPE_WORKGROUP_SIZE", f64::from(sizes.stripe)), ("SUBSTEP_WORKGROUP_SIZE", f64::from(sizes.substep))];
         let pipeline = |module: &wgpu::ShaderModule,
@@ -237,6 +251,7 @@ impl Pipelines {
             jacobi_apply: pipeline(&solver, &jacobi, "jacobi_apply", &workgroup_sizes),
             jacobi_substep: pipeline(&solver, &jacobi, "jacobi_substep", &workgroup_sizes),
             project_tethers: pipeline(&tethers, &tethers_layout, "project_tethers", &[]),
+            apply_aerodynamics: pipeline(&aerodynamics, &aerodynamics_layout, "apply_aerodynamics", &[]),
             normals: pipeline(&normals, &normals_layout, "compute_normals", &[]),
         }
     }
@@ -260,6 +275,7 @@ impl Pipelines {
             Kernel::JacobiApply => &self.jacobi_apply,
             Kernel::JacobiSubstep => &self.jacobi_substep,
             Kernel::ProjectTethers => &self.project_tethers,
+            Kernel::Aerodynamics => &self.apply_aerodynamics,
         }
     }
 
@@ -269,6 +285,7 @@ impl Pipelines {
             Kernel::Predict | Kernel::Finalize | Kernel::FinalizeAndPredict => DataGroup::Integrate,
             Kernel::JacobiProject | Kernel::JacobiApply | Kernel::JacobiSubstep => DataGroup::Jacobi,
             Kernel::ProjectTethers => DataGroup::Tethers,
+            Kernel::Aerodynamics => DataGroup::Aerodynamics,
             _ => DataGroup::GaussSeidel,
         }
     }
@@ -285,4 +302,6 @@ pub(crate) enum DataGroup {
     Jacobi,
     /// Group 1 for solving, group 2 with the tethers.
     Tethers,
+    /// Group 1 for solving, group 2 with the air's buffers.
+    Aerodynamics,
 }

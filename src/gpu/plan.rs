@@ -117,6 +117,7 @@ pub(crate) enum Kernel {
     JacobiApply,
     JacobiSubstep,
     ProjectTethers,
+    Aerodynamics,
 }
 
 /// One recorded dispatch: which kernel, which dispatch table entry, how many workgroups.
@@ -196,8 +197,17 @@ pub(crate) fn frame_plan(
         }
         _ => None,
     };
-    plan.push(Kernel::Predict, DispatchInfo::zeroed(), workgroups_for(particles));
+    // The air acts on the state at the start of each substep, which only exists between
+    // finalize and predict: with it, they are dispatched apart.
+    let air = params.aerodynamics.is_some();
     for substep in 0..params.substeps {
+        let start = DispatchInfo { substep, ..DispatchInfo::zeroed() };
+        if air {
+            plan.push(Kernel::Aerodynamics, start, workgroups_for(particles));
+        }
+        if air || substep == 0 {
+            plan.push(Kernel::Predict, start, workgroups_for(particles));
+        }
         if let Some(chunks) = &chunks {
             let kernel = if jacobi {
                 Kernel::JacobiSubstep
@@ -240,7 +250,7 @@ pub(crate) fn frame_plan(
         }
         // Finalize and the next substep's predict work particle by particle: one dispatch.
         let next = substep + 1;
-        let (kernel, info) = if next < params.substeps {
+        let (kernel, info) = if next < params.substeps && !air {
             (Kernel::FinalizeAndPredict, DispatchInfo { substep: next, ..DispatchInfo::zeroed() })
         } else {
             (Kernel::Finalize, DispatchInfo { substep, ..DispatchInfo::zeroed() })

@@ -4,6 +4,7 @@
 //! ([`crate::constraints`]), the pin record with the pins ([`crate::pins`]).
 
 use super::buffers::{record_bases, unit_table, unit_table_offsets};
+use crate::aerodynamics::Aerodynamics;
 use crate::collision::{Collider, MAX_COLLIDERS};
 use crate::constraints::{Kind, UnitType};
 use crate::model::{ClothModel, JacobiPlan};
@@ -61,6 +62,39 @@ pub struct GpuKind {
     pub _pad: [u32; 2],
 }
 
+/// `Air` in WGSL: the air of [`Aerodynamics`], all zero when it is off.
+#[allow(missing_docs)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuAir {
+    pub wind: [f32; 4],
+    pub density: f32,
+    pub drag_coefficient: f32,
+    pub lift_coefficient: f32,
+    pub gust_strength: f32,
+    pub gust_frequency: f32,
+    /// Pads the struct to 16 bytes.
+    pub _pad: [u32; 3],
+}
+
+impl GpuAir {
+    fn new(aero: Option<&Aerodynamics>) -> Self {
+        let Some(aero) = aero else {
+            return Self::zeroed();
+        };
+        let wind = aero.wind;
+        Self {
+            wind: [wind.x, wind.y, wind.z, wind.length()],
+            density: aero.air_density,
+            drag_coefficient: aero.drag_coefficient,
+            lift_coefficient: aero.lift_coefficient,
+            gust_strength: aero.gusts.strength,
+            gust_frequency: aero.gusts.frequency,
+            _pad: [0; 3],
+        }
+    }
+}
+
 /// `Params` in WGSL: everything a frame's kernels read, derived from [`SolverParams`].
 #[allow(missing_docs)]
 #[repr(C)]
@@ -71,6 +105,7 @@ pub struct GpuParams {
     pub kinds: [GpuKind; MAX_KINDS],
     pub tether: [f32; 4],
     pub strain_limits: [f32; 4],
+    pub air: GpuAir,
     pub relaxation: f32,
     pub h: f32,
     pub damping_factor: f32,
@@ -140,6 +175,7 @@ impl GpuParams {
                 Some(limits) => [limits.min, limits.max, 1.0, 0.0],
                 None => [0.0; 4],
             },
+            air: GpuAir::new(params.aerodynamics.as_ref()),
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
                 SolverMode::GaussSeidel => 1.0,

@@ -19,6 +19,7 @@ const STAGE_FILES: &[(&str, &str)] = &[
     ("predict.wgsl", PREDICT),
     ("finalize.wgsl", FINALIZE),
     ("normals.wgsl", NORMALS),
+    ("aerodynamics.wgsl", AERODYNAMICS),
 ];
 
 const COMMON: &str = include_str!("../../shaders/common.wgsl");
@@ -33,6 +34,7 @@ const COLLIDE: &str = include_str!("../../shaders/collide.wgsl");
 const PREDICT: &str = include_str!("../../shaders/predict.wgsl");
 const FINALIZE: &str = include_str!("../../shaders/finalize.wgsl");
 const NORMALS: &str = include_str!("../../shaders/normals.wgsl");
+const AERODYNAMICS: &str = include_str!("../../shaders/aerodynamics.wgsl");
 
 /// `(file name, source)` of every WGSL file, for validation tests: the stages', each kind's
 /// (`constraints/<name>.wgsl`), each unit type's own (`constraints/<name>.wgsl`) and the
@@ -97,6 +99,11 @@ pub fn tether_module_source() -> String {
 /// The normals module.
 pub fn normals_module_source() -> String {
     [COMMON, NORMALS].concat()
+}
+
+/// The aerodynamics module.
+pub fn aerodynamics_module_source() -> String {
+    [COMMON, AERODYNAMICS].concat()
 }
 
 /// Only the shared structs, for layout reflection.

@@ -39,6 +39,7 @@ struct BindGroups {
     jacobi: Option<wgpu::BindGroup>,
     normals: wgpu::BindGroup,
     tethers: wgpu::BindGroup,
+    aerodynamics: wgpu::BindGroup,
 }
 
 /// A cloth simulated on the GPU. Create it with [`GpuSolver::new`] from your own device and
@@ -173,7 +174,7 @@ impl GpuSolver {
     }
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
-    /// (targets at rest) and rest normals. Parameters and colliders stay; no pipeline or cloth
+    /// (targets at rest), rest normals and time zero (for gusts). Parameters and colliders stay; no pipeline or cloth
     /// buffer is rebuilt. An uncollected [`GpuSolver::request_metrics`] is dropped (it measured
     /// the cloth before), with its readback buffer if the map was still pending.
     pub fn reset(&mut self) {
@@ -188,6 +189,8 @@ impl GpuSolver {
         write(&self.buffers.positions, &vectors(rest, |_| 1.0));
         write(&self.buffers.velocities, &vectors(&vec![Vec3::ZERO; rest.len()], |i| self.pins.inverse_masses()[i]));
         write(&self.buffers.normals, &vectors(&self.model.vertex_normals(rest), |_| 0.0));
+        write(&self.buffers.air_accelerations, &vec![[0.0; 4]; rest.len()]);
+        write(&self.buffers.clock, &[[0.0; 4]]);
         self.write_pins();
         self.apply(self.params, self.requested_layout)
             .expect("the parameters and layout in use were planned before, and tethers fit by construction");
@@ -242,6 +245,10 @@ impl GpuSolver {
                     DataGroup::Tethers => {
                         pass.set_bind_group(1, &groups.solve, &[]);
                         pass.set_bind_group(2, &groups.tethers, &[]);
+                    }
+                    DataGroup::Aerodynamics => {
+                        pass.set_bind_group(1, &groups.solve, &[]);
+                        pass.set_bind_group(2, &groups.aerodynamics, &[]);
                     }
                 }
                 current = Some(dispatch.kernel);
@@ -476,6 +483,11 @@ impl GpuSolver {
         if let Some(tethers) = rebuilt {
             self.upload_tethers(tethers);
         }
+        if params.aerodynamics.is_none() && self.params.aerodynamics.is_some() {
+            // Predict reads the last accelerations whether or not the air is on.
+            let zeros = vec![[0f32; 4]; self.model.particle_count()];
+            self.queue.write_buffer(&self.buffers.air_accelerations, 0, bytemuck::cast_slice(&zeros));
+        }
         self.params = params;
         self.requested_layout = layout;
         self.layout = resolved;
@@ -644,6 +656,8 @@ fn create_buffers(
         constraint_records: allocator.init("drape constraint records", bytemuck::cast_slice(&records), 4, STORAGE),
         schedule: allocator.init("drape schedule", bytemuck::cast_slice(schedule), 4, STORAGE),
         tethers: allocator.empty("drape tethers", 4, STORAGE),
+        air_accelerations: allocator.empty("drape air accelerations", 16 * n.max(1) as u64, STORAGE),
+        clock: allocator.empty("drape clock", 16, STORAGE),
         jacobi: None,
     })
 }
@@ -709,7 +723,7 @@ fn integrate_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -
         device,
         "drape particles (integrate)",
         &layouts.integrate,
-        &[(0, &b.positions), (1, &b.velocities), (2, &b.pins)],
+        &[(0, &b.positions), (1, &b.velocities), (2, &b.pins), (3, &b.air_accelerations), (4, &b.clock)],
     )
 }
 
@@ -742,5 +756,11 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
             &[(0, &b.normals), (1, &b.triangles), (2, &b.vertex_triangles)],
         ),
         tethers: tethers_bind_group(device, layouts, b),
+        aerodynamics: bind_group(
+            device,
+            "drape aerodynamics data",
+            &layouts.aerodynamics,
+            &[(0, &b.air_accelerations), (1, &b.triangles), (2, &b.vertex_triangles), (3, &b.clock)],
+        ),
     }
 }

@@ -90,5 +90,5 @@ pub const CONTROLS: &[&str] = &[
     "wheel / + − / PageUp PageDown: zoom",
     "space: pause · S: single step · R: reset",
     "G: switch Gauss-Seidel / Jacobi",
-    "1–4: scenes (5: the --obj file) · F: frame · Esc: quit",
+    "1–5: scenes (6: the --obj file) · F: frame · Esc: quit",
 ];
