@@ -16,11 +16,12 @@
 // [time at the start of the frame (s)], advanced by the frame's last finalize.
 @group(1) @binding(4) var<storage, read_write> clock: array<f32>;
 
-// A free particle's predicted displacement; pinned ones are left to their pin's thread.
-fn predict_particle(i: u32) {
+// A free particle's predicted displacement under the air's acceleration `air`; pinned ones are
+// left to their pin's thread.
+fn predict_particle(i: u32, air: vec3<f32>) {
     let v = velocities[i];
     if (v.w > 0.0) {
-        let acceleration = params.acceleration.xyz + air_accelerations[i].xyz;
+        let acceleration = params.acceleration.xyz + air;
         let predicted_velocity = (v.xyz + acceleration * params.h) * params.damping_factor;
         velocities[i] = vec4<f32>(predicted_velocity * params.h, v.w);
     }
@@ -35,10 +36,10 @@ fn predict_pin(pin: Pin, substep: u32) {
     velocities[pin.particle] = vec4<f32>(q, 0.0);
 }
 
-// Thread i predicts particle i and pin i.
-fn predict_thread(i: u32, substep: u32) {
+// Thread i predicts particle i (under `air`) and pin i.
+fn predict_thread(i: u32, substep: u32, air: vec3<f32>) {
     if (i < params.particle_count) {
-        predict_particle(i);
+        predict_particle(i, air);
     }
     if (i < params.pin_count) {
         predict_pin(pins[i], substep);
@@ -51,5 +52,7 @@ fn predict(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    predict_thread(linear_id(workgroup, workgroups, local_index), dispatch.substep);
+    let i = linear_id(workgroup, workgroups, local_index);
+    let air = air_accelerations[min(i, params.particle_count - 1u)].xyz;
+    predict_thread(i, dispatch.substep, air);
 }

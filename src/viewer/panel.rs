@@ -52,6 +52,7 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, session: &Session) -> Vec
         let mut params = *session.params();
         solver_section(ui, &mut params, session.relaxation());
         material_section(ui, &mut params);
+        air_section(ui, &mut params);
         if params != *session.params() {
             actions.push(PanelAction::SetParams(params));
         }
@@ -151,6 +152,30 @@ fn stretch_limit_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
         ui.add(slider(&mut limits.min, 0.0..=1.0).text("min stretch ratio"));
         ui.add(slider(&mut limits.max, 1.0..=2.0).text("max stretch ratio"));
     }
+}
+
+/// The air: on/off, the wind as a horizontal speed and heading, gusts, and the coefficients.
+fn air_section(ui: &mut egui::Ui, params: &mut SolverParams) {
+    egui::CollapsingHeader::new("Air and wind").default_open(params.aerodynamics.is_some()).show(ui, |ui| {
+        let mut on = params.aerodynamics.is_some();
+        ui.checkbox(&mut on, "air (drag and lift)");
+        params.aerodynamics = on.then(|| params.aerodynamics.unwrap_or_default());
+        let Some(air) = &mut params.aerodynamics else {
+            return;
+        };
+        let (mut speed, mut heading) = (air.wind.length(), air.wind.x.atan2(air.wind.z).to_degrees());
+        let speed_edit = ui.add(slider(&mut speed, 0.0..=20.0).text("wind speed").suffix(" m/s"));
+        let heading_edit = ui.add(slider(&mut heading, -180.0..=180.0).text("wind heading (0 = +z)").suffix("°"));
+        if speed_edit.changed() || heading_edit.changed() {
+            let (sin, cos) = heading.to_radians().sin_cos();
+            air.wind = glam::Vec3::new(sin, 0.0, cos) * speed;
+        }
+        ui.add(slider(&mut air.gusts.strength, 0.0..=1.0).text("gusts ±"));
+        ui.add(slider(&mut air.gusts.frequency, 0.05..=5.0).text("gusts per second").suffix(" Hz").logarithmic(true));
+        ui.add(slider(&mut air.drag_coefficient, 0.0..=3.0).text("drag coefficient"));
+        ui.add(slider(&mut air.lift_coefficient, 0.0..=3.0).text("lift coefficient"));
+        ui.add(slider(&mut air.air_density, 0.0..=5.0).text("air density").suffix(" kg/m³"));
+    });
 }
 
 /// Edits a stiffness in either form: PBD `k ∈ [0, 1]` or XPBD compliance `α ≥ 0`.
