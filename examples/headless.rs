@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120
 //!  --solver gs --substeps 10 --iterations 10 [--strain-limit 0.9,1.1] [--wind 0,0,4]
-//!  [--gusts 0.4] [--json]`
+//!  [--gusts 0.4] [--rigid-damping 5] [--json]`
 
 use clap::{Parser, ValueEnum};
 use drape::constraints::UnitType;
@@ -73,6 +73,10 @@ struct Args {
     /// second (default 0.5 Hz). Needs air: the flag scene's or --wind.
     #[arg(long, value_parser = parse_gusts)]
     gusts: Option<drape::Gusts>,
+    /// Damping of the motion relative to the cloth's rigid motion, in 1/s (PBD §3.5; default 0,
+    /// off): keeps momentum and angular momentum while calming wrinkles and flutter.
+    #[arg(long, default_value_t = 0.0)]
+    rigid_damping: f32,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -100,6 +104,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         strain_limits: args.strain_limit,
         stretch: args.stretch_compliance.map_or(scene.params.stretch, drape::Stiffness::Compliance),
         aerodynamics: air(args, scene.params.aerodynamics)?,
+        rigid_damping: args.rigid_damping,
         ..scene.params
     };
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
@@ -147,6 +152,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "tethers": params.tethers.enabled.then_some(params.tethers.scale),
         "strain_limit": params.strain_limits.map(|l| [l.min, l.max]),
         "stretch_compliance": args.stretch_compliance,
+        "rigid_damping": params.rigid_damping,
         "wind": params.aerodynamics.map(|a| a.wind.to_array()),
         "gusts": params.aerodynamics.filter(|a| a.gusts.strength > 0.0).map(|a| [a.gusts.strength, a.gusts.frequency]),
         "particles": model.particle_count(),

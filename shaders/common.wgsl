@@ -118,6 +118,9 @@ struct Params {
     jacobi_unit_table: u32,
     // Tethered particles (shaders/constraints/tether.wgsl).
     tether_particles: u32,
+    // The fraction of its deviation from the rigid motion a free particle loses per frame
+    // (shaders/rigid_damping.wgsl).
+    rigid_damping: f32,
     colliders: array<Collider, MAX_COLLIDERS>,
 }
 

@@ -36,6 +36,7 @@ pub mod model;
 pub mod params;
 pub mod pins;
 pub mod reference;
+pub mod rigid_damping;
 pub mod scene;
 pub mod schedule;
 #[cfg(feature = "viewer")]

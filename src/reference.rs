@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
 use crate::pins::Pins;
+use crate::rigid_damping::{damp_to_rigid_motion, frame_fraction, rigid_motion, Moments};
 use glam::Vec3;
 
 /// A cloth stepped on the CPU.
@@ -91,11 +92,12 @@ impl CpuSolver {
         }
     }
 
-    /// Advances one frame: `substeps` × (air → predict → `iterations` projections → tethers →
-    /// collide and update velocities), then recomputes normals (PBD Alg. 1 with XPBD
-    /// substepping) and advances the time.
+    /// Advances one frame: rigid damping, then `substeps` × (air → predict → `iterations`
+    /// projections → tethers → collide and update velocities), then recomputes normals (PBD
+    /// Alg. 1 with XPBD substepping) and advances the time.
     pub fn step(&mut self) {
         self.update_tethers();
+        self.damp_to_rigid_motion();
         for substep in 0..self.params.substeps {
             self.update_air(substep);
             self.predict(substep);
@@ -113,6 +115,25 @@ impl CpuSolver {
         }
         self.normals = self.model.vertex_normals(&self.positions);
         self.time += self.params.substep_dt() * self.params.substeps as f32;
+    }
+
+    /// Moves each free particle's velocity the frame's fraction of the way to the free
+    /// particles' rigid motion (PBD §3.5), about particle 0's position.
+    fn damp_to_rigid_motion(&mut self) {
+        if self.params.rigid_damping <= 0.0 {
+            return;
+        }
+        let reference = self.positions[0];
+        let w = self.pins.inverse_masses();
+        let free = (0..self.positions.len()).filter(|&i| w[i] > 0.0);
+        let moments = free.clone().fold(Moments::default(), |sum, i| {
+            sum + Moments::of_particle(1.0 / w[i], self.positions[i] - reference, self.velocities[i])
+        });
+        let motion = rigid_motion(&moments);
+        let k = frame_fraction(self.params.rigid_damping, self.params.time_step);
+        for i in free {
+            self.velocities[i] = damp_to_rigid_motion(self.velocities[i], self.positions[i] - reference, &motion, k);
+        }
     }
 
     /// Each particle's acceleration from the air at the start of `substep` (zero without air).

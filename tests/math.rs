@@ -321,3 +321,54 @@ fn a_tether_pulls_its_particle_to_its_limit_and_never_pushes() {
     assert_eq!(tether_correction(p, anchor, 1.5, 2.0, [1.0, 0.0]), glam::Vec3::ZERO);
     assert_eq!(tether_correction(p, anchor, 1.0, 0.0, [1.0, 0.0]), glam::Vec3::ZERO);
 }
+
+/// The rigid motion of particles that move rigidly is recovered from their moments (summed in
+/// two halves, as the GPU's tree does), rigid damping leaves them as they are, and on random
+/// velocities it keeps the momentum and the angular momentum (f64 sums) while moving each
+/// velocity the fraction k towards the rigid one. A lone particle (singular inertia) keeps its
+/// velocity.
+#[test]
+fn rigid_damping_recovers_and_spares_rigid_motion() {
+    use drape::rigid_damping::{damp_to_rigid_motion, frame_fraction, rigid_motion, Moments};
+    let mut rng = Rng(99);
+    let reference = Vec3::new(3.0, -1.0, 2.0);
+    let (velocity, spin) = (Vec3::new(0.4, -1.0, 2.0), Vec3::new(0.3, -0.7, 1.1));
+    let particles: Vec<(f32, Vec3)> = (0..40).map(|_| (0.01 + rng.next() * 0.02, reference + rng.vec())).collect();
+    let centre = particles.iter().map(|(m, x)| *m * *x).sum::<Vec3>() / particles.iter().map(|p| p.0).sum::<f32>();
+    let rigid = |x: Vec3| velocity + spin.cross(x - centre);
+    let sum = |v: &dyn Fn(usize) -> Vec3, range: std::ops::Range<usize>| {
+        range
+            .fold(Moments::default(), |s, i| s + Moments::of_particle(particles[i].0, particles[i].1 - reference, v(i)))
+    };
+    let moments = sum(&|i| rigid(particles[i].1), 0..20) + sum(&|i| rigid(particles[i].1), 20..40);
+    let motion = rigid_motion(&moments);
+    assert!(motion.velocity.distance(velocity) < 1e-5, "{}", motion.velocity);
+    assert!(motion.angular_velocity.distance(spin) < 1e-4, "{}", motion.angular_velocity);
+    for (_, x) in &particles {
+        let v = rigid(*x);
+        assert!(damp_to_rigid_motion(v, *x - reference, &motion, 0.7).distance(v) < 1e-4);
+    }
+    let shaken: Vec<Vec3> = particles.iter().map(|(_, x)| rigid(*x) + rng.vec()).collect();
+    let motion = rigid_motion(&sum(&|i| shaken[i], 0..40));
+    let k = 0.6;
+    let damped: Vec<Vec3> =
+        particles.iter().zip(&shaken).map(|((_, x), v)| damp_to_rigid_motion(*v, *x - reference, &motion, k)).collect();
+    let momenta = |v: &[Vec3]| {
+        particles.iter().zip(v).fold((glam::DVec3::ZERO, glam::DVec3::ZERO), |(p, l), ((m, x), v)| {
+            let mv = v.as_dvec3() * f64::from(*m);
+            (p + mv, l + (*x - centre).as_dvec3().cross(mv))
+        })
+    };
+    let ((p0, l0), (p1, l1)) = (momenta(&shaken), momenta(&damped));
+    assert!((p1 - p0).length() < 1e-5 * p0.length(), "momentum {p0} → {p1}");
+    assert!((l1 - l0).length() < 1e-4 * l0.length(), "angular momentum {l0} → {l1}");
+    for ((_, x), (v, d)) in particles.iter().zip(shaken.iter().zip(&damped)) {
+        let towards = motion.velocity + motion.angular_velocity.cross(*x - reference - motion.centre);
+        assert!((*d - (*v + k * (towards - *v))).length() < 1e-5);
+    }
+    let lone = rigid_motion(&Moments::of_particle(1.0, Vec3::X, velocity));
+    assert_eq!(lone.angular_velocity, Vec3::ZERO);
+    assert_eq!(damp_to_rigid_motion(velocity, Vec3::X, &lone, 0.5), velocity);
+    assert!((frame_fraction(10.0, 0.1) - (1.0 - (-1.0f32).exp())).abs() < 1e-6);
+    assert_eq!(frame_fraction(0.0, 1.0 / 60.0), 0.0);
+}

@@ -27,6 +27,8 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(SolverParams { compression: Stiffness::Pbd(-0.1), ..ok }), "compression");
     assert_eq!(rejected(SolverParams { bending: Stiffness::Compliance(-1.0), ..ok }), "bending");
     assert_eq!(rejected(SolverParams { damping: -1.0, ..ok }), "damping");
+    assert_eq!(rejected(SolverParams { rigid_damping: -1.0, ..ok }), "rigid_damping");
+    assert_eq!(rejected(SolverParams { rigid_damping: f32::NAN, ..ok }), "rigid_damping");
     assert_eq!(rejected(SolverParams { static_friction: f32::INFINITY, ..ok }), "static_friction");
     assert_eq!(rejected(SolverParams { dynamic_friction: -0.1, ..ok }), "dynamic_friction");
     assert_eq!(rejected(SolverParams { restitution: 1.5, ..ok }), "restitution");

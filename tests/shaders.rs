@@ -26,7 +26,7 @@ fn file(name: &str) -> &'static str {
 }
 
 /// Every module drape builds, by name.
-fn modules() -> [(&'static str, String); 6] {
+fn modules() -> [(&'static str, String); 7] {
     [
         ("integrate", shaders::integrate_module_source()),
         ("solver", shaders::solver_module_source()),
@@ -34,6 +34,7 @@ fn modules() -> [(&'static str, String); 6] {
         ("normals", shaders::normals_module_source()),
         ("tethers", shaders::tether_module_source()),
         ("aerodynamics", shaders::aerodynamics_module_source()),
+        ("rigid damping", shaders::rigid_damping_module_source()),
     ]
 }
 
@@ -69,6 +70,7 @@ fn every_entry_point_is_within_webgpu_limits_with_headroom() {
         ("normals", &["compute_normals"]),
         ("tethers", &["project_tethers"]),
         ("aerodynamics", &["apply_aerodynamics"]),
+        ("rigid damping", &["sum_moments", "solve_rigid_motion", "damp_to_rigid_motion"]),
     ];
     for ((name, source), (expected_name, entry_points)) in modules().iter().zip(expected) {
         assert_eq!(*name, expected_name);
@@ -198,6 +200,8 @@ fn shared_constants_match_their_wgsl_twins() {
     let air = parse_and_validate("aerodynamics", &shaders::aerodynamics_module_source());
     assert_eq!(wgsl_constant(&air, "SPEED_EPSILON"), F32(drape::aerodynamics::SPEED_EPSILON));
     assert_eq!(wgsl_constant(&air, "PHASE_LIMIT"), F32(drape::aerodynamics::PHASE_LIMIT));
+    let rigid = parse_and_validate("rigid damping", &shaders::rigid_damping_module_source());
+    assert_eq!(wgsl_constant(&rigid, "SINGULAR_INERTIA"), F32(drape::rigid_damping::SINGULAR_INERTIA));
 }
 
 macro_rules! rust_offsets {
@@ -239,6 +243,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             jacobi_items,
             jacobi_unit_table,
             tether_particles,
+            rigid_damping,
             colliders,
         ),
     );

@@ -133,6 +133,9 @@ pub(crate) struct Buffers {
     pub air_accelerations: wgpu::Buffer,
     /// The time at the start of the frame (s), advanced on the GPU.
     pub clock: wgpu::Buffer,
+    /// Rigid damping: each workgroup's sums of the particles' moments, and the rigid motion.
+    pub partial_moments: wgpu::Buffer,
+    pub rigid_motion: wgpu::Buffer,
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
 }

@@ -55,17 +55,20 @@ pub(crate) enum GroupLayout {
     /// Group 2 of the aerodynamics: accelerations written, triangles, gather lists and clock
     /// read.
     Aerodynamics,
+    /// Group 2 of the rigid damping: the partial moments and the rigid motion, written.
+    RigidDamping,
 }
 
 impl GroupLayout {
     /// Every pipeline layout's groups (integrate has no group 2), for the device limit checks.
-    pub const PIPELINES: [&[GroupLayout]; 6] = [
+    pub const PIPELINES: [&[GroupLayout]; 7] = [
         &[Self::Frame, Self::Integrate],
         &[Self::Frame, Self::Solve, Self::GaussSeidel],
         &[Self::Frame, Self::Solve, Self::Jacobi],
         &[Self::Frame, Self::Positions, Self::Normals],
         &[Self::Frame, Self::Solve, Self::Tethers],
         &[Self::Frame, Self::Solve, Self::Aerodynamics],
+        &[Self::Frame, Self::Solve, Self::RigidDamping],
     ];
 
     /// The layout's entries (`@group(n) @binding(k)` declarations in `shaders/`).
@@ -82,6 +85,7 @@ impl GroupLayout {
             Self::Normals => vec![storage(0, false), storage(1, true), storage(2, true)],
             Self::Tethers => vec![storage(0, true)],
             Self::Aerodynamics => vec![storage(0, false), storage(1, true), storage(2, true), storage(3, true)],
+            Self::RigidDamping => vec![storage(0, false), storage(1, false)],
         }
     }
 }
@@ -97,6 +101,7 @@ pub(crate) struct Layouts {
     pub normals: wgpu::BindGroupLayout,
     pub tethers: wgpu::BindGroupLayout,
     pub aerodynamics: wgpu::BindGroupLayout,
+    pub rigid_damping: wgpu::BindGroupLayout,
 }
 
 impl Layouts {
@@ -117,6 +122,7 @@ impl Layouts {
             normals: layout("drape normals data", GroupLayout::Normals),
             tethers: layout("drape tethers", GroupLayout::Tethers),
             aerodynamics: layout("drape aerodynamics data", GroupLayout::Aerodynamics),
+            rigid_damping: layout("drape rigid damping data", GroupLayout::RigidDamping),
         }
     }
 }
@@ -172,6 +178,9 @@ pub(crate) struct Pipelines {
     jacobi_substep: wgpu::ComputePipeline,
     project_tethers: wgpu::ComputePipeline,
     apply_aerodynamics: wgpu::ComputePipeline,
+    sum_moments: wgpu::ComputePipeline,
+    solve_rigid_motion: wgpu::ComputePipeline,
+    damp_to_rigid_motion: wgpu::ComputePipeline,
     pub normals: wgpu::ComputePipeline,
 }
 
@@ -189,6 +198,7 @@ impl Pipelines {
         let normals = module("drape normals", shaders::normals_module_source());
         let tethers = module("drape tethers", shaders::tether_module_source());
         let aerodynamics = module("drape aerodynamics", shaders::aerodynamics_module_source());
+        let rigid_damping = module("drape rigid damping", shaders::rigid_damping_module_source());
         let pipeline_layout = |label, groups: [&wgpu::BindGroupLayout; 3]| {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),
@@ -208,6 +218,8 @@ impl Pipelines {
         let tethers_layout = pipeline_layout("drape tethers", [&layouts.frame, &layouts.solve, &layouts.tethers]);
         let aerodynamics_layout =
             pipeline_layout("drape aerodynamics", [&layouts.frame, &layouts.solve, &layouts.aerodynamics]);
+        let rigid_damping_layout =
+            pipeline_layout("drape rigid damping", [&layouts.frame, &layouts.solve, &layouts.rigid_damping]);
         let workgroup_sizes =
             [("STRIPE_WORKGROUP_SIZE", f64::from(sizes.stripe)), ("SUBSTEP_WORKGROUP_SIZE", f64::from(sizes.substep))];
         let pipeline = |module: &wgpu::ShaderModule,
@@ -252,6 +264,9 @@ impl Pipelines {
             jacobi_substep: pipeline(&solver, &jacobi, "jacobi_substep", &workgroup_sizes),
             project_tethers: pipeline(&tethers, &tethers_layout, "project_tethers", &[]),
             apply_aerodynamics: pipeline(&aerodynamics, &aerodynamics_layout, "apply_aerodynamics", &[]),
+            sum_moments: pipeline(&rigid_damping, &rigid_damping_layout, "sum_moments", &[]),
+            solve_rigid_motion: pipeline(&rigid_damping, &rigid_damping_layout, "solve_rigid_motion", &[]),
+            damp_to_rigid_motion: pipeline(&rigid_damping, &rigid_damping_layout, "damp_to_rigid_motion", &[]),
             normals: pipeline(&normals, &normals_layout, "compute_normals", &[]),
         }
     }
@@ -276,6 +291,9 @@ impl Pipelines {
             Kernel::JacobiSubstep => &self.jacobi_substep,
             Kernel::ProjectTethers => &self.project_tethers,
             Kernel::Aerodynamics => &self.apply_aerodynamics,
+            Kernel::SumMoments => &self.sum_moments,
+            Kernel::SolveRigidMotion => &self.solve_rigid_motion,
+            Kernel::DampToRigidMotion => &self.damp_to_rigid_motion,
         }
     }
 
@@ -286,6 +304,7 @@ impl Pipelines {
             Kernel::JacobiProject | Kernel::JacobiApply | Kernel::JacobiSubstep => DataGroup::Jacobi,
             Kernel::ProjectTethers => DataGroup::Tethers,
             Kernel::Aerodynamics => DataGroup::Aerodynamics,
+            Kernel::SumMoments | Kernel::SolveRigidMotion | Kernel::DampToRigidMotion => DataGroup::RigidDamping,
             _ => DataGroup::GaussSeidel,
         }
     }
@@ -304,4 +323,6 @@ pub(crate) enum DataGroup {
     Tethers,
     /// Group 1 for solving, group 2 with the air's buffers.
     Aerodynamics,
+    /// Group 1 for solving, group 2 with the rigid damping's buffers.
+    RigidDamping,
 }

@@ -118,6 +118,9 @@ pub(crate) enum Kernel {
     JacobiSubstep,
     ProjectTethers,
     Aerodynamics,
+    SumMoments,
+    SolveRigidMotion,
+    DampToRigidMotion,
 }
 
 /// One recorded dispatch: which kernel, which dispatch table entry, how many workgroups.
@@ -197,6 +200,12 @@ pub(crate) fn frame_plan(
         }
         _ => None,
     };
+    if params.rigid_damping > 0.0 {
+        let whole = DispatchInfo::zeroed();
+        plan.push(Kernel::SumMoments, whole, workgroups_for(particles));
+        plan.push(Kernel::SolveRigidMotion, whole, [1, 1]);
+        plan.push(Kernel::DampToRigidMotion, whole, workgroups_for(particles));
+    }
     // The air acts on the state at the start of each substep, which only exists between
     // finalize and predict: with it, they are dispatched apart.
     let air = params.aerodynamics.is_some();

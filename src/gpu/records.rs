@@ -9,6 +9,7 @@ use crate::collision::{Collider, MAX_COLLIDERS};
 use crate::constraints::{Kind, UnitType};
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
+use crate::rigid_damping::frame_fraction;
 use bytemuck::{Pod, Zeroable};
 
 /// Workgroup size of the per-element kernels (`WORKGROUP_SIZE` in `common.wgsl`).
@@ -123,8 +124,9 @@ pub struct GpuParams {
     pub jacobi_items: u32,
     pub jacobi_unit_table: u32,
     pub tether_particles: u32,
+    pub rigid_damping: f32,
     /// Aligns `colliders` to 16 bytes.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
     pub colliders: [GpuCollider; MAX_COLLIDERS],
 }
 
@@ -196,7 +198,8 @@ impl GpuParams {
             jacobi_items: jacobi_layout.map_or(0, |layout| layout.items),
             jacobi_unit_table: jacobi_layout.map_or(0, |layout| layout.unit_table),
             tether_particles: tether_particles as u32,
-            _pad: [0; 3],
+            rigid_damping: frame_fraction(params.rigid_damping, params.time_step),
+            _pad: [0; 2],
             colliders: gpu_colliders,
         }
     }

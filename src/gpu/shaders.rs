@@ -20,6 +20,7 @@ const STAGE_FILES: &[(&str, &str)] = &[
     ("finalize.wgsl", FINALIZE),
     ("normals.wgsl", NORMALS),
     ("aerodynamics.wgsl", AERODYNAMICS),
+    ("rigid_damping.wgsl", RIGID_DAMPING),
 ];
 
 const COMMON: &str = include_str!("../../shaders/common.wgsl");
@@ -35,6 +36,7 @@ const PREDICT: &str = include_str!("../../shaders/predict.wgsl");
 const FINALIZE: &str = include_str!("../../shaders/finalize.wgsl");
 const NORMALS: &str = include_str!("../../shaders/normals.wgsl");
 const AERODYNAMICS: &str = include_str!("../../shaders/aerodynamics.wgsl");
+const RIGID_DAMPING: &str = include_str!("../../shaders/rigid_damping.wgsl");
 
 /// `(file name, source)` of every WGSL file, for validation tests: the stages', each kind's
 /// (`constraints/<name>.wgsl`), each unit type's own (`constraints/<name>.wgsl`) and the
@@ -104,6 +106,11 @@ pub fn normals_module_source() -> String {
 /// The aerodynamics module.
 pub fn aerodynamics_module_source() -> String {
     [COMMON, AERODYNAMICS].concat()
+}
+
+/// The module of damping that spares rigid motion.
+pub fn rigid_damping_module_source() -> String {
+    [COMMON, RIGID_DAMPING].concat()
 }
 
 /// Only the shared structs, for layout reflection.

@@ -40,6 +40,7 @@ struct BindGroups {
     normals: wgpu::BindGroup,
     tethers: wgpu::BindGroup,
     aerodynamics: wgpu::BindGroup,
+    rigid_damping: wgpu::BindGroup,
 }
 
 /// A cloth simulated on the GPU. Create it with [`GpuSolver::new`] from your own device and
@@ -249,6 +250,10 @@ impl GpuSolver {
                     DataGroup::Aerodynamics => {
                         pass.set_bind_group(1, &groups.solve, &[]);
                         pass.set_bind_group(2, &groups.aerodynamics, &[]);
+                    }
+                    DataGroup::RigidDamping => {
+                        pass.set_bind_group(1, &groups.solve, &[]);
+                        pass.set_bind_group(2, &groups.rigid_damping, &[]);
                     }
                 }
                 current = Some(dispatch.kernel);
@@ -658,6 +663,8 @@ fn create_buffers(
         tethers: allocator.empty("drape tethers", 4, STORAGE),
         air_accelerations: allocator.empty("drape air accelerations", 16 * n.max(1) as u64, STORAGE),
         clock: allocator.empty("drape clock", 16, STORAGE),
+        partial_moments: allocator.empty("drape partial moments", 64 * n.div_ceil(64).max(1) as u64, STORAGE),
+        rigid_motion: allocator.empty("drape rigid motion", 48, STORAGE),
         jacobi: None,
     })
 }
@@ -761,6 +768,12 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
             "drape aerodynamics data",
             &layouts.aerodynamics,
             &[(0, &b.air_accelerations), (1, &b.triangles), (2, &b.vertex_triangles), (3, &b.clock)],
+        ),
+        rigid_damping: bind_group(
+            device,
+            "drape rigid damping data",
+            &layouts.rigid_damping,
+            &[(0, &b.partial_moments), (1, &b.rigid_motion)],
         ),
     }
 }

@@ -132,6 +132,7 @@ fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
         stiffness(ui, "bending", &mut params.bending);
         stretch_limit_rows(ui, params);
         ui.add(slider(&mut params.damping, 0.0..=2.0).text("damping").suffix(" 1/s"));
+        ui.add(slider(&mut params.rigid_damping, 0.0..=50.0).text("rigid damping").suffix(" 1/s").logarithmic(true));
         ui.add(slider(&mut params.gravity.y, -20.0..=5.0).text("gravity y").suffix(" m/s²"));
         ui.add(slider(&mut params.static_friction, 0.0..=1.5).text("static friction"));
         ui.add(slider(&mut params.dynamic_friction, 0.0..=1.5).text("dynamic friction"));

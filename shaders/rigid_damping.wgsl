@@ -1,0 +1,153 @@
+// Damping that spares rigid motion (src/rigid_damping.rs, same names and order of operations),
+// once per frame before its first predict: the free particles' moments summed in a fixed tree
+// (per workgroup, then over the workgroups' sums in one workgroup), the rigid motion solved from
+// them, then each free particle's velocity moved the fraction params.rigid_damping of the way to
+// it.
+
+@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
+// v (m/s) between substeps, w = inverse mass (0 = pinned, left out).
+@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
+// Four vec4 (Moments) per workgroup of sum_moments.
+@group(2) @binding(0) var<storage, read_write> partial_moments: array<vec4<f32>>;
+// [centre − reference point, v_cm, ω] (RigidMotion), written by solve_rigid_motion.
+@group(2) @binding(1) var<storage, read_write> rigid: array<vec4<f32>>;
+
+// Below this relative size the inertia tensor's determinant counts as singular.
+const SINGULAR_INERTIA: f32 = 1e-9;
+const MOMENT_VECTORS: u32 = 4u;
+
+var<workgroup> tree: array<array<vec4<f32>, MOMENT_VECTORS>, WORKGROUP_SIZE>;
+
+fn particle_moments(m: f32, r: vec3<f32>, v: vec3<f32>) -> array<vec4<f32>, MOMENT_VECTORS> {
+    let mr = m * r;
+    let mv = m * v;
+    let l = cross(r, mv);
+    return array<vec4<f32>, MOMENT_VECTORS>(
+        vec4<f32>(m, mr),
+        vec4<f32>(mv, mr.x * r.y),
+        vec4<f32>(l, mr.x * r.z),
+        vec4<f32>(mr.x * r.x, mr.y * r.y, mr.z * r.z, mr.y * r.z),
+    );
+}
+
+// Sums the workgroup's entries of `tree` into entry 0, halving the active threads each round.
+fn sum_tree(local: u32) {
+    for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
+        workgroupBarrier();
+        if (local < stride) {
+            for (var k = 0u; k < MOMENT_VECTORS; k += 1u) {
+                tree[local][k] += tree[local + stride][k];
+            }
+        }
+    }
+    workgroupBarrier();
+}
+
+// Workgroups of the per-particle dispatch that hold particles (the rest write nothing).
+fn moment_groups() -> u32 {
+    return (params.particle_count + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn sum_moments(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    var own = array<vec4<f32>, MOMENT_VECTORS>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    if (i < params.particle_count) {
+        let v = velocities[i];
+        if (v.w > 0.0) {
+            own = particle_moments(1.0 / v.w, positions[i].xyz - positions[0].xyz, v.xyz);
+        }
+    }
+    tree[local_index] = own;
+    sum_tree(local_index);
+    let group = workgroup.y * workgroups.x + workgroup.x;
+    if (local_index == 0u && group < moment_groups()) {
+        for (var k = 0u; k < MOMENT_VECTORS; k += 1u) {
+            partial_moments[group * MOMENT_VECTORS + k] = tree[0][k];
+        }
+    }
+}
+
+fn solve_symmetric(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, l: vec3<f32>) -> vec3<f32> {
+    let bc = cross(b, c);
+    let ca = cross(c, a);
+    let ab = cross(a, b);
+    let det = dot(a, bc);
+    let size = a.x + b.y + c.z;
+    if (det > SINGULAR_INERTIA * size * size * size) {
+        return vec3<f32>(dot(bc, l), dot(ca, l), dot(ab, l)) / det;
+    }
+    return vec3<f32>(0.0);
+}
+
+// rigid_motion in src/rigid_damping.rs.
+fn write_rigid_motion(moments: array<vec4<f32>, MOMENT_VECTORS>) {
+    let mass = moments[0].x;
+    if (mass <= 0.0) {
+        rigid[0] = vec4<f32>(0.0);
+        rigid[1] = vec4<f32>(0.0);
+        rigid[2] = vec4<f32>(0.0);
+        return;
+    }
+    let c = moments[0].yzw / mass;
+    let p = moments[1].xyz;
+    let velocity = p / mass;
+    let l = moments[2].xyz - cross(c, p);
+    let mc = mass * c;
+    let xx = moments[3].x - mc.x * c.x;
+    let yy = moments[3].y - mc.y * c.y;
+    let zz = moments[3].z - mc.z * c.z;
+    let xy = moments[1].w - mc.x * c.y;
+    let xz = moments[2].w - mc.x * c.z;
+    let yz = moments[3].w - mc.y * c.z;
+    let trace = xx + yy + zz;
+    let omega = solve_symmetric(
+        vec3<f32>(trace - xx, -xy, -xz),
+        vec3<f32>(-xy, trace - yy, -yz),
+        vec3<f32>(-xz, -yz, trace - zz),
+        l,
+    );
+    rigid[0] = vec4<f32>(c, 0.0);
+    rigid[1] = vec4<f32>(velocity, 0.0);
+    rigid[2] = vec4<f32>(omega, 0.0);
+}
+
+// One workgroup: thread t sums the partial sums t, t + WORKGROUP_SIZE, … in order, then the tree.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn solve_rigid_motion(@builtin(local_invocation_index) local_index: u32) {
+    var own = array<vec4<f32>, MOMENT_VECTORS>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    let groups = moment_groups();
+    for (var g = local_index; g < groups; g += WORKGROUP_SIZE) {
+        for (var k = 0u; k < MOMENT_VECTORS; k += 1u) {
+            own[k] += partial_moments[g * MOMENT_VECTORS + k];
+        }
+    }
+    tree[local_index] = own;
+    sum_tree(local_index);
+    if (local_index == 0u) {
+        write_rigid_motion(tree[0]);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn damp_to_rigid_motion(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    if (i >= params.particle_count) {
+        return;
+    }
+    let v = velocities[i];
+    if (v.w == 0.0) {
+        return;
+    }
+    let r = positions[i].xyz - positions[0].xyz;
+    let rigid_velocity = rigid[1].xyz + cross(rigid[2].xyz, r - rigid[0].xyz);
+    velocities[i] = vec4<f32>(v.xyz + params.rigid_damping * (rigid_velocity - v.xyz), v.w);
+}

@@ -1,0 +1,128 @@
+//! Damping that spares rigid motion (PBD §3.5): each free particle's velocity moves a fraction
+//! `k` of the way to the cloth's rigid motion, `v ← v + k (v_cm + ω × (x − x_cm) − v)`, so the
+//! cloth's linear and angular momentum stay as they are while its internal motion decays.
+//! Pure f32 functions shared by the CPU reference and mirrored, with the same names, in
+//! `shaders/rigid_damping.wgsl`.
+//!
+//! The rigid motion comes from one set of sums over the free particles, [`Moments`], taken
+//! about a reference point (particle 0's position, so that the sums stay well conditioned in
+//! f32 wherever the cloth is): mass, first moment, momentum, angular momentum and second moment.
+//! The GPU adds them in a fixed tree (deterministic, no atomics); the CPU in index order.
+//! From them: `x_cm = x_ref + Σm r / M`, `v_cm = Σm v / M`, the angular momentum and the
+//! inertia tensor about the centre of mass by the parallel-axis shift (PBD §3.5 steps 3–4), and
+//! `ω = I⁻¹ L`.
+
+use glam::Vec3;
+
+/// The sums over the free particles from which their rigid motion follows, `r` being a
+/// position relative to the reference point. Four `vec4`s on the GPU, in this order.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Moments {
+    /// `[Σm, Σm r]`.
+    pub mass: [f32; 4],
+    /// `[Σm v, Σm r_x r_y]`.
+    pub momentum: [f32; 4],
+    /// `[Σm r × v, Σm r_x r_z]`.
+    pub angular_momentum: [f32; 4],
+    /// `[Σm r_x², Σm r_y², Σm r_z², Σm r_y r_z]`.
+    pub second_moment: [f32; 4],
+}
+
+fn add4(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]]
+}
+
+impl Moments {
+    /// One particle of mass `m` at `r` from the reference point moving at `v`.
+    pub fn of_particle(m: f32, r: Vec3, v: Vec3) -> Self {
+        let mr = m * r;
+        let mv = m * v;
+        let l = r.cross(mv);
+        Self {
+            mass: [m, mr.x, mr.y, mr.z],
+            momentum: [mv.x, mv.y, mv.z, mr.x * r.y],
+            angular_momentum: [l.x, l.y, l.z, mr.x * r.z],
+            second_moment: [mr.x * r.x, mr.y * r.y, mr.z * r.z, mr.y * r.z],
+        }
+    }
+}
+
+/// The sums of two sets of particles.
+impl std::ops::Add for Moments {
+    type Output = Self;
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            mass: add4(self.mass, other.mass),
+            momentum: add4(self.momentum, other.momentum),
+            angular_momentum: add4(self.angular_momentum, other.angular_momentum),
+            second_moment: add4(self.second_moment, other.second_moment),
+        }
+    }
+}
+
+/// A rigid motion: the centre of mass (relative to the reference point), its velocity and the
+/// angular velocity about it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RigidMotion {
+    /// `x_cm − x_ref` (m).
+    pub centre: Vec3,
+    /// `v_cm` (m/s).
+    pub velocity: Vec3,
+    /// `ω` (rad/s).
+    pub angular_velocity: Vec3,
+}
+
+/// Below this relative size the inertia tensor's determinant counts as singular (a cloth
+/// collapsed onto a line or a point): its rotation is then left undamped.
+pub const SINGULAR_INERTIA: f32 = 1e-9;
+
+/// The rigid motion of the particles summed in `moments` (PBD §3.5 steps 1–5); at rest without
+/// mass.
+pub fn rigid_motion(moments: &Moments) -> RigidMotion {
+    let [mass, fx, fy, fz] = moments.mass;
+    if mass <= 0.0 {
+        return RigidMotion::default();
+    }
+    let c = Vec3::new(fx, fy, fz) / mass;
+    let [px, py, pz, qxy] = moments.momentum;
+    let [lx, ly, lz, qxz] = moments.angular_momentum;
+    let [qxx, qyy, qzz, qyz] = moments.second_moment;
+    let velocity = Vec3::new(px, py, pz) / mass;
+    // L about the centre: Σm (r − c) × v = Σm r × v − c × Σm v.
+    let l = Vec3::new(lx, ly, lz) - c.cross(Vec3::new(px, py, pz));
+    // Second moment about the centre, Q − M c cᵀ, then I = tr(Q) E − Q (symmetric).
+    let mc = mass * c;
+    let (xx, yy, zz) = (qxx - mc.x * c.x, qyy - mc.y * c.y, qzz - mc.z * c.z);
+    let (xy, xz, yz) = (qxy - mc.x * c.y, qxz - mc.x * c.z, qyz - mc.y * c.z);
+    let trace = xx + yy + zz;
+    let columns = [Vec3::new(trace - xx, -xy, -xz), Vec3::new(-xy, trace - yy, -yz), Vec3::new(-xz, -yz, trace - zz)];
+    RigidMotion { centre: c, velocity, angular_velocity: solve_symmetric(columns, l) }
+}
+
+/// `I⁻¹ l` for the symmetric matrix with `columns` by its adjugate (rows `b × c`, `c × a`,
+/// `a × b` over `det = a · (b × c)`); zero when `I` is singular relative to its size.
+fn solve_symmetric([a, b, c]: [Vec3; 3], l: Vec3) -> Vec3 {
+    let (bc, ca, ab) = (b.cross(c), c.cross(a), a.cross(b));
+    let det = a.dot(bc);
+    let size = a.x + b.y + c.z;
+    if det > SINGULAR_INERTIA * size * size * size {
+        Vec3::new(bc.dot(l), ca.dot(l), ab.dot(l)) / det
+    } else {
+        Vec3::ZERO
+    }
+}
+
+/// A particle's velocity `v` at `r` from the reference point moved a fraction `k` of the way to
+/// the rigid motion's velocity there.
+pub fn damp_to_rigid_motion(v: Vec3, r: Vec3, motion: &RigidMotion, k: f32) -> Vec3 {
+    let rigid = motion.velocity + motion.angular_velocity.cross(r - motion.centre);
+    v + k * (rigid - v)
+}
+
+/// The fraction of its deviation from the rigid motion a particle loses in one frame of `dt`
+/// seconds at `rate` (1/s): `1 − e^(−rate·dt)`, so the deviation decays as `e^(−rate·t)`
+/// whatever the frame rate.
+pub fn frame_fraction(rate: f32, dt: f32) -> f32 {
+    -(-rate * dt).exp_m1()
+}
