@@ -57,9 +57,10 @@ struct KindParams {
     records: u32,
     // Where its Jacobi shares start in `jacobi_plan` (shaders/jacobi_slots.wgsl).
     jacobi_shares: u32,
-    // Pad the uniform array stride to 32 bytes.
+    // 1 when some constraint of the kind has a stiffness scale other than 1 (a material map).
+    mapped: u32,
+    // Pads the uniform array stride to 32 bytes.
     _pad0: u32,
-    _pad1: u32,
 }
 
 // The air around the cloth (GpuAir in src/gpu/records.rs; src/aerodynamics.rs).

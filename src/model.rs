@@ -4,7 +4,7 @@
 
 use crate::constraints::bending::BendingConstraints;
 use crate::constraints::stretch::StretchConstraints;
-use crate::constraints::{jacobi_shares, Constraints, JacobiScales, UnitType};
+use crate::constraints::{jacobi_shares, Constraints, JacobiScales, Kind, UnitType};
 use crate::error::{Error, MeshError, ParamError};
 use crate::graph::Csr;
 use crate::math::{normalize_or_up, weighted_face_normal};
@@ -68,6 +68,59 @@ impl ClothModel {
             mesh.triangles.iter().enumerate().flat_map(|(t, tri)| tri.iter().map(move |&v| (v, t as u32))),
         );
         Ok(Self { mesh, masses, inverse_masses, constraints, schedule, units, vertex_triangles })
+    }
+
+    /// The model with particle `i`'s mass multiplied by `scales[i]`: a material map (a heavy
+    /// hem, a light middle). Pinned particles stay pinned. One scale per particle, each finite
+    /// and > 0, and the scaled masses finite; otherwise an error and nothing changes.
+    pub fn with_mass_scales(mut self, scales: &[f32]) -> Result<Self, Error> {
+        check_scales("mass_scales", scales, self.particle_count())?;
+        let masses: Vec<f32> = self.masses.iter().zip(scales).map(|(m, s)| m * s).collect();
+        let usable = |m: f32| m.is_finite() && m > 0.0 && (1.0 / m).is_finite();
+        if let Some(m) = masses.iter().find(|&&m| !usable(m)) {
+            let expected = "scales that keep every mass finite and its inverse finite";
+            return Err(ParamError { name: "mass_scales", value: m.to_string(), expected }.into());
+        }
+        // Pinned particles keep their zero inverse mass.
+        for (w, m) in self.inverse_masses.iter_mut().zip(&masses) {
+            if *w != 0.0 {
+                *w = 1.0 / m;
+            }
+        }
+        self.masses = masses;
+        Ok(self)
+    }
+
+    /// The model with constraint `c` of `kind` `scales[c]` times as stiff as its kind's response
+    /// (`SolverParams::stretch` and `compression`, or `bending`; [`crate::constraints::scaled_response`]):
+    /// a material map (a stiff hem, a soft panel), constraints indexed as in
+    /// [`ClothModel::constraints`] ([`ClothModel::constraint_means`] turns a per-particle map
+    /// into one). One scale per constraint, each finite and > 0.
+    pub fn with_stiffness_scales(mut self, kind: Kind, scales: &[f32]) -> Result<Self, Error> {
+        let constraints = self.constraints.of_mut(kind);
+        check_scales("stiffness_scales", scales, constraints.constraint_count())?;
+        constraints.stiffness_scales_mut().copy_from_slice(scales);
+        Ok(self)
+    }
+
+    /// Per constraint of `kind`, the mean of `per_particle` over its particles: a map painted on
+    /// the vertices made a per-constraint one. `per_particle` has one value per particle.
+    pub fn constraint_means(&self, kind: Kind, per_particle: &[f32]) -> Result<Vec<f32>, Error> {
+        if per_particle.len() != self.particle_count() {
+            return Err(ParamError {
+                name: "per_particle",
+                value: format!("{} values", per_particle.len()),
+                expected: "one value per particle",
+            }
+            .into());
+        }
+        let constraints = self.constraints.of(kind);
+        Ok((0..constraints.constraint_count())
+            .map(|c| {
+                let particles = constraints.constraint_particles(c);
+                particles.iter().map(|&p| per_particle[p as usize]).sum::<f32>() / particles.len() as f32
+            })
+            .collect())
     }
 
     /// The rest-state mesh.
@@ -245,4 +298,16 @@ fn scheduled_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Constraints, 
         .collect();
     let stretch = StretchConstraints::between(stretch_edges, &mesh.positions);
     (Constraints { stretch, bending }, schedule, units)
+}
+
+/// Checks a material map: `count` scales, each finite and > 0.
+fn check_scales(name: &'static str, scales: &[f32], count: usize) -> Result<(), Error> {
+    if scales.len() != count {
+        let expected = "one scale per particle (mass) or per constraint of the kind (stiffness)";
+        return Err(ParamError { name, value: format!("{} scales for {count}", scales.len()), expected }.into());
+    }
+    match scales.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
+        Some(s) => Err(ParamError { name, value: s.to_string(), expected: "finite and > 0" }.into()),
+        None => Ok(()),
+    }
 }

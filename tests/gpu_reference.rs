@@ -3,6 +3,7 @@
 
 mod support;
 
+use drape::constraints::Kind;
 use drape::{
     CpuSolver, DispatchStrategy, GpuSolver, Scene, SceneKind, SolverMode, SolverParams, Stiffness, TetherParams,
 };
@@ -91,6 +92,36 @@ fn strain_limited_soft_cloth_matches_reference_in_every_mode() {
             ..params(SceneKind::Hanging, mode)
         };
         let d = gpu_cpu_distance(SceneKind::Hanging, 16, p, DispatchStrategy::Auto, 40);
+        assert!(d <= 1e-4, "{mode:?}: max |Δx| = {d} m after 40 frames");
+    }
+}
+
+/// Material maps (random mass, stretch and bending scales) reach the GPU's records and the CPU
+/// reference alike, in both modes.
+#[test]
+fn material_maps_match_reference_in_every_mode() {
+    let scene = Scene::new(SceneKind::Hanging, 12).unwrap();
+    let mut rng = support::Rng(31);
+    let mut scales = |count: usize| (0..count).map(|_| 0.2 + 4.0 * rng.next()).collect::<Vec<f32>>();
+    let constraints = scene.model.constraints();
+    let (edges, hinges) = (constraints.stretch.len(), constraints.bending.len());
+    let model = scene.model.clone().with_mass_scales(&scales(scene.model.particle_count())).unwrap();
+    let model = model.with_stiffness_scales(Kind::Stretch, &scales(edges)).unwrap();
+    let model = model.with_stiffness_scales(Kind::Bending, &scales(hinges)).unwrap();
+    let (device, queue) = device();
+    for mode in MODES {
+        let p = SolverParams {
+            stretch: Stiffness::Compliance(1e-3),
+            bending: Stiffness::Pbd(0.5),
+            ..params(SceneKind::Hanging, mode)
+        };
+        let mut gpu = GpuSolver::new(&device, &queue, &model, p, &scene.colliders).unwrap();
+        let mut cpu = CpuSolver::new(&model, p, &scene.colliders).unwrap();
+        for _ in 0..40 {
+            gpu.step();
+            cpu.step();
+        }
+        let d = max_distance(&gpu.read_positions().unwrap(), &cpu.positions);
         assert!(d <= 1e-4, "{mode:?}: max |Δx| = {d} m after 40 frames");
     }
 }

@@ -372,3 +372,19 @@ fn rigid_damping_recovers_and_spares_rigid_motion() {
     assert!((frame_fraction(10.0, 0.1) - (1.0 - (-1.0f32).exp())).abs() < 1e-6);
     assert_eq!(frame_fraction(0.0, 1.0 / 60.0), 0.0);
 }
+
+/// A constraint `s` times as stiff: its XPBD compliance divided by `s`, and a PBD factor that
+/// removes what `s` projections with the kind's factor would (two with factor k leave
+/// `(1 − k)²`); exactly the kind's response at scale 1.
+#[test]
+fn scaled_responses_are_stiffer_by_their_scale() {
+    use drape::constraints::scaled_response;
+    assert_eq!(scaled_response([1.0, 40.0], 4.0), [1.0, 10.0]);
+    assert_eq!(scaled_response([0.3, 0.0], 1.0), [0.3, 0.0]);
+    let [k, alpha] = scaled_response([0.3, 0.0], 2.0);
+    assert!((1.0 - k - 0.7f32 * 0.7).abs() < 1e-6, "{k}");
+    assert_eq!(alpha, 0.0);
+    let [k, _] = scaled_response([0.3, 0.0], 0.5);
+    assert!(((1.0 - k) - 0.7f32.sqrt()).abs() < 1e-6, "{k}");
+    assert_eq!(scaled_response([1.0, 0.0], 3.0), [1.0, 0.0], "a hard constraint stays hard");
+}

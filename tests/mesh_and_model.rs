@@ -215,6 +215,52 @@ fn model_rejects_bad_density_and_pins() {
     ));
 }
 
+/// Material maps: one finite, positive scale per particle or constraint, or a typed error
+/// naming the map. Mass scales keep pins pinned and change the other inverse masses; a
+/// per-particle map becomes per-constraint means.
+#[test]
+fn material_maps_are_validated_and_applied() {
+    use drape::constraints::Kind;
+    let model = ClothModel::new(grid(3), 0.2, &[0]).unwrap();
+    let name = |result: Result<ClothModel, Error>| match result {
+        Err(Error::Param(e)) => e.name,
+        other => panic!("accepted: {other:?}"),
+    };
+    assert_eq!(name(model.clone().with_mass_scales(&[1.0; 8])), "mass_scales");
+    assert_eq!(name(model.clone().with_mass_scales(&[0.0; 9])), "mass_scales");
+    assert_eq!(name(model.clone().with_mass_scales(&[f32::NAN; 9])), "mass_scales");
+    // A valid scale whose mass underflows.
+    assert_eq!(name(model.clone().with_mass_scales(&[1e-42; 9])), "mass_scales");
+    let edges = model.constraints().stretch.len();
+    assert_eq!(name(model.clone().with_stiffness_scales(Kind::Stretch, &vec![1.0; edges + 1])), "stiffness_scales");
+    assert_eq!(name(model.clone().with_stiffness_scales(Kind::Stretch, &vec![-1.0; edges])), "stiffness_scales");
+    let hinges = model.constraints().bending.len();
+    assert_eq!(
+        name(model.clone().with_stiffness_scales(Kind::Bending, &vec![f32::INFINITY; hinges])),
+        "stiffness_scales"
+    );
+    assert!(matches!(model.constraint_means(Kind::Stretch, &[1.0; 3]), Err(Error::Param(_))));
+
+    let mut scales = [1.0; 9];
+    scales[0] = 5.0;
+    scales[4] = 3.0;
+    let heavy = model.clone().with_mass_scales(&scales).unwrap();
+    assert_eq!(heavy.inverse_masses()[0], 0.0, "a pinned particle stays pinned");
+    assert_eq!(heavy.masses()[4], 3.0 * model.masses()[4]);
+    assert_eq!(heavy.inverse_masses()[4], 1.0 / heavy.masses()[4]);
+    assert_eq!(heavy.inverse_masses()[8], model.inverse_masses()[8]);
+    let per_particle: Vec<f32> = (0..9).map(|i| i as f32).collect();
+    let means = model.constraint_means(Kind::Stretch, &per_particle).unwrap();
+    for (c, mean) in means.iter().enumerate() {
+        let [a, b] = model.constraints().stretch.particles(c);
+        assert_eq!(*mean, (a + b) as f32 / 2.0);
+    }
+    let stiff = model.clone().with_stiffness_scales(Kind::Stretch, &means.iter().map(|m| m + 1.0).collect::<Vec<_>>());
+    let stiff = stiff.unwrap();
+    let stretch = &stiff.constraints().stretch;
+    assert!(stretch.records().iter().zip(&means).all(|(r, m)| r.stiffness_scale == m + 1.0));
+}
+
 #[test]
 fn constraints_follow_the_mesh() {
     let model = ClothModel::new(grid(4), 0.2, &[0, 3]).unwrap();

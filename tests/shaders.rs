@@ -257,7 +257,7 @@ fn gpu_structs_match_their_wgsl_twins() {
         &module,
         "KindParams",
         size_of::<GpuKind>(),
-        rust_offsets!(GpuKind, response, records, jacobi_shares),
+        rust_offsets!(GpuKind, response, records, jacobi_shares, mapped),
     );
     assert_layout(
         &module,
@@ -271,13 +271,13 @@ fn gpu_structs_match_their_wgsl_twins() {
         &solver,
         "StretchConstraint",
         size_of::<StretchRecord>(),
-        rust_offsets!(StretchRecord, rest_length, lambda),
+        rust_offsets!(StretchRecord, rest_length, lambda, stiffness_scale),
     );
     assert_layout(
         &solver,
         "BendingConstraint",
         size_of::<BendingRecord>(),
-        rust_offsets!(BendingRecord, rest_angle, lambda),
+        rust_offsets!(BendingRecord, rest_angle, lambda, stiffness_scale),
     );
 }
 

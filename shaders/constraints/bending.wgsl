@@ -7,12 +7,18 @@ struct BendingConstraint {
     rest_angle: f32,
     // XPBD multiplier of the current substep.
     lambda: f32,
+    // How many times stiffer than the kind's response (its material map).
+    stiffness_scale: f32,
 }
 
 // Constraint c's record, from `constraint_records` (shaders/units.wgsl).
 fn bending_record(c: u32) -> BendingConstraint {
     let at = record_word(KIND_BENDING, BENDING_RECORD_WORDS, c, 0u);
-    return BendingConstraint(bitcast<f32>(constraint_records[at]), bitcast<f32>(constraint_records[at + 1u]));
+    return BendingConstraint(
+        bitcast<f32>(constraint_records[at]),
+        bitcast<f32>(constraint_records[at + 1u]),
+        stiffness_scale(KIND_BENDING, at + 2u),
+    );
 }
 
 // Stores constraint c's multiplier.
@@ -78,6 +84,6 @@ fn bending_correction_of(record: BendingConstraint, p: array<Particle, 4>, lambd
     let w = vec4<f32>(p[0].w, p[1].w, p[2].w, p[3].w);
     return bending_correction(
         position(p[0]), position(p[1]), position(p[2]), position(p[3]), w, record.rest_angle, lambda,
-        params.kinds[KIND_BENDING].response.xy,
+        scaled_response(params.kinds[KIND_BENDING].response.xy, record.stiffness_scale),
     );
 }

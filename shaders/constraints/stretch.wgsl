@@ -11,12 +11,18 @@ struct StretchConstraint {
     rest_length: f32,
     // XPBD multiplier of the current substep.
     lambda: f32,
+    // How many times stiffer than the kind's response (its material map).
+    stiffness_scale: f32,
 }
 
 // Constraint c's record, from `constraint_records` (shaders/units.wgsl).
 fn stretch_record(c: u32) -> StretchConstraint {
     let at = record_word(KIND_STRETCH, STRETCH_RECORD_WORDS, c, 0u);
-    return StretchConstraint(bitcast<f32>(constraint_records[at]), bitcast<f32>(constraint_records[at + 1u]));
+    return StretchConstraint(
+        bitcast<f32>(constraint_records[at]),
+        bitcast<f32>(constraint_records[at + 1u]),
+        stiffness_scale(KIND_STRETCH, at + 2u),
+    );
 }
 
 // Stores constraint c's multiplier.
@@ -73,9 +79,11 @@ fn limit_strain(
 // constraint with `record` from multiplier `lambda`, within the strain limits.
 fn stretch_correction(record: StretchConstraint, a: Particle, b: Particle, lambda: f32) -> DistanceCorrection {
     let response = params.kinds[KIND_STRETCH].response;
+    let stretch = scaled_response(response.xy, record.stiffness_scale);
+    let compression = scaled_response(response.zw, record.stiffness_scale);
     let p0 = position(a);
     let p1 = position(b);
-    let k = distance_correction(p0, p1, a.w, b.w, record.rest_length, lambda, response.xy, response.zw);
+    let k = distance_correction(p0, p1, a.w, b.w, record.rest_length, lambda, stretch, compression);
     return limit_strain(k, p0, p1, a.w, b.w, record.rest_length, params.strain_limits);
 }
 

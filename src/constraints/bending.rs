@@ -2,7 +2,7 @@
 //! triangles (PBD §4.1, with the exact gradients of Bridson et al. 2003). WGSL twin: `shaders/constraints/bending.wgsl`
 //! (same names, same argument order).
 
-use super::{Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::{atan2, GEOMETRY_EPSILON};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -17,6 +17,8 @@ pub const WGSL: &str = include_str!("../../shaders/constraints/bending.wgsl");
 pub struct BendingConstraints {
     hinges: Vec<[u32; 4]>,
     rest_angles: Vec<f32>,
+    /// Each constraint's stiffness scale (its material map, 1 by default).
+    stiffness_scales: Vec<f32>,
 }
 
 impl BendingConstraints {
@@ -32,6 +34,7 @@ impl BendingConstraints {
                     .map(|angle| {
                         built.hinges.push(hinge);
                         built.rest_angles.push(angle);
+                        built.stiffness_scales.push(1.0);
                     })
                     .is_some()
             })
@@ -66,13 +69,21 @@ impl BendingConstraints {
 
     /// The constraints reordered: constraint `k` of the result is constraint `order[k]`.
     pub(crate) fn permuted(&self, order: impl Iterator<Item = u32>) -> Self {
-        let (hinges, rest_angles) = order.map(|c| (self.hinges[c as usize], self.rest_angles[c as usize])).unzip();
-        Self { hinges, rest_angles }
+        let mut permuted = Self::default();
+        for c in order.map(|c| c as usize) {
+            permuted.hinges.push(self.hinges[c]);
+            permuted.rest_angles.push(self.rest_angles[c]);
+            permuted.stiffness_scales.push(self.stiffness_scales[c]);
+        }
+        permuted
     }
 
     /// The GPU records, multipliers zeroed.
     pub fn records(&self) -> Vec<BendingRecord> {
-        self.rest_angles.iter().map(|&rest_angle| BendingRecord { rest_angle, lambda: 0.0 }).collect()
+        let records = self.rest_angles.iter().zip(&self.stiffness_scales);
+        records
+            .map(|(&rest_angle, &stiffness_scale)| BendingRecord { rest_angle, lambda: 0.0, stiffness_scale })
+            .collect()
     }
 
     /// The correction of constraint `c` from the state's positions and multiplier.
@@ -92,7 +103,7 @@ impl BendingConstraints {
             w,
             self.rest_angles[c],
             multipliers[Kind::Bending][c],
-            state.responses.bending,
+            scaled_response(state.responses.bending, self.stiffness_scales[c]),
         )
     }
 }
@@ -109,6 +120,14 @@ impl KindConstraints for BendingConstraints {
     fn gpu_records(&self) -> Vec<u32> {
         bytemuck::cast_slice(&self.records()).to_vec()
     }
+
+    fn stiffness_scales(&self) -> &[f32] {
+        &self.stiffness_scales
+    }
+
+    fn stiffness_scales_mut(&mut self) -> &mut [f32] {
+        &mut self.stiffness_scales
+    }
 }
 
 /// One bending constraint as the GPU reads it (`BendingConstraint` in WGSL): its rest data and
@@ -120,6 +139,8 @@ pub struct BendingRecord {
     pub rest_angle: f32,
     /// XPBD multiplier λ, reset at the first iteration of every substep.
     pub lambda: f32,
+    /// How many times stiffer than its kind's response this constraint is.
+    pub stiffness_scale: f32,
 }
 
 /// The correction of a bending constraint: position changes of its four particles and the

@@ -28,6 +28,16 @@ pub const DENOMINATOR_EPSILON: f32 = 1e-12;
 /// `[k', 0]`, XPBD compliance `[1, α/h²]` (see [`crate::Stiffness::response`]).
 pub type Response = [f32; 2];
 
+/// A response for a constraint `scale` times as stiff (its material map,
+/// [`crate::ClothModel::with_stiffness_scales`]): compliance `α̃/scale`, and a PBD factor
+/// `1 − (1 − k)^scale`, what `scale` projections with `k` remove. Exactly `response` at scale 1.
+/// WGSL twin `scaled_response` in `shaders/units.wgsl`.
+pub fn scaled_response(response: Response, scale: f32) -> Response {
+    let [k, alpha_tilde] = response;
+    let k = if scale == 1.0 { k } else { 1.0 - (1.0 - k).powf(scale) };
+    [k, alpha_tilde / scale]
+}
+
 /// The constraint kinds, in the order their GPU records, multipliers and Jacobi shares are laid
 /// out. Registering a kind is a variant here with its arms in the methods below, and its field
 /// in [`Constraints`] with its arm in [`Constraints::of`].
@@ -99,6 +109,12 @@ pub trait KindConstraints {
     /// The GPU records in constraint order, multipliers zeroed, as 32-bit words
     /// ([`Kind::record_words`] per constraint).
     fn gpu_records(&self) -> Vec<u32>;
+
+    /// Each constraint's stiffness scale ([`scaled_response`]; 1 unless a material map set it).
+    fn stiffness_scales(&self) -> &[f32];
+
+    /// The same, to set a material map ([`crate::ClothModel::with_stiffness_scales`]).
+    fn stiffness_scales_mut(&mut self) -> &mut [f32];
 }
 
 /// The responses of every kind in one substep.
@@ -195,6 +211,14 @@ impl Constraints {
         match kind {
             Kind::Stretch => &self.stretch,
             Kind::Bending => &self.bending,
+        }
+    }
+
+    /// The constraints of one kind, to edit.
+    pub(crate) fn of_mut(&mut self, kind: Kind) -> &mut dyn KindConstraints {
+        match kind {
+            Kind::Stretch => &mut self.stretch,
+            Kind::Bending => &mut self.bending,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! with separate responses when the edge is longer or shorter than rest. WGSL twin:
 //! `shaders/constraints/stretch.wgsl` (same names, same argument order).
 
-use super::{Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -15,13 +15,16 @@ pub const WGSL: &str = include_str!("../../shaders/constraints/stretch.wgsl");
 pub struct StretchConstraints {
     edges: Vec<[u32; 2]>,
     rest_lengths: Vec<f32>,
+    /// Each constraint's stiffness scale (its material map, 1 by default).
+    stiffness_scales: Vec<f32>,
 }
 
 impl StretchConstraints {
     /// Edges between `positions` at their current distances.
     pub(crate) fn between(edges: Vec<[u32; 2]>, positions: &[Vec3]) -> Self {
         let rest_lengths = edges.iter().map(|&[a, b]| positions[a as usize].distance(positions[b as usize])).collect();
-        Self { edges, rest_lengths }
+        let stiffness_scales = vec![1.0; edges.len()];
+        Self { edges, rest_lengths, stiffness_scales }
     }
 
     /// Number of constraints.
@@ -51,7 +54,10 @@ impl StretchConstraints {
 
     /// The GPU records, multipliers zeroed.
     pub fn records(&self) -> Vec<StretchRecord> {
-        self.rest_lengths.iter().map(|&rest_length| StretchRecord { rest_length, lambda: 0.0 }).collect()
+        let records = self.rest_lengths.iter().zip(&self.stiffness_scales);
+        records
+            .map(|(&rest_length, &stiffness_scale)| StretchRecord { rest_length, lambda: 0.0, stiffness_scale })
+            .collect()
     }
 }
 
@@ -67,6 +73,14 @@ impl KindConstraints for StretchConstraints {
     fn gpu_records(&self) -> Vec<u32> {
         bytemuck::cast_slice(&self.records()).to_vec()
     }
+
+    fn stiffness_scales(&self) -> &[f32] {
+        &self.stiffness_scales
+    }
+
+    fn stiffness_scales_mut(&mut self) -> &mut [f32] {
+        &mut self.stiffness_scales
+    }
 }
 
 /// One stretch constraint as the GPU reads it (`StretchConstraint` in WGSL): its rest data and
@@ -79,6 +93,8 @@ pub struct StretchRecord {
     pub rest_length: f32,
     /// XPBD multiplier λ, reset at the first iteration of every substep.
     pub lambda: f32,
+    /// How many times stiffer than its kind's response this constraint is.
+    pub stiffness_scale: f32,
 }
 
 /// The correction of a distance constraint: position changes of its two particles and the
@@ -179,7 +195,10 @@ impl StretchConstraints {
         let rest = self.rest_lengths[c];
         let responses = &state.responses;
         let lambda = multipliers[Kind::Stretch][c];
-        let k = distance_correction(p0, p1, w0, w1, rest, lambda, responses.stretch, responses.compression)?;
+        let scale = self.stiffness_scales[c];
+        let (stretch, compression) =
+            (scaled_response(responses.stretch, scale), scaled_response(responses.compression, scale));
+        let k = distance_correction(p0, p1, w0, w1, rest, lambda, stretch, compression)?;
         Some(match responses.strain_limits {
             Some(limits) => limit_strain(k, p0, p1, w0, w1, rest, limits),
             None => k,

@@ -59,8 +59,9 @@ pub struct GpuKind {
     pub response: [f32; 4],
     pub records: u32,
     pub jacobi_shares: u32,
+    pub mapped: u32,
     /// Pads the uniform array stride to 32 bytes.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 /// `Air` in WGSL: the air of [`Aerodynamics`], all zero when it is off.
@@ -163,6 +164,7 @@ impl GpuParams {
             entry.response = kind.gpu_response(&responses);
             entry.records = records;
             entry.jacobi_shares = jacobi_layout.map_or(0, |layout| layout.shares[kind.id()]);
+            entry.mapped = u32::from(model.constraints().of(*kind).stiffness_scales().iter().any(|&s| s != 1.0));
         }
         let acceleration = params.gravity + params.external_acceleration;
         Self {
