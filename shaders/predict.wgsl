@@ -11,7 +11,8 @@
 @group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
 // The pinned particles and their targets.
 @group(1) @binding(2) var<storage, read> pins: array<Pin>;
-// Each particle's acceleration from the air (m/s², shaders/aerodynamics.wgsl; zero without air).
+// Each particle's acceleration from the air (m/s², shaders/aerodynamics.wgsl): zero without air,
+// and a single zero entry until the air is first used.
 @group(1) @binding(3) var<storage, read> air_accelerations: array<vec4<f32>>;
 // [time at the start of the frame (s)], advanced by the frame's last finalize.
 @group(1) @binding(4) var<storage, read_write> clock: array<f32>;
@@ -53,6 +54,6 @@ fn predict(
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let i = linear_id(workgroup, workgroups, local_index);
-    let air = air_accelerations[min(i, params.particle_count - 1u)].xyz;
+    let air = air_accelerations[min(i, arrayLength(&air_accelerations) - 1u)].xyz;
     predict_thread(i, dispatch.substep, air);
 }

@@ -247,3 +247,30 @@ fn gusty_flag_matches_reference_and_a_reset_restarts_the_gusts() {
         assert!(distance <= 1e-4, "{mode:?}: without air, GPU and CPU differ by {distance} m");
     }
 }
+
+/// The air and rigid damping switched on mid-run (their buffers grow then) act as in the CPU
+/// reference switched alike.
+#[test]
+fn air_and_rigid_damping_switched_on_later_match_reference() {
+    let scene = Scene::new(SceneKind::Hanging, 6).unwrap();
+    let (device, queue) = device();
+    let still = SolverParams { substeps: 4, iterations: 4, ..scene.params };
+    let mut gpu = GpuSolver::new(&device, &queue, &scene.model, still, &scene.colliders).unwrap();
+    let mut cpu = CpuSolver::new(&scene.model, still, &scene.colliders).unwrap();
+    let windy = SolverParams {
+        aerodynamics: Some(Aerodynamics { wind: Vec3::new(0.0, 0.0, 3.0), ..Aerodynamics::default() }),
+        rigid_damping: 4.0,
+        ..still
+    };
+    for params in [still, windy] {
+        gpu.set_params(params).unwrap();
+        cpu.set_params(params).unwrap();
+        for _ in 0..15 {
+            gpu.step();
+            cpu.step();
+        }
+        let distance = max_distance(&gpu.read_positions().unwrap(), &cpu.positions);
+        assert!(distance <= 1e-4, "GPU and CPU differ by {distance} m");
+    }
+    assert!(cpu.positions.iter().any(|p| p.z > 0.05), "the wind blows the curtain");
+}

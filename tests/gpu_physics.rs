@@ -204,8 +204,9 @@ fn kinematic_pins_follow_their_targets_and_colliders_can_move() {
 /// Large cloths build, fit the device and run: a 257² grid (odd, so stripes and colours do not
 /// divide evenly) and a 512² grid, a few frames each: finite, the mean edge at its rest length, and
 /// the worst edge (next to a pinned corner, which four projections per frame cannot relieve on a
-/// cloth this wide) bounded. In Gauss-Seidel mode the GPU keeps at most 250 bytes per particle
-/// for the cloth, and the tethers (here two per particle, to the two pinned corners) exactly
+/// cloth this wide) bounded. In Gauss-Seidel mode the GPU keeps at most 260 bytes per particle
+/// for the cloth (251 at 512²: each stretch and bending record holds its stiffness scale; the
+/// air's and the rigid damping's buffers stay one entry until used), and the tethers (here two per particle, to the two pinned corners) exactly
 /// their words: a list entry and an offset per tethered particle, two words per tether.
 #[test]
 fn large_grids_run() {
@@ -216,7 +217,7 @@ fn large_grids_run() {
         let n = scene.model.particle_count();
         let core = solver(&scene, untethered).allocated_bytes();
         let per_particle = core as f64 / n as f64;
-        assert!(per_particle <= 250.0, "{cells}²: {per_particle:.1} bytes per particle");
+        assert!(per_particle <= 260.0, "{cells}²: {per_particle:.1} bytes per particle");
         let mut solver = solver(&scene, params);
         let tethered = n as u64 - 2;
         assert_eq!(solver.allocated_bytes() - core, 4 * (2 * tethered + 1 + 2 * 2 * tethered) - 4);

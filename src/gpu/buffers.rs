@@ -129,11 +129,13 @@ pub(crate) struct Buffers {
     pub schedule: wgpu::Buffer,
     /// The tethers' words, grown when they must.
     pub tethers: wgpu::Buffer,
-    /// Each particle's acceleration from the air (`vec4`), zero while the air is off.
+    /// Each particle's acceleration from the air (`vec4`), zero while the air is off; one
+    /// zero entry until the air is first used.
     pub air_accelerations: wgpu::Buffer,
     /// The time at the start of the frame (s), advanced on the GPU.
     pub clock: wgpu::Buffer,
-    /// Rigid damping: each workgroup's sums of the particles' moments, and the rigid motion.
+    /// Rigid damping: each workgroup's sums of the particles' moments (one entry until it is
+    /// first used), and the rigid motion.
     pub partial_moments: wgpu::Buffer,
     pub rigid_motion: wgpu::Buffer,
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.

@@ -190,8 +190,8 @@ impl GpuSolver {
         write(&self.buffers.positions, &vectors(rest, |_| 1.0));
         write(&self.buffers.velocities, &vectors(&vec![Vec3::ZERO; rest.len()], |i| self.pins.inverse_masses()[i]));
         write(&self.buffers.normals, &vectors(&self.model.vertex_normals(rest), |_| 0.0));
-        write(&self.buffers.air_accelerations, &vec![[0.0; 4]; rest.len()]);
-        write(&self.buffers.clock, &[[0.0; 4]]);
+        self.zero(&self.buffers.air_accelerations);
+        self.zero(&self.buffers.clock);
         self.write_pins();
         self.apply(self.params, self.requested_layout)
             .expect("the parameters and layout in use were planned before, and tethers fit by construction");
@@ -488,11 +488,7 @@ impl GpuSolver {
         if let Some(tethers) = rebuilt {
             self.upload_tethers(tethers);
         }
-        if params.aerodynamics.is_none() && self.params.aerodynamics.is_some() {
-            // Predict reads the last accelerations whether or not the air is on.
-            let zeros = vec![[0f32; 4]; self.model.particle_count()];
-            self.queue.write_buffer(&self.buffers.air_accelerations, 0, bytemuck::cast_slice(&zeros));
-        }
+        self.prepare_optional_buffers(&params);
         self.params = params;
         self.requested_layout = layout;
         self.layout = resolved;
@@ -500,6 +496,34 @@ impl GpuSolver {
         self.upload_dispatch_table(&plan.table);
         self.plan = plan.dispatches;
         Ok(())
+    }
+
+    /// The air's and the rigid damping's per-particle buffers, grown (and rebound) the first
+    /// time `params` use them: until then a cloth pays one placeholder entry for each. Air
+    /// switched off leaves zero accelerations behind, since predict reads them either way.
+    fn prepare_optional_buffers(&mut self, params: &SolverParams) {
+        let n = self.model.particle_count() as u64;
+        let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
+        if params.aerodynamics.is_some()
+            && grow(device, &mut buffers.air_accelerations, "drape air accelerations", 16 * n, STORAGE, bytes)
+        {
+            self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
+            self.bind_groups.aerodynamics = aerodynamics_bind_group(&self.device, &self.layouts, &self.buffers);
+        } else if params.aerodynamics.is_none() && self.params.aerodynamics.is_some() {
+            self.zero(&self.buffers.air_accelerations);
+        }
+        let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
+        let groups = 64 * n.div_ceil(64);
+        if params.rigid_damping > 0.0
+            && grow(device, &mut buffers.partial_moments, "drape partial moments", groups, STORAGE, bytes)
+        {
+            self.bind_groups.rigid_damping = rigid_damping_bind_group(&self.device, &self.layouts, &self.buffers);
+        }
+    }
+
+    /// Writes zeros over all of `buffer`.
+    fn zero(&self, buffer: &wgpu::Buffer) {
+        self.queue.write_buffer(buffer, 0, &vec![0; buffer.size() as usize]);
     }
 
     /// Makes `tethers` current: uploads their words, growing the buffer (and rebinding) when it
@@ -661,9 +685,11 @@ fn create_buffers(
         constraint_records: allocator.init("drape constraint records", bytemuck::cast_slice(&records), 4, STORAGE),
         schedule: allocator.init("drape schedule", bytemuck::cast_slice(schedule), 4, STORAGE),
         tethers: allocator.empty("drape tethers", 4, STORAGE),
-        air_accelerations: allocator.empty("drape air accelerations", 16 * n.max(1) as u64, STORAGE),
+        // One placeholder entry each until the air or rigid damping is used
+        // (`GpuSolver::prepare_optional_buffers`).
+        air_accelerations: allocator.empty("drape air accelerations", 16, STORAGE),
         clock: allocator.empty("drape clock", 16, STORAGE),
-        partial_moments: allocator.empty("drape partial moments", 64 * n.div_ceil(64).max(1) as u64, STORAGE),
+        partial_moments: allocator.empty("drape partial moments", 64, STORAGE),
         rigid_motion: allocator.empty("drape rigid motion", 48, STORAGE),
         jacobi: None,
     })
@@ -763,17 +789,25 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
             &[(0, &b.normals), (1, &b.triangles), (2, &b.vertex_triangles)],
         ),
         tethers: tethers_bind_group(device, layouts, b),
-        aerodynamics: bind_group(
-            device,
-            "drape aerodynamics data",
-            &layouts.aerodynamics,
-            &[(0, &b.air_accelerations), (1, &b.triangles), (2, &b.vertex_triangles), (3, &b.clock)],
-        ),
-        rigid_damping: bind_group(
-            device,
-            "drape rigid damping data",
-            &layouts.rigid_damping,
-            &[(0, &b.partial_moments), (1, &b.rigid_motion)],
-        ),
+        aerodynamics: aerodynamics_bind_group(device, layouts, b),
+        rigid_damping: rigid_damping_bind_group(device, layouts, b),
     }
+}
+
+fn aerodynamics_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
+    bind_group(
+        device,
+        "drape aerodynamics data",
+        &layouts.aerodynamics,
+        &[(0, &b.air_accelerations), (1, &b.triangles), (2, &b.vertex_triangles), (3, &b.clock)],
+    )
+}
+
+fn rigid_damping_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
+    bind_group(
+        device,
+        "drape rigid damping data",
+        &layouts.rigid_damping,
+        &[(0, &b.partial_moments), (1, &b.rigid_motion)],
+    )
 }
