@@ -24,6 +24,15 @@ fn finalize_pin(pin: Pin, substep: u32) {
     velocities[pin.particle] = vec4<f32>(q / params.h, 0.0);
 }
 
+// The clock after a frame of `dt` seconds, wrapped every CLOCK_PERIOD seconds so that f32 keeps
+// resolving a frame (advanced_clock in src/aerodynamics.rs).
+const CLOCK_PERIOD: f32 = 16384.0;
+
+fn advanced_clock(time: f32, dt: f32) -> f32 {
+    let next = time + dt;
+    return select(next, next - CLOCK_PERIOD, next >= CLOCK_PERIOD);
+}
+
 // Thread i finalizes particle i and pin i.
 fn finalize_thread(i: u32, substep: u32) {
     if (i < params.particle_count) {
@@ -43,15 +52,16 @@ fn finalize(
     let i = linear_id(workgroup, workgroups, local_index);
     finalize_thread(i, dispatch.substep);
     if (i == 0u && dispatch.substep + 1u == params.substeps) {
-        clock[0] += params.h * f32(params.substeps);
+        clock[0] = advanced_clock(clock[0], params.h * f32(params.substeps));
     }
 }
 
 // The end of one substep and the start of the next (dispatch.substep) in one dispatch: both
 // work particle by particle (and pin by pin, on the same thread), so nothing waits between them.
-// Only without air (src/gpu/plan.rs): the air acts on the state between them. Not binding the
-// air's accelerations here matters on llvmpipe, which runs this kernel 2.6 times slower with
-// them bound (64², 20 substeps: 350 against 135 ms per frame), even unread.
+// Only without air (src/gpu/plan.rs): the air acts on the state between them. Not referencing
+// the air's accelerations here matters on llvmpipe, which ran this kernel 2.6 times slower when
+// it did (64², 20 substeps: 350 against 135 ms per frame), even behind a branch that skipped
+// the read.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn finalize_and_predict(
     @builtin(workgroup_id) workgroup: vec3<u32>,

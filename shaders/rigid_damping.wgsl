@@ -12,7 +12,7 @@
 // [centre − reference point, v_cm, ω] (RigidMotion), written by solve_rigid_motion.
 @group(2) @binding(1) var<storage, read_write> rigid: array<vec4<f32>>;
 
-// Below this relative size the inertia tensor's determinant counts as singular.
+// Below this the determinant of the inertia tensor scaled to a trace of 1 counts as singular.
 const SINGULAR_INERTIA: f32 = 1e-9;
 const MOMENT_VECTORS: u32 = 4u;
 
@@ -72,14 +72,21 @@ fn sum_moments(
     }
 }
 
-fn solve_symmetric(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, l: vec3<f32>) -> vec3<f32> {
+// I⁻¹ l by the adjugate of I scaled to a trace of 1 (solve_symmetric in src/rigid_damping.rs).
+fn solve_symmetric(columns_a: vec3<f32>, columns_b: vec3<f32>, columns_c: vec3<f32>, l: vec3<f32>) -> vec3<f32> {
+    let size = columns_a.x + columns_b.y + columns_c.z;
+    if (!(size > 0.0)) {
+        return vec3<f32>(0.0);
+    }
+    let a = columns_a / size;
+    let b = columns_b / size;
+    let c = columns_c / size;
     let bc = cross(b, c);
     let ca = cross(c, a);
     let ab = cross(a, b);
     let det = dot(a, bc);
-    let size = a.x + b.y + c.z;
-    if (det > SINGULAR_INERTIA * size * size * size) {
-        return vec3<f32>(dot(bc, l), dot(ca, l), dot(ab, l)) / det;
+    if (det > SINGULAR_INERTIA) {
+        return vec3<f32>(dot(bc, l), dot(ca, l), dot(ab, l)) / (det * size);
     }
     return vec3<f32>(0.0);
 }

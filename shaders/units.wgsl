@@ -44,12 +44,19 @@ fn record_word(kind: u32, words: u32, c: u32, k: u32) -> u32 {
 }
 
 // A response [k, α̃] for a constraint `scale` times as stiff (scaled_response in
-// src/constraints/mod.rs): α̃/scale, and 1 − (1 − k)^scale, exactly the response at scale 1.
+// src/constraints/mod.rs): XPBD α̃/scale (at most the largest f32), PBD and hard constraints
+// min(k·scale, 1); exactly the response at scale 1.
+const F32_MAX: f32 = 3.40282347e38;
+
 fn scaled_response(response: vec2<f32>, scale: f32) -> vec2<f32> {
+    // Without a map every scale is 1: skip the arithmetic (the same result).
     if (scale == 1.0) {
         return response;
     }
-    return vec2<f32>(1.0 - pow(1.0 - response.x, scale), response.y / scale);
+    if (response.y > 0.0) {
+        return vec2<f32>(response.x, min(response.y / scale, F32_MAX));
+    }
+    return vec2<f32>(min(response.x * scale, 1.0), 0.0);
 }
 
 // Word `k` of a record holding a constraint's stiffness scale, or 1 when its kind has no

@@ -92,7 +92,8 @@ impl ClothModel {
     }
 
     /// The model with constraint `c` of `kind` `scales[c]` times as stiff as its kind's response
-    /// (`SolverParams::stretch` and `compression`, or `bending`; [`crate::constraints::scaled_response`]):
+    /// (`SolverParams::stretch` and `compression`, or `bending`: compliance `α/s`, PBD factor
+    /// `k·s` up to 1, [`crate::constraints::scaled_response`]):
     /// a material map (a stiff hem, a soft panel), constraints indexed as in
     /// [`ClothModel::constraints`] ([`ClothModel::constraint_means`] turns a per-particle map
     /// into one). One scale per constraint, each finite and > 0.

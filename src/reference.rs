@@ -3,7 +3,7 @@
 //! [`crate::constraints`] and [`crate::collision`]. It is the specification the GPU is tested
 //! against, not a second backend to optimise.
 
-use crate::aerodynamics::{air_acceleration, AirState};
+use crate::aerodynamics::{advanced_clock, air_acceleration, AirState};
 use crate::collision::{respond_to_colliders, validate_colliders, Collider};
 use crate::constraints::tether::{project_tethers, PinnedTethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
@@ -114,7 +114,7 @@ impl CpuSolver {
             self.finalize(substep);
         }
         self.normals = self.model.vertex_normals(&self.positions);
-        self.time += self.params.substep_dt() * self.params.substeps as f32;
+        self.time = advanced_clock(self.time, self.params.substep_dt() * self.params.substeps as f32);
     }
 
     /// Moves each free particle's velocity the frame's fraction of the way to the free

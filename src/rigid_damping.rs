@@ -73,8 +73,8 @@ pub struct RigidMotion {
     pub angular_velocity: Vec3,
 }
 
-/// Below this relative size the inertia tensor's determinant counts as singular (a cloth
-/// collapsed onto a line or a point): its rotation is then left undamped.
+/// Below this the determinant of the inertia tensor scaled to a trace of 1 counts as singular
+/// (a cloth collapsed onto a line or a point): its rotation is then left undamped.
 pub const SINGULAR_INERTIA: f32 = 1e-9;
 
 /// The rigid motion of the particles summed in `moments` (PBD §3.5 steps 1–5); at rest without
@@ -100,14 +100,20 @@ pub fn rigid_motion(moments: &Moments) -> RigidMotion {
     RigidMotion { centre: c, velocity, angular_velocity: solve_symmetric(columns, l) }
 }
 
-/// `I⁻¹ l` for the symmetric matrix with `columns` by its adjugate (rows `b × c`, `c × a`,
-/// `a × b` over `det = a · (b × c)`); zero when `I` is singular relative to its size.
-fn solve_symmetric([a, b, c]: [Vec3; 3], l: Vec3) -> Vec3 {
+/// `I⁻¹ l` for the symmetric matrix `I` with `columns`, by the adjugate of `I/s` (rows
+/// `b × c`, `c × a`, `a × b` over `det = a · (b × c)`), `s` its trace: `I⁻¹ = adj(I/s)/(s·det)`.
+/// Scaled to a trace of 1, a millimetre cloth's determinant stays far from the subnormals that
+/// GPUs flush to zero. Zero when `I` is singular relative to its size.
+fn solve_symmetric(columns: [Vec3; 3], l: Vec3) -> Vec3 {
+    let size = columns[0].x + columns[1].y + columns[2].z;
+    if size.is_nan() || size <= 0.0 {
+        return Vec3::ZERO;
+    }
+    let [a, b, c] = columns.map(|column| column / size);
     let (bc, ca, ab) = (b.cross(c), c.cross(a), a.cross(b));
     let det = a.dot(bc);
-    let size = a.x + b.y + c.z;
-    if det > SINGULAR_INERTIA * size * size * size {
-        Vec3::new(bc.dot(l), ca.dot(l), ab.dot(l)) / det
+    if det > SINGULAR_INERTIA {
+        Vec3::new(bc.dot(l), ca.dot(l), ab.dot(l)) / (det * size)
     } else {
         Vec3::ZERO
     }

@@ -51,6 +51,9 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(air(Aerodynamics { air_density: -1.0, ..still })), "aerodynamics.air_density");
     assert_eq!(rejected(air(Aerodynamics { drag_coefficient: f32::NAN, ..still })), "aerodynamics.drag_coefficient");
     assert_eq!(rejected(air(Aerodynamics { lift_coefficient: -0.1, ..still })), "aerodynamics.lift_coefficient");
+    assert_eq!(rejected(air(Aerodynamics { wind: Vec3::new(0.0, 1e20, 0.0), ..still })), "aerodynamics.wind");
+    assert_eq!(rejected(air(Aerodynamics { air_density: 1e30, ..still })), "aerodynamics.air_density");
+    assert_eq!(rejected(air(Aerodynamics { drag_coefficient: 1e30, ..still })), "aerodynamics.drag_coefficient");
     let gusts = |strength, frequency| air(Aerodynamics { gusts: Gusts { strength, frequency }, ..still });
     gusts(1.0, 2.0).validate().unwrap();
     assert_eq!(rejected(gusts(1.5, 0.5)), "aerodynamics.gusts.strength");

@@ -197,6 +197,7 @@ fn shared_constants_match_their_wgsl_twins() {
     let collide = parse_and_validate("integrate", &shaders::integrate_module_source());
     assert_eq!(wgsl_constant(&collide, "MAX_CONTACTS"), U32(drape::collision::MAX_CONTACTS as u32));
     assert_eq!(wgsl_constant(&collide, "PARALLEL_EPSILON"), F32(drape::collision::PARALLEL_EPSILON));
+    assert_eq!(wgsl_constant(&collide, "CLOCK_PERIOD"), F32(drape::aerodynamics::CLOCK_PERIOD));
     let air = parse_and_validate("aerodynamics", &shaders::aerodynamics_module_source());
     assert_eq!(wgsl_constant(&air, "SPEED_EPSILON"), F32(drape::aerodynamics::SPEED_EPSILON));
     assert_eq!(wgsl_constant(&air, "PHASE_LIMIT"), F32(drape::aerodynamics::PHASE_LIMIT));

@@ -29,13 +29,19 @@ pub const DENOMINATOR_EPSILON: f32 = 1e-12;
 pub type Response = [f32; 2];
 
 /// A response for a constraint `scale` times as stiff (its material map,
-/// [`crate::ClothModel::with_stiffness_scales`]): compliance `α̃/scale`, and a PBD factor
-/// `1 − (1 − k)^scale`, what `scale` projections with `k` remove. Exactly `response` at scale 1.
-/// WGSL twin `scaled_response` in `shaders/units.wgsl`.
+/// [`crate::ClothModel::with_stiffness_scales`]). XPBD (`α̃ > 0`): compliance `α̃/scale` (at
+/// most `f32::MAX`, so a tiny scale cannot make it infinite). PBD and hard constraints
+/// (`α̃ = 0`): the per-iteration factor `k·scale`, at most 1 — to first order what `scale`
+/// projections remove (`1 − (1 − k)^scale`), without a power that f32 would round away for the
+/// small factors PBD spreads over many iterations. Exactly `response` at scale 1. WGSL twin
+/// `scaled_response` in `shaders/units.wgsl`.
 pub fn scaled_response(response: Response, scale: f32) -> Response {
     let [k, alpha_tilde] = response;
-    let k = if scale == 1.0 { k } else { 1.0 - (1.0 - k).powf(scale) };
-    [k, alpha_tilde / scale]
+    if alpha_tilde > 0.0 {
+        [k, (alpha_tilde / scale).min(f32::MAX)]
+    } else {
+        [(k * scale).min(1.0), 0.0]
+    }
 }
 
 /// The constraint kinds, in the order their GPU records, multipliers and Jacobi shares are laid

@@ -17,7 +17,7 @@ use super::plan::{
 use super::readback::{
     decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap, READBACK_SLOTS,
 };
-use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE};
+use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
 use crate::collision::{validate_colliders, Collider};
 use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::error::{Error, ParamError};
@@ -513,9 +513,10 @@ impl GpuSolver {
             self.zero(&self.buffers.air_accelerations);
         }
         let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
-        let groups = 64 * n.div_ceil(64);
+        // Four vec4 of moments per workgroup of particles.
+        let moment_bytes = 64 * n.div_ceil(u64::from(WORKGROUP_SIZE));
         if params.rigid_damping > 0.0
-            && grow(device, &mut buffers.partial_moments, "drape partial moments", groups, STORAGE, bytes)
+            && grow(device, &mut buffers.partial_moments, "drape partial moments", moment_bytes, STORAGE, bytes)
         {
             self.bind_groups.rigid_damping = rigid_damping_bind_group(&self.device, &self.layouts, &self.buffers);
         }

@@ -164,12 +164,14 @@ fn air_section(ui: &mut egui::Ui, params: &mut SolverParams) {
         let Some(air) = &mut params.aerodynamics else {
             return;
         };
-        let (mut speed, mut heading) = (air.wind.length(), air.wind.x.atan2(air.wind.z).to_degrees());
+        // The horizontal wind as speed and heading; a vertical component set elsewhere stays.
+        let horizontal = glam::Vec2::new(air.wind.x, air.wind.z);
+        let (mut speed, mut heading) = (horizontal.length(), horizontal.x.atan2(horizontal.y).to_degrees());
         let speed_edit = ui.add(slider(&mut speed, 0.0..=20.0).text("wind speed").suffix(" m/s"));
         let heading_edit = ui.add(slider(&mut heading, -180.0..=180.0).text("wind heading (0 = +z)").suffix("°"));
         if speed_edit.changed() || heading_edit.changed() {
             let (sin, cos) = heading.to_radians().sin_cos();
-            air.wind = glam::Vec3::new(sin, 0.0, cos) * speed;
+            air.wind = glam::Vec3::new(sin * speed, air.wind.y, cos * speed);
         }
         ui.add(slider(&mut air.gusts.strength, 0.0..=1.0).text("gusts ±"));
         ui.add(slider(&mut air.gusts.frequency, 0.05..=5.0).text("gusts per second").suffix(" Hz").logarithmic(true));
