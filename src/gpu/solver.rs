@@ -175,8 +175,8 @@ impl GpuSolver {
     }
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
-    /// (targets at rest), rest normals and time zero (for gusts). Parameters and colliders stay; no pipeline or cloth
-    /// buffer is rebuilt. An uncollected [`GpuSolver::request_metrics`] is dropped (it measured
+    /// (targets at rest), rest normals and time zero (for gusts). Parameters and colliders stay;
+    /// no pipeline or cloth buffer is rebuilt. An uncollected [`GpuSolver::request_metrics`] is dropped (it measured
     /// the cloth before), with its readback buffer if the map was still pending.
     pub fn reset(&mut self) {
         if self.metrics_read.as_ref().is_some_and(|(map, _)| !map.is_idle()) {
