@@ -56,7 +56,7 @@ fn wind_at(position: vec3<f32>, time: f32) -> vec3<f32> {
 }
 
 fn triangle_force(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, mean_velocity: vec3<f32>, wind: vec3<f32>) -> vec3<f32> {
-    let doubled_area = cross(p1 - p0, p2 - p0);
+    let doubled_area = weighted_face_normal(p0, p1, p2);
     let len = length(doubled_area);
     let u = mean_velocity - wind;
     let speed = length(u);

@@ -37,6 +37,12 @@ fn atan2_portable(y: f32, x: f32) -> f32 {
     return select(half, -half, y < 0.0);
 }
 
+// Area-weighted triangle normal (p1 − p0) × (p2 − p0), twice the triangle's area long
+// (drape::math::weighted_face_normal): the normals' sums and the air's triangles.
+fn weighted_face_normal(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>) -> vec3<f32> {
+    return cross(p1 - p0, p2 - p0);
+}
+
 // A collider: plane (shape = normal xyz, offset w) or sphere (shape = centre xyz, radius w).
 struct Collider {
     shape: vec4<f32>,

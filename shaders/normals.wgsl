@@ -9,10 +9,6 @@
 // particle_count + 1 offsets, then triangle indices.
 @group(2) @binding(2) var<storage, read> vertex_triangles: array<u32>;
 
-fn weighted_face_normal(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>) -> vec3<f32> {
-    return cross(p1 - p0, p2 - p0);
-}
-
 fn normalize_or_up(n: vec3<f32>) -> vec3<f32> {
     let len = length(n);
     return select(vec3<f32>(0.0, 1.0, 0.0), n / len, len > GEOMETRY_EPSILON);

@@ -26,7 +26,7 @@
 
 use crate::error::ParamError;
 use crate::graph::Csr;
-use crate::math::GEOMETRY_EPSILON;
+use crate::math::{weighted_face_normal, GEOMETRY_EPSILON};
 use glam::Vec3;
 
 /// Below this relative speed (m/s) the air exerts no force (its direction is undefined).
@@ -174,7 +174,7 @@ pub fn wind_at(aero: &Aerodynamics, position: Vec3, time: f32) -> Vec3 {
 /// Drag plus lift (N) on the triangle `p` moving with vertex velocities `v` through the wind
 /// `wind` (module docs). Zero for a degenerate triangle or when it moves with the air.
 pub fn triangle_force(aero: &Aerodynamics, p: [Vec3; 3], v: [Vec3; 3], wind: Vec3) -> Vec3 {
-    let doubled_area = (p[1] - p[0]).cross(p[2] - p[0]);
+    let doubled_area = weighted_face_normal(p[0], p[1], p[2]);
     let length = doubled_area.length();
     let u = (v[0] + v[1] + v[2]) / 3.0 - wind;
     let speed = u.length();

@@ -1,6 +1,6 @@
 //! Pure f32 helpers shared by several kinds and stages, mirrored in WGSL with the same names:
-//! `shaders/common.wgsl` (the epsilons and `atan2_portable`) and `shaders/normals.wgsl` (the
-//! normal helpers).
+//! `shaders/common.wgsl` (the epsilons, `atan2_portable` and `weighted_face_normal`) and
+//! `shaders/normals.wgsl` (`normalize_or_up`).
 
 use glam::Vec3;
 use std::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};

@@ -233,28 +233,21 @@ impl GpuSolver {
         for dispatch in &self.plan {
             if current != Some(dispatch.kernel) {
                 pass.set_pipeline(self.pipelines.get(dispatch.kernel));
-                match Pipelines::data_group(dispatch.kernel) {
-                    DataGroup::Integrate => pass.set_bind_group(1, &groups.integrate, &[]),
-                    DataGroup::GaussSeidel => {
+                // Every kernel but integration solves on the particles with a data group.
+                let data = match Pipelines::data_group(dispatch.kernel) {
+                    DataGroup::Integrate => None,
+                    DataGroup::GaussSeidel => Some(&groups.gauss_seidel),
+                    DataGroup::Jacobi => Some(groups.jacobi.as_ref().expect("built with the Jacobi plan")),
+                    DataGroup::Tethers => Some(&groups.tethers),
+                    DataGroup::Aerodynamics => Some(&groups.aerodynamics),
+                    DataGroup::RigidDamping => Some(&groups.rigid_damping),
+                };
+                match data {
+                    Some(data) => {
                         pass.set_bind_group(1, &groups.solve, &[]);
-                        pass.set_bind_group(2, &groups.gauss_seidel, &[]);
+                        pass.set_bind_group(2, data, &[]);
                     }
-                    DataGroup::Jacobi => {
-                        pass.set_bind_group(1, &groups.solve, &[]);
-                        pass.set_bind_group(2, groups.jacobi.as_ref().expect("built with the Jacobi plan"), &[]);
-                    }
-                    DataGroup::Tethers => {
-                        pass.set_bind_group(1, &groups.solve, &[]);
-                        pass.set_bind_group(2, &groups.tethers, &[]);
-                    }
-                    DataGroup::Aerodynamics => {
-                        pass.set_bind_group(1, &groups.solve, &[]);
-                        pass.set_bind_group(2, &groups.aerodynamics, &[]);
-                    }
-                    DataGroup::RigidDamping => {
-                        pass.set_bind_group(1, &groups.solve, &[]);
-                        pass.set_bind_group(2, &groups.rigid_damping, &[]);
-                    }
+                    None => pass.set_bind_group(1, &groups.integrate, &[]),
                 }
                 current = Some(dispatch.kernel);
             }
