@@ -2,11 +2,11 @@
 //!
 //! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120
 //!  --solver gs --substeps 10 --iterations 10 [--strain-limit 0.9,1.1] [--wind 0,0,4]
-//!  [--gusts 0.4] [--rigid-damping 5] [--json]`
+//!  [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric] [--json]`
 
 use clap::{Parser, ValueEnum};
 use drape::constraints::UnitType;
-use drape::{DispatchStrategy, GpuSolver, HeadlessOptions, Scene, SceneKind, SolverMode};
+use drape::{BendingModel, DispatchStrategy, GpuSolver, HeadlessOptions, Scene, SceneKind, SolverMode};
 use std::num::NonZeroUsize;
 use std::time::Instant;
 
@@ -77,6 +77,10 @@ struct Args {
     /// off): keeps momentum and angular momentum while calming wrinkles and flutter.
     #[arg(long, default_value_t = 0.0)]
     rigid_damping: f32,
+    /// The bending model of the cloth's hinges: dihedral (angles, keeps any rest shape) or
+    /// isometric (Bergou et al.'s quadratic energy, for cloth that barely stretches).
+    #[arg(long, default_value = "dihedral")]
+    bending: BendingModel,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -92,7 +96,8 @@ fn main() {
 
 fn run(args: &Args) -> Result<(), drape::Error> {
     let (device, queue, adapter) = drape::headless_device(HeadlessOptions { timestamps: true })?;
-    let scene = Scene::new(args.scene, args.grid)?;
+    let mut scene = Scene::new(args.scene, args.grid)?;
+    scene.model = scene.model.with_bending_model(args.bending)?;
     let params = drape::SolverParams {
         substeps: args.substeps,
         iterations: args.iterations,
@@ -159,8 +164,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "stretch_constraints": model.constraints().stretch.len(),
         "free_edges": model.units(UnitType::FreeEdge).len(),
         "free_edge_colours": model.colour_count(UnitType::FreeEdge),
-        "bending_constraints": model.constraints().bending.len(),
-        "hinge_colours": model.colour_count(UnitType::Hinge),
+        "bending": args.bending.name(),
+        "bending_constraints": model.constraints().bending.len() + model.constraints().isometric.len(),
+        "hinge_colours": model.colour_count(UnitType::Hinge) + model.colour_count(UnitType::IsometricHinge),
         "stripes_per_phase": model.schedule().phases.each_ref().map(|p| p.stripes.len()),
         "stripes_in_workgroup": solver.stripes_in_workgroup(),
         "dispatches_per_frame": solver.dispatches_per_frame(),

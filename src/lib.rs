@@ -45,6 +45,7 @@ pub mod viewer;
 pub use aerodynamics::{Aerodynamics, Gusts};
 pub use collision::Collider;
 pub use constraints::stretch::StrainLimits;
+pub use constraints::BendingModel;
 pub use error::{Error, MeshError, ParamError};
 pub use gpu::{headless_device, request_device, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};
 pub use mesh::{ClothMesh, GridPlane};

@@ -3,8 +3,9 @@
 //! [`ClothModel::new`] and read through accessors, so its invariants hold by construction.
 
 use crate::constraints::bending::BendingConstraints;
+use crate::constraints::isometric::IsometricConstraints;
 use crate::constraints::stretch::StretchConstraints;
-use crate::constraints::{jacobi_shares, Constraints, JacobiScales, Kind, UnitType};
+use crate::constraints::{jacobi_shares, BendingModel, Constraints, JacobiScales, Kind, UnitType};
 use crate::error::{Error, MeshError, ParamError};
 use crate::graph::Csr;
 use crate::math::{normalize_or_up, weighted_face_normal};
@@ -31,6 +32,7 @@ pub struct ClothModel {
     masses: Vec<f32>,
     inverse_masses: Vec<f32>,
     constraints: Constraints,
+    bending_model: BendingModel,
     schedule: Schedule,
     /// Each unit type's range of unit indices, in [`UnitType::ALL`] order.
     units: Vec<Range<u32>>,
@@ -67,7 +69,52 @@ impl ClothModel {
             n,
             mesh.triangles.iter().enumerate().flat_map(|(t, tri)| tri.iter().map(move |&v| (v, t as u32))),
         );
-        Ok(Self { mesh, masses, inverse_masses, constraints, schedule, units, vertex_triangles })
+        let bending_model = BendingModel::Dihedral;
+        Ok(Self { mesh, masses, inverse_masses, constraints, bending_model, schedule, units, vertex_triangles })
+    }
+
+    /// The model with its hinges bending by `bending_model` (dihedral by default; [`BendingModel`]
+    /// and [`crate::constraints::isometric`] say when each fits), the constraints built at the
+    /// rest state for the same hinges in the same order, each keeping its stiffness scale.
+    pub fn with_bending_model(mut self, bending_model: BendingModel) -> Result<Self, Error> {
+        let (from, to) = (hinge_unit(self.bending_model), hinge_unit(bending_model));
+        let hinges = match self.bending_model {
+            BendingModel::Dihedral => self.constraints.bending.hinges().to_vec(),
+            BendingModel::Isometric => self.constraints.isometric.hinges().to_vec(),
+        };
+        let scales = self.constraints.of(hinge_kind(self.bending_model)).stiffness_scales().to_vec();
+        let positions = &self.mesh.positions;
+        let (dihedral, isometric, kept) = match bending_model {
+            BendingModel::Dihedral => {
+                let (dihedral, kept) = BendingConstraints::at_rest(&hinges, positions);
+                (dihedral, IsometricConstraints::default(), kept)
+            }
+            BendingModel::Isometric => {
+                let (isometric, kept) = IsometricConstraints::at_rest(&hinges, positions);
+                (BendingConstraints::default(), isometric, kept)
+            }
+        };
+        if kept.contains(&false) {
+            let expected = "hinges whose rest triangles suit the model";
+            return Err(ParamError { name: "bending_model", value: bending_model.name().into(), expected }.into());
+        }
+        self.constraints.bending = dihedral;
+        self.constraints.isometric = isometric;
+        self.constraints.of_mut(hinge_kind(bending_model)).stiffness_scales_mut().copy_from_slice(&scales);
+        // The same units and colours, now of the other hinge type.
+        let (from, to) = (from.id() as usize, to.id() as usize);
+        self.units.swap(from, to);
+        self.schedule.order.swap(from, to);
+        for colour in self.schedule.colours.iter_mut().filter(|c| c.unit_type == from) {
+            colour.unit_type = to;
+        }
+        self.bending_model = bending_model;
+        Ok(self)
+    }
+
+    /// How the cloth's hinges bend.
+    pub fn bending_model(&self) -> BendingModel {
+        self.bending_model
     }
 
     /// The model with particle `i`'s mass multiplied by `scales[i]`: a material map (a heavy
@@ -270,11 +317,14 @@ fn scheduled_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Constraints, 
     let hinge_count = bending.len() as u32;
     let free_units = Csr::from_rows(&free);
     let hinge_units = Csr::from_rows(bending.hinges());
+    let none = Csr::default();
+    // Dihedral hinges; ClothModel::with_bending_model turns them into isometric ones.
     let unit_sets: Vec<&Csr> = UnitType::ALL
         .iter()
         .map(|t| match t {
             UnitType::FreeEdge => &free_units,
             UnitType::Hinge => &hinge_units,
+            UnitType::IsometricHinge => &none,
         })
         .collect();
     let units: Vec<Range<u32>> = UnitType::ALL
@@ -282,6 +332,7 @@ fn scheduled_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Constraints, 
         .map(|t| match t {
             UnitType::FreeEdge => hinge_count..hinge_count + free.len() as u32,
             UnitType::Hinge => 0..hinge_count,
+            UnitType::IsometricHinge => 0..0,
         })
         .collect();
     let bases: Vec<u32> = units.iter().map(|r| r.start).collect();
@@ -298,7 +349,7 @@ fn scheduled_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Constraints, 
         .chain(free_order.iter().map(|&f| free[f as usize]))
         .collect();
     let stretch = StretchConstraints::between(stretch_edges, &mesh.positions);
-    (Constraints { stretch, bending }, schedule, units)
+    (Constraints { stretch, bending, isometric: IsometricConstraints::default() }, schedule, units)
 }
 
 /// Checks a material map: `count` scales, each finite and > 0.
@@ -310,5 +361,21 @@ fn check_scales(name: &'static str, scales: &[f32], count: usize) -> Result<(), 
     match scales.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
         Some(s) => Err(ParamError { name, value: s.to_string(), expected: "finite and > 0" }.into()),
         None => Ok(()),
+    }
+}
+
+/// The unit type of the hinges of a cloth bending by `model`.
+fn hinge_unit(model: BendingModel) -> UnitType {
+    match model {
+        BendingModel::Dihedral => UnitType::Hinge,
+        BendingModel::Isometric => UnitType::IsometricHinge,
+    }
+}
+
+/// The kind of the bending constraints of a cloth bending by `model`.
+fn hinge_kind(model: BendingModel) -> Kind {
+    match model {
+        BendingModel::Dihedral => Kind::Bending,
+        BendingModel::Isometric => Kind::Isometric,
     }
 }

@@ -5,8 +5,10 @@ mod support;
 
 use drape::collision::{contact_velocity, resolve_contacts, stick, Collider, HalfSpace};
 use drape::constraints::bending::{angle_error, bending_correction, dihedral, dihedral_angle};
+use drape::constraints::isometric::{curvature_vector, isometric_correction, isometric_weights};
 use drape::constraints::stretch::{distance_correction, DistanceCorrection};
 use drape::math::atan2;
+use drape::{BendingModel, ClothMesh, ClothModel, GridPlane};
 use glam::Vec3;
 use std::f32::consts::TAU;
 use support::Rng;
@@ -404,4 +406,132 @@ fn the_clock_wraps_once_per_period() {
     assert_eq!(advanced_clock(CLOCK_PERIOD - 0.25, 0.5), 0.25);
     let almost = CLOCK_PERIOD - 1.0 / 60.0;
     assert!(almost + 1.0 / 600.0 > almost, "a substep is still resolved just before the wrap");
+}
+
+/// A random rotation (unit quaternion) and translation.
+fn rigid_motion(rng: &mut Rng) -> (glam::Quat, Vec3) {
+    let axis = (rng.vec() + Vec3::new(0.0, 0.0, 2.0)).normalize();
+    (glam::Quat::from_axis_angle(axis, TAU * rng.next()), rng.vec() * 3.0)
+}
+
+#[test]
+fn isometric_curvature_vanishes_when_flat_and_ignores_rigid_motion() {
+    let mut rng = Rng(7);
+    for _ in 0..100 {
+        let p = hinge(&mut rng);
+        let weights = isometric_weights(p[0], p[1], p[2], p[3]).unwrap();
+        // Σ W = 0: a translation of the whole hinge changes nothing.
+        assert!(weights.iter().sum::<f32>().abs() < 1e-4 * weights[0].abs().max(1.0), "{weights:?}");
+        // A flat hinge has no curvature, nor has any affine image of it (in-plane stretch and
+        // shear are not bending).
+        let flat_rest = p.map(|q| Vec3::new(q.x, 0.0, q.z));
+        let flat_weights = isometric_weights(flat_rest[0], flat_rest[1], flat_rest[2], flat_rest[3]).unwrap();
+        let (rotation, shift) = rigid_motion(&mut rng);
+        let affine = glam::Mat3::from_cols(rng.vec(), rng.vec(), rng.vec());
+        let image = flat_rest.map(|q| affine * q + shift);
+        let size = flat_weights.iter().map(|w| w.abs()).sum::<f32>();
+        assert!(curvature_vector(flat_rest, flat_weights).length() < 1e-5 * size, "flat hinge curves");
+        assert!(curvature_vector(image, flat_weights).length() < 1e-4 * size, "affine image curves");
+        // A rigid motion of the bent hinge keeps |Σ W p|.
+        let size = weights.iter().map(|w| w.abs()).sum::<f32>();
+        let c = curvature_vector(p, weights).length();
+        let moved = curvature_vector(p.map(|q| rotation * q + shift), weights).length();
+        assert!((moved - c).abs() < 1e-4 * size, "{c} became {moved}");
+    }
+}
+
+#[test]
+fn isometric_projection_conserves_momenta_and_flattens_in_one_step() {
+    let mut rng = Rng(11);
+    for _ in 0..100 {
+        let rest = hinge(&mut rng);
+        let weights = isometric_weights(rest[0], rest[1], rest[2], rest[3]).unwrap();
+        let p = rest.map(|q| q + rng.vec() * 0.05);
+        let masses = [0.1 + rng.next(), 0.1 + rng.next(), 0.1 + rng.next(), 0.1 + rng.next()];
+        let w = masses.map(|m| 1.0 / m);
+        let k = isometric_correction(p, w, weights, 0.3, [1.0, 0.01]).unwrap();
+        let momentum: Vec3 = (0..4).map(|i| k.dp[i] * masses[i]).sum();
+        let angular: Vec3 = (0..4).map(|i| p[i].cross(k.dp[i] * masses[i])).sum();
+        assert!(momentum.length() < 1e-5, "isometric bending changes momentum by {momentum}");
+        assert!(angular.length() < 1e-5, "isometric bending changes angular momentum by {angular}");
+        // PBD with k = 1: the constraint is linear along its gradient, so one step is exact.
+        let k = isometric_correction(p, w, weights, 0.0, [1.0, 0.0]).unwrap();
+        let moved: [Vec3; 4] = std::array::from_fn(|i| p[i] + k.dp[i]);
+        let before = curvature_vector(p, weights).length();
+        assert!(curvature_vector(moved, weights).length() < 1e-4 * before.max(1e-3), "not flat after one step");
+    }
+    assert!(isometric_correction([Vec3::ZERO; 4], [1.0; 4], [1.0, 1.0, -1.0, -1.0], 0.0, [1.0, 0.0]).is_none());
+}
+
+/// A sheet of `n × n` equilateral triangles of side `side` in the x–z plane.
+fn equilateral_sheet(n: u32, side: f32) -> ClothMesh {
+    let height = side * 3f32.sqrt() / 2.0;
+    let positions = (0..=n)
+        .flat_map(|j| (0..=n).map(move |i| Vec3::new((i as f32 + 0.5 * (j % 2) as f32) * side, 0.0, j as f32 * height)))
+        .collect();
+    let at = |i: u32, j: u32| j * (n + 1) + i;
+    let mut triangles = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            // Even rows lean right, odd rows left, so every triangle is equilateral.
+            if j % 2 == 0 {
+                triangles.push([at(i, j), at(i + 1, j), at(i, j + 1)]);
+                triangles.push([at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)]);
+            } else {
+                triangles.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+                triangles.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+            }
+        }
+    }
+    ClothMesh::new(positions, triangles, None).unwrap()
+}
+
+/// `Σ C²` over the isometric hinges of `mesh` rolled onto a cylinder of radius `r` whose axis
+/// lies `degrees` from the z axis in the sheet's plane (lengths kept), over the plate energy
+/// `A / r²` of the area the hinges cover (`covered`).
+fn rolled_energy_ratio(mesh: ClothMesh, covered: f64, r: f64, degrees: f64) -> f64 {
+    let model = ClothModel::new(mesh, 0.2, &[]).unwrap().with_bending_model(BendingModel::Isometric).unwrap();
+    let isometric = &model.constraints().isometric;
+    let (cos, sin) = (degrees.to_radians().cos(), degrees.to_radians().sin());
+    let rolled: Vec<Vec3> = model
+        .mesh()
+        .positions
+        .iter()
+        .map(|p| {
+            let (x, z) = (f64::from(p.x), f64::from(p.z));
+            let (across, along) = (x * cos + z * sin, -x * sin + z * cos);
+            let (across, height) = (r * (across / r).sin(), r * (1.0 - (across / r).cos()));
+            Vec3::new((across * cos - along * sin) as f32, height as f32, (across * sin + along * cos) as f32)
+        })
+        .collect();
+    let energy: f64 = (0..isometric.len())
+        .map(|c| {
+            let p = isometric.particles(c).map(|i| rolled[i as usize]);
+            f64::from(curvature_vector(p, isometric.weights(c)).length()).powi(2)
+        })
+        .sum();
+    energy / (covered / (r * r))
+}
+
+/// The isometric energy of a sheet rolled onto a cylinder: on equilateral triangles the sum of
+/// `C²` over the hinges is the plate's `∫ (κ1 + κ2)² dA = A / r²` whichever way the axis lies
+/// (so the compliance is the inverse flexural rigidity). On a grid of right triangles the
+/// per-edge energy is anisotropic, as Bergou's local form is: exact for bends along the grid
+/// lines, stiffer up to ×1.54 along the diagonals.
+#[test]
+fn isometric_energy_of_a_rolled_sheet_is_the_plate_energy() {
+    let n = 24;
+    for (r, degrees) in [(0.5, 0.0), (0.5, 15.0), (0.5, 30.0), (0.5, 45.0), (0.5, 90.0), (2.0, 70.0)] {
+        let side = 1.0 / n as f32;
+        // The hinges' diamonds miss a strip half a triangle wide along the boundary.
+        let covered = f64::from(n as f32 * side - 0.5 * side) * f64::from((n as f32 - 0.5) * side * 3f32.sqrt() / 2.0);
+        let ratio = rolled_energy_ratio(equilateral_sheet(n, side), covered, r, degrees);
+        assert!((ratio - 1.0).abs() < 0.03, "equilateral, r = {r} at {degrees}°: Σ C² / plate = {ratio}");
+        let grid = ClothMesh::grid(n + 1, n + 1, side, GridPlane::Horizontal, Vec3::ZERO).unwrap();
+        let covered = f64::from((1.0 - 0.5 * side) * (1.0 - 0.5 * side));
+        let ratio = rolled_energy_ratio(grid, covered, r, degrees);
+        let along_grid_lines = degrees % 90.0 == 0.0;
+        let bound = if along_grid_lines { 1.01 } else { 1.6 };
+        assert!((0.99..bound).contains(&ratio), "grid, r = {r} at {degrees}°: Σ C² / plate = {ratio}");
+    }
 }

@@ -215,6 +215,33 @@ fn model_rejects_bad_density_and_pins() {
     ));
 }
 
+/// Switching the bending model rebuilds the same hinges, in the same order, with the other
+/// kind's constraints, and carries each hinge's stiffness scale; switching back gives the
+/// original constraints.
+#[test]
+fn the_bending_model_switches_on_the_same_hinges() {
+    use drape::constraints::{BendingModel, Kind};
+    let model = ClothModel::new(ClothMesh::from_obj_str(&tube_obj(11, 7)).unwrap(), 0.2, &[0]).unwrap();
+    assert_eq!(model.bending_model(), BendingModel::Dihedral);
+    let hinges = model.constraints().bending.len();
+    let scales: Vec<f32> = (0..hinges).map(|c| 1.0 + c as f32).collect();
+    let model = model.with_stiffness_scales(Kind::Bending, &scales).unwrap();
+    let isometric = model.clone().with_bending_model(BendingModel::Isometric).unwrap();
+    let constraints = isometric.constraints();
+    assert_eq!(isometric.bending_model(), BendingModel::Isometric);
+    assert!(constraints.bending.is_empty());
+    assert_eq!(constraints.isometric.hinges(), model.constraints().bending.hinges());
+    assert_eq!(isometric.units(UnitType::IsometricHinge), model.units(UnitType::Hinge));
+    assert!(isometric.units(UnitType::Hinge).is_empty());
+    assert_eq!(isometric.colour_count(UnitType::IsometricHinge), model.colour_count(UnitType::Hinge));
+    assert!(constraints.isometric.records().iter().zip(&scales).all(|(r, s)| r.stiffness_scale == *s));
+    assert_eq!(constraints.stretch, model.constraints().stretch);
+    let back = isometric.with_bending_model(BendingModel::Dihedral).unwrap();
+    assert_eq!(back.constraints(), model.constraints());
+    assert_eq!("isometric".parse::<BendingModel>(), Ok(BendingModel::Isometric));
+    assert!("quadratic".parse::<BendingModel>().is_err());
+}
+
 /// Material maps: one finite, positive scale per particle or constraint, or a typed error
 /// naming the map. Mass scales keep pins pinned and change the other inverse masses; a
 /// per-particle map becomes per-constraint means.

@@ -7,8 +7,8 @@ mod support;
 
 use drape::constraints::Kind;
 use drape::{
-    ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode, SolverParams,
-    Stiffness, StrainLimits, TetherParams,
+    BendingModel, ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode,
+    SolverParams, Stiffness, StrainLimits, TetherParams,
 };
 use glam::{Quat, Vec3};
 use support::{device, max_distance, Rng};
@@ -633,4 +633,92 @@ fn tethers_are_rebuilt_when_the_pins_change() {
     gpu.pin(middle, target).unwrap();
     cpu.pins.pin(middle, target).unwrap();
     run(&mut gpu, &mut cpu, 20);
+}
+
+/// The tip sag of a strip `long` cells of `h` long and two wide, clamped along one short edge
+/// (two pinned columns, so the free length is `(long − 1)·h`), bending isometrically with
+/// compliance `alpha` and hard edges, settled on the CPU reference.
+fn cantilever_sag(long: u32, h: f32, alpha: f32) -> f64 {
+    let mesh = ClothMesh::grid(long + 1, 3, h, GridPlane::Horizontal, Vec3::ZERO).unwrap();
+    let clamped: Vec<u32> = (0..3).flat_map(|j| [j * (long + 1), j * (long + 1) + 1]).collect();
+    let model = ClothModel::new(mesh, 0.2, &clamped).unwrap().with_bending_model(BendingModel::Isometric).unwrap();
+    let params = SolverParams {
+        damping: 5.0,
+        substeps: 10,
+        iterations: 100,
+        stretch: Stiffness::Compliance(0.0),
+        compression: Stiffness::Compliance(0.0),
+        bending: Stiffness::Compliance(alpha),
+        ..SolverParams::default()
+    };
+    let mut solver = CpuSolver::new(&model, params, &[]).unwrap();
+    for _ in 0..300 {
+        solver.step();
+    }
+    let tip = (0..3).map(|j| solver.positions[(j * (long + 1) + long) as usize].y);
+    -tip.map(f64::from).sum::<f64>() / 3.0
+}
+
+/// A cantilever of isometric bending obeys beam theory: its tip sag is proportional to the
+/// compliance (Hooke) and approaches Euler–Bernoulli's `δ = ρ g L⁴ α / 8` (`D = 1/α`, the
+/// rigidity the rolled-sheet test in `tests/math.rs` measures) from above as the cells shrink:
+/// 2.33, 1.70 and 1.44 times it at 2, 4 and 8 cells along 0.5 m (the clamp and the lumped
+/// load are first-order in `h`). Settled on the CPU reference (the GPU agrees with it,
+/// `tests/gpu_reference.rs`); small deflections, so the linear theory holds.
+#[test]
+fn an_isometric_cantilever_sags_as_beam_theory_says() {
+    let length = 0.5f64;
+    let beam = 0.2 * 9.81 * length.powi(4) / 8.0;
+    let mut previous = f64::INFINITY;
+    for cells in [4u32, 8] {
+        let h = (length / f64::from(cells)) as f32;
+        let (soft, stiff) = (cantilever_sag(cells + 1, h, 1.0), cantilever_sag(cells + 1, h, 0.5));
+        assert!(
+            (soft / stiff - 2.0).abs() < 0.02,
+            "{cells} cells: twice the compliance sags {} times as far",
+            soft / stiff
+        );
+        let ratio = soft / beam;
+        assert!(ratio > 1.0 && ratio < previous, "{cells} cells: {ratio} times Euler–Bernoulli, after {previous}");
+        previous = ratio;
+    }
+    assert!(previous < 1.5, "8 cells: {previous} times Euler–Bernoulli");
+}
+
+/// Isometric bending pulls a rolled sheet back to flat (its rest shape) in every mode alike:
+/// released without gravity from a quarter turn of a cylinder (lengths kept), every particle
+/// ends within 1 mm of the plane through three corners.
+#[test]
+fn an_isometric_sheet_unrolls_to_flat_in_every_mode() {
+    let cells = 8;
+    let mesh = ClothMesh::grid(cells + 1, cells + 1, 0.5 / cells as f32, GridPlane::Horizontal, Vec3::ZERO).unwrap();
+    let model = ClothModel::new(mesh, 0.2, &[]).unwrap().with_bending_model(BendingModel::Isometric).unwrap();
+    let radius = 1.0 / std::f32::consts::PI;
+    let rolled: Vec<Vec3> = model
+        .mesh()
+        .positions
+        .iter()
+        .map(|p| Vec3::new(radius * (p.x / radius).sin(), radius * (1.0 - (p.x / radius).cos()), p.z))
+        .collect();
+    let corners = [0, cells as usize, (cells * (cells + 1)) as usize];
+    for mode in MODES {
+        let params = SolverParams {
+            mode,
+            gravity: Vec3::ZERO,
+            damping: 2.0,
+            iterations: 10,
+            bending: Stiffness::Compliance(0.01),
+            ..SolverParams::default()
+        };
+        let mut solver = solver(&model, params, &[]);
+        solver.set_positions(&rolled).unwrap();
+        for _ in 0..300 {
+            solver.step();
+        }
+        let x = solver.read_positions().unwrap();
+        let [a, b, c] = corners.map(|i| x[i]);
+        let normal = (b - a).cross(c - a).normalize();
+        let off = x.iter().map(|p| (*p - a).dot(normal).abs()).fold(0.0, f32::max);
+        assert!(off <= 1e-3, "{mode:?}: {off} m off the plane");
+    }
 }

@@ -2,7 +2,9 @@
 //! `#[repr(C)]` Rust twin in size and member offsets. No GPU needed.
 
 use drape::constraints::bending::BendingRecord;
+use drape::constraints::isometric::IsometricRecord;
 use drape::constraints::stretch::StretchRecord;
+use drape::constraints::UnitType;
 use drape::gpu::records::{DispatchInfo, GpuAir, GpuCollider, GpuKind, GpuParams};
 use drape::gpu::shaders;
 use drape::pins::PinRecord;
@@ -29,8 +31,8 @@ fn file(name: &str) -> &'static str {
 fn modules() -> [(&'static str, String); 7] {
     [
         ("integrate", shaders::integrate_module_source()),
-        ("solver", shaders::solver_module_source()),
-        ("workgroup", shaders::workgroup_module_source()),
+        ("solver", shaders::solver_module_source(&UnitType::ALL)),
+        ("workgroup", shaders::workgroup_module_source(&UnitType::ALL)),
         ("normals", shaders::normals_module_source()),
         ("tethers", shaders::tether_module_source()),
         ("aerodynamics", shaders::aerodynamics_module_source()),
@@ -267,7 +269,7 @@ fn gpu_structs_match_their_wgsl_twins() {
         rust_offsets!(DispatchInfo, substep, first_iteration, iterations, colour_first, colour_count, stripe_entries),
     );
     assert_layout(&module, "Pin", size_of::<PinRecord>(), rust_offsets!(PinRecord, position, particle));
-    let solver = parse_and_validate("solver", &shaders::solver_module_source());
+    let solver = parse_and_validate("solver", &shaders::solver_module_source(&UnitType::ALL));
     assert_layout(
         &solver,
         "StretchConstraint",
@@ -279,6 +281,12 @@ fn gpu_structs_match_their_wgsl_twins() {
         "BendingConstraint",
         size_of::<BendingRecord>(),
         rust_offsets!(BendingRecord, rest_angle, lambda, stiffness_scale),
+    );
+    assert_layout(
+        &solver,
+        "IsometricConstraint",
+        size_of::<IsometricRecord>(),
+        rust_offsets!(IsometricRecord, weights, lambda, stiffness_scale),
     );
 }
 

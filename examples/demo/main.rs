@@ -10,7 +10,7 @@
 use clap::{Parser, ValueEnum};
 use drape::viewer::session::DEFAULT_RELAXATION;
 use drape::viewer::{run_headless, run_window, ClothSource, HeadlessRun, ParamOverrides, WindowRun};
-use drape::{SceneKind, SolverMode};
+use drape::{BendingModel, SceneKind, SolverMode};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -46,6 +46,9 @@ struct Args {
     /// Iterations per substep.
     #[arg(long)]
     iterations: Option<u32>,
+    /// Bending model of the cloth: dihedral (default) or isometric.
+    #[arg(long)]
+    bending: Option<BendingModel>,
     /// Frame time step in seconds.
     #[arg(long)]
     dt: Option<f32>,
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
             Solver::Jacobi => SolverMode::Jacobi { relaxation: DEFAULT_RELAXATION },
         }),
         relaxation: args.relaxation,
+        bending: args.bending,
     };
     let size = [args.width, args.height];
     let outcome = if args.headless {

@@ -1,38 +1,58 @@
-//! The hinge unit: a bending constraint and the stretch constraint of its edge, projected
-//! together. Both act on the hinge's edge, so its four particles are loaded and stored once for
-//! the two — a plan optimisation: the schedule numbers the hinge edges' stretch constraints like
-//! their bending constraints (hinge `u` is stretch constraint `u` and bending constraint `u`),
-//! and the kinds' data stays apart. Gauss-Seidel projects the stretch constraint first and the
-//! bending constraint from the moved positions; Jacobi projects both from the same positions.
-//! WGSL twin: `shaders/constraints/hinge.wgsl`.
+//! The hinge units: a bending constraint (dihedral, or isometric in the isometric hinge: the
+//! cloth's [`super::BendingModel`]) and the stretch constraint of its edge, projected together.
+//! Both act on the hinge's edge, so its four particles are loaded and stored once for the two — a
+//! plan optimisation: the schedule numbers the hinge edges' stretch constraints like their
+//! bending constraints (hinge `u` is stretch constraint `u` and bending constraint `u` of the
+//! cloth's model), and the kinds' data stays apart. Gauss-Seidel projects the stretch
+//! constraint first and the bending constraint from the moved positions; Jacobi projects both
+//! from the same positions. WGSL twin: `shaders/constraints/hinge.wgsl`.
 
+use super::bending::BendingCorrection;
 use super::{Constraints, JacobiScales, Kind, Multipliers, SolveState};
 use glam::Vec3;
 
 /// The WGSL twin.
 pub const WGSL: &str = include_str!("../../shaders/constraints/hinge.wgsl");
 
-/// Gauss-Seidel projection of hinge `u`: its edge's stretch constraint, then its bending
-/// constraint from the moved positions.
+/// The correction of bending constraint `u` of `kind` (dihedral or isometric).
+fn bending_correction(
+    constraints: &Constraints,
+    kind: Kind,
+    u: usize,
+    state: &SolveState,
+    multipliers: &Multipliers,
+) -> Option<BendingCorrection> {
+    match kind {
+        Kind::Isometric => constraints.isometric.correction(u, state, multipliers),
+        _ => constraints.bending.correction(u, state, multipliers),
+    }
+}
+
+/// Gauss-Seidel projection of hinge `u` whose bending constraint is of `kind`: its edge's
+/// stretch constraint, then its bending constraint from the moved positions.
 pub(crate) fn project_hinge(
     constraints: &Constraints,
+    kind: Kind,
     u: usize,
     state: &mut SolveState,
     multipliers: &mut Multipliers,
 ) {
     super::stretch::project_free_edge(&constraints.stretch, u, state, multipliers);
-    if let Some(k) = constraints.bending.correction(u, state, multipliers) {
-        for (&p, dp) in constraints.bending.particles(u).iter().zip(k.dp) {
+    if let Some(k) = bending_correction(constraints, kind, u, state, multipliers) {
+        for (&p, dp) in constraints.of(kind).constraint_particles(u).iter().zip(k.dp) {
             state.displacements[p as usize] += dp;
         }
-        multipliers[Kind::Bending][u] += k.dlambda;
+        multipliers[kind][u] += k.dlambda;
     }
 }
 
-/// Jacobi projection of hinge `u`: both constraints from the same positions, each scaled by its
-/// own share (`relaxation` times [`JacobiScales`]), summed per particle into `slots`.
+/// Jacobi projection of hinge `u` whose bending constraint is of `kind`: both constraints from
+/// the same positions, each scaled by its own share (`relaxation` times [`JacobiScales`]),
+/// summed per particle into `slots`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn jacobi_hinge(
     constraints: &Constraints,
+    kind: Kind,
     u: usize,
     relaxation: f32,
     scales: &JacobiScales,
@@ -41,8 +61,8 @@ pub(crate) fn jacobi_hinge(
     slots: &mut [Vec3],
 ) {
     let stretch = constraints.stretch.correction(u, state, multipliers);
-    let bending = constraints.bending.correction(u, state, multipliers);
-    let (s, b) = (relaxation * scales[Kind::Stretch][u], relaxation * scales[Kind::Bending][u]);
+    let bending = bending_correction(constraints, kind, u, state, multipliers);
+    let (s, b) = (relaxation * scales[Kind::Stretch][u], relaxation * scales[kind][u]);
     let stretch_dp = stretch.map_or([Vec3::ZERO; 2], |k| k.dp);
     let bending_dp = bending.map_or([Vec3::ZERO; 4], |k| k.dp);
     for (k, slot) in slots.iter_mut().enumerate() {
@@ -52,5 +72,5 @@ pub(crate) fn jacobi_hinge(
     if let Some(k) = stretch {
         multipliers[Kind::Stretch][u] = k.lambda + k.dlambda * s;
     }
-    multipliers[Kind::Bending][u] += bending.map_or(0.0, |k| k.dlambda) * b;
+    multipliers[kind][u] += bending.map_or(0.0, |k| k.dlambda) * b;
 }

@@ -12,11 +12,13 @@
 
 pub mod bending;
 pub mod hinge;
+pub mod isometric;
 pub mod stretch;
 pub mod tether;
 
 use bending::{BendingConstraints, BendingRecord};
 use glam::Vec3;
+use isometric::IsometricConstraints;
 use std::ops::{Index, IndexMut};
 use stretch::{StretchConstraints, StretchRecord};
 
@@ -53,11 +55,14 @@ pub enum Kind {
     Stretch,
     /// Dihedral bending constraints across the interior edges ([`bending`]).
     Bending,
+    /// Isometric bending constraints across the interior edges ([`isometric`]): a cloth has
+    /// these or the dihedral ones ([`BendingModel`]).
+    Isometric,
 }
 
 impl Kind {
     /// Every kind, in layout order (its index is its id).
-    pub const ALL: [Kind; 2] = [Self::Stretch, Self::Bending];
+    pub const ALL: [Kind; 3] = [Self::Stretch, Self::Bending, Self::Isometric];
     /// Number of kinds.
     pub const COUNT: usize = Self::ALL.len();
 
@@ -72,6 +77,7 @@ impl Kind {
         match self {
             Self::Stretch => "stretch",
             Self::Bending => "bending",
+            Self::Isometric => "isometric",
         }
     }
 
@@ -81,6 +87,7 @@ impl Kind {
         match self {
             Self::Stretch => stretch::WGSL,
             Self::Bending => bending::WGSL,
+            Self::Isometric => isometric::WGSL,
         }
     }
 
@@ -89,6 +96,7 @@ impl Kind {
         let bytes = match self {
             Self::Stretch => size_of::<StretchRecord>(),
             Self::Bending => size_of::<BendingRecord>(),
+            Self::Isometric => size_of::<isometric::IsometricRecord>(),
         };
         bytes / 4
     }
@@ -99,8 +107,45 @@ impl Kind {
         let pair = |[a, b]: Response, [c, d]: Response| [a, b, c, d];
         match self {
             Self::Stretch => pair(responses.stretch, responses.compression),
-            Self::Bending => pair(responses.bending, [0.0; 2]),
+            Self::Bending | Self::Isometric => pair(responses.bending, [0.0; 2]),
         }
+    }
+}
+
+/// How a cloth resists bending: the model of the constraint on each interior edge
+/// ([`crate::ClothModel::with_bending_model`]; [`isometric`] says when each fits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BendingModel {
+    /// The signed dihedral angle against its rest angle ([`bending`]): keeps any rest shape,
+    /// independent of stretch.
+    #[default]
+    Dihedral,
+    /// Bergou et al.'s quadratic energy ([`isometric`]): constant Hessian, no trigonometry;
+    /// bends toward flat and assumes the cloth barely stretches.
+    Isometric,
+}
+
+impl BendingModel {
+    /// Both models.
+    pub const ALL: [BendingModel; 2] = [Self::Dihedral, Self::Isometric];
+
+    /// Its command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dihedral => "dihedral",
+            Self::Isometric => "isometric",
+        }
+    }
+}
+
+impl std::str::FromStr for BendingModel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown bending model `{s}` (expected dihedral or isometric)"))
     }
 }
 
@@ -130,7 +175,7 @@ pub struct Responses {
     pub stretch: Response,
     /// Distance constraints shorter than rest.
     pub compression: Response,
-    /// Dihedral bending constraints.
+    /// Bending constraints of either model.
     pub bending: Response,
     /// The stretch constraints' strain limits, when on ([`stretch::limit_strain`]).
     pub strain_limits: Option<stretch::StrainLimits>,
@@ -207,8 +252,10 @@ pub type JacobiScales = PerConstraint;
 pub struct Constraints {
     /// Distance constraints, one per edge: the hinge edges first, then the free edges.
     pub stretch: StretchConstraints,
-    /// Dihedral bending constraints, one per hinge.
+    /// Dihedral bending constraints, one per hinge, when the cloth bends by that model.
     pub bending: BendingConstraints,
+    /// Isometric bending constraints, one per hinge, when the cloth bends by that model.
+    pub isometric: IsometricConstraints,
 }
 
 impl Constraints {
@@ -217,6 +264,7 @@ impl Constraints {
         match kind {
             Kind::Stretch => &self.stretch,
             Kind::Bending => &self.bending,
+            Kind::Isometric => &self.isometric,
         }
     }
 
@@ -225,6 +273,7 @@ impl Constraints {
         match kind {
             Kind::Stretch => &mut self.stretch,
             Kind::Bending => &mut self.bending,
+            Kind::Isometric => &mut self.isometric,
         }
     }
 }
@@ -258,13 +307,16 @@ pub fn jacobi_shares(constraints: &Constraints, particle_count: usize) -> Jacobi
 pub enum UnitType {
     /// A stretch constraint on its own: an edge with no bending constraint (a boundary edge).
     FreeEdge,
-    /// A bending constraint and the stretch constraint of its edge ([`hinge`]).
+    /// A dihedral bending constraint and the stretch constraint of its edge ([`hinge`]).
     Hinge,
+    /// An isometric bending constraint and the stretch constraint of its edge ([`hinge`]; its
+    /// WGSL functions are in the hinge's file).
+    IsometricHinge,
 }
 
 impl UnitType {
     /// Every unit type, in projection order (its index is its WGSL id).
-    pub const ALL: [UnitType; 2] = [Self::FreeEdge, Self::Hinge];
+    pub const ALL: [UnitType; 3] = [Self::FreeEdge, Self::Hinge, Self::IsometricHinge];
 
     /// The id the WGSL dispatch uses.
     pub fn id(self) -> u32 {
@@ -276,14 +328,15 @@ impl UnitType {
         match self {
             Self::FreeEdge => "free_edge",
             Self::Hinge => "hinge",
+            Self::IsometricHinge => "isometric_hinge",
         }
     }
 
     /// Its own WGSL file, for a unit of several kinds (a unit of one kind projects in its kind's
-    /// file).
+    /// file; both hinge units are in the hinge's).
     pub fn wgsl(self) -> Option<&'static str> {
         match self {
-            Self::FreeEdge => None,
+            Self::FreeEdge | Self::IsometricHinge => None,
             Self::Hinge => Some(hinge::WGSL),
         }
     }
@@ -292,7 +345,7 @@ impl UnitType {
     pub fn arity(self) -> usize {
         match self {
             Self::FreeEdge => 2,
-            Self::Hinge => 4,
+            Self::Hinge | Self::IsometricHinge => 4,
         }
     }
 }
@@ -308,7 +361,8 @@ impl UnitType {
     ) {
         match self {
             Self::FreeEdge => stretch::project_free_edge(&constraints.stretch, u, state, multipliers),
-            Self::Hinge => hinge::project_hinge(constraints, u, state, multipliers),
+            Self::Hinge => hinge::project_hinge(constraints, Kind::Bending, u, state, multipliers),
+            Self::IsometricHinge => hinge::project_hinge(constraints, Kind::Isometric, u, state, multipliers),
         }
     }
 
@@ -330,7 +384,12 @@ impl UnitType {
                 let scale = relaxation * scales[Kind::Stretch][u];
                 stretch::jacobi_free_edge(&constraints.stretch, u, scale, state, multipliers, slots)
             }
-            Self::Hinge => hinge::jacobi_hinge(constraints, u, relaxation, scales, state, multipliers, slots),
+            Self::Hinge => {
+                hinge::jacobi_hinge(constraints, Kind::Bending, u, relaxation, scales, state, multipliers, slots)
+            }
+            Self::IsometricHinge => {
+                hinge::jacobi_hinge(constraints, Kind::Isometric, u, relaxation, scales, state, multipliers, slots)
+            }
         }
     }
 
@@ -339,6 +398,7 @@ impl UnitType {
         match self {
             Self::FreeEdge => &constraints.stretch.edges()[u],
             Self::Hinge => &constraints.bending.hinges()[u],
+            Self::IsometricHinge => &constraints.isometric.hinges()[u],
         }
     }
 }

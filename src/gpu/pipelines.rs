@@ -4,6 +4,7 @@
 
 use super::plan::{Kernel, WorkgroupSizes};
 use super::shaders;
+use crate::constraints::UnitType;
 
 fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
@@ -185,8 +186,14 @@ pub(crate) struct Pipelines {
 }
 
 impl Pipelines {
-    /// Builds every pipeline.
-    pub fn new(device: &wgpu::Device, layouts: &Layouts, sizes: WorkgroupSizes, blocks: BlockSizes) -> Self {
+    /// Builds every pipeline, the projections for the cloth's `unit_types`.
+    pub fn new(
+        device: &wgpu::Device,
+        layouts: &Layouts,
+        sizes: WorkgroupSizes,
+        blocks: BlockSizes,
+        unit_types: &[UnitType],
+    ) -> Self {
         let module = |label, source: String| {
             device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(label),
@@ -194,7 +201,7 @@ impl Pipelines {
             })
         };
         let integrate = module("drape integrate", shaders::integrate_module_source());
-        let solver = module("drape solver", shaders::solver_module_source());
+        let solver = module("drape solver", shaders::solver_module_source(unit_types));
         let normals = module("drape normals", shaders::normals_module_source());
         let tethers = module("drape tethers", shaders::tether_module_source());
         let aerodynamics = module("drape aerodynamics", shaders::aerodynamics_module_source());
@@ -241,7 +248,7 @@ impl Pipelines {
             })
         };
         let workgroup = (blocks.stripe.is_some() || blocks.cloth.is_some())
-            .then(|| module("drape solver (workgroup memory)", shaders::workgroup_module_source()));
+            .then(|| module("drape solver (workgroup memory)", shaders::workgroup_module_source(unit_types)));
         let in_workgroup = |entry_point, block: Option<Block>, whole_cloth: bool| {
             let (workgroup, block) = (workgroup.as_ref()?, block?);
             let mut constants = workgroup_sizes.to_vec();

@@ -20,6 +20,7 @@ use super::readback::{
 use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
 use crate::collision::{validate_colliders, Collider};
 use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
+use crate::constraints::UnitType;
 use crate::error::{Error, ParamError};
 use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, JacobiPlan};
@@ -97,7 +98,8 @@ impl GpuSolver {
         let mut allocator = Allocator { device, allocated_bytes: 0 };
         let buffers = create_buffers(&mut allocator, model, &pins, &schedule)?;
         let layouts = Layouts::new(device);
-        let pipelines = Pipelines::new(device, &layouts, workgroup_sizes, blocks);
+        let unit_types: Vec<UnitType> = UnitType::ALL.into_iter().filter(|&t| !model.units(t).is_empty()).collect();
+        let pipelines = Pipelines::new(device, &layouts, workgroup_sizes, blocks, &unit_types);
         let bind_groups = bind_groups(device, &layouts, &buffers);
         let mut solver = Self {
             device: device.clone(),

@@ -5,7 +5,7 @@ use super::controls::Command;
 use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
 use crate::constraints::stretch::StrainLimits;
-use crate::constraints::UnitType;
+use crate::constraints::{BendingModel, UnitType};
 use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::scene::SceneKind;
 use std::path::PathBuf;
@@ -17,6 +17,8 @@ pub enum PanelAction {
     Load(ClothSource, u32),
     /// New solver parameters.
     SetParams(SolverParams),
+    /// Rebuild the cloth with this bending model.
+    SetBending(BendingModel),
     /// What a key could also ask for: pause, step, reset.
     Run(Command),
 }
@@ -83,6 +85,15 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
         if source != *session.source() || apply_grid {
             actions.push(PanelAction::Load(source, state.grid));
         }
+        let current = session.solver().model().bending_model();
+        ui.horizontal(|ui| {
+            ui.label("bending");
+            for model in BendingModel::ALL {
+                if ui.selectable_label(model == current, model.name()).clicked() && model != current {
+                    actions.push(PanelAction::SetBending(model));
+                }
+            }
+        });
     });
 }
 
@@ -229,9 +240,10 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
             row(
                 "bending constraints",
                 format!(
-                    "{} with their edges in {} colours",
-                    constraints.bending.len(),
-                    model.colour_count(UnitType::Hinge)
+                    "{} {} with their edges in {} colours",
+                    constraints.bending.len() + constraints.isometric.len(),
+                    model.bending_model().name(),
+                    model.colour_count(UnitType::Hinge) + model.colour_count(UnitType::IsometricHinge)
                 ),
             );
             let stripes = model.schedule().phases.each_ref().map(|p| p.stripes.len().to_string()).join(" + ");

@@ -5,6 +5,7 @@ use super::camera::{bounding_box, OrbitCamera, Ray};
 use super::pick::{pick_particle, ray_sphere};
 use super::renderer::{Marker, MarkerKind};
 use crate::collision::Collider;
+use crate::constraints::BendingModel;
 use crate::error::Error;
 use crate::gpu::readback::BackgroundMap;
 use crate::gpu::{GpuSolver, TIMESTAMP_FEATURES};
@@ -52,6 +53,8 @@ pub struct ParamOverrides {
     pub mode: Option<SolverMode>,
     /// Jacobi over-relaxation ω, used whenever Jacobi is (or is switched to) the mode.
     pub relaxation: Option<f32>,
+    /// The cloth's bending model (default dihedral), for every cloth loaded.
+    pub bending: Option<BendingModel>,
 }
 
 impl ParamOverrides {
@@ -170,7 +173,8 @@ impl Session {
     ) -> Result<Self, Error> {
         let setup = ClothSetup::load(&source, grid)?;
         let params = overrides.apply(setup.params);
-        let solver = GpuSolver::new(device, queue, &setup.model, params, &setup.colliders)?;
+        let model = setup.model.with_bending_model(overrides.bending.unwrap_or_default())?;
+        let solver = GpuSolver::new(device, queue, &model, params, &setup.colliders)?;
         Ok(Self {
             device: device.clone(),
             queue: queue.clone(),
@@ -199,8 +203,20 @@ impl Session {
     pub fn load(&mut self, source: ClothSource, grid: u32) -> Result<(), Error> {
         let setup = ClothSetup::load(&source, grid)?;
         let params = self.overrides.apply(setup.params);
-        self.solver = GpuSolver::new(&self.device, &self.queue, &setup.model, params, &setup.colliders)?;
+        let model = setup.model.with_bending_model(self.overrides.bending.unwrap_or_default())?;
+        self.solver = GpuSolver::new(&self.device, &self.queue, &model, params, &setup.colliders)?;
         (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
+        self.restart();
+        Ok(())
+    }
+
+    /// Rebuilds the cloth with its hinges bending by `bending` (kept for the cloths loaded
+    /// later) and restarts it; the parameters stay. On error nothing changes.
+    pub fn set_bending_model(&mut self, bending: BendingModel) -> Result<(), Error> {
+        let model = self.solver.model().clone().with_bending_model(bending)?;
+        let params = *self.solver.params();
+        self.solver = GpuSolver::new(&self.device, &self.queue, &model, params, &self.scene_colliders)?;
+        self.overrides.bending = Some(bending);
         self.restart();
         Ok(())
     }

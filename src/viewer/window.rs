@@ -415,6 +415,7 @@ impl Viewer {
                 Ok(())
             }
             PanelAction::SetParams(params) => self.session.set_params(params),
+            PanelAction::SetBending(bending) => self.session.set_bending_model(bending),
             PanelAction::Run(command) => self.run_command(command),
         };
         self.report_error(result);
