@@ -1,11 +1,13 @@
 //! Headless runner: steps a scene on the GPU and reports speed and physical sanity.
 //!
 //! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120
-//!  --solver gs --substeps 10 --iterations 10 [--strain-limit 0.9,1.1] [--wind 0,0,4]
-//!  [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric] [--json]`
+//!  --solver gs|jacobi|mass-spring --substeps 10 --iterations 10 [--strain-limit 0.9,1.1]
+//!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
+//!  [--springs 50,10,1] [--spring-damping 0.001] [--json]`
 
 use clap::{Parser, ValueEnum};
 use drape::constraints::UnitType;
+use drape::mass_spring::{SpringKind, SpringNetwork};
 use drape::{BendingModel, DispatchStrategy, GpuSolver, HeadlessOptions, Scene, SceneKind, SolverMode};
 use std::num::NonZeroUsize;
 use std::time::Instant;
@@ -16,6 +18,8 @@ enum Solver {
     Gs,
     /// Jacobi with over-relaxation.
     Jacobi,
+    /// The mass-spring baseline (semi-implicit Euler; --springs, --spring-damping).
+    MassSpring,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -81,6 +85,13 @@ struct Args {
     /// isometric (Bergou et al.'s quadratic energy, for cloth that barely stretches).
     #[arg(long, default_value = "dihedral")]
     bending: BendingModel,
+    /// Mass-spring: the structural, shear and flexion spring constants STRUCTURAL,SHEAR,FLEXION
+    /// in N/m (default 50,10,1).
+    #[arg(long, value_parser = parse_vector)]
+    springs: Option<glam::Vec3>,
+    /// Mass-spring: each spring's damping in N·s/m (default 0.001).
+    #[arg(long)]
+    spring_damping: Option<f32>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -104,6 +115,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         mode: match args.solver {
             Solver::Gs => SolverMode::GaussSeidel,
             Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation },
+            Solver::MassSpring => SolverMode::MassSpring(mass_spring(args)),
         },
         tethers: drape::TetherParams { enabled: !args.no_tethers, scale: args.tethers, ..scene.params.tethers },
         strain_limits: args.strain_limit,
@@ -159,6 +171,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "stretch_compliance": args.stretch_compliance,
         "rigid_damping": params.rigid_damping,
         "wind": params.aerodynamics.map(|a| a.wind.to_array()),
+        "mass_spring": mass_spring_report(&params, model),
         "gusts": params.aerodynamics.filter(|a| a.gusts.strength > 0.0).map(|a| [a.gusts.strength, a.gusts.frequency]),
         "particles": model.particle_count(),
         "stretch_constraints": model.constraints().stretch.len(),
@@ -187,6 +200,29 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         print_text(&report);
     }
     Ok(())
+}
+
+/// The spring constants asked for, over the defaults.
+fn mass_spring(args: &Args) -> drape::MassSpringParams {
+    let defaults = drape::MassSpringParams::default();
+    let [structural, shear, flexion] =
+        args.springs.map_or([defaults.structural, defaults.shear, defaults.flexion], |k| k.to_array());
+    drape::MassSpringParams { structural, shear, flexion, damping: args.spring_damping.unwrap_or(defaults.damping) }
+}
+
+/// The springs of a mass-spring run: constants, counts and stability.
+fn mass_spring_report(params: &drape::SolverParams, model: &drape::ClothModel) -> serde_json::Value {
+    let SolverMode::MassSpring(springs) = params.mode else {
+        return serde_json::Value::Null;
+    };
+    let network = SpringNetwork::new(model);
+    let masses = model.masses();
+    serde_json::json!({
+        "constants": springs.gpu_constants(),
+        "springs": SpringKind::ALL.map(|kind| network.count(kind)),
+        "stability_number": network.stability_number(&springs, masses, params.substep_dt()),
+        "min_stable_substeps": network.min_stable_substeps(&springs, masses, params.time_step, drape::params::MAX_SUBSTEPS),
+    })
 }
 
 /// The scene's air with the wind and gusts asked for; `--gusts` without any air is an error.

@@ -99,6 +99,9 @@ struct Params {
     // 1 when on, 0 when off (shaders/constraints/stretch.wgsl limit_strain); w unused.
     strain_limits: vec4<f32>,
     air: Air,
+    // Mass-spring mode (shaders/mass_spring.wgsl): stiffness of the structural, shear and
+    // flexion springs (N/m) by kind id, then their damping (N·s/m); zero in the other modes.
+    springs: vec4<f32>,
     // Jacobi over-relaxation ω.
     relaxation: f32,
     // Substep length h (s).

@@ -1,5 +1,6 @@
 // The integrate module's particle bindings (group 1) and stage 1 — predict (PBD Alg. 1 lines
-// 5–7): v̄ = (v + h(g + a + a_air))·damping, and the substep's displacement starts at q = h·v̄. Between
+// 5–7): v̄ = (v + h(g + a + (a_air + a_springs)))·damping, and the substep's displacement starts
+// at q = h·v̄ (with no projection to follow, semi-implicit Euler). Between
 // predict and finalize the velocity buffer holds q (src/gpu/solver.rs says why). Pinned
 // particles move a 1/(substeps − substep) share of the way to their target, so they reach it
 // at the end of the frame with a uniform kinematic velocity.
@@ -16,13 +17,16 @@
 @group(1) @binding(3) var<storage, read> air_accelerations: array<vec4<f32>>;
 // [time at the start of the frame (s)], advanced by the frame's last finalize.
 @group(1) @binding(4) var<storage, read_write> clock: array<f32>;
+// Each particle's acceleration from its springs (m/s², shaders/mass_spring.wgsl): zero outside
+// mass-spring mode, and a single zero entry until that mode is first used.
+@group(1) @binding(5) var<storage, read> spring_accelerations: array<vec4<f32>>;
 
-// A free particle's predicted displacement under the air's acceleration `air`; pinned ones are
-// left to their pin's thread.
-fn predict_particle(i: u32, air: vec3<f32>) {
+// A free particle's predicted displacement under the forces' acceleration `forces`; pinned ones
+// are left to their pin's thread.
+fn predict_particle(i: u32, forces: vec3<f32>) {
     let v = velocities[i];
     if (v.w > 0.0) {
-        let acceleration = params.acceleration.xyz + air;
+        let acceleration = params.acceleration.xyz + forces;
         let predicted_velocity = (v.xyz + acceleration * params.h) * params.damping_factor;
         velocities[i] = vec4<f32>(predicted_velocity * params.h, v.w);
     }
@@ -37,10 +41,10 @@ fn predict_pin(pin: Pin, substep: u32) {
     velocities[pin.particle] = vec4<f32>(q, 0.0);
 }
 
-// Thread i predicts particle i (under `air`) and pin i.
-fn predict_thread(i: u32, substep: u32, air: vec3<f32>) {
+// Thread i predicts particle i (under `forces`) and pin i.
+fn predict_thread(i: u32, substep: u32, forces: vec3<f32>) {
     if (i < params.particle_count) {
-        predict_particle(i, air);
+        predict_particle(i, forces);
     }
     if (i < params.pin_count) {
         predict_pin(pins[i], substep);
@@ -55,5 +59,6 @@ fn predict(
 ) {
     let i = linear_id(workgroup, workgroups, local_index);
     let air = air_accelerations[min(i, arrayLength(&air_accelerations) - 1u)].xyz;
-    predict_thread(i, dispatch.substep, air);
+    let springs = spring_accelerations[min(i, arrayLength(&spring_accelerations) - 1u)].xyz;
+    predict_thread(i, dispatch.substep, air + springs);
 }

@@ -5,6 +5,7 @@ use crate::collision::ContactResponse;
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{Response, Responses};
 use crate::error::ParamError;
+use crate::mass_spring::MassSpringParams;
 use glam::Vec3;
 
 /// How stiff a constraint kind is, in one of the two forms drape supports.
@@ -52,7 +53,8 @@ impl Stiffness {
     }
 }
 
-/// How the internal constraints are projected.
+/// How the cloth's internal forces are resolved: by projecting its constraints (two modes), or
+/// by springs (the mass-spring baseline).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SolverMode {
     /// Coloured Gauss-Seidel (PBD §3.2): constraints of one colour share no particle, so they
@@ -65,6 +67,20 @@ pub enum SolverMode {
         /// Over-relaxation `ω ∈ (0, 2]`; 1.5 is a good start, lower it if the cloth jitters.
         relaxation: f32,
     },
+    /// The mass-spring cloth ([`crate::mass_spring`]): structural, shear and flexion springs with
+    /// damping, integrated by semi-implicit Euler, a baseline to compare the position-based modes
+    /// with. Nothing is projected: `iterations`, `stretch`, `compression`, `bending`, `tethers`
+    /// and `strain_limits` do not apply. The substep must be short enough for the springs: the
+    /// solvers reject springs that semi-implicit Euler cannot keep stable at `substeps` and say
+    /// how many substeps would ([`crate::mass_spring::SpringNetwork::check_stability`]).
+    MassSpring(MassSpringParams),
+}
+
+impl SolverMode {
+    /// Whether this mode projects constraints (and tethers): every mode but mass-spring.
+    pub fn projects(&self) -> bool {
+        !matches!(self, Self::MassSpring(_))
+    }
 }
 
 /// Long-range attachments ([`crate::constraints::tether`]): each free particle is held within
@@ -148,7 +164,7 @@ pub struct SolverParams {
     /// Around the cloth's thickness; larger hides the triangles cutting into a curved collider
     /// between particles.
     pub collision_margin: f32,
-    /// Tethers to the pinned particles (default on, scale 1, hard).
+    /// Tethers to the pinned particles (default on, scale 1, hard; the projecting modes only).
     pub tethers: TetherParams,
     /// Strain limits on the stretch constraints (default `None`, off): every projection of an
     /// edge ends with its length within `[min, max]` times its rest length, however soft
@@ -159,9 +175,9 @@ pub struct SolverParams {
     /// relative to it, with gusts ([`crate::aerodynamics`]). Costs one more dispatch per
     /// substep, and the finalize and next predict of a substep become two.
     pub aerodynamics: Option<Aerodynamics>,
-    /// Projection mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer
+    /// Solver mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants
-    /// over-relaxation ω ≈ 1.5.
+    /// over-relaxation ω ≈ 1.5; mass-spring is the explicit baseline.
     pub mode: SolverMode,
 }
 
@@ -275,10 +291,13 @@ impl SolverParams {
                 "a compliance whose α/h² is finite",
             )?;
         }
-        if let SolverMode::Jacobi { relaxation } = self.mode {
-            check(relaxation > 0.0 && relaxation <= 2.0, "mode.relaxation", relaxation.to_string(), "in (0, 2]")?;
+        match self.mode {
+            SolverMode::Jacobi { relaxation } => {
+                check(relaxation > 0.0 && relaxation <= 2.0, "mode.relaxation", relaxation.to_string(), "in (0, 2]")
+            }
+            SolverMode::MassSpring(springs) => springs.validate(),
+            SolverMode::GaussSeidel => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -293,6 +312,11 @@ impl SolverParams {
             bending: response(self.bending),
             strain_limits: self.strain_limits,
         }
+    }
+
+    /// Whether the tethers are projected: switched on, in a mode that projects.
+    pub fn tethers_active(&self) -> bool {
+        self.tethers.enabled && self.mode.projects()
     }
 
     /// The tethers' `[k, α̃]`: one projection per substep.

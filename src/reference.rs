@@ -8,8 +8,9 @@ use crate::collision::{respond_to_colliders, validate_colliders, Collider};
 use crate::constraints::tether::{project_tethers, PinnedTethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
 use crate::error::Error;
+use crate::mass_spring::{ParticleState, SpringNetwork};
 use crate::model::{ClothModel, JacobiPlan};
-use crate::params::{SolverMode, SolverParams};
+use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::pins::Pins;
 use crate::rigid_damping::{damp_to_rigid_motion, frame_fraction, rigid_motion, Moments};
 use glam::Vec3;
@@ -33,9 +34,12 @@ pub struct CpuSolver {
     pub time: f32,
     /// Each particle's acceleration from the air in the current substep (m/s²).
     air_accelerations: Vec<Vec3>,
+    /// Each particle's acceleration from its springs in the current substep (mass-spring mode).
+    spring_accelerations: Vec<Vec3>,
     solve: SolveState,
     multipliers: Multipliers,
     jacobi: Option<JacobiPlan>,
+    springs: Option<SpringNetwork>,
     tethers: PinnedTethers,
 }
 
@@ -55,6 +59,7 @@ impl CpuSolver {
             pins: Pins::new(model),
             time: 0.0,
             air_accelerations: vec![Vec3::ZERO; n],
+            spring_accelerations: vec![Vec3::ZERO; n],
             solve: SolveState {
                 positions: positions.clone(),
                 displacements: vec![Vec3::ZERO; n],
@@ -64,17 +69,19 @@ impl CpuSolver {
             positions,
             multipliers: Multipliers::zeros(model.constraints()),
             jacobi: None,
+            springs: None,
             tethers: PinnedTethers::default(),
         };
-        solver.plan_jacobi();
+        solver.plan_mode(&params)?;
         Ok(solver)
     }
 
-    /// Replaces the parameters (validated).
+    /// Replaces the parameters (validated; mass-spring's also for stability). On error the
+    /// solver keeps its previous parameters.
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
+        self.plan_mode(&params)?;
         self.params = params;
-        self.plan_jacobi();
         Ok(())
     }
 
@@ -85,26 +92,37 @@ impl CpuSolver {
         Ok(())
     }
 
-    /// Builds Jacobi's plan the first time Jacobi mode is used.
-    fn plan_jacobi(&mut self) {
-        if matches!(self.params.mode, SolverMode::Jacobi { .. }) && self.jacobi.is_none() {
-            self.jacobi = Some(self.model.jacobi_plan());
+    /// Builds what the mode of `params` needs the first time it is used (Jacobi's plan, the
+    /// springs), and checks the springs' stability.
+    fn plan_mode(&mut self, params: &SolverParams) -> Result<(), Error> {
+        match params.mode {
+            SolverMode::Jacobi { .. } if self.jacobi.is_none() => self.jacobi = Some(self.model.jacobi_plan()),
+            SolverMode::MassSpring(springs) => {
+                let network = self.springs.get_or_insert_with(|| SpringNetwork::new(&self.model));
+                let masses = self.model.masses();
+                network.check_stability(&springs, masses, params.time_step, params.substeps, MAX_SUBSTEPS)?;
+            }
+            _ => {}
         }
+        Ok(())
     }
 
-    /// Advances one frame: rigid damping, then `substeps` × (air → predict → `iterations`
-    /// projections → tethers → collide and update velocities), then recomputes normals (PBD
-    /// Alg. 1 with XPBD substepping) and advances the time.
+    /// Advances one frame: rigid damping, then `substeps` × (air → springs → predict →
+    /// `iterations` projections → tethers → collide and update velocities), then recomputes
+    /// normals (PBD Alg. 1 with XPBD substepping) and advances the time. Mass-spring mode has
+    /// springs and no projections or tethers; the others the reverse.
     pub fn step(&mut self) {
         self.update_tethers();
         self.damp_to_rigid_motion();
         for substep in 0..self.params.substeps {
             self.update_air(substep);
+            self.update_springs();
             self.predict(substep);
             for _ in 0..self.params.iterations {
                 match self.params.mode {
                     SolverMode::GaussSeidel => self.project_gauss_seidel(),
                     SolverMode::Jacobi { relaxation } => self.project_jacobi(relaxation),
+                    SolverMode::MassSpring(_) => break,
                 }
             }
             let response = self.params.tether_response();
@@ -155,19 +173,36 @@ impl CpuSolver {
         }
     }
 
+    /// Each particle's acceleration from its springs at the start of the substep (mass-spring
+    /// mode; the others leave it zero).
+    fn update_springs(&mut self) {
+        let (SolverMode::MassSpring(springs), Some(network)) = (self.params.mode, &self.springs) else {
+            return self.spring_accelerations.fill(Vec3::ZERO);
+        };
+        let state = ParticleState {
+            positions: &self.positions,
+            velocities: &self.velocities,
+            inverse_masses: self.pins.inverse_masses(),
+        };
+        for (i, a) in self.spring_accelerations.iter_mut().enumerate() {
+            *a = network.acceleration(&springs, &state, i);
+        }
+    }
+
     /// Rebuilds the tethers when they are switched on or off or the set of pinned particles
     /// changed since they were built ([`CpuSolver::pins`] may be edited directly).
     fn update_tethers(&mut self) {
         if let Some(rebuilt) =
-            self.tethers.rebuilt(&self.model, self.params.tethers.enabled, self.pins.inverse_masses())
+            self.tethers.rebuilt(&self.model, self.params.tethers_active(), self.pins.inverse_masses())
         {
             self.tethers = rebuilt;
         }
     }
 
-    /// PBD Alg. 1 lines 5–7: `v̄ = (v + h(g + a + a_air))·damping`, and the substep's displacement starts
-    /// at `q = h·v̄`; a pinned particle's displacement is a `1/(substeps − substep)` share of the
-    /// way to its target. Multipliers reset (XPBD).
+    /// PBD Alg. 1 lines 5–7: `v̄ = (v + h(g + a + (a_air + a_springs)))·damping`, and the
+    /// substep's displacement starts at `q = h·v̄` (with no projection to follow, semi-implicit
+    /// Euler); a pinned particle's displacement is a `1/(substeps − substep)` share of the way to
+    /// its target. Multipliers reset (XPBD).
     fn predict(&mut self, substep: u32) {
         let h = self.params.substep_dt();
         let acceleration = self.params.gravity + self.params.external_acceleration;
@@ -181,7 +216,8 @@ impl CpuSolver {
             self.solve.displacements[i] = if self.pins.inverse_masses()[i] == 0.0 {
                 kinematic_step(x, self.pins.targets()[i], remaining)
             } else {
-                ((self.velocities[i] + (acceleration + self.air_accelerations[i]) * h) * damping) * h
+                let forces = self.air_accelerations[i] + self.spring_accelerations[i];
+                ((self.velocities[i] + (acceleration + forces) * h) * damping) * h
             };
         }
         self.multipliers.reset();

@@ -1,8 +1,8 @@
 //! Bad parameters and colliders give typed errors; stiffness conversions follow PBD and XPBD.
 
 use drape::{
-    Aerodynamics, Collider, CpuSolver, Error, Gusts, Scene, SceneKind, SolverMode, SolverParams, Stiffness,
-    StrainLimits, TetherParams,
+    Aerodynamics, Collider, CpuSolver, Error, Gusts, MassSpringParams, Scene, SceneKind, SolverMode, SolverParams,
+    Stiffness, StrainLimits, TetherParams,
 };
 use glam::Vec3;
 
@@ -33,6 +33,13 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(SolverParams { dynamic_friction: -0.1, ..ok }), "dynamic_friction");
     assert_eq!(rejected(SolverParams { restitution: 1.5, ..ok }), "restitution");
     assert_eq!(rejected(SolverParams { mode: SolverMode::Jacobi { relaxation: 0.0 }, ..ok }), "mode.relaxation");
+    let springs = |springs: MassSpringParams| SolverParams { mode: SolverMode::MassSpring(springs), ..ok };
+    let defaults = MassSpringParams::default();
+    springs(MassSpringParams { structural: 0.0, shear: 0.0, flexion: 0.0, damping: 0.0 }).validate().unwrap();
+    assert_eq!(rejected(springs(MassSpringParams { structural: -1.0, ..defaults })), "mode.structural");
+    assert_eq!(rejected(springs(MassSpringParams { shear: f32::NAN, ..defaults })), "mode.shear");
+    assert_eq!(rejected(springs(MassSpringParams { flexion: f32::INFINITY, ..defaults })), "mode.flexion");
+    assert_eq!(rejected(springs(MassSpringParams { damping: -1e-3, ..defaults })), "mode.damping");
     let tethers = |tethers: TetherParams| SolverParams { tethers, ..ok };
     assert_eq!(rejected(tethers(TetherParams { scale: 0.99, ..ok.tethers })), "tethers.scale");
     assert_eq!(rejected(tethers(TetherParams { scale: f32::NAN, ..ok.tethers })), "tethers.scale");

@@ -28,7 +28,7 @@ fn file(name: &str) -> &'static str {
 }
 
 /// Every module drape builds, by name.
-fn modules() -> [(&'static str, String); 7] {
+fn modules() -> [(&'static str, String); 8] {
     [
         ("integrate", shaders::integrate_module_source()),
         ("solver", shaders::solver_module_source(&UnitType::ALL)),
@@ -37,6 +37,7 @@ fn modules() -> [(&'static str, String); 7] {
         ("tethers", shaders::tether_module_source()),
         ("aerodynamics", shaders::aerodynamics_module_source()),
         ("rigid damping", shaders::rigid_damping_module_source()),
+        ("mass-spring", shaders::mass_spring_module_source()),
     ]
 }
 
@@ -73,6 +74,7 @@ fn every_entry_point_is_within_webgpu_limits_with_headroom() {
         ("tethers", &["project_tethers"]),
         ("aerodynamics", &["apply_aerodynamics"]),
         ("rigid damping", &["sum_moments", "solve_rigid_motion", "damp_to_rigid_motion"]),
+        ("mass-spring", &["apply_springs"]),
     ];
     for ((name, source), (expected_name, entry_points)) in modules().iter().zip(expected) {
         assert_eq!(*name, expected_name);
@@ -229,6 +231,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             tether,
             strain_limits,
             air,
+            springs,
             relaxation,
             h,
             damping_factor,

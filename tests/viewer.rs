@@ -216,8 +216,21 @@ fn pause_step_reset_and_mode_switching_drive_the_simulation() {
     session.toggle_mode().expect("to Jacobi");
     let relaxation = session.relaxation();
     assert_eq!(session.params().mode, drape::SolverMode::Jacobi { relaxation });
+    session.toggle_mode().expect("to mass-spring");
+    assert_eq!(session.params().mode, drape::SolverMode::MassSpring(session.mass_spring()));
     session.toggle_mode().expect("back");
     assert_eq!(*session.params(), gauss_seidel);
+    // Springs too stiff for the scene's substeps: switching to them raises the substeps to the
+    // fewest they are stable at.
+    let stiff = drape::MassSpringParams { structural: 1e4, ..Default::default() };
+    session.set_mode(drape::SolverMode::MassSpring(stiff)).expect("with more substeps");
+    let model = session.solver().model();
+    let network = drape::mass_spring::SpringNetwork::new(model);
+    let fewest = network.min_stable_substeps(&stiff, model.masses(), gauss_seidel.time_step, 128);
+    assert!(session.params().substeps > gauss_seidel.substeps);
+    assert_eq!(Some(session.params().substeps), fewest);
+    assert_eq!(session.mass_spring(), stiff, "the constants switching back to mass-spring uses");
+    session.set_params(gauss_seidel).expect("back to Gauss-Seidel");
     // A dragged sphere goes back to its place on reset.
     drag_sphere_right(&mut session);
     let initial = ClothSetup::load(&ClothSource::Scene(SceneKind::Drape), 8).expect("setup").colliders;

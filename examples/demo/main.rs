@@ -20,6 +20,9 @@ enum Solver {
     Gs,
     /// Jacobi with over-relaxation (--relaxation).
     Jacobi,
+    /// The mass-spring baseline, with the fewest substeps its springs are stable at unless
+    /// --substeps says otherwise.
+    MassSpring,
 }
 
 #[derive(Debug, Parser)]
@@ -82,6 +85,7 @@ fn main() -> ExitCode {
         mode: args.solver.map(|solver| match solver {
             Solver::Gs => SolverMode::GaussSeidel,
             Solver::Jacobi => SolverMode::Jacobi { relaxation: DEFAULT_RELAXATION },
+            Solver::MassSpring => SolverMode::MassSpring(drape::MassSpringParams::default()),
         }),
         relaxation: args.relaxation,
         bending: args.bending,

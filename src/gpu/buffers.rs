@@ -109,7 +109,7 @@ fn slot_words(model: &ClothModel) -> Vec<u32> {
 }
 
 /// The solver's GPU buffers. Per-frame work only selects among them; they are created once
-/// (Jacobi's when Jacobi mode is first used, the pin list and dispatch table when they must
+/// (Jacobi's and the springs' when their mode is first used, the pin list and dispatch table when they must
 /// grow).
 pub(crate) struct Buffers {
     pub params: wgpu::Buffer,
@@ -132,6 +132,11 @@ pub(crate) struct Buffers {
     /// Each particle's acceleration from the air (`vec4`), zero while the air is off; one
     /// zero entry until the air is first used.
     pub air_accelerations: wgpu::Buffer,
+    /// Mass-spring mode: the springs' words ([`crate::mass_spring::SpringNetwork::words`]) and
+    /// each particle's acceleration from them (`vec4`), zero outside that mode; one entry each
+    /// until the mode is first used.
+    pub springs: wgpu::Buffer,
+    pub spring_accelerations: wgpu::Buffer,
     /// The time at the start of the frame (s), advanced on the GPU.
     pub clock: wgpu::Buffer,
     /// Rigid damping: each workgroup's sums of the particles' moments (one entry until it is

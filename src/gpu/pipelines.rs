@@ -39,7 +39,7 @@ pub(crate) enum GroupLayout {
     /// Group 0: parameters and the dispatch table entry (dynamic offset).
     Frame,
     /// Group 1 of predict and finalize: positions and velocities written, pins and the air's
-    /// accelerations read, the clock written.
+    /// accelerations read, the clock written, the springs' accelerations read.
     Integrate,
     /// Group 1 of the projections: positions read, displacements written.
     Solve,
@@ -58,11 +58,13 @@ pub(crate) enum GroupLayout {
     Aerodynamics,
     /// Group 2 of the rigid damping: the partial moments and the rigid motion, written.
     RigidDamping,
+    /// Group 2 of the springs: their lists read, their accelerations written.
+    Springs,
 }
 
 impl GroupLayout {
     /// Every pipeline layout's groups (integrate has no group 2), for the device limit checks.
-    pub const PIPELINES: [&[GroupLayout]; 7] = [
+    pub const PIPELINES: [&[GroupLayout]; 8] = [
         &[Self::Frame, Self::Integrate],
         &[Self::Frame, Self::Solve, Self::GaussSeidel],
         &[Self::Frame, Self::Solve, Self::Jacobi],
@@ -70,6 +72,7 @@ impl GroupLayout {
         &[Self::Frame, Self::Solve, Self::Tethers],
         &[Self::Frame, Self::Solve, Self::Aerodynamics],
         &[Self::Frame, Self::Solve, Self::RigidDamping],
+        &[Self::Frame, Self::Solve, Self::Springs],
     ];
 
     /// The layout's entries (`@group(n) @binding(k)` declarations in `shaders/`).
@@ -77,7 +80,15 @@ impl GroupLayout {
         match self {
             Self::Frame => vec![uniform(0, false), uniform(1, true)],
             Self::Integrate => {
-                vec![storage(0, false), storage(1, false), storage(2, true), storage(3, true), storage(4, false)]
+                let (written, read) = (false, true);
+                vec![
+                    storage(0, written),
+                    storage(1, written),
+                    storage(2, read),
+                    storage(3, read),
+                    storage(4, written),
+                    storage(5, read),
+                ]
             }
             Self::Solve => vec![storage(0, true), storage(1, false)],
             Self::Positions => vec![storage(0, true)],
@@ -87,6 +98,7 @@ impl GroupLayout {
             Self::Tethers => vec![storage(0, true)],
             Self::Aerodynamics => vec![storage(0, false), storage(1, true), storage(2, true), storage(3, true)],
             Self::RigidDamping => vec![storage(0, false), storage(1, false)],
+            Self::Springs => vec![storage(0, true), storage(1, false)],
         }
     }
 }
@@ -103,6 +115,7 @@ pub(crate) struct Layouts {
     pub tethers: wgpu::BindGroupLayout,
     pub aerodynamics: wgpu::BindGroupLayout,
     pub rigid_damping: wgpu::BindGroupLayout,
+    pub springs: wgpu::BindGroupLayout,
 }
 
 impl Layouts {
@@ -124,6 +137,7 @@ impl Layouts {
             tethers: layout("drape tethers", GroupLayout::Tethers),
             aerodynamics: layout("drape aerodynamics data", GroupLayout::Aerodynamics),
             rigid_damping: layout("drape rigid damping data", GroupLayout::RigidDamping),
+            springs: layout("drape springs data", GroupLayout::Springs),
         }
     }
 }
@@ -182,6 +196,7 @@ pub(crate) struct Pipelines {
     sum_moments: wgpu::ComputePipeline,
     solve_rigid_motion: wgpu::ComputePipeline,
     damp_to_rigid_motion: wgpu::ComputePipeline,
+    apply_springs: wgpu::ComputePipeline,
     pub normals: wgpu::ComputePipeline,
 }
 
@@ -206,6 +221,7 @@ impl Pipelines {
         let tethers = module("drape tethers", shaders::tether_module_source());
         let aerodynamics = module("drape aerodynamics", shaders::aerodynamics_module_source());
         let rigid_damping = module("drape rigid damping", shaders::rigid_damping_module_source());
+        let mass_spring = module("drape mass-spring", shaders::mass_spring_module_source());
         let pipeline_layout = |label, groups: [&wgpu::BindGroupLayout; 3]| {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),
@@ -227,6 +243,7 @@ impl Pipelines {
             pipeline_layout("drape aerodynamics", [&layouts.frame, &layouts.solve, &layouts.aerodynamics]);
         let rigid_damping_layout =
             pipeline_layout("drape rigid damping", [&layouts.frame, &layouts.solve, &layouts.rigid_damping]);
+        let springs_layout = pipeline_layout("drape springs", [&layouts.frame, &layouts.solve, &layouts.springs]);
         let workgroup_sizes =
             [("STRIPE_WORKGROUP_SIZE", f64::from(sizes.stripe)), ("SUBSTEP_WORKGROUP_SIZE", f64::from(sizes.substep))];
         let pipeline = |module: &wgpu::ShaderModule,
@@ -274,6 +291,7 @@ impl Pipelines {
             sum_moments: pipeline(&rigid_damping, &rigid_damping_layout, "sum_moments", &[]),
             solve_rigid_motion: pipeline(&rigid_damping, &rigid_damping_layout, "solve_rigid_motion", &[]),
             damp_to_rigid_motion: pipeline(&rigid_damping, &rigid_damping_layout, "damp_to_rigid_motion", &[]),
+            apply_springs: pipeline(&mass_spring, &springs_layout, "apply_springs", &[]),
             normals: pipeline(&normals, &normals_layout, "compute_normals", &[]),
         }
     }
@@ -301,6 +319,7 @@ impl Pipelines {
             Kernel::SumMoments => &self.sum_moments,
             Kernel::SolveRigidMotion => &self.solve_rigid_motion,
             Kernel::DampToRigidMotion => &self.damp_to_rigid_motion,
+            Kernel::Springs => &self.apply_springs,
         }
     }
 
@@ -312,6 +331,7 @@ impl Pipelines {
             Kernel::ProjectTethers => DataGroup::Tethers,
             Kernel::Aerodynamics => DataGroup::Aerodynamics,
             Kernel::SumMoments | Kernel::SolveRigidMotion | Kernel::DampToRigidMotion => DataGroup::RigidDamping,
+            Kernel::Springs => DataGroup::Springs,
             _ => DataGroup::GaussSeidel,
         }
     }
@@ -332,4 +352,6 @@ pub(crate) enum DataGroup {
     Aerodynamics,
     /// Group 1 for solving, group 2 with the rigid damping's buffers.
     RigidDamping,
+    /// Group 1 for solving, group 2 with the springs' buffers.
+    Springs,
 }

@@ -90,6 +90,8 @@ pub(crate) fn auto_layout(cpu: bool, params: &SolverParams, model: &ClothModel) 
     let particles = model.particle_count();
     let fewest_stripes = model.schedule().phases.iter().map(|p| p.stripes.len()).min().unwrap_or(0);
     match (cpu, params.mode) {
+        // Mass-spring dispatches particle by particle whatever the layout.
+        (_, SolverMode::MassSpring(_)) => DispatchStrategy::PerColour,
         (true, SolverMode::GaussSeidel) => DispatchStrategy::Striped,
         (true, SolverMode::Jacobi { .. }) => DispatchStrategy::PerColour,
         (false, _) if particles <= GPU_SINGLE_WORKGROUP_MAX_PARTICLES => DispatchStrategy::SingleWorkgroup,
@@ -121,6 +123,7 @@ pub(crate) enum Kernel {
     SumMoments,
     SolveRigidMotion,
     DampToRigidMotion,
+    Springs,
 }
 
 /// One recorded dispatch: which kernel, which dispatch table entry, how many workgroups.
@@ -181,24 +184,23 @@ pub(crate) fn frame_plan(
     let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
     let mut plan = FramePlan::default();
     let particles = model.particle_count() as u32;
-    let units = model.unit_count() as u32;
-    let iteration = |first_iteration| DispatchInfo { first_iteration, iterations: 1, ..DispatchInfo::zeroed() };
-    let chunks = match layout {
+    let projections = match layout {
+        _ if !params.mode.projects() => Projections::None,
         DispatchStrategy::SingleWorkgroup => {
             let cost = if jacobi {
                 jacobi_iteration_cost(model, context)
             } else {
                 gauss_seidel_iteration_cost(model, context)
             };
-            Some(iteration_chunks(params.iterations, cost, context.loop_budget)?)
+            Projections::InOneWorkgroup(iteration_chunks(params.iterations, cost, context.loop_budget)?)
         }
         DispatchStrategy::Striped if !jacobi => {
             if context.loop_budget.is_some_and(|budget| striped_loop_cost(model, context) > budget) {
                 return None;
             }
-            None
+            Projections::PerIteration
         }
-        _ => None,
+        _ => Projections::PerIteration,
     };
     if params.rigid_damping > 0.0 {
         let whole = DispatchInfo::zeroed();
@@ -206,51 +208,37 @@ pub(crate) fn frame_plan(
         plan.push(Kernel::SolveRigidMotion, whole, [1, 1]);
         plan.push(Kernel::DampToRigidMotion, whole, workgroups_for(particles));
     }
-    // The air acts on the state at the start of each substep, which only exists between
-    // finalize and predict: with it, they are dispatched apart.
+    // The air and the springs act on the state at the start of each substep, which only exists
+    // between finalize and predict: with either, they are dispatched apart.
     let air = params.aerodynamics.is_some();
+    let springs = !params.mode.projects();
     for substep in 0..params.substeps {
         let start = DispatchInfo { substep, ..DispatchInfo::zeroed() };
         if air {
             plan.push(Kernel::Aerodynamics, start, workgroups_for(particles));
         }
-        if air || substep == 0 {
+        if springs {
+            plan.push(Kernel::Springs, start, workgroups_for(particles));
+        }
+        if air || springs || substep == 0 {
             plan.push(Kernel::Predict, start, workgroups_for(particles));
         }
-        if let Some(chunks) = &chunks {
-            let kernel = if jacobi {
-                Kernel::JacobiSubstep
-            } else {
-                Kernel::ProjectSubstep { in_workgroup: context.cloth_in_workgroup }
-            };
-            for &(first_iteration, iterations) in chunks {
-                plan.push(kernel, DispatchInfo { first_iteration, iterations, ..DispatchInfo::zeroed() }, [1, 1]);
-            }
-        } else {
-            for it in 0..params.iterations {
-                let first = it.min(1);
-                if jacobi {
-                    plan.push(Kernel::JacobiProject, iteration(first), workgroups_for(units));
-                    plan.push(Kernel::JacobiApply, iteration(first), workgroups_for(particles));
-                } else if layout == DispatchStrategy::Striped {
-                    let kernel = Kernel::ProjectStripes { in_workgroup: context.stripes_in_workgroup };
-                    for (phase, &base) in model.schedule().phases.iter().zip(&context.stripe_entries) {
-                        if phase.stripes.is_empty() {
-                            continue;
-                        }
-                        let info = DispatchInfo {
-                            colour_first: phase.colours.start as u32,
-                            colour_count: phase.colours.len() as u32,
-                            stripe_entries: base,
-                            ..iteration(first)
-                        };
-                        plan.push(kernel, info, [phase.stripes.len() as u32, 1]);
-                    }
+        match &projections {
+            // Semi-implicit Euler: predict alone moves the particles.
+            Projections::None => {}
+            Projections::InOneWorkgroup(chunks) => {
+                let kernel = if jacobi {
+                    Kernel::JacobiSubstep
                 } else {
-                    for (c, colour) in model.schedule().colours.iter().enumerate() {
-                        let info = DispatchInfo { colour_first: c as u32, colour_count: 1, ..iteration(first) };
-                        plan.push(Kernel::ProjectColour, info, workgroups_for(colour.units.len() as u32));
-                    }
+                    Kernel::ProjectSubstep { in_workgroup: context.cloth_in_workgroup }
+                };
+                for &(first_iteration, iterations) in chunks {
+                    plan.push(kernel, DispatchInfo { first_iteration, iterations, ..DispatchInfo::zeroed() }, [1, 1]);
+                }
+            }
+            Projections::PerIteration => {
+                for it in 0..params.iterations {
+                    push_iteration(&mut plan, jacobi, layout, model, context, it.min(1));
                 }
             }
         }
@@ -259,7 +247,7 @@ pub(crate) fn frame_plan(
         }
         // Finalize and the next substep's predict work particle by particle: one dispatch.
         let next = substep + 1;
-        let (kernel, info) = if next < params.substeps && !air {
+        let (kernel, info) = if next < params.substeps && !air && !springs {
             (Kernel::FinalizeAndPredict, DispatchInfo { substep: next, ..DispatchInfo::zeroed() })
         } else {
             (Kernel::Finalize, DispatchInfo { substep, ..DispatchInfo::zeroed() })
@@ -267,6 +255,52 @@ pub(crate) fn frame_plan(
         plan.push(kernel, info, workgroups_for(particles));
     }
     Some(plan)
+}
+
+/// How a substep's iterations are dispatched.
+enum Projections {
+    /// Not at all (mass-spring).
+    None,
+    /// In one workgroup, `(first iteration, iterations)` per dispatch.
+    InOneWorkgroup(Vec<(u32, u32)>),
+    /// Each iteration in dispatches of its own ([`push_iteration`]).
+    PerIteration,
+}
+
+/// One iteration's dispatches in a multi-workgroup layout; `first` is 0 for a substep's first
+/// iteration (which resets the XPBD multipliers), 1 after.
+fn push_iteration(
+    plan: &mut FramePlan,
+    jacobi: bool,
+    layout: DispatchStrategy,
+    model: &ClothModel,
+    context: &PlanContext,
+    first: u32,
+) {
+    let iteration = DispatchInfo { first_iteration: first, iterations: 1, ..DispatchInfo::zeroed() };
+    if jacobi {
+        plan.push(Kernel::JacobiProject, iteration, workgroups_for(model.unit_count() as u32));
+        plan.push(Kernel::JacobiApply, iteration, workgroups_for(model.particle_count() as u32));
+    } else if layout == DispatchStrategy::Striped {
+        let kernel = Kernel::ProjectStripes { in_workgroup: context.stripes_in_workgroup };
+        for (phase, &base) in model.schedule().phases.iter().zip(&context.stripe_entries) {
+            if phase.stripes.is_empty() {
+                continue;
+            }
+            let info = DispatchInfo {
+                colour_first: phase.colours.start as u32,
+                colour_count: phase.colours.len() as u32,
+                stripe_entries: base,
+                ..iteration
+            };
+            plan.push(kernel, info, [phase.stripes.len() as u32, 1]);
+        }
+    } else {
+        for (c, colour) in model.schedule().colours.iter().enumerate() {
+            let info = DispatchInfo { colour_first: c as u32, colour_count: 1, ..iteration };
+            plan.push(Kernel::ProjectColour, info, workgroups_for(colour.units.len() as u32));
+        }
+    }
 }
 
 /// Rounds of `n` over `threads` invocations.

@@ -108,6 +108,7 @@ pub struct GpuParams {
     pub tether: [f32; 4],
     pub strain_limits: [f32; 4],
     pub air: GpuAir,
+    pub springs: [f32; 4],
     pub relaxation: f32,
     pub h: f32,
     pub damping_factor: f32,
@@ -180,9 +181,13 @@ impl GpuParams {
                 None => [0.0; 4],
             },
             air: GpuAir::new(params.aerodynamics.as_ref()),
+            springs: match params.mode {
+                SolverMode::MassSpring(springs) => springs.gpu_constants(),
+                _ => [0.0; 4],
+            },
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
-                SolverMode::GaussSeidel => 1.0,
+                _ => 1.0,
             },
             h,
             damping_factor: (1.0 - params.damping * h).max(0.0),

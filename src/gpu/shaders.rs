@@ -21,6 +21,7 @@ const STAGE_FILES: &[(&str, &str)] = &[
     ("normals.wgsl", NORMALS),
     ("aerodynamics.wgsl", AERODYNAMICS),
     ("rigid_damping.wgsl", RIGID_DAMPING),
+    ("mass_spring.wgsl", MASS_SPRING),
 ];
 
 const COMMON: &str = include_str!("../../shaders/common.wgsl");
@@ -37,6 +38,7 @@ const FINALIZE: &str = include_str!("../../shaders/finalize.wgsl");
 const NORMALS: &str = include_str!("../../shaders/normals.wgsl");
 const AERODYNAMICS: &str = include_str!("../../shaders/aerodynamics.wgsl");
 const RIGID_DAMPING: &str = include_str!("../../shaders/rigid_damping.wgsl");
+const MASS_SPRING: &str = include_str!("../../shaders/mass_spring.wgsl");
 
 /// `(file name, source)` of every WGSL file, for validation tests: the stages', each kind's
 /// (`constraints/<name>.wgsl`), each unit type's own (`constraints/<name>.wgsl`) and the
@@ -112,6 +114,11 @@ pub fn aerodynamics_module_source() -> String {
 /// The module of damping that spares rigid motion.
 pub fn rigid_damping_module_source() -> String {
     [COMMON, RIGID_DAMPING].concat()
+}
+
+/// The mass-spring module.
+pub fn mass_spring_module_source() -> String {
+    [COMMON, MASS_SPRING].concat()
 }
 
 /// Only the shared structs, for layout reflection.

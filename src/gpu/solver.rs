@@ -22,9 +22,10 @@ use crate::collision::{validate_colliders, Collider};
 use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::constraints::UnitType;
 use crate::error::{Error, ParamError};
+use crate::mass_spring::SpringNetwork;
 use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, JacobiPlan};
-use crate::params::{SolverMode, SolverParams};
+use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::pins::{PinRecord, Pins};
 use bytemuck::Pod;
 use glam::Vec3;
@@ -42,6 +43,7 @@ struct BindGroups {
     tethers: wgpu::BindGroup,
     aerodynamics: wgpu::BindGroup,
     rigid_damping: wgpu::BindGroup,
+    springs: wgpu::BindGroup,
 }
 
 /// A cloth simulated on the GPU. Create it with [`GpuSolver::new`] from your own device and
@@ -63,6 +65,8 @@ pub struct GpuSolver {
     stripe_entries: [u32; 2],
     unit_table: u32,
     jacobi: Option<JacobiPlan>,
+    /// The springs, once mass-spring mode is used.
+    springs: Option<SpringNetwork>,
     tethers: PinnedTethers,
     plan: Vec<Dispatch>,
     buffers: Buffers,
@@ -115,6 +119,7 @@ impl GpuSolver {
             stripe_entries,
             unit_table,
             jacobi: None,
+            springs: None,
             tethers: PinnedTethers::default(),
             plan: Vec::new(),
             buffers,
@@ -243,6 +248,7 @@ impl GpuSolver {
                     DataGroup::Tethers => Some(&groups.tethers),
                     DataGroup::Aerodynamics => Some(&groups.aerodynamics),
                     DataGroup::RigidDamping => Some(&groups.rigid_damping),
+                    DataGroup::Springs => Some(&groups.springs),
                 };
                 match data {
                     Some(data) => {
@@ -315,6 +321,11 @@ impl GpuSolver {
     /// Number of indices in [`GpuSolver::index_buffer`].
     pub fn index_count(&self) -> u32 {
         3 * self.model.mesh().triangles.len() as u32
+    }
+
+    /// The springs of mass-spring mode, once it has been used.
+    pub fn spring_network(&self) -> Option<&SpringNetwork> {
+        self.springs.as_ref()
     }
 
     /// The model being simulated (rest data, schedule, rest-state UVs).
@@ -471,13 +482,19 @@ impl GpuSolver {
 
     /// Plans the frame for `params` and `layout` and, only if that succeeds, makes them current:
     /// uploads them, the plan's dispatch table, the tethers when they were switched or the pins
-    /// changed, and (first Jacobi use) Jacobi's buffers.
+    /// changed, and (first use of their mode) Jacobi's buffers or the springs'.
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
-        let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
-        if jacobi && self.jacobi.is_none() {
-            self.create_jacobi_buffers()?;
+        match params.mode {
+            SolverMode::Jacobi { .. } if self.jacobi.is_none() => self.create_jacobi_buffers()?,
+            SolverMode::MassSpring(springs) => {
+                let network = self.springs.get_or_insert_with(|| SpringNetwork::new(&self.model));
+                let masses = self.model.masses();
+                network.check_stability(&springs, masses, params.time_step, params.substeps, MAX_SUBSTEPS)?;
+                self.upload_springs()?;
+            }
+            _ => {}
         }
-        let rebuilt = self.tethers.rebuilt(&self.model, params.tethers.enabled, self.pins.inverse_masses());
+        let rebuilt = self.tethers.rebuilt(&self.model, params.tethers_active(), self.pins.inverse_masses());
         let tether_particles = rebuilt.as_ref().unwrap_or(&self.tethers).tethers.particle_count() as u32;
         let (resolved, plan) = self.plan_frame(&params, layout, tether_particles)?;
         if let Some(tethers) = rebuilt {
@@ -515,6 +532,37 @@ impl GpuSolver {
         {
             self.bind_groups.rigid_damping = rigid_damping_bind_group(&self.device, &self.layouts, &self.buffers);
         }
+        // Predict reads the springs' accelerations in every mode.
+        if params.mode.projects() && !self.params.mode.projects() {
+            self.zero(&self.buffers.spring_accelerations);
+        }
+    }
+
+    /// The springs' words and accelerations on the GPU, the first time mass-spring mode is used
+    /// (after that the buffers are big enough and already hold the words).
+    fn upload_springs(&mut self) -> Result<(), Error> {
+        let network = self.springs.as_ref().expect("built before its upload");
+        let words = network.words();
+        let bytes: &[u8] = bytemuck::cast_slice(&words);
+        let accelerations = 16 * self.model.particle_count() as u64;
+        if self.buffers.springs.size() >= bytes.len() as u64 {
+            return Ok(());
+        }
+        check_buffer_size(&self.device, "springs", bytes.len() as u64)?;
+        let (device, buffers, allocated) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
+        grow(device, &mut buffers.springs, "drape springs", bytes.len() as u64, STORAGE, allocated);
+        grow(
+            device,
+            &mut buffers.spring_accelerations,
+            "drape spring accelerations",
+            accelerations,
+            STORAGE,
+            allocated,
+        );
+        self.queue.write_buffer(&self.buffers.springs, 0, bytes);
+        self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
+        self.bind_groups.springs = springs_bind_group(&self.device, &self.layouts, &self.buffers);
+        Ok(())
     }
 
     /// Writes zeros over all of `buffer`.
@@ -686,6 +734,8 @@ fn create_buffers(
         air_accelerations: allocator.empty("drape air accelerations", 16, STORAGE),
         clock: allocator.empty("drape clock", 16, STORAGE),
         partial_moments: allocator.empty("drape partial moments", 64, STORAGE),
+        springs: allocator.empty("drape springs", 4, STORAGE),
+        spring_accelerations: allocator.empty("drape spring accelerations", 16, STORAGE),
         rigid_motion: allocator.empty("drape rigid motion", 48, STORAGE),
         jacobi: None,
     })
@@ -752,8 +802,19 @@ fn integrate_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -
         device,
         "drape particles (integrate)",
         &layouts.integrate,
-        &[(0, &b.positions), (1, &b.velocities), (2, &b.pins), (3, &b.air_accelerations), (4, &b.clock)],
+        &[
+            (0, &b.positions),
+            (1, &b.velocities),
+            (2, &b.pins),
+            (3, &b.air_accelerations),
+            (4, &b.clock),
+            (5, &b.spring_accelerations),
+        ],
     )
+}
+
+fn springs_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
+    bind_group(device, "drape springs data", &layouts.springs, &[(0, &b.springs), (1, &b.spring_accelerations)])
 }
 
 fn jacobi_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
@@ -787,6 +848,7 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
         tethers: tethers_bind_group(device, layouts, b),
         aerodynamics: aerodynamics_bind_group(device, layouts, b),
         rigid_damping: rigid_damping_bind_group(device, layouts, b),
+        springs: springs_bind_group(device, layouts, b),
     }
 }
 

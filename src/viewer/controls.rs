@@ -23,7 +23,7 @@ pub enum Command {
     Step,
     /// Put the cloth back in its initial state.
     Reset,
-    /// Switch coloured Gauss-Seidel ↔ Jacobi.
+    /// Cycle the solver mode: coloured Gauss-Seidel → Jacobi → mass-spring.
     ToggleMode,
     /// Point the camera at the whole scene.
     Frame,

@@ -6,6 +6,7 @@ use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{BendingModel, UnitType};
+use crate::mass_spring::{MassSpringParams, SpringKind};
 use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::scene::SceneKind;
 use std::path::PathBuf;
@@ -17,6 +18,8 @@ pub enum PanelAction {
     Load(ClothSource, u32),
     /// New solver parameters.
     SetParams(SolverParams),
+    /// Switch the solver mode (into mass-spring with substeps enough for its springs).
+    SetMode(SolverMode),
     /// Rebuild the cloth with this bending model.
     SetBending(BendingModel),
     /// What a key could also ask for: pause, step, reset.
@@ -52,7 +55,7 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, session: &Session) -> Vec
         scene_section(ui, state, session, &mut actions);
         run_section(ui, session, &mut actions);
         let mut params = *session.params();
-        solver_section(ui, &mut params, session.relaxation());
+        solver_section(ui, &mut params, session, &mut actions);
         material_section(ui, &mut params);
         air_section(ui, &mut params);
         if params != *session.params() {
@@ -112,20 +115,29 @@ fn run_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelActi
     });
 }
 
-/// `relaxation`: the ω to use when the user switches to Jacobi.
-fn solver_section(ui: &mut egui::Ui, params: &mut SolverParams, relaxation: f32) {
+/// The mode (switching asks the session, which knows the last ω and spring constants), its own
+/// settings, and the step's counts.
+fn solver_section(ui: &mut egui::Ui, params: &mut SolverParams, session: &Session, actions: &mut Vec<PanelAction>) {
     egui::CollapsingHeader::new("Solver").default_open(true).show(ui, |ui| {
-        let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
+        let modes = [
+            ("Gauss-Seidel", SolverMode::GaussSeidel),
+            ("Jacobi", SolverMode::Jacobi { relaxation: session.relaxation() }),
+            ("mass-spring", SolverMode::MassSpring(session.mass_spring())),
+        ];
         ui.horizontal(|ui| {
-            if ui.selectable_label(!jacobi, "coloured Gauss-Seidel").clicked() {
-                params.mode = SolverMode::GaussSeidel;
-            }
-            if ui.selectable_label(jacobi, "Jacobi").clicked() && !jacobi {
-                params.mode = SolverMode::Jacobi { relaxation };
+            for (name, mode) in modes {
+                let current = std::mem::discriminant(&mode) == std::mem::discriminant(&params.mode);
+                if ui.selectable_label(current, name).clicked() && !current {
+                    actions.push(PanelAction::SetMode(mode));
+                }
             }
         });
-        if let SolverMode::Jacobi { relaxation } = &mut params.mode {
-            ui.add(slider(relaxation, 0.1..=2.0).text("ω relaxation"));
+        match &mut params.mode {
+            SolverMode::Jacobi { relaxation } => {
+                ui.add(slider(relaxation, 0.1..=2.0).text("ω relaxation"));
+            }
+            SolverMode::MassSpring(springs) => spring_rows(ui, springs),
+            SolverMode::GaussSeidel => {}
         }
         ui.add(slider(&mut params.substeps, 1..=MAX_SUBSTEPS).text("substeps").logarithmic(true));
         ui.add(slider(&mut params.iterations, 1..=MAX_ITERATIONS).text("iterations").logarithmic(true));
@@ -134,6 +146,22 @@ fn solver_section(ui: &mut egui::Ui, params: &mut SolverParams, relaxation: f32)
             params.time_step = 1.0 / hz;
         }
     });
+}
+
+/// The mass-spring constants (logarithmic: stability limits them by orders of magnitude).
+fn spring_rows(ui: &mut egui::Ui, springs: &mut MassSpringParams) {
+    for (value, name) in
+        [(&mut springs.structural, "structural"), (&mut springs.shear, "shear"), (&mut springs.flexion, "flexion")]
+    {
+        ui.add(slider(value, 0.0..=10_000.0).text(name).suffix(" N/m").logarithmic(true).smallest_positive(0.01));
+    }
+    ui.add(
+        slider(&mut springs.damping, 0.0..=1.0)
+            .text("spring damping")
+            .suffix(" N·s/m")
+            .logarithmic(true)
+            .smallest_positive(1e-6),
+    );
 }
 
 fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
@@ -246,6 +274,10 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
                     model.colour_count(UnitType::Hinge) + model.colour_count(UnitType::IsometricHinge)
                 ),
             );
+            if let (SolverMode::MassSpring(_), Some(network)) = (solver.params().mode, solver.spring_network()) {
+                let [structural, shear, flexion] = SpringKind::ALL.map(|kind| network.count(kind));
+                row("springs", format!("{structural} structural, {shear} shear, {flexion} flexion"));
+            }
             let stripes = model.schedule().phases.each_ref().map(|p| p.stripes.len().to_string()).join(" + ");
             row("stripes (two phases)", stripes);
             row("dispatches / frame", format!("{} ({:?})", solver.dispatches_per_frame(), solver.dispatch_strategy()));

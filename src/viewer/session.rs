@@ -9,10 +9,11 @@ use crate::constraints::BendingModel;
 use crate::error::Error;
 use crate::gpu::readback::BackgroundMap;
 use crate::gpu::{GpuSolver, TIMESTAMP_FEATURES};
+use crate::mass_spring::{MassSpringParams, SpringNetwork};
 use crate::mesh::ClothMesh;
 use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, DEFAULT_DENSITY};
-use crate::params::{SolverMode, SolverParams};
+use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::scene::{Scene, SceneKind};
 use glam::Vec3;
 use std::fmt;
@@ -49,7 +50,8 @@ pub struct ParamOverrides {
     pub substeps: Option<u32>,
     /// Iterations per substep.
     pub iterations: Option<u32>,
-    /// Projection mode.
+    /// Solver mode. Mass-spring without `substeps` gets the fewest substeps its springs are
+    /// stable at, if the scene's are fewer.
     pub mode: Option<SolverMode>,
     /// Jacobi over-relaxation ω, used whenever Jacobi is (or is switched to) the mode.
     pub relaxation: Option<f32>,
@@ -58,6 +60,17 @@ pub struct ParamOverrides {
 }
 
 impl ParamOverrides {
+    /// `params` with the overrides applied, for `model`: a mass-spring mode without a substep
+    /// override gets the fewest substeps its springs are stable at ([`with_stable_substeps`]).
+    pub fn params_for(&self, model: &ClothModel, params: SolverParams) -> SolverParams {
+        let params = self.apply(params);
+        if self.substeps.is_some() {
+            params
+        } else {
+            with_stable_substeps(model, params)
+        }
+    }
+
     /// `params` with the overrides applied.
     pub fn apply(&self, params: SolverParams) -> SolverParams {
         let mode = match (self.mode.unwrap_or(params.mode), self.relaxation) {
@@ -125,6 +138,19 @@ fn top_vertices(mesh: &ClothMesh) -> Vec<u32> {
     first.into_iter().chain(last).collect()
 }
 
+/// `params` with, in mass-spring mode, at least the fewest substeps the springs of `model` are
+/// stable at (unchanged where even the most substeps are too few: the solver then says so).
+pub fn with_stable_substeps(model: &ClothModel, params: SolverParams) -> SolverParams {
+    let SolverMode::MassSpring(springs) = params.mode else {
+        return params;
+    };
+    let network = SpringNetwork::new(model);
+    match network.min_stable_substeps(&springs, model.masses(), params.time_step, MAX_SUBSTEPS) {
+        Some(fewest) => SolverParams { substeps: params.substeps.max(fewest), ..params },
+        None => params,
+    }
+}
+
 /// The particles pinned in `solver`, in index order.
 fn pinned_particles(solver: &GpuSolver) -> Vec<u32> {
     (0..solver.model().particle_count() as u32).filter(|&i| solver.pins().is_pinned(i)).collect()
@@ -153,6 +179,8 @@ pub struct Session {
     /// The pinned particles, listed when pins change so markers need no scan per frame.
     pinned: Vec<u32>,
     relaxation: f32,
+    /// The spring constants switching to mass-spring uses (the last ones used).
+    mass_spring: MassSpringParams,
     paused: bool,
     step_requested: bool,
     frames: u64,
@@ -172,8 +200,8 @@ impl Session {
         overrides: ParamOverrides,
     ) -> Result<Self, Error> {
         let setup = ClothSetup::load(&source, grid)?;
-        let params = overrides.apply(setup.params);
         let model = setup.model.with_bending_model(overrides.bending.unwrap_or_default())?;
+        let params = overrides.params_for(&model, setup.params);
         let solver = GpuSolver::new(device, queue, &model, params, &setup.colliders)?;
         Ok(Self {
             device: device.clone(),
@@ -186,7 +214,11 @@ impl Session {
             solver,
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
-                SolverMode::GaussSeidel => overrides.relaxation.unwrap_or(DEFAULT_RELAXATION),
+                _ => overrides.relaxation.unwrap_or(DEFAULT_RELAXATION),
+            },
+            mass_spring: match params.mode {
+                SolverMode::MassSpring(springs) => springs,
+                _ => MassSpringParams::default(),
             },
             paused: false,
             step_requested: false,
@@ -202,8 +234,8 @@ impl Session {
     /// (so a scene behaves the same however it was reached). On error nothing changes.
     pub fn load(&mut self, source: ClothSource, grid: u32) -> Result<(), Error> {
         let setup = ClothSetup::load(&source, grid)?;
-        let params = self.overrides.apply(setup.params);
         let model = setup.model.with_bending_model(self.overrides.bending.unwrap_or_default())?;
+        let params = self.overrides.params_for(&model, setup.params);
         self.solver = GpuSolver::new(&self.device, &self.queue, &model, params, &setup.colliders)?;
         (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
         self.restart();
@@ -239,20 +271,35 @@ impl Session {
     /// Changes the solver parameters (validated; on error the old ones stay).
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         self.solver.set_params(params)?;
-        if let SolverMode::Jacobi { relaxation } = params.mode {
-            self.relaxation = relaxation;
+        match params.mode {
+            SolverMode::Jacobi { relaxation } => self.relaxation = relaxation,
+            SolverMode::MassSpring(springs) => self.mass_spring = springs,
+            SolverMode::GaussSeidel => {}
         }
         Ok(())
     }
 
-    /// Switches between coloured Gauss-Seidel and Jacobi (with the last ω used).
+    /// Switches to `mode`; into mass-spring with at least the fewest substeps its springs are
+    /// stable at (on error nothing changes).
+    pub fn set_mode(&mut self, mode: SolverMode) -> Result<(), Error> {
+        let params = SolverParams { mode, ..*self.solver.params() };
+        self.set_params(with_stable_substeps(self.solver.model(), params))
+    }
+
+    /// Cycles coloured Gauss-Seidel → Jacobi (with the last ω used) → mass-spring (with the last
+    /// spring constants) → coloured Gauss-Seidel.
     pub fn toggle_mode(&mut self) -> Result<(), Error> {
-        let params = *self.solver.params();
-        let mode = match params.mode {
+        let mode = match self.solver.params().mode {
             SolverMode::GaussSeidel => SolverMode::Jacobi { relaxation: self.relaxation },
-            SolverMode::Jacobi { .. } => SolverMode::GaussSeidel,
+            SolverMode::Jacobi { .. } => SolverMode::MassSpring(self.mass_spring),
+            SolverMode::MassSpring(_) => SolverMode::GaussSeidel,
         };
-        self.set_params(SolverParams { mode, ..params })
+        self.set_mode(mode)
+    }
+
+    /// The spring constants that switching to mass-spring uses.
+    pub fn mass_spring(&self) -> MassSpringParams {
+        self.mass_spring
     }
 
     /// Pauses or resumes.

@@ -416,6 +416,7 @@ impl Viewer {
             }
             PanelAction::SetParams(params) => self.session.set_params(params),
             PanelAction::SetBending(bending) => self.session.set_bending_model(bending),
+            PanelAction::SetMode(mode) => self.session.set_mode(mode),
             PanelAction::Run(command) => self.run_command(command),
         };
         self.report_error(result);

@@ -1,0 +1,362 @@
+//! The mass-spring cloth, a baseline to compare PBD and XPBD with (pbd-game-physics-notes.zh.md,
+//! "经典牛顿力学应用"; GAMES103 lab 1): particles joined by Hookean springs with damping along
+//! them, integrated by semi-implicit Euler, `v ← v + h·M⁻¹F(x, v)`, `x ← x + h·v`. Nothing is
+//! projected, so the cloth is as stiff as its springs and only stable while the substep is short
+//! enough for them ([`SpringNetwork::check_stability`]): the limit that position-based solvers
+//! remove.
+//!
+//! The springs of a triangle mesh, generalising the notes' grid: **structural** along every
+//! edge; **shear** across every interior edge that is the longest side of both its triangles
+//! (the other diagonal of a quad split in two; every wing pair of an equilateral mesh);
+//! **flexion** between the two far ends of two edges meeting nearly straight at a vertex (a
+//! grid's skip-one neighbours). Each particle sums the forces of its springs in a fixed order, so
+//! the GPU kernel (`shaders/mass_spring.wgsl`) gathers without atomics.
+
+use crate::error::ParamError;
+use crate::graph::Csr;
+use crate::math::GEOMETRY_EPSILON;
+use crate::model::ClothModel;
+use glam::Vec3;
+use std::collections::HashSet;
+
+/// Two edges meeting at a vertex at this angle or straighter (cos ≤ −cos 30°, i.e. ≥ 150°)
+/// carry a flexion spring between their far ends.
+const FLEXION_MAX_COSINE: f32 = -0.866;
+/// An edge counts as the longest side of its triangle within this relative tolerance, so that a
+/// grid's diagonals and an equilateral mesh's edges qualify despite rounding.
+const LONGEST_SIDE_TOLERANCE: f32 = 1e-3;
+
+/// The springs' constants. Each is per spring, so on a regular grid the membrane's stiffness
+/// (N/m, force per unit width per unit strain) is about the structural constant at any
+/// resolution, while the particles' masses shrink with the cells: finer cloths need shorter
+/// substeps ([`SpringNetwork::min_stable_substeps`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MassSpringParams {
+    /// Stiffness of the springs along the edges, N/m (default 50, finite and ≥ 0).
+    pub structural: f32,
+    /// Stiffness of the shear springs, N/m (default 10, finite and ≥ 0): resists shearing
+    /// across the quads.
+    pub shear: f32,
+    /// Stiffness of the flexion springs, N/m (default 1, finite and ≥ 0): resists bending; the
+    /// bending rigidity it gives grows with the square of the cell size.
+    pub flexion: f32,
+    /// Damping of every spring along its direction, N·s/m (default 0.001, finite and ≥ 0):
+    /// `F = −c·((v_i − v_j)·d̂)·d̂` calms the springs' vibration without slowing rigid motion.
+    pub damping: f32,
+}
+
+impl Default for MassSpringParams {
+    fn default() -> Self {
+        Self { structural: 50.0, shear: 10.0, flexion: 1.0, damping: 0.001 }
+    }
+}
+
+impl MassSpringParams {
+    /// Checks every constant is finite and ≥ 0.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let fields = [
+            ("mode.structural", self.structural),
+            ("mode.shear", self.shear),
+            ("mode.flexion", self.flexion),
+            ("mode.damping", self.damping),
+        ];
+        match fields.into_iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
+            Some((name, value)) => Err(ParamError { name, value: value.to_string(), expected: "finite and ≥ 0" }),
+            None => Ok(()),
+        }
+    }
+
+    /// The stiffness of springs of `kind`.
+    pub fn stiffness(&self, kind: SpringKind) -> f32 {
+        match kind {
+            SpringKind::Structural => self.structural,
+            SpringKind::Shear => self.shear,
+            SpringKind::Flexion => self.flexion,
+        }
+    }
+
+    /// `[structural, shear, flexion, damping]` as the kernel reads them (indexed by
+    /// [`SpringKind::id`], damping last).
+    pub fn gpu_constants(&self) -> [f32; 4] {
+        [self.structural, self.shear, self.flexion, self.damping]
+    }
+}
+
+/// What a spring models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpringKind {
+    /// Along an edge: stretch and compression.
+    Structural,
+    /// Across a quad: shear.
+    Shear,
+    /// Over two nearly straight edges: bending.
+    Flexion,
+}
+
+impl SpringKind {
+    /// Every kind, in id order.
+    pub const ALL: [SpringKind; 3] = [Self::Structural, Self::Shear, Self::Flexion];
+
+    /// Its index in [`MassSpringParams::gpu_constants`] (bits 30–31 of its GPU entries).
+    pub fn id(self) -> u32 {
+        self as u32
+    }
+}
+
+/// One spring between two particles, at its rest length (m).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spring {
+    /// The particles it joins.
+    pub ends: [u32; 2],
+    /// What it models.
+    pub kind: SpringKind,
+    /// Its length in the rest state, m.
+    pub rest_length: f32,
+}
+
+impl Spring {
+    /// The end that is not `end` (one of its ends).
+    pub fn other(&self, end: u32) -> u32 {
+        if self.ends[0] == end {
+            self.ends[1]
+        } else {
+            self.ends[0]
+        }
+    }
+}
+
+/// The springs of a cloth and, per particle, its springs in ascending order (the order both the
+/// CPU reference and the kernel sum their forces in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpringNetwork {
+    springs: Vec<Spring>,
+    incident: Csr,
+}
+
+impl SpringNetwork {
+    /// The springs of `model`'s mesh (see the module docs): structural in edge order, then shear
+    /// in edge order, then flexion by vertex. No pair of particles gets two springs.
+    pub fn new(model: &ClothModel) -> Self {
+        let mesh = model.mesh();
+        let positions = &mesh.positions;
+        let edges = mesh.edges().expect("a model's mesh is validated");
+        let mut springs = Vec::new();
+        let mut joined = HashSet::new();
+        let mut add = |a: u32, b: u32, kind| {
+            if a != b && joined.insert((a.min(b), a.max(b))) {
+                let rest_length = positions[a as usize].distance(positions[b as usize]);
+                springs.push(Spring { ends: [a, b], kind, rest_length });
+            }
+        };
+        for edge in &edges {
+            add(edge.a, edge.b, SpringKind::Structural);
+        }
+        for edge in &edges {
+            let Some(right) = edge.right else { continue };
+            let [left, right] = [edge.left, right].map(|t| mesh.triangles[t as usize]);
+            if longest_side(left, edge, positions) && longest_side(right, edge, positions) {
+                add(opposite(left, edge), opposite(right, edge), SpringKind::Shear);
+            }
+        }
+        let n = positions.len();
+        let neighbours = Csr::from_pairs(n, edges.iter().flat_map(|e| [(e.a, e.b), (e.b, e.a)]));
+        for v in 0..n {
+            let row = neighbours.row(v);
+            for (k, &u) in row.iter().enumerate() {
+                for &w in &row[k + 1..] {
+                    if straight(positions[u as usize], positions[v], positions[w as usize]) {
+                        add(u, w, SpringKind::Flexion);
+                    }
+                }
+            }
+        }
+        let incident =
+            Csr::from_pairs(n, springs.iter().enumerate().flat_map(|(s, spring)| spring.ends.map(|p| (p, s as u32))));
+        Self { springs, incident }
+    }
+
+    /// Every spring.
+    pub fn springs(&self) -> &[Spring] {
+        &self.springs
+    }
+
+    /// How many springs are of `kind`.
+    pub fn count(&self, kind: SpringKind) -> usize {
+        self.springs.iter().filter(|s| s.kind == kind).count()
+    }
+
+    /// Particle `i`'s acceleration from its springs (m/s²), summed in its list's order; zero for
+    /// a pinned particle (`inverse_masses[i] == 0`).
+    pub fn acceleration(&self, params: &MassSpringParams, state: &ParticleState, i: usize) -> Vec3 {
+        let w = state.inverse_masses[i];
+        if w == 0.0 {
+            return Vec3::ZERO;
+        }
+        let force = self.incident.row(i).iter().fold(Vec3::ZERO, |sum, &s| {
+            let spring = &self.springs[s as usize];
+            let j = spring.other(i as u32) as usize;
+            let k = params.stiffness(spring.kind);
+            sum + spring_force(state.end(i), state.end(j), spring.rest_length, k, params.damping)
+        });
+        force * w
+    }
+
+    /// The kernel's words (`springs` in `shaders/mass_spring.wgsl`): each particle's list offset
+    /// (one more than particles), then per list entry the other particle with the spring's kind
+    /// in bits 30–31, and the rest length's bits.
+    pub fn words(&self) -> Vec<u32> {
+        let n = self.incident.rows();
+        let mut words: Vec<u32> = self.incident.words()[..=n].to_vec();
+        for i in 0..n {
+            for &s in self.incident.row(i) {
+                let spring = &self.springs[s as usize];
+                words.extend([spring.other(i as u32) | spring.kind.id() << 30, spring.rest_length.to_bits()]);
+            }
+        }
+        words
+    }
+
+    /// Semi-implicit Euler's stability number for substep `h` (s) and particle masses `masses`
+    /// (kg): `h²·K + 2h·C`, where `K` and `C` bound the largest eigenvalues of `M⁻¹` times the
+    /// springs' stiffness and damping matrices (Gershgorin on `M^(−½)·K·M^(−½)`: each row sums
+    /// `k(1/m_i + 1/√(m_i·m_j))` over its springs; a spring's Hessian has norm `k` from rest to any
+    /// stretch, and up to twice compressed). One oscillator `x'' = −ω²x − γx'` is stable under
+    /// semi-implicit Euler while `h²ω² + 2hγ < 4`; the solvers accept a number up to
+    /// [`STABILITY_LIMIT`]. Every particle counts as free, so pins never change the verdict.
+    pub fn stability_number(&self, params: &MassSpringParams, masses: &[f32], h: f32) -> f32 {
+        let mut stiffness: f64 = 0.0;
+        let mut damping: f64 = 0.0;
+        for i in 0..self.incident.rows() {
+            let (mut k_row, mut c_row) = (0.0, 0.0);
+            for &s in self.incident.row(i) {
+                let spring = &self.springs[s as usize];
+                let j = spring.other(i as u32) as usize;
+                let (m_i, m_j) = (f64::from(masses[i]), f64::from(masses[j]));
+                let coupling = 1.0 / m_i + 1.0 / (m_i * m_j).sqrt();
+                k_row += f64::from(params.stiffness(spring.kind)) * coupling;
+                c_row += f64::from(params.damping) * coupling;
+            }
+            stiffness = stiffness.max(k_row);
+            damping = damping.max(c_row);
+        }
+        let h = f64::from(h);
+        (h * h * stiffness + 2.0 * h * damping) as f32
+    }
+
+    /// The fewest substeps (up to `max_substeps`) of a frame of `time_step` seconds at which
+    /// [`SpringNetwork::check_stability`] accepts `params`; `None` when even `max_substeps` are
+    /// too few.
+    pub fn min_stable_substeps(
+        &self,
+        params: &MassSpringParams,
+        masses: &[f32],
+        time_step: f32,
+        max_substeps: u32,
+    ) -> Option<u32> {
+        let stable = |s: u32| self.stability_number(params, masses, time_step / s as f32) <= STABILITY_LIMIT;
+        // The number falls as substeps rise: bisect for the first stable count.
+        if !stable(max_substeps) {
+            return None;
+        }
+        let (mut unstable, mut fewest) = (0, max_substeps);
+        while fewest - unstable > 1 {
+            let middle = (unstable + fewest) / 2;
+            if stable(middle) {
+                fewest = middle;
+            } else {
+                unstable = middle;
+            }
+        }
+        Some(fewest)
+    }
+
+    /// Rejects springs too stiff or too damped for `substeps` substeps of a `time_step` frame
+    /// ([`SpringNetwork::stability_number`] above [`STABILITY_LIMIT`]), saying how many substeps
+    /// would do.
+    pub fn check_stability(
+        &self,
+        params: &MassSpringParams,
+        masses: &[f32],
+        time_step: f32,
+        substeps: u32,
+        max_substeps: u32,
+    ) -> Result<(), ParamError> {
+        let number = self.stability_number(params, masses, time_step / substeps as f32);
+        if number <= STABILITY_LIMIT {
+            return Ok(());
+        }
+        let advice = match self.min_stable_substeps(params, masses, time_step, max_substeps) {
+            Some(fewest) => format!("stable from {fewest} substeps"),
+            None => format!("unstable even at {max_substeps} substeps: soften the springs or their damping"),
+        };
+        Err(ParamError {
+            name: "mode (mass-spring stability)",
+            value: format!("h²K + 2hC = {number:.3} at {substeps} substeps, {advice}"),
+            expected: "springs stable under semi-implicit Euler at this substep (h²K + 2hC ≤ 3.6)",
+        })
+    }
+}
+
+/// The largest [`SpringNetwork::stability_number`] the solvers accept: 90 % of the bound 4, so
+/// that springs a little stretched, and rounding, keep clear of it.
+pub const STABILITY_LIMIT: f32 = 3.6;
+
+/// What a spring force reads of a particle: its position and velocity.
+#[derive(Debug, Clone, Copy)]
+pub struct SpringEnd {
+    /// Position (m).
+    pub position: Vec3,
+    /// Velocity (m/s).
+    pub velocity: Vec3,
+}
+
+/// The particles' positions, velocities and inverse masses at the start of a substep.
+#[derive(Debug, Clone, Copy)]
+pub struct ParticleState<'a> {
+    /// Positions (m).
+    pub positions: &'a [Vec3],
+    /// Velocities (m/s).
+    pub velocities: &'a [Vec3],
+    /// Inverse masses (0 = pinned).
+    pub inverse_masses: &'a [f32],
+}
+
+impl ParticleState<'_> {
+    fn end(&self, i: usize) -> SpringEnd {
+        SpringEnd { position: self.positions[i], velocity: self.velocities[i] }
+    }
+}
+
+/// The force on `end` of a spring to `other` with rest length `rest` (m), stiffness `k` (N/m)
+/// and damping `c` (N·s/m): Hooke's `k(L − L₀)` plus `c` times the ends' closing speed, along
+/// the spring `d̂ = (x_other − x)/L`. Zero for ends closer than [`GEOMETRY_EPSILON`], which have
+/// no direction.
+pub fn spring_force(end: SpringEnd, other: SpringEnd, rest: f32, k: f32, c: f32) -> Vec3 {
+    let delta = other.position - end.position;
+    let length = delta.length();
+    if length < GEOMETRY_EPSILON {
+        return Vec3::ZERO;
+    }
+    let direction = delta / length;
+    let tension = k * (length - rest) + c * (other.velocity - end.velocity).dot(direction);
+    direction * tension
+}
+
+/// Whether `edge` is the longest side of `triangle`, within [`LONGEST_SIDE_TOLERANCE`].
+fn longest_side(triangle: [u32; 3], edge: &crate::mesh::MeshEdge, positions: &[Vec3]) -> bool {
+    let length = |a: u32, b: u32| positions[a as usize].distance(positions[b as usize]);
+    let own = length(edge.a, edge.b) * (1.0 + LONGEST_SIDE_TOLERANCE);
+    let c = opposite(triangle, edge);
+    own >= length(edge.a, c) && own >= length(edge.b, c)
+}
+
+/// The vertex of `triangle` not on `edge`.
+fn opposite(triangle: [u32; 3], edge: &crate::mesh::MeshEdge) -> u32 {
+    triangle.into_iter().find(|&v| v != edge.a && v != edge.b).expect("a triangle has a vertex off each of its edges")
+}
+
+/// Whether the edges `v–u` and `v–w` continue each other nearly straight (at least 150°).
+fn straight(u: Vec3, v: Vec3, w: Vec3) -> bool {
+    let (a, b) = (u - v, w - v);
+    a.dot(b) <= FLEXION_MAX_COSINE * a.length() * b.length()
+}
