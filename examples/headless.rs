@@ -7,7 +7,7 @@
 
 use clap::{Parser, ValueEnum};
 use drape::constraints::UnitType;
-use drape::mass_spring::{SpringKind, SpringNetwork};
+use drape::mass_spring::SpringKind;
 use drape::{BendingModel, DispatchStrategy, GpuSolver, HeadlessOptions, Scene, SceneKind, SolverMode};
 use std::num::NonZeroUsize;
 use std::time::Instant;
@@ -162,16 +162,16 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "scene": args.scene.name(),
         "grid": args.grid,
         "frames": args.frames,
-        "solver": format!("{:?}", args.solver).to_lowercase(),
+        "solver": args.solver.to_possible_value().map(|v| v.get_name().to_string()),
         "layout": format!("{:?}", solver.dispatch_strategy()),
         "substeps": args.substeps,
-        "iterations": args.iterations,
-        "tethers": params.tethers.enabled.then_some(params.tethers.scale),
+        "iterations": params.mode.projects().then_some(args.iterations),
+        "tethers": params.tethers_active().then_some(params.tethers.scale),
         "strain_limit": params.strain_limits.map(|l| [l.min, l.max]),
         "stretch_compliance": args.stretch_compliance,
         "rigid_damping": params.rigid_damping,
         "wind": params.aerodynamics.map(|a| a.wind.to_array()),
-        "mass_spring": mass_spring_report(&params, model),
+        "mass_spring": mass_spring_report(&params, &solver),
         "gusts": params.aerodynamics.filter(|a| a.gusts.strength > 0.0).map(|a| [a.gusts.strength, a.gusts.frequency]),
         "particles": model.particle_count(),
         "stretch_constraints": model.constraints().stretch.len(),
@@ -211,17 +211,16 @@ fn mass_spring(args: &Args) -> drape::MassSpringParams {
 }
 
 /// The springs of a mass-spring run: constants, counts and stability.
-fn mass_spring_report(params: &drape::SolverParams, model: &drape::ClothModel) -> serde_json::Value {
+fn mass_spring_report(params: &drape::SolverParams, solver: &GpuSolver) -> serde_json::Value {
     let SolverMode::MassSpring(springs) = params.mode else {
         return serde_json::Value::Null;
     };
-    let network = SpringNetwork::new(model);
-    let masses = model.masses();
+    let network = solver.spring_network().expect("built for mass-spring mode");
     serde_json::json!({
         "constants": springs.gpu_constants(),
         "springs": SpringKind::ALL.map(|kind| network.count(kind)),
-        "stability_number": network.stability_number(&springs, masses, params.substep_dt()),
-        "min_stable_substeps": network.min_stable_substeps(&springs, masses, params.time_step, drape::params::MAX_SUBSTEPS),
+        "stability_number": network.stability_number(&springs, params.substep_dt()),
+        "min_stable_substeps": network.min_stable_substeps(&springs, params.time_step, drape::params::MAX_SUBSTEPS),
     })
 }
 

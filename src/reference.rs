@@ -99,8 +99,7 @@ impl CpuSolver {
             SolverMode::Jacobi { .. } if self.jacobi.is_none() => self.jacobi = Some(self.model.jacobi_plan()),
             SolverMode::MassSpring(springs) => {
                 let network = self.springs.get_or_insert_with(|| SpringNetwork::new(&self.model));
-                let masses = self.model.masses();
-                network.check_stability(&springs, masses, params.time_step, params.substeps, MAX_SUBSTEPS)?;
+                network.check_stability(&springs, params.time_step, params.substeps, MAX_SUBSTEPS)?;
             }
             _ => {}
         }

@@ -226,11 +226,12 @@ fn pause_step_reset_and_mode_switching_drive_the_simulation() {
     session.set_mode(drape::SolverMode::MassSpring(stiff)).expect("with more substeps");
     let model = session.solver().model();
     let network = drape::mass_spring::SpringNetwork::new(model);
-    let fewest = network.min_stable_substeps(&stiff, model.masses(), gauss_seidel.time_step, 128);
+    let fewest = network.min_stable_substeps(&stiff, gauss_seidel.time_step, 128);
     assert!(session.params().substeps > gauss_seidel.substeps);
     assert_eq!(Some(session.params().substeps), fewest);
     assert_eq!(session.mass_spring(), stiff, "the constants switching back to mass-spring uses");
-    session.set_params(gauss_seidel).expect("back to Gauss-Seidel");
+    session.set_mode(gauss_seidel.mode).expect("back to Gauss-Seidel");
+    assert_eq!(*session.params(), gauss_seidel, "leaving mass-spring restores the substeps");
     // A dragged sphere goes back to its place on reset.
     drag_sphere_right(&mut session);
     let initial = ClothSetup::load(&ClothSource::Scene(SceneKind::Drape), 8).expect("setup").colliders;

@@ -134,9 +134,10 @@ impl GpuSolver {
         Ok(solver)
     }
 
-    /// Changes the parameters for the next frames. Validated and planned first: on error the
-    /// solver keeps its previous parameters. Nothing is rebuilt except Jacobi's buffers (created
-    /// the first time Jacobi mode is used) and the dispatch table when it must grow.
+    /// Changes the parameters for the next frames. Validated (mass-spring's springs also for
+    /// stability at the substep) and planned first: on error the solver keeps its previous
+    /// parameters. Nothing is rebuilt except Jacobi's or the springs' buffers (created the first
+    /// time their mode is used) and the dispatch table when it must grow.
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
         self.apply(params, self.requested_layout)
@@ -488,8 +489,7 @@ impl GpuSolver {
             SolverMode::Jacobi { .. } if self.jacobi.is_none() => self.create_jacobi_buffers()?,
             SolverMode::MassSpring(springs) => {
                 let network = self.springs.get_or_insert_with(|| SpringNetwork::new(&self.model));
-                let masses = self.model.masses();
-                network.check_stability(&springs, masses, params.time_step, params.substeps, MAX_SUBSTEPS)?;
+                network.check_stability(&springs, params.time_step, params.substeps, MAX_SUBSTEPS)?;
                 self.upload_springs()?;
             }
             _ => {}
@@ -542,12 +542,12 @@ impl GpuSolver {
     /// (after that the buffers are big enough and already hold the words).
     fn upload_springs(&mut self) -> Result<(), Error> {
         let network = self.springs.as_ref().expect("built before its upload");
+        if self.buffers.springs.size() >= network.word_count() as u64 * 4 {
+            return Ok(());
+        }
         let words = network.words();
         let bytes: &[u8] = bytemuck::cast_slice(&words);
         let accelerations = 16 * self.model.particle_count() as u64;
-        if self.buffers.springs.size() >= bytes.len() as u64 {
-            return Ok(());
-        }
         check_buffer_size(&self.device, "springs", bytes.len() as u64)?;
         let (device, buffers, allocated) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
         grow(device, &mut buffers.springs, "drape springs", bytes.len() as u64, STORAGE, allocated);

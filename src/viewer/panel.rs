@@ -140,7 +140,11 @@ fn solver_section(ui: &mut egui::Ui, params: &mut SolverParams, session: &Sessio
             SolverMode::GaussSeidel => {}
         }
         ui.add(slider(&mut params.substeps, 1..=MAX_SUBSTEPS).text("substeps").logarithmic(true));
-        ui.add(slider(&mut params.iterations, 1..=MAX_ITERATIONS).text("iterations").logarithmic(true));
+        let projects = params.mode.projects();
+        ui.add_enabled(
+            projects,
+            slider(&mut params.iterations, 1..=MAX_ITERATIONS).text("iterations").logarithmic(true),
+        );
         let mut hz = 1.0 / params.time_step;
         if ui.add(slider(&mut hz, 15.0..=240.0).text("frame rate (1/dt)").suffix(" Hz")).changed() {
             params.time_step = 1.0 / hz;
@@ -166,10 +170,13 @@ fn spring_rows(ui: &mut egui::Ui, springs: &mut MassSpringParams) {
 
 fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
     egui::CollapsingHeader::new("Material and contact").default_open(true).show(ui, |ui| {
-        stiffness(ui, "stretch", &mut params.stretch);
-        stiffness(ui, "compression", &mut params.compression);
-        stiffness(ui, "bending", &mut params.bending);
-        stretch_limit_rows(ui, params);
+        // Mass-spring has springs instead (the solver section).
+        ui.add_enabled_ui(params.mode.projects(), |ui| {
+            stiffness(ui, "stretch", &mut params.stretch);
+            stiffness(ui, "compression", &mut params.compression);
+            stiffness(ui, "bending", &mut params.bending);
+            stretch_limit_rows(ui, params);
+        });
         ui.add(slider(&mut params.damping, 0.0..=2.0).text("damping").suffix(" 1/s"));
         ui.add(slider(&mut params.rigid_damping, 0.0..=50.0).text("rigid damping").suffix(" 1/s").logarithmic(true));
         ui.add(slider(&mut params.gravity.y, -20.0..=5.0).text("gravity y").suffix(" m/s²"));

@@ -145,7 +145,7 @@ pub fn with_stable_substeps(model: &ClothModel, params: SolverParams) -> SolverP
         return params;
     };
     let network = SpringNetwork::new(model);
-    match network.min_stable_substeps(&springs, model.masses(), params.time_step, MAX_SUBSTEPS) {
+    match network.min_stable_substeps(&springs, params.time_step, MAX_SUBSTEPS) {
         Some(fewest) => SolverParams { substeps: params.substeps.max(fewest), ..params },
         None => params,
     }
@@ -181,6 +181,8 @@ pub struct Session {
     relaxation: f32,
     /// The spring constants switching to mass-spring uses (the last ones used).
     mass_spring: MassSpringParams,
+    /// The substeps before switching to mass-spring raised them, restored when switching back.
+    substeps_before_springs: Option<u32>,
     paused: bool,
     step_requested: bool,
     frames: u64,
@@ -220,6 +222,7 @@ impl Session {
                 SolverMode::MassSpring(springs) => springs,
                 _ => MassSpringParams::default(),
             },
+            substeps_before_springs: None,
             paused: false,
             step_requested: false,
             frames: 0,
@@ -279,11 +282,23 @@ impl Session {
         Ok(())
     }
 
-    /// Switches to `mode`; into mass-spring with at least the fewest substeps its springs are
-    /// stable at (on error nothing changes).
+    /// Switches to `mode`: into mass-spring with at least the fewest substeps its springs are
+    /// stable at, and out of it with the substeps it had before (on error nothing changes).
     pub fn set_mode(&mut self, mode: SolverMode) -> Result<(), Error> {
-        let params = SolverParams { mode, ..*self.solver.params() };
-        self.set_params(with_stable_substeps(self.solver.model(), params))
+        let current = *self.solver.params();
+        let params = match (current.mode.projects(), mode.projects()) {
+            (false, true) => {
+                SolverParams { mode, substeps: self.substeps_before_springs.unwrap_or(current.substeps), ..current }
+            }
+            _ => with_stable_substeps(self.solver.model(), SolverParams { mode, ..current }),
+        };
+        self.set_params(params)?;
+        match (current.mode.projects(), mode.projects()) {
+            (true, false) => self.substeps_before_springs = Some(current.substeps),
+            (false, true) => self.substeps_before_springs = None,
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Cycles coloured Gauss-Seidel → Jacobi (with the last ω used) → mass-spring (with the last
