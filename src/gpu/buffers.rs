@@ -109,8 +109,8 @@ fn slot_words(model: &ClothModel) -> Vec<u32> {
 }
 
 /// The solver's GPU buffers. Per-frame work only selects among them; they are created once
-/// (Jacobi's and the springs' when their mode is first used, the pin list and dispatch table when they must
-/// grow).
+/// (Jacobi's and the springs' when their mode is first used, the pin list and dispatch table
+/// when they must grow).
 pub(crate) struct Buffers {
     pub params: wgpu::Buffer,
     pub dispatch_table: wgpu::Buffer,

@@ -10,7 +10,8 @@ use crate::schedule::Stripe;
 use bytemuck::Zeroable;
 
 /// How a frame is spread over compute dispatches. Layouts change the speed, never the result:
-/// every layout of a mode follows the same order, bit for bit.
+/// every layout of a mode follows the same order, bit for bit. They arrange the projections:
+/// mass-spring, which projects nothing, dispatches particle by particle in every layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DispatchStrategy {
     /// Picks a layout by adapter, mode and cloth size (see [`auto_layout`] for the rule).
