@@ -2,6 +2,7 @@
 //!
 //! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120
 //!  --solver gs|jacobi|mass-spring --substeps 10 --iterations 10 [--strain-limit 0.9,1.1]
+//!  [--area-limit 0.8,1.05]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
 //!  [--springs 50,10,1] [--spring-damping 0.001] [--json]`
 
@@ -65,6 +66,10 @@ struct Args {
     /// length (off by default).
     #[arg(long, value_parser = parse_strain_limits)]
     strain_limit: Option<drape::StrainLimits>,
+    /// Area limits MIN,MAX: once per substep every triangle is scaled back within these
+    /// multiples of its rest area (off by default).
+    #[arg(long, value_parser = parse_strain_limits)]
+    area_limit: Option<drape::StrainLimits>,
     /// Stretch compliance α (m/N; default 0, inextensible): with --strain-limit, a stretchy
     /// material with a hard bound.
     #[arg(long)]
@@ -119,6 +124,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         },
         tethers: drape::TetherParams { enabled: !args.no_tethers, scale: args.tethers, ..scene.params.tethers },
         strain_limits: args.strain_limit,
+        area_limits: args.area_limit,
         stretch: args.stretch_compliance.map_or(scene.params.stretch, drape::Stiffness::Compliance),
         aerodynamics: air(args, scene.params.aerodynamics)?,
         rigid_damping: args.rigid_damping,
@@ -168,6 +174,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "iterations": params.mode.projects().then_some(args.iterations),
         "tethers": params.tethers_active().then_some(params.tethers.scale),
         "strain_limit": params.strain_limits.map(|l| [l.min, l.max]),
+        "area_limit": params.active_area_limits().map(|l| [l.min, l.max]),
         "stretch_compliance": args.stretch_compliance,
         "rigid_damping": params.rigid_damping,
         "wind": params.aerodynamics.map(|a| a.wind.to_array()),
@@ -189,6 +196,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "gpu_timed_frames": gpu_ms_count,
         "max_stretch": metrics.max_stretch,
         "mean_stretch": metrics.mean_stretch,
+        "area_ratio_range": metrics.area_ratio_range,
         "min_collider_distance": if metrics.min_collider_distance.is_finite() { Some(metrics.min_collider_distance) } else { None },
         "centre_of_mass": metrics.centre_of_mass.to_array(),
         "kinetic_energy": metrics.kinetic_energy,
@@ -261,7 +269,7 @@ fn parse_gusts(s: &str) -> Result<drape::Gusts, String> {
     })
 }
 
-/// `MIN,MAX` as strain limits (validated with the other parameters).
+/// `MIN,MAX` as strain or area limits (validated with the other parameters).
 fn parse_strain_limits(s: &str) -> Result<drape::StrainLimits, String> {
     let (min, max) = s.split_once(',').ok_or("expected MIN,MAX")?;
     let number = |v: &str| v.trim().parse::<f32>().map_err(|e| format!("`{v}`: {e}"));

@@ -98,6 +98,9 @@ struct Params {
     // Strain limits of the stretch constraints: [σ_min, σ_max] ratios of the rest length, then
     // 1 when on, 0 when off (shaders/constraints/stretch.wgsl limit_strain); w unused.
     strain_limits: vec4<f32>,
+    // Area limits of the triangles: [min, max] ratios of the rest area
+    // (shaders/constraints/area.wgsl); zw unused.
+    area_limits: vec4<f32>,
     air: Air,
     // Mass-spring mode (shaders/mass_spring.wgsl): stiffness of the structural, shear and
     // flexion springs (N/m) by kind id, then their damping (N·s/m); zero in the other modes.
@@ -145,7 +148,8 @@ struct DispatchInfo {
     // Iterations this dispatch runs (single-workgroup layouts; 1 otherwise).
     iterations: u32,
     // The colours this dispatch projects, as indices into the colour table: one colour
-    // (per-colour layout) or a phase's colours (striped layout).
+    // (per-colour layout) or a phase's colours (striped layout). Area limits: the first
+    // triangle of the colour and its size.
     colour_first: u32,
     colour_count: u32,
     // Striped layout: where the phase's stripe entries start in `schedule`.

@@ -1,6 +1,7 @@
 //! Measurements of a cloth state used by the headless runner, the benchmarks and the tests.
 
 use crate::collision::Collider;
+use crate::math::weighted_face_normal;
 use crate::model::ClothModel;
 use glam::Vec3;
 
@@ -11,6 +12,8 @@ pub struct ClothMetrics {
     pub max_stretch: f32,
     /// Mean stretch ratio over the stretch constraints.
     pub mean_stretch: f32,
+    /// Smallest and largest area ratio `A / A0` over the triangles.
+    pub area_ratio_range: [f32; 2],
     /// Smallest signed distance from a particle to a collider surface (m); `+∞` with none.
     pub min_collider_distance: f32,
     /// Mass-weighted centre of mass (m).
@@ -33,6 +36,7 @@ impl ClothMetrics {
             a.distance(b) / stretch.rest_length(c)
         });
         let (max_stretch, sum) = ratios.fold((0f32, 0f64), |(m, s), r| (m.max(r), s + f64::from(r)));
+        let area_ratio_range = area_ratio_range(model, positions);
         let min_collider_distance = colliders
             .iter()
             .flat_map(|c| positions.iter().map(move |&p| c.signed_distance(p)))
@@ -45,10 +49,20 @@ impl ClothMetrics {
         Self {
             max_stretch,
             mean_stretch: (sum / stretch.len().max(1) as f64) as f32,
+            area_ratio_range,
             min_collider_distance,
             centre_of_mass,
             kinetic_energy,
             non_finite,
         }
     }
+}
+
+/// The smallest and largest `A / A0` over the model's triangles.
+fn area_ratio_range(model: &ClothModel, positions: &[Vec3]) -> [f32; 2] {
+    let mesh = model.mesh();
+    let doubled_area =
+        |x: &[Vec3], [a, b, c]: [u32; 3]| weighted_face_normal(x[a as usize], x[b as usize], x[c as usize]).length();
+    let ratios = mesh.triangles.iter().map(|&t| doubled_area(positions, t) / doubled_area(&mesh.positions, t));
+    ratios.fold([f32::INFINITY, 0.0], |[low, high], r| [low.min(r), high.max(r)])
 }

@@ -69,8 +69,8 @@ pub enum SolverMode {
     },
     /// The mass-spring cloth ([`crate::mass_spring`]): structural, shear and flexion springs with
     /// damping, integrated by semi-implicit Euler, a baseline to compare the position-based modes
-    /// with. Nothing is projected: `iterations`, `stretch`, `compression`, `bending`, `tethers`
-    /// and `strain_limits` do not apply. The substep must be short enough for the springs: the
+    /// with. Nothing is projected: `iterations`, `stretch`, `compression`, `bending`, `tethers`,
+    /// `strain_limits` and `area_limits` do not apply. The substep must be short enough for the springs: the
     /// solvers reject springs that semi-implicit Euler cannot keep stable at `substeps` and say
     /// how many substeps would ([`crate::mass_spring::SpringNetwork::check_stability`]).
     MassSpring(MassSpringParams),
@@ -171,6 +171,13 @@ pub struct SolverParams {
     /// `stretch` and `compression` are (GAMES103 strain limiting). Gives a stretchy material
     /// (a compliant `stretch`) a hard limit, e.g. a knit that gives 10 % and no more.
     pub strain_limits: Option<StrainLimits>,
+    /// Area limits on the triangles (default `None`, off; the projecting modes only;
+    /// [`crate::constraints::area`]): once per substep, after the iterations, each triangle
+    /// whose area is outside `[min, max]` times its rest area is scaled about its centre of mass
+    /// back to the nearest bound, triangle by triangle. Bounds how much a soft material grows
+    /// or shrinks as a whole without stiffening its shear or bending. One dispatch per colour of
+    /// triangles per substep (about eight on a grid).
+    pub area_limits: Option<StrainLimits>,
     /// The air (default `None`, a vacuum): drag and lift on every triangle from the wind
     /// relative to it, with gusts ([`crate::aerodynamics`]). Costs one more dispatch per
     /// substep, and the finalize and next predict of a substep become two.
@@ -200,6 +207,7 @@ impl Default for SolverParams {
             collision_margin: 0.005,
             tethers: TetherParams::default(),
             strain_limits: None,
+            area_limits: None,
             aerodynamics: None,
             mode: SolverMode::GaussSeidel,
         }
@@ -251,9 +259,14 @@ impl SolverParams {
         let scale = self.tethers.scale;
         check(scale.is_finite() && scale >= 1.0, "tethers.scale", scale.to_string(), "finite and ≥ 1")?;
         self.tethers.stiffness.validate("tethers.stiffness")?;
-        if let Some(StrainLimits { min, max }) = self.strain_limits {
-            check((0.0..=1.0).contains(&min), "strain_limits.min", min.to_string(), "in [0, 1]")?;
-            check(max.is_finite() && max >= 1.0, "strain_limits.max", max.to_string(), "finite and ≥ 1")?;
+        for (limits, [min_name, max_name]) in [
+            (self.strain_limits, ["strain_limits.min", "strain_limits.max"]),
+            (self.area_limits, ["area_limits.min", "area_limits.max"]),
+        ] {
+            if let Some(StrainLimits { min, max }) = limits {
+                check((0.0..=1.0).contains(&min), min_name, min.to_string(), "in [0, 1]")?;
+                check(max.is_finite() && max >= 1.0, max_name, max.to_string(), "finite and ≥ 1")?;
+            }
         }
         if let Some(aero) = &self.aerodynamics {
             aero.validate()?;
@@ -312,6 +325,11 @@ impl SolverParams {
             bending: response(self.bending),
             strain_limits: self.strain_limits,
         }
+    }
+
+    /// The area limits when they are projected: switched on, in a mode that projects.
+    pub fn active_area_limits(&self) -> Option<StrainLimits> {
+        self.area_limits.filter(|_| self.mode.projects())
     }
 
     /// Whether the tethers are projected: switched on, in a mode that projects.

@@ -5,6 +5,7 @@
 
 use crate::aerodynamics::{advanced_clock, air_acceleration, AirState};
 use crate::collision::{respond_to_colliders, validate_colliders, Collider};
+use crate::constraints::area::{project_area_limit, TriangleAreas};
 use crate::constraints::tether::{project_tethers, PinnedTethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
 use crate::error::Error;
@@ -40,6 +41,8 @@ pub struct CpuSolver {
     multipliers: Multipliers,
     jacobi: Option<JacobiPlan>,
     springs: Option<SpringNetwork>,
+    /// The coloured triangles, once area limits are used.
+    areas: Option<TriangleAreas>,
     tethers: PinnedTethers,
 }
 
@@ -70,6 +73,7 @@ impl CpuSolver {
             multipliers: Multipliers::zeros(model.constraints()),
             jacobi: None,
             springs: None,
+            areas: None,
             tethers: PinnedTethers::default(),
         };
         solver.plan_mode(&params)?;
@@ -92,9 +96,12 @@ impl CpuSolver {
         Ok(())
     }
 
-    /// Builds what the mode of `params` needs the first time it is used (Jacobi's plan, the
-    /// springs), and checks the springs' stability.
+    /// Builds what `params` need the first time they are used (Jacobi's plan, the springs, the
+    /// coloured triangles of the area limits), and checks the springs' stability.
     fn plan_mode(&mut self, params: &SolverParams) -> Result<(), Error> {
+        if params.active_area_limits().is_some() && self.areas.is_none() {
+            self.areas = Some(TriangleAreas::new(&self.model));
+        }
         match params.mode {
             SolverMode::Jacobi { .. } if self.jacobi.is_none() => self.jacobi = Some(self.model.jacobi_plan()),
             SolverMode::MassSpring(springs) => {
@@ -107,9 +114,9 @@ impl CpuSolver {
     }
 
     /// Advances one frame: rigid damping, then `substeps` × (air → springs → predict →
-    /// `iterations` projections → tethers → collide and update velocities), then recomputes
-    /// normals (PBD Alg. 1 with XPBD substepping) and advances the time. Mass-spring mode has
-    /// springs and no projections or tethers; the others the reverse.
+    /// `iterations` projections → area limits → tethers → collide and update velocities), then
+    /// recomputes normals (PBD Alg. 1 with XPBD substepping) and advances the time. Mass-spring
+    /// mode has springs and no projections, area limits or tethers; the others the reverse.
     pub fn step(&mut self) {
         self.update_tethers();
         self.damp_to_rigid_motion();
@@ -124,6 +131,7 @@ impl CpuSolver {
                     SolverMode::MassSpring(_) => break,
                 }
             }
+            self.limit_areas();
             let response = self.params.tether_response();
             for k in 0..self.tethers.tethers.particle_count() {
                 project_tethers(&self.tethers.tethers, k, self.params.tethers.scale, response, &mut self.solve);
@@ -185,6 +193,16 @@ impl CpuSolver {
         };
         for (i, a) in self.spring_accelerations.iter_mut().enumerate() {
             *a = network.acceleration(&springs, &state, i);
+        }
+    }
+
+    /// Projects the area limits, when on, triangle by triangle in colour order.
+    fn limit_areas(&mut self) {
+        let (Some(limits), Some(areas)) = (self.params.active_area_limits(), &self.areas) else {
+            return;
+        };
+        for t in 0..areas.len() {
+            project_area_limit(areas, t, limits, &mut self.solve);
         }
     }
 

@@ -98,6 +98,31 @@ fn strain_limited_soft_cloth_matches_reference_in_every_mode() {
     }
 }
 
+/// Area limits on a soft material act on most triangles, with one pinned corner (the hanging
+/// cloth's) and two (the flag's pinned edge, in the wind). GPU and CPU apply them alike in every
+/// mode and layout, and two GPU runs agree bit for bit.
+#[test]
+fn area_limited_soft_cloth_matches_reference_in_every_mode_and_layout() {
+    let limits = Some(drape::StrainLimits { min: 0.8, max: 1.05 });
+    for mode in MODES {
+        for (kind, layouts) in [(SceneKind::Hanging, &LAYOUTS[..]), (SceneKind::Flag, &[DispatchStrategy::Auto][..])] {
+            let p = SolverParams { stretch: Stiffness::Compliance(0.5), area_limits: limits, ..params(kind, mode) };
+            for &layout in layouts {
+                let d = gpu_cpu_distance(kind, 12, p, layout, 40);
+                assert!(d <= 1e-4, "{kind:?} {mode:?} {layout:?}: max |Δx| = {d} m after 40 frames");
+            }
+            let (device, queue) = device();
+            let scene = Scene::new(kind, 12).unwrap();
+            let run = || {
+                let mut solver = solver(&device, &queue, &scene.model, p, &scene.colliders, DispatchStrategy::Auto);
+                (0..40).for_each(|_| solver.step());
+                solver.read_positions().unwrap()
+            };
+            assert_eq!(max_distance(&run(), &run()), 0.0, "{kind:?} {mode:?}: two runs differ");
+        }
+    }
+}
+
 /// Material maps (random mass, stretch and bending scales) reach the GPU's records and the CPU
 /// reference alike, in both modes.
 #[test]
@@ -458,6 +483,12 @@ fn dispatches_per_frame_follow_the_plan() {
         let windy = SolverParams { aerodynamics: Some(Default::default()), substeps, iterations, ..scene.params };
         let windy = solver(&device, &queue, &scene.model, windy, &scene.colliders, DispatchStrategy::Striped);
         assert_eq!(windy.dispatches_per_frame(), frame(2) + 2 * substeps as usize - 1);
+        // Area limits: a dispatch per colour of triangles in every substep.
+        let limits = Some(drape::StrainLimits { min: 0.5, max: 1.1 });
+        let limited = SolverParams { area_limits: limits, substeps, iterations, ..scene.params };
+        let triangle_colours = drape::constraints::area::TriangleAreas::new(&scene.model).colours().len();
+        let limited = solver(&device, &queue, &scene.model, limited, &scene.colliders, DispatchStrategy::Striped);
+        assert_eq!(limited.dispatches_per_frame(), frame(2) + triangle_colours * substeps as usize);
     }
 }
 

@@ -535,3 +535,80 @@ fn isometric_energy_of_a_rolled_sheet_is_the_plate_energy() {
         assert!((0.99..bound).contains(&ratio), "grid, r = {r} at {degrees}°: Σ C² / plate = {ratio}");
     }
 }
+
+fn triangle_area(p: [Vec3; 3]) -> f32 {
+    0.5 * (p[1] - p[0]).cross(p[2] - p[0]).length()
+}
+
+/// Area limits scale a triangle back to its nearest bound: about the centre of mass when it is
+/// free (keeping both momenta and every angle), about its pinned corner, or by the free
+/// corner's height over a pinned edge, never moving a pin; within the bounds, for three pins
+/// and for a degenerate triangle they do nothing, and growth is capped per projection.
+#[test]
+fn area_limits_scale_a_triangle_to_its_bound_keeping_pins_and_momenta() {
+    use drape::constraints::area::{area_limit_corrections, MAX_AREA_GROWTH};
+    use drape::StrainLimits;
+    let limits = StrainLimits { min: 0.5, max: 1.1 };
+    let mut rng = Rng(23);
+    for _ in 0..100 {
+        let p: [Vec3; 3] = std::array::from_fn(|_| rng.vec());
+        let area = triangle_area(p);
+        if area < 0.05 {
+            continue;
+        }
+        let masses = [0.1 + rng.next(), 0.1 + rng.next(), 0.1 + rng.next()];
+        for (rest, bound) in [(area / 1.7, 1.1), (area / 0.3, 0.5)] {
+            let w = masses.map(|m| 1.0 / m);
+            let dp = area_limit_corrections(p, w, rest, limits);
+            let q: [Vec3; 3] = std::array::from_fn(|i| p[i] + dp[i]);
+            assert!((triangle_area(q) / (bound * rest) - 1.0).abs() < 1e-4, "area {} for {}", triangle_area(q), rest);
+            let momentum: Vec3 = (0..3).map(|i| dp[i] * masses[i]).sum();
+            let angular: Vec3 = (0..3).map(|i| p[i].cross(dp[i] * masses[i])).sum();
+            assert!(momentum.length() < 1e-5 && angular.length() < 1e-5, "momenta change by {momentum}, {angular}");
+            let shape = |p: [Vec3; 3]| (p[1] - p[0]).length() / (p[2] - p[0]).length();
+            assert!((shape(q) / shape(p) - 1.0).abs() < 1e-4, "a uniform scaling keeps the shape");
+            for pins in 1..=3 {
+                let w: [f32; 3] = std::array::from_fn(|i| if i < pins { 0.0 } else { w[i] });
+                let dp = area_limit_corrections(p, w, rest, limits);
+                assert!(dp[..pins].iter().all(|d| *d == Vec3::ZERO), "{pins} pins: a pin moved");
+                let q: [Vec3; 3] = std::array::from_fn(|i| p[i] + dp[i]);
+                let expected = if pins == 3 { area } else { bound * rest };
+                assert!((triangle_area(q) / expected - 1.0).abs() < 1e-4, "{pins} pins: area {}", triangle_area(q));
+            }
+        }
+        assert_eq!(area_limit_corrections(p, [1.0; 3], area, limits), [Vec3::ZERO; 3], "within the limits");
+        let dp = area_limit_corrections(p, [1.0; 3], area / 0.01, limits);
+        let grown = triangle_area(std::array::from_fn(|i| p[i] + dp[i]));
+        assert!((grown / area - MAX_AREA_GROWTH).abs() < 1e-4, "a collapsed triangle grows {}×", grown / area);
+    }
+    let sliver = [Vec3::ZERO, Vec3::X, Vec3::X * 2.0];
+    assert_eq!(area_limit_corrections(sliver, [1.0; 3], 1.0, limits), [Vec3::ZERO; 3]);
+}
+
+/// The area limits' colours cover every triangle once, with its rest area, and no two
+/// triangles of a colour share a particle.
+#[test]
+fn area_limit_colours_partition_the_triangles_into_independent_sets() {
+    use drape::constraints::area::TriangleAreas;
+    let mesh = ClothMesh::grid(6, 4, 0.2, GridPlane::Horizontal, Vec3::ZERO).unwrap();
+    let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
+    let areas = TriangleAreas::new(&model);
+    assert_eq!(areas.len(), model.mesh().triangles.len());
+    let mut seen = vec![false; areas.len()];
+    for colour in areas.colours() {
+        let mut touched = vec![false; model.particle_count()];
+        for t in colour.clone() {
+            let (triangle, rest) = areas.triangle(t as usize);
+            let index = model.mesh().triangles.iter().position(|&m| m == triangle).unwrap();
+            assert!(!seen[index], "triangle {index} twice");
+            seen[index] = true;
+            assert!((rest - 0.5 * 0.2 * 0.2).abs() < 1e-6, "rest area {rest}");
+            for p in triangle {
+                assert!(!touched[p as usize], "particle {p} twice in one colour");
+                touched[p as usize] = true;
+            }
+        }
+    }
+    assert!(seen.iter().all(|&s| s));
+    assert!(areas.colours().len() <= 8, "{} colours", areas.colours().len());
+}

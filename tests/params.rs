@@ -51,6 +51,12 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(limits(f32::NAN, 1.1)), "strain_limits.min");
     assert_eq!(rejected(limits(0.9, 0.99)), "strain_limits.max");
     assert_eq!(rejected(limits(0.9, f32::INFINITY)), "strain_limits.max");
+    let areas = |min, max| SolverParams { area_limits: Some(StrainLimits { min, max }), ..ok };
+    areas(0.0, 1.0).validate().unwrap();
+    assert_eq!(rejected(areas(-0.1, 1.1)), "area_limits.min");
+    assert_eq!(rejected(areas(f32::NAN, 1.1)), "area_limits.min");
+    assert_eq!(rejected(areas(0.9, 0.99)), "area_limits.max");
+    assert_eq!(rejected(areas(0.9, f32::NAN)), "area_limits.max");
     let air = |aero: Aerodynamics| SolverParams { aerodynamics: Some(aero), ..ok };
     let still = Aerodynamics::default();
     air(Aerodynamics { air_density: 0.0, lift_coefficient: 0.0, ..still }).validate().unwrap();

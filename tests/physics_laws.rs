@@ -49,8 +49,9 @@ fn free_params(mode: SolverMode, stretch: Stiffness, bending: Stiffness) -> Solv
 }
 
 /// A free cloth, deformed by random velocities on top of a drift and a spin, keeps its linear
-/// momentum and its angular momentum about the centre of mass in every mode, with PBD stiffness
-/// and XPBD compliance: constraint corrections are internal forces. The spin is slow enough
+/// momentum and its angular momentum about the centre of mass in every mode, with PBD stiffness,
+/// XPBD compliance and area limits (each scales its triangle about the triangle's centre of
+/// mass): constraint corrections are internal forces. The spin is slow enough
 /// (0.52 rad/s) that position projection's own damping of rotation, which the next test derives,
 /// stays below 1e-3 over the run; at 2 rad/s it is 1.3e-2 in every mode alike.
 #[test]
@@ -62,11 +63,19 @@ fn a_deformed_free_cloth_keeps_its_momentum_in_every_mode() {
     let (drift, spin) = (Vec3::new(1.0, 0.5, -0.3), Vec3::new(0.075, 0.5, 0.125));
     let v0: Vec<Vec3> = rest.iter().map(|x| drift + spin.cross(*x - centre) + rng.vec() * 0.5).collect();
     let (p0, l0) = momenta(&scene.model, rest, &v0);
+    // A soft material whose triangles the random velocities push past tight area limits.
+    let area_limited = SolverParams {
+        area_limits: Some(StrainLimits { min: 0.99, max: 1.01 }),
+        ..free_params(SolverMode::GaussSeidel, Stiffness::Compliance(1e-2), Stiffness::Compliance(1.0))
+    };
     for mode in MODES {
-        for (stretch, bending) in
-            [(Stiffness::Compliance(0.0), Stiffness::Compliance(1.0)), (Stiffness::Pbd(1.0), Stiffness::Pbd(0.5))]
-        {
-            let mut solver = solver(&scene.model, free_params(mode, stretch, bending), &[]);
+        for params in [
+            free_params(mode, Stiffness::Compliance(0.0), Stiffness::Compliance(1.0)),
+            free_params(mode, Stiffness::Pbd(1.0), Stiffness::Pbd(0.5)),
+            SolverParams { mode, ..area_limited },
+        ] {
+            let stretch = params.stretch;
+            let mut solver = solver(&scene.model, params, &[]);
             solver.set_velocities(&v0).unwrap();
             for _ in 0..120 {
                 solver.step();
@@ -599,6 +608,48 @@ fn strain_limits_hold_a_stretchy_cloth_in_every_mode() {
         let limited = settled(SolverParams { strain_limits: Some(StrainLimits { min: 0.5, max: 1.1 }), ..params });
         let bound = if mode == SolverMode::GaussSeidel { 1.12 } else { 1.15 };
         assert!(limited.max_stretch <= bound, "{mode:?}: limited to 1.1, stretched {}", limited.max_stretch);
+        assert_eq!(limited.non_finite, 0);
+    }
+}
+
+/// Area limits hold a stretchy cloth: hanging from two corners without tethers, a compliant
+/// material's triangles grow to almost twice their area, and with limits [0.5, 1.1] the largest
+/// stays within a few percent of 1.1 in both modes (one sweep per substep: a later triangle can
+/// leave an earlier one a little large), which also shortens its longest edges. Scaled
+/// triangles keep their angles, so the compression limit does not inflate a cloth that
+/// stretches in one direction and narrows in the other.
+#[test]
+fn area_limits_hold_a_stretchy_cloth_in_every_mode() {
+    let scene = Scene::new(SceneKind::Hanging, 12).unwrap();
+    for mode in MODES {
+        let params = SolverParams {
+            mode,
+            substeps: 10,
+            iterations: 10,
+            stretch: Stiffness::Compliance(0.5),
+            tethers: TetherParams { enabled: false, ..Default::default() },
+            ..scene.params
+        };
+        let settled = |params| {
+            let mut s = solver(&scene.model, params, &scene.colliders);
+            for _ in 0..150 {
+                s.step();
+            }
+            s.metrics().unwrap()
+        };
+        let free = settled(params);
+        let [_, free_largest] = free.area_ratio_range;
+        assert!(free_largest > 1.5, "{mode:?}: the soft material alone grows its triangles {free_largest}×");
+        let limited = settled(SolverParams { area_limits: Some(StrainLimits { min: 0.5, max: 1.1 }), ..params });
+        let [smallest, largest] = limited.area_ratio_range;
+        assert!(largest <= 1.17, "{mode:?}: limited to 1.1, a triangle grew {largest}×");
+        assert!(smallest >= 0.5, "{mode:?}: limited to 0.5, a triangle shrank to {smallest}×");
+        assert!(
+            limited.max_stretch < 0.7 * free.max_stretch,
+            "{mode:?}: edges {} vs {}",
+            limited.max_stretch,
+            free.max_stretch
+        );
         assert_eq!(limited.non_finite, 0);
     }
 }

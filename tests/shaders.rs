@@ -28,13 +28,14 @@ fn file(name: &str) -> &'static str {
 }
 
 /// Every module drape builds, by name.
-fn modules() -> [(&'static str, String); 8] {
+fn modules() -> [(&'static str, String); 9] {
     [
         ("integrate", shaders::integrate_module_source()),
         ("solver", shaders::solver_module_source(&UnitType::ALL)),
         ("workgroup", shaders::workgroup_module_source(&UnitType::ALL)),
         ("normals", shaders::normals_module_source()),
         ("tethers", shaders::tether_module_source()),
+        ("area limits", shaders::area_module_source()),
         ("aerodynamics", shaders::aerodynamics_module_source()),
         ("rigid damping", shaders::rigid_damping_module_source()),
         ("mass-spring", shaders::mass_spring_module_source()),
@@ -72,6 +73,7 @@ fn every_entry_point_is_within_webgpu_limits_with_headroom() {
         ("workgroup", &["project_stripes", "project_substep"]),
         ("normals", &["compute_normals"]),
         ("tethers", &["project_tethers"]),
+        ("area limits", &["limit_areas"]),
         ("aerodynamics", &["apply_aerodynamics"]),
         ("rigid damping", &["sum_moments", "solve_rigid_motion", "damp_to_rigid_motion"]),
         ("mass-spring", &["apply_springs"]),
@@ -230,6 +232,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             kinds,
             tether,
             strain_limits,
+            area_limits,
             air,
             springs,
             relaxation,

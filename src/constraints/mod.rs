@@ -10,6 +10,7 @@
 //! optimisation: the kinds' data stays apart). [`UnitType`] is the units' registry: adding a
 //! unit type is a variant there, its CPU projections and its WGSL functions.
 
+pub mod area;
 pub mod bending;
 pub mod hinge;
 pub mod isometric;

@@ -145,12 +145,13 @@ pub fn distance_correction(
     Some(DistanceCorrection { dp: [n * (w0 * dlambda), n * (-w1 * dlambda)], lambda, dlambda })
 }
 
-/// Bounds on an edge's stretch ratio `l / l0` ([`crate::SolverParams::strain_limits`]).
+/// Bounds on a ratio to rest: an edge's stretch `l / l0` ([`crate::SolverParams::strain_limits`])
+/// or a triangle's area `A / A0` ([`crate::SolverParams::area_limits`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StrainLimits {
-    /// Shortest allowed length as a multiple of rest, in `[0, 1]` (0: no compression limit).
+    /// Smallest allowed ratio, in `[0, 1]` (0: no compression limit).
     pub min: f32,
-    /// Longest allowed length as a multiple of rest, finite and ≥ 1.
+    /// Largest allowed ratio, finite and ≥ 1.
     pub max: f32,
 }
 

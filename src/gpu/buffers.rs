@@ -129,6 +129,9 @@ pub(crate) struct Buffers {
     pub schedule: wgpu::Buffer,
     /// The tethers' words, grown when they must.
     pub tethers: wgpu::Buffer,
+    /// The area limits' coloured triangles ([`crate::constraints::area::TriangleAreas::words`]),
+    /// one placeholder entry until they are first used.
+    pub area_triangles: wgpu::Buffer,
     /// Each particle's acceleration from the air (`vec4`), zero while the air is off; one
     /// zero entry until the air is first used.
     pub air_accelerations: wgpu::Buffer,

@@ -53,6 +53,8 @@ pub(crate) enum GroupLayout {
     Normals,
     /// Group 2 of the tethers: their lists, read.
     Tethers,
+    /// Group 2 of the area limits: the coloured triangles, read.
+    Areas,
     /// Group 2 of the aerodynamics: accelerations written, triangles, gather lists and clock
     /// read.
     Aerodynamics,
@@ -64,12 +66,13 @@ pub(crate) enum GroupLayout {
 
 impl GroupLayout {
     /// Every pipeline layout's groups (integrate has no group 2), for the device limit checks.
-    pub const PIPELINES: [&[GroupLayout]; 8] = [
+    pub const PIPELINES: [&[GroupLayout]; 9] = [
         &[Self::Frame, Self::Integrate],
         &[Self::Frame, Self::Solve, Self::GaussSeidel],
         &[Self::Frame, Self::Solve, Self::Jacobi],
         &[Self::Frame, Self::Positions, Self::Normals],
         &[Self::Frame, Self::Solve, Self::Tethers],
+        &[Self::Frame, Self::Solve, Self::Areas],
         &[Self::Frame, Self::Solve, Self::Aerodynamics],
         &[Self::Frame, Self::Solve, Self::RigidDamping],
         &[Self::Frame, Self::Solve, Self::Springs],
@@ -95,7 +98,7 @@ impl GroupLayout {
             Self::GaussSeidel => vec![storage(0, false), storage(1, true)],
             Self::Jacobi => vec![storage(0, false), storage(2, false), storage(3, true)],
             Self::Normals => vec![storage(0, false), storage(1, true), storage(2, true)],
-            Self::Tethers => vec![storage(0, true)],
+            Self::Tethers | Self::Areas => vec![storage(0, true)],
             Self::Aerodynamics => vec![storage(0, false), storage(1, true), storage(2, true), storage(3, true)],
             Self::RigidDamping => vec![storage(0, false), storage(1, false)],
             Self::Springs => vec![storage(0, true), storage(1, false)],
@@ -113,6 +116,7 @@ pub(crate) struct Layouts {
     pub jacobi: wgpu::BindGroupLayout,
     pub normals: wgpu::BindGroupLayout,
     pub tethers: wgpu::BindGroupLayout,
+    pub areas: wgpu::BindGroupLayout,
     pub aerodynamics: wgpu::BindGroupLayout,
     pub rigid_damping: wgpu::BindGroupLayout,
     pub springs: wgpu::BindGroupLayout,
@@ -135,6 +139,7 @@ impl Layouts {
             jacobi: layout("drape jacobi data", GroupLayout::Jacobi),
             normals: layout("drape normals data", GroupLayout::Normals),
             tethers: layout("drape tethers", GroupLayout::Tethers),
+            areas: layout("drape area limits", GroupLayout::Areas),
             aerodynamics: layout("drape aerodynamics data", GroupLayout::Aerodynamics),
             rigid_damping: layout("drape rigid damping data", GroupLayout::RigidDamping),
             springs: layout("drape springs data", GroupLayout::Springs),
@@ -192,6 +197,7 @@ pub(crate) struct Pipelines {
     jacobi_apply: wgpu::ComputePipeline,
     jacobi_substep: wgpu::ComputePipeline,
     project_tethers: wgpu::ComputePipeline,
+    limit_areas: wgpu::ComputePipeline,
     apply_aerodynamics: wgpu::ComputePipeline,
     sum_moments: wgpu::ComputePipeline,
     solve_rigid_motion: wgpu::ComputePipeline,
@@ -219,6 +225,7 @@ impl Pipelines {
         let solver = module("drape solver", shaders::solver_module_source(unit_types));
         let normals = module("drape normals", shaders::normals_module_source());
         let tethers = module("drape tethers", shaders::tether_module_source());
+        let areas = module("drape area limits", shaders::area_module_source());
         let aerodynamics = module("drape aerodynamics", shaders::aerodynamics_module_source());
         let rigid_damping = module("drape rigid damping", shaders::rigid_damping_module_source());
         let mass_spring = module("drape mass-spring", shaders::mass_spring_module_source());
@@ -239,6 +246,7 @@ impl Pipelines {
         let jacobi = pipeline_layout("drape jacobi", [&layouts.frame, &layouts.solve, &layouts.jacobi]);
         let normals_layout = pipeline_layout("drape normals", [&layouts.frame, &layouts.positions, &layouts.normals]);
         let tethers_layout = pipeline_layout("drape tethers", [&layouts.frame, &layouts.solve, &layouts.tethers]);
+        let areas_layout = pipeline_layout("drape area limits", [&layouts.frame, &layouts.solve, &layouts.areas]);
         let aerodynamics_layout =
             pipeline_layout("drape aerodynamics", [&layouts.frame, &layouts.solve, &layouts.aerodynamics]);
         let rigid_damping_layout =
@@ -287,6 +295,7 @@ impl Pipelines {
             jacobi_apply: pipeline(&solver, &jacobi, "jacobi_apply", &workgroup_sizes),
             jacobi_substep: pipeline(&solver, &jacobi, "jacobi_substep", &workgroup_sizes),
             project_tethers: pipeline(&tethers, &tethers_layout, "project_tethers", &[]),
+            limit_areas: pipeline(&areas, &areas_layout, "limit_areas", &[]),
             apply_aerodynamics: pipeline(&aerodynamics, &aerodynamics_layout, "apply_aerodynamics", &[]),
             sum_moments: pipeline(&rigid_damping, &rigid_damping_layout, "sum_moments", &[]),
             solve_rigid_motion: pipeline(&rigid_damping, &rigid_damping_layout, "solve_rigid_motion", &[]),
@@ -315,6 +324,7 @@ impl Pipelines {
             Kernel::JacobiApply => &self.jacobi_apply,
             Kernel::JacobiSubstep => &self.jacobi_substep,
             Kernel::ProjectTethers => &self.project_tethers,
+            Kernel::LimitAreas => &self.limit_areas,
             Kernel::Aerodynamics => &self.apply_aerodynamics,
             Kernel::SumMoments => &self.sum_moments,
             Kernel::SolveRigidMotion => &self.solve_rigid_motion,
@@ -329,6 +339,7 @@ impl Pipelines {
             Kernel::Predict | Kernel::Finalize | Kernel::FinalizeAndPredict => DataGroup::Integrate,
             Kernel::JacobiProject | Kernel::JacobiApply | Kernel::JacobiSubstep => DataGroup::Jacobi,
             Kernel::ProjectTethers => DataGroup::Tethers,
+            Kernel::LimitAreas => DataGroup::Areas,
             Kernel::Aerodynamics => DataGroup::Aerodynamics,
             Kernel::SumMoments | Kernel::SolveRigidMotion | Kernel::DampToRigidMotion => DataGroup::RigidDamping,
             Kernel::Springs => DataGroup::Springs,
@@ -348,6 +359,8 @@ pub(crate) enum DataGroup {
     Jacobi,
     /// Group 1 for solving, group 2 with the tethers.
     Tethers,
+    /// Group 1 for solving, group 2 with the coloured triangles.
+    Areas,
     /// Group 1 for solving, group 2 with the air's buffers.
     Aerodynamics,
     /// Group 1 for solving, group 2 with the rigid damping's buffers.

@@ -8,6 +8,7 @@ use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
 use crate::schedule::Stripe;
 use bytemuck::Zeroable;
+use std::ops::Range;
 
 /// How a frame is spread over compute dispatches. Layouts change the speed, never the result:
 /// every layout of a mode follows the same order, bit for bit. They arrange the projections:
@@ -120,6 +121,7 @@ pub(crate) enum Kernel {
     JacobiApply,
     JacobiSubstep,
     ProjectTethers,
+    LimitAreas,
     Aerodynamics,
     SumMoments,
     SolveRigidMotion,
@@ -171,6 +173,8 @@ pub(crate) struct PlanContext<'a> {
     pub jacobi: Option<&'a JacobiPlan>,
     /// Tethered particles (none: no tether dispatch).
     pub tether_particles: u32,
+    /// Each colour's range of triangles when the area limits are projected (none: off).
+    pub area_colours: &'a [Range<u32>],
 }
 
 /// Builds the frame's dispatches for a resolved layout (`Striped` with Jacobi plans as
@@ -242,6 +246,10 @@ pub(crate) fn frame_plan(
                     push_iteration(&mut plan, jacobi, layout, model, context, it.min(1));
                 }
             }
+        }
+        for colour in context.area_colours {
+            let info = DispatchInfo { colour_first: colour.start, colour_count: colour.len() as u32, ..start };
+            plan.push(Kernel::LimitAreas, info, workgroups_for(colour.len() as u32));
         }
         if context.tether_particles > 0 {
             plan.push(Kernel::ProjectTethers, DispatchInfo::zeroed(), workgroups_for(context.tether_particles));

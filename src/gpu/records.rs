@@ -107,6 +107,7 @@ pub struct GpuParams {
     pub kinds: [GpuKind; MAX_KINDS],
     pub tether: [f32; 4],
     pub strain_limits: [f32; 4],
+    pub area_limits: [f32; 4],
     pub air: GpuAir,
     pub springs: [f32; 4],
     pub relaxation: f32,
@@ -178,6 +179,10 @@ impl GpuParams {
             },
             strain_limits: match params.strain_limits {
                 Some(limits) => [limits.min, limits.max, 1.0, 0.0],
+                None => [0.0; 4],
+            },
+            area_limits: match params.area_limits {
+                Some(limits) => [limits.min, limits.max, 0.0, 0.0],
                 None => [0.0; 4],
             },
             air: GpuAir::new(params.aerodynamics.as_ref()),

@@ -41,15 +41,16 @@ const RIGID_DAMPING: &str = include_str!("../../shaders/rigid_damping.wgsl");
 const MASS_SPRING: &str = include_str!("../../shaders/mass_spring.wgsl");
 
 /// `(file name, source)` of every WGSL file, for validation tests: the stages', each kind's
-/// (`constraints/<name>.wgsl`), each unit type's own (`constraints/<name>.wgsl`) and the
-/// tethers'.
+/// (`constraints/<name>.wgsl`), each unit type's own (`constraints/<name>.wgsl`), the tethers'
+/// and the area limits'.
 pub fn files() -> Vec<(String, &'static str)> {
     let stages = STAGE_FILES.iter().map(|&(name, source)| (name.to_string(), source));
     let kinds = Kind::ALL.iter().map(|k| (format!("constraints/{}.wgsl", k.name()), k.wgsl()));
     let units =
         UnitType::ALL.iter().filter_map(|t| t.wgsl().map(|source| (format!("constraints/{}.wgsl", t.name()), source)));
-    let tethers = std::iter::once(("constraints/tether.wgsl".to_string(), crate::constraints::tether::WGSL));
-    stages.chain(kinds).chain(units).chain(tethers).collect()
+    let passes = [("tether", crate::constraints::tether::WGSL), ("area", crate::constraints::area::WGSL)];
+    let passes = passes.into_iter().map(|(name, source)| (format!("constraints/{name}.wgsl"), source));
+    stages.chain(kinds).chain(units).chain(passes).collect()
 }
 
 /// The kinds' files, each after its generated constants (`KIND_<NAME>`, its index in
@@ -99,6 +100,11 @@ pub fn workgroup_module_source(unit_types: &[UnitType]) -> String {
 /// The tethers' module (its kernel is in the kind's file).
 pub fn tether_module_source() -> String {
     [COMMON, crate::constraints::tether::WGSL].concat()
+}
+
+/// The area limits' module (its kernel is in their file).
+pub fn area_module_source() -> String {
+    [COMMON, crate::constraints::area::WGSL].concat()
 }
 
 /// The normals module.

@@ -19,6 +19,7 @@ use super::readback::{
 };
 use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
 use crate::collision::{validate_colliders, Collider};
+use crate::constraints::area::TriangleAreas;
 use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::constraints::UnitType;
 use crate::error::{Error, ParamError};
@@ -41,6 +42,7 @@ struct BindGroups {
     jacobi: Option<wgpu::BindGroup>,
     normals: wgpu::BindGroup,
     tethers: wgpu::BindGroup,
+    areas: wgpu::BindGroup,
     aerodynamics: wgpu::BindGroup,
     rigid_damping: wgpu::BindGroup,
     springs: wgpu::BindGroup,
@@ -67,6 +69,8 @@ pub struct GpuSolver {
     jacobi: Option<JacobiPlan>,
     /// The springs, once mass-spring mode is used.
     springs: Option<SpringNetwork>,
+    /// The coloured triangles, once area limits are used.
+    areas: Option<TriangleAreas>,
     tethers: PinnedTethers,
     plan: Vec<Dispatch>,
     buffers: Buffers,
@@ -120,6 +124,7 @@ impl GpuSolver {
             unit_table,
             jacobi: None,
             springs: None,
+            areas: None,
             tethers: PinnedTethers::default(),
             plan: Vec::new(),
             buffers,
@@ -247,6 +252,7 @@ impl GpuSolver {
                     DataGroup::GaussSeidel => Some(&groups.gauss_seidel),
                     DataGroup::Jacobi => Some(groups.jacobi.as_ref().expect("built with the Jacobi plan")),
                     DataGroup::Tethers => Some(&groups.tethers),
+                    DataGroup::Areas => Some(&groups.areas),
                     DataGroup::Aerodynamics => Some(&groups.aerodynamics),
                     DataGroup::RigidDamping => Some(&groups.rigid_damping),
                     DataGroup::Springs => Some(&groups.springs),
@@ -483,8 +489,12 @@ impl GpuSolver {
 
     /// Plans the frame for `params` and `layout` and, only if that succeeds, makes them current:
     /// uploads them, the plan's dispatch table, the tethers when they were switched or the pins
-    /// changed, and (first use of their mode) Jacobi's buffers or the springs'.
+    /// changed, and (first use of what needs them) Jacobi's buffers, the springs' or the coloured
+    /// triangles.
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
+        if params.active_area_limits().is_some() && self.areas.is_none() {
+            self.upload_areas()?;
+        }
         match params.mode {
             SolverMode::Jacobi { .. } if self.jacobi.is_none() => self.create_jacobi_buffers()?,
             SolverMode::MassSpring(springs) => {
@@ -536,6 +546,20 @@ impl GpuSolver {
         if params.mode.projects() && !self.params.mode.projects() {
             self.zero(&self.buffers.spring_accelerations);
         }
+    }
+
+    /// The area limits' coloured triangles on the GPU, the first time they are used.
+    fn upload_areas(&mut self) -> Result<(), Error> {
+        let areas = TriangleAreas::new(&self.model);
+        let words = areas.words();
+        let bytes: &[u8] = bytemuck::cast_slice(&words);
+        check_buffer_size(&self.device, "area limits", bytes.len() as u64)?;
+        let (device, buffers, allocated) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
+        grow(device, &mut buffers.area_triangles, "drape area limits", bytes.len() as u64, STORAGE, allocated);
+        self.queue.write_buffer(&self.buffers.area_triangles, 0, bytes);
+        self.bind_groups.areas = areas_bind_group(&self.device, &self.layouts, &self.buffers);
+        self.areas = Some(areas);
+        Ok(())
     }
 
     /// The springs' words and accelerations on the GPU, the first time mass-spring mode is used
@@ -619,6 +643,10 @@ impl GpuSolver {
             cloth_in_workgroup: self.blocks.cloth.is_some(),
             jacobi: self.jacobi.as_ref(),
             tether_particles,
+            area_colours: match (params.active_area_limits(), &self.areas) {
+                (Some(_), Some(areas)) => areas.colours(),
+                _ => &[],
+            },
         };
         let plan = |layout| {
             // Jacobi has no stripes: its striped layout is the per-colour one.
@@ -729,6 +757,7 @@ fn create_buffers(
         constraint_records: allocator.init("drape constraint records", bytemuck::cast_slice(&records), 4, STORAGE),
         schedule: allocator.init("drape schedule", bytemuck::cast_slice(schedule), 4, STORAGE),
         tethers: allocator.empty("drape tethers", 4, STORAGE),
+        area_triangles: allocator.empty("drape area limits", 16, STORAGE),
         // One placeholder entry each until the air or rigid damping is used
         // (`GpuSolver::prepare_optional_buffers`).
         air_accelerations: allocator.empty("drape air accelerations", 16, STORAGE),
@@ -826,6 +855,10 @@ fn tethers_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> 
     bind_group(device, "drape tethers", &layouts.tethers, &[(0, &b.tethers)])
 }
 
+fn areas_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
+    bind_group(device, "drape area limits", &layouts.areas, &[(0, &b.area_triangles)])
+}
+
 fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGroups {
     BindGroups {
         frame: frame_bind_group(device, layouts, b),
@@ -846,6 +879,7 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
             &[(0, &b.normals), (1, &b.triangles), (2, &b.vertex_triangles)],
         ),
         tethers: tethers_bind_group(device, layouts, b),
+        areas: areas_bind_group(device, layouts, b),
         aerodynamics: aerodynamics_bind_group(device, layouts, b),
         rigid_damping: rigid_damping_bind_group(device, layouts, b),
         springs: springs_bind_group(device, layouts, b),

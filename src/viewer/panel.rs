@@ -186,18 +186,25 @@ fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
     });
 }
 
-/// What bounds the stretch: tethers (on/off, scale) and strain limits (on/off, bounds).
+/// What bounds the stretch: tethers (on/off, scale), strain limits and area limits (on/off,
+/// bounds).
 fn stretch_limit_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
     ui.horizontal(|ui| {
         ui.checkbox(&mut params.tethers.enabled, "tethers");
         ui.add_enabled(params.tethers.enabled, slider(&mut params.tethers.scale, 1.0..=1.5).text("scale"));
     });
-    let mut limited = params.strain_limits.is_some();
-    ui.checkbox(&mut limited, "strain limits");
-    params.strain_limits = limited.then(|| params.strain_limits.unwrap_or(StrainLimits { min: 0.9, max: 1.1 }));
-    if let Some(limits) = &mut params.strain_limits {
-        ui.add(slider(&mut limits.min, 0.0..=1.0).text("min stretch ratio"));
-        ui.add(slider(&mut limits.max, 1.0..=2.0).text("max stretch ratio"));
+    limit_rows(ui, &mut params.strain_limits, "strain limits", "stretch ratio");
+    limit_rows(ui, &mut params.area_limits, "area limits", "area ratio");
+}
+
+/// A switch for `limits` (`name`) and, when on, sliders for its bounds on `ratio`.
+fn limit_rows(ui: &mut egui::Ui, limits: &mut Option<StrainLimits>, name: &str, ratio: &str) {
+    let mut on = limits.is_some();
+    ui.checkbox(&mut on, name);
+    *limits = on.then(|| limits.unwrap_or(StrainLimits { min: 0.9, max: 1.1 }));
+    if let Some(limits) = limits {
+        ui.add(slider(&mut limits.min, 0.0..=1.0).text(format!("min {ratio}")));
+        ui.add(slider(&mut limits.max, 1.0..=2.0).text(format!("max {ratio}")));
     }
 }
 
