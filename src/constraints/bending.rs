@@ -2,6 +2,7 @@
 //! triangles (PBD §4.1, with the exact gradients of Bridson et al. 2003). WGSL twin: `shaders/constraints/bending.wgsl`
 //! (same names, same argument order).
 
+use super::hinge::{HingeConstraints, HingeModel};
 use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::{atan2, GEOMETRY_EPSILON};
 use bytemuck::{Pod, Zeroable};
@@ -11,79 +12,30 @@ use std::f32::consts::{PI, TAU};
 /// The WGSL twin.
 pub const WGSL: &str = include_str!("../../shaders/constraints/bending.wgsl");
 
-/// The bending constraints of a cloth: constraint `c` acts on `hinges[c] = [edge a, edge b, wing
-/// of one triangle, wing of the other]` with rest angle `rest_angles[c]` (rad).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct BendingConstraints {
-    hinges: Vec<[u32; 4]>,
-    rest_angles: Vec<f32>,
-    /// Each constraint's stiffness scale (its material map, 1 by default).
-    stiffness_scales: Vec<f32>,
+/// The dihedral model: a hinge's rest data is its rest angle (rad).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DihedralModel;
+
+impl HingeModel for DihedralModel {
+    type Rest = f32;
+    type Record = BendingRecord;
+
+    fn rest([p0, p1, p2, p3]: [Vec3; 4]) -> Option<f32> {
+        dihedral_angle(p0, p1, p2, p3)
+    }
+
+    fn record(rest_angle: f32, stiffness_scale: f32) -> BendingRecord {
+        BendingRecord { rest_angle, lambda: 0.0, stiffness_scale }
+    }
 }
 
+/// The dihedral bending constraints of a cloth, one per hinge with its rest angle.
+pub type BendingConstraints = HingeConstraints<DihedralModel>;
+
 impl BendingConstraints {
-    /// A constraint for each hinge whose triangles both have a normal at `positions`, at its
-    /// angle there; returns the constraints and, for each hinge, whether it got one.
-    pub(crate) fn at_rest(hinges: &[[u32; 4]], positions: &[Vec3]) -> (Self, Vec<bool>) {
-        let mut built = Self::default();
-        let kept = hinges
-            .iter()
-            .map(|&hinge| {
-                let [p0, p1, p2, p3] = hinge.map(|i| positions[i as usize]);
-                dihedral_angle(p0, p1, p2, p3)
-                    .map(|angle| {
-                        built.hinges.push(hinge);
-                        built.rest_angles.push(angle);
-                        built.stiffness_scales.push(1.0);
-                    })
-                    .is_some()
-            })
-            .collect();
-        (built, kept)
-    }
-
-    /// Number of constraints.
-    pub fn len(&self) -> usize {
-        self.hinges.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.hinges.is_empty()
-    }
-
-    /// The four particles of constraint `c`: the shared edge, then the two wings.
-    pub fn particles(&self, c: usize) -> [u32; 4] {
-        self.hinges[c]
-    }
-
-    /// Every constraint's particles.
-    pub fn hinges(&self) -> &[[u32; 4]] {
-        &self.hinges
-    }
-
     /// Rest angle of constraint `c` (rad).
     pub fn rest_angle(&self, c: usize) -> f32 {
-        self.rest_angles[c]
-    }
-
-    /// The constraints reordered: constraint `k` of the result is constraint `order[k]`.
-    pub(crate) fn permuted(&self, order: impl Iterator<Item = u32>) -> Self {
-        let mut permuted = Self::default();
-        for c in order.map(|c| c as usize) {
-            permuted.hinges.push(self.hinges[c]);
-            permuted.rest_angles.push(self.rest_angles[c]);
-            permuted.stiffness_scales.push(self.stiffness_scales[c]);
-        }
-        permuted
-    }
-
-    /// The GPU records, multipliers zeroed.
-    pub fn records(&self) -> Vec<BendingRecord> {
-        let records = self.rest_angles.iter().zip(&self.stiffness_scales);
-        records
-            .map(|(&rest_angle, &stiffness_scale)| BendingRecord { rest_angle, lambda: 0.0, stiffness_scale })
-            .collect()
+        self.rest(c)
     }
 
     /// The correction of constraint `c` from the state's positions and multiplier.
@@ -93,7 +45,7 @@ impl BendingConstraints {
         state: &SolveState,
         multipliers: &Multipliers,
     ) -> Option<BendingCorrection> {
-        let [a, b, d, e] = self.hinges[c].map(|i| i as usize);
+        let [a, b, d, e] = self.particles(c).map(|i| i as usize);
         let w = [a, b, d, e].map(|i| state.inverse_masses[i]);
         bending_correction(
             state.position(a),
@@ -101,32 +53,10 @@ impl BendingConstraints {
             state.position(d),
             state.position(e),
             w,
-            self.rest_angles[c],
+            self.rest(c),
             multipliers[Kind::Bending][c],
-            scaled_response(state.responses.bending, self.stiffness_scales[c]),
+            scaled_response(state.responses.bending, self.stiffness_scales()[c]),
         )
-    }
-}
-
-impl KindConstraints for BendingConstraints {
-    fn constraint_count(&self) -> usize {
-        self.len()
-    }
-
-    fn constraint_particles(&self, c: usize) -> &[u32] {
-        &self.hinges[c]
-    }
-
-    fn gpu_records(&self) -> Vec<u32> {
-        bytemuck::cast_slice(&self.records()).to_vec()
-    }
-
-    fn stiffness_scales(&self) -> &[f32] {
-        &self.stiffness_scales
-    }
-
-    fn stiffness_scales_mut(&mut self) -> &mut [f32] {
-        &mut self.stiffness_scales
     }
 }
 

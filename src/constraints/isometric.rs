@@ -28,6 +28,7 @@
 //! position-dependent denominator.
 
 use super::bending::BendingCorrection;
+use super::hinge::{HingeConstraints, HingeModel};
 use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
 use bytemuck::{Pod, Zeroable};
@@ -36,66 +37,30 @@ use glam::Vec3;
 /// The WGSL twin.
 pub const WGSL: &str = include_str!("../../shaders/constraints/isometric.wgsl");
 
-/// The isometric bending constraints of a cloth: constraint `c` acts on `hinges[c] = [edge a,
-/// edge b, wing of one triangle, wing of the other]` with weights `weights[c]`.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct IsometricConstraints {
-    hinges: Vec<[u32; 4]>,
-    weights: Vec<[f32; 4]>,
-    /// Each constraint's stiffness scale (its material map, 1 by default).
-    stiffness_scales: Vec<f32>,
+/// The isometric model: a hinge's rest data is its weights `W` (see the module).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IsometricModel;
+
+impl HingeModel for IsometricModel {
+    type Rest = [f32; 4];
+    type Record = IsometricRecord;
+
+    fn rest([p0, p1, p2, p3]: [Vec3; 4]) -> Option<[f32; 4]> {
+        isometric_weights(p0, p1, p2, p3)
+    }
+
+    fn record(weights: [f32; 4], stiffness_scale: f32) -> IsometricRecord {
+        IsometricRecord { weights, lambda: 0.0, stiffness_scale }
+    }
 }
 
+/// The isometric bending constraints of a cloth, one per hinge with its weights.
+pub type IsometricConstraints = HingeConstraints<IsometricModel>;
+
 impl IsometricConstraints {
-    /// A constraint for each hinge whose triangles are not degenerate at `positions`, with the
-    /// weights there; returns the constraints and, for each hinge, whether it got one.
-    pub(crate) fn at_rest(hinges: &[[u32; 4]], positions: &[Vec3]) -> (Self, Vec<bool>) {
-        let mut built = Self::default();
-        let kept = hinges
-            .iter()
-            .map(|&hinge| {
-                let [p0, p1, p2, p3] = hinge.map(|i| positions[i as usize]);
-                isometric_weights(p0, p1, p2, p3)
-                    .map(|weights| {
-                        built.hinges.push(hinge);
-                        built.weights.push(weights);
-                        built.stiffness_scales.push(1.0);
-                    })
-                    .is_some()
-            })
-            .collect();
-        (built, kept)
-    }
-
-    /// Number of constraints.
-    pub fn len(&self) -> usize {
-        self.hinges.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.hinges.is_empty()
-    }
-
-    /// The four particles of constraint `c`: the shared edge, then the two wings.
-    pub fn particles(&self, c: usize) -> [u32; 4] {
-        self.hinges[c]
-    }
-
-    /// Every constraint's particles.
-    pub fn hinges(&self) -> &[[u32; 4]] {
-        &self.hinges
-    }
-
     /// The weights `W` of constraint `c` (see the module).
     pub fn weights(&self, c: usize) -> [f32; 4] {
-        self.weights[c]
-    }
-
-    /// The GPU records, multipliers zeroed.
-    pub fn records(&self) -> Vec<IsometricRecord> {
-        let records = self.weights.iter().zip(&self.stiffness_scales);
-        records.map(|(&weights, &stiffness_scale)| IsometricRecord { weights, lambda: 0.0, stiffness_scale }).collect()
+        self.rest(c)
     }
 
     /// The correction of constraint `c` from the state's positions and multiplier.
@@ -105,36 +70,14 @@ impl IsometricConstraints {
         state: &SolveState,
         multipliers: &Multipliers,
     ) -> Option<BendingCorrection> {
-        let particles = self.hinges[c].map(|i| i as usize);
+        let particles = self.particles(c).map(|i| i as usize);
         isometric_correction(
             particles.map(|i| state.position(i)),
             particles.map(|i| state.inverse_masses[i]),
-            self.weights[c],
+            self.rest(c),
             multipliers[Kind::Isometric][c],
-            scaled_response(state.responses.bending, self.stiffness_scales[c]),
+            scaled_response(state.responses.bending, self.stiffness_scales()[c]),
         )
-    }
-}
-
-impl KindConstraints for IsometricConstraints {
-    fn constraint_count(&self) -> usize {
-        self.len()
-    }
-
-    fn constraint_particles(&self, c: usize) -> &[u32] {
-        &self.hinges[c]
-    }
-
-    fn gpu_records(&self) -> Vec<u32> {
-        bytemuck::cast_slice(&self.records()).to_vec()
-    }
-
-    fn stiffness_scales(&self) -> &[f32] {
-        &self.stiffness_scales
-    }
-
-    fn stiffness_scales_mut(&mut self) -> &mut [f32] {
-        &mut self.stiffness_scales
     }
 }
 
