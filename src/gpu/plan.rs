@@ -248,7 +248,11 @@ pub(crate) fn frame_plan(
             }
         }
         for colour in context.area_colours {
-            let info = DispatchInfo { colour_first: colour.start, colour_count: colour.len() as u32, ..start };
+            let info = DispatchInfo {
+                colour_first: colour.start,
+                colour_count: colour.len() as u32,
+                ..DispatchInfo::zeroed()
+            };
             plan.push(Kernel::LimitAreas, info, workgroups_for(colour.len() as u32));
         }
         if context.tether_particles > 0 {
