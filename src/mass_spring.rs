@@ -33,8 +33,10 @@ const FLEXION_MAX_COSINE: f32 = -0.866;
 /// grid's by √2; an equilateral mesh's edges tie).
 const DIAGONAL_MARGIN: f32 = 1.05;
 
-// A spring's GPU entry keeps its kind in the top two bits of the other particle's index.
-const _: () = assert!(crate::mesh::MAX_VERTICES <= 1 << 30);
+/// Where a spring's GPU entry keeps its kind: the bits of the other particle's index from this
+/// one up (`SPRING_KIND_SHIFT` in `shaders/mass_spring.wgsl`, with the mask of the bits below).
+pub const SPRING_KIND_SHIFT: u32 = 30;
+const _: () = assert!(crate::mesh::MAX_VERTICES <= 1 << SPRING_KIND_SHIFT);
 
 /// The springs' constants. Each is per spring, so on a regular grid the membrane's stiffness
 /// (N/m: force per unit width per unit strain) depends on them and not on the resolution, while
@@ -235,7 +237,10 @@ impl SpringNetwork {
         for i in 0..n {
             for &s in self.incident.row(i) {
                 let spring = &self.springs[s as usize];
-                words.extend([spring.other(i as u32) | spring.kind.id() << 30, spring.rest_length.to_bits()]);
+                words.extend([
+                    spring.other(i as u32) | spring.kind.id() << SPRING_KIND_SHIFT,
+                    spring.rest_length.to_bits(),
+                ]);
             }
         }
         words

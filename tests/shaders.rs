@@ -209,6 +209,12 @@ fn shared_constants_match_their_wgsl_twins() {
     assert_eq!(wgsl_constant(&air, "PHASE_LIMIT"), F32(drape::aerodynamics::PHASE_LIMIT));
     let rigid = parse_and_validate("rigid damping", &shaders::rigid_damping_module_source());
     assert_eq!(wgsl_constant(&rigid, "SINGULAR_INERTIA"), F32(drape::rigid_damping::SINGULAR_INERTIA));
+    let springs = parse_and_validate("mass-spring", &shaders::mass_spring_module_source());
+    let shift = drape::mass_spring::SPRING_KIND_SHIFT;
+    assert_eq!(wgsl_constant(&springs, "SPRING_KIND_SHIFT"), U32(shift));
+    assert_eq!(wgsl_constant(&springs, "SPRING_PARTICLE_MASK"), U32((1 << shift) - 1));
+    let areas = parse_and_validate("area limits", &shaders::area_module_source());
+    assert_eq!(wgsl_constant(&areas, "MAX_AREA_GROWTH"), F32(drape::constraints::area::MAX_AREA_GROWTH));
 }
 
 macro_rules! rust_offsets {
