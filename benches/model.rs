@@ -1,12 +1,15 @@
 //! Seconds to build the model of a benchmark-scene grid on the host (mesh, validation,
 //! constraints, colouring, stripes): `Scene::new` for 512² and 1024² cells. And the host's part
-//! of a pin change (a drag in the demo grabs a particle): rebuilding the tethers of a 128² and a
-//! 256² benchmark cloth with one more pinned particle.
+//! of a pin change (a drag in the demo grabs a particle, then lets go): the tethers of a 128² and
+//! a 256² cloth with one more pinned particle, built afresh and updated from the tethers before
+//! the grab (as the solvers do), and updated back on release (restored, or searched again when
+//! the builder has not kept them); for the benchmark scene (two pinned corners) and the flag (a
+//! pinned edge, so every particle has four anchors).
 //!
 //! `cargo bench --bench model`; `DRAPE_BENCH_GRIDS=512` limits the grid sizes.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
-use drape::constraints::tether::Tethers;
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode};
+use drape::constraints::tether::{TetherBuilder, Tethers};
 use drape::{Scene, SceneKind};
 
 fn grids() -> Vec<u32> {
@@ -30,14 +33,32 @@ fn model(c: &mut Criterion) {
 fn tether_rebuild(c: &mut Criterion) {
     let mut group = c.benchmark_group("tethers");
     group.sampling_mode(SamplingMode::Flat).sample_size(10);
-    for grid in [128, 256] {
-        let scene = Scene::new(SceneKind::Benchmark, grid).expect("benchmark scene");
-        let model = &scene.model;
-        let mut grabbed = model.inverse_masses().to_vec();
-        grabbed[model.particle_count() / 2] = 0.0;
-        group.bench_function(BenchmarkId::new("rebuild after a grab", format!("{grid}x{grid}")), |b| {
-            b.iter(|| Tethers::build(model, &grabbed))
-        });
+    for kind in [SceneKind::Benchmark, SceneKind::Flag] {
+        for grid in [128, 256] {
+            let scene = Scene::new(kind, grid).expect("scene");
+            let model = &scene.model;
+            let pinned = model.inverse_masses();
+            let mut grabbed = pinned.to_vec();
+            grabbed[model.particle_count() / 2] = 0.0;
+            let mut before = TetherBuilder::new(model);
+            before.update(pinned);
+            let mut after = before.clone();
+            after.update(&grabbed);
+            let name = |what: &str| BenchmarkId::new(format!("{kind:?} {what}"), format!("{grid}x{grid}"));
+            group.bench_function(name("build after a grab"), |b| b.iter(|| Tethers::build(model, &grabbed)));
+            group.bench_function(name("update on a grab"), |b| {
+                b.iter_batched(|| before.clone(), |mut builder| builder.update(&grabbed), BatchSize::LargeInput)
+            });
+            group.bench_function(name("update on release"), |b| {
+                b.iter_batched(|| after.clone(), |mut builder| builder.update(pinned), BatchSize::LargeInput)
+            });
+            // A release the builder has no earlier tethers for (another pin changed since the grab).
+            let mut searched = TetherBuilder::new(model);
+            searched.update(&grabbed);
+            group.bench_function(name("update on release, searched"), |b| {
+                b.iter_batched(|| searched.clone(), |mut builder| builder.update(pinned), BatchSize::LargeInput)
+            });
+        }
     }
     group.finish();
 }

@@ -133,8 +133,8 @@ impl CpuSolver {
             }
             self.limit_areas();
             let response = self.params.tether_response();
-            for k in 0..self.tethers.tethers.particle_count() {
-                project_tethers(&self.tethers.tethers, k, self.params.tethers.scale, response, &mut self.solve);
+            for k in 0..self.tethers.tethers().particle_count() {
+                project_tethers(self.tethers.tethers(), k, self.params.tethers.scale, response, &mut self.solve);
             }
             self.finalize(substep);
         }

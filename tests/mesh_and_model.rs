@@ -1,5 +1,8 @@
 //! Meshes, OBJ loading, validation errors, masses, constraint building and graph colouring.
 
+mod support;
+
+use drape::constraints::tether::{TetherBuilder, Tethers, MAX_ANCHORS};
 use drape::constraints::UnitType;
 use drape::graph::Csr;
 use drape::model::{ClothModel, STRIPE_PARTICLES};
@@ -7,6 +10,7 @@ use drape::schedule::coloring::colour_units;
 use drape::schedule::stripes::{stripes, STRIPE_COUNT_MULTIPLE};
 use drape::{ClothMesh, Error, GridPlane, MeshError};
 use glam::Vec3;
+use support::{geodesic_distances, irregular_ring_obj, Rng};
 
 fn grid(n: u32) -> ClothMesh {
     ClothMesh::grid(n, n, 0.1, GridPlane::Horizontal, Vec3::ZERO).unwrap()
@@ -481,4 +485,113 @@ fn colouring_separates_units_that_share_a_particle() {
     assert_eq!(colours, vec![vec![1], vec![0, 2]]);
     // Only members are coloured, and non-members do not constrain them.
     assert_eq!(colour_units(&units, &units.transpose(4), &[0, 2]), vec![vec![0, 2]]);
+}
+
+/// Two separate tubes in one mesh: no path joins them.
+fn two_tubes_obj() -> String {
+    let one = tube_obj(6, 4);
+    let vertices = one.lines().filter(|l| l.starts_with("v ")).count();
+    let mut text = one.clone();
+    for line in one.lines() {
+        if let Some(rest) = line.strip_prefix("v ") {
+            let v: Vec<f32> = rest.split(' ').map(|x| x.parse().unwrap()).collect();
+            text += &format!("v {} {} {}\n", v[0] + 5.0, v[1], v[2]);
+        } else if let Some(rest) = line.strip_prefix("f ") {
+            let f: Vec<usize> = rest.split(' ').map(|x| x.parse::<usize>().unwrap() + vertices).collect();
+            text += &format!("f {} {} {} {}\n", f[0], f[1], f[2], f[3]);
+        }
+    }
+    text
+}
+
+/// Cloths to search for tethers: a regular grid (equal lengths, many ties), an irregular ring
+/// with a hole, and two tubes no path joins.
+fn tether_models() -> Vec<ClothModel> {
+    [
+        grid(13),
+        ClothMesh::from_obj_str(&irregular_ring_obj()).unwrap(),
+        ClothMesh::from_obj_str(&two_tubes_obj()).unwrap(),
+    ]
+    .into_iter()
+    .map(|mesh| ClothModel::new(mesh, 0.2, &[]).unwrap())
+    .collect()
+}
+
+/// Checks `tethers` against an independent search (`distances[p]`: every particle's distance
+/// along the mesh from particle `p`, computed on demand): only free particles are tethered;
+/// each to [`MAX_ANCHORS`] pins, or to every pin it can reach if fewer, nearest first and at
+/// their distance; and no pin left out is nearer than the farthest one taken.
+fn assert_nearest_pins(
+    model: &ClothModel,
+    inverse_masses: &[f32],
+    tethers: &Tethers,
+    distances: &mut [Option<Vec<f64>>],
+) {
+    let pins: Vec<usize> = (0..inverse_masses.len()).filter(|&i| inverse_masses[i] == 0.0).collect();
+    for &p in &pins {
+        distances[p].get_or_insert_with(|| geodesic_distances(model, p));
+    }
+    let mut listed = vec![None; inverse_masses.len()];
+    for k in 0..tethers.particle_count() {
+        let (particle, anchors) = tethers.of(k);
+        listed[particle as usize] = Some(anchors.collect::<Vec<_>>());
+    }
+    for (i, anchors) in listed.into_iter().enumerate() {
+        let mut reachable: Vec<(f64, usize)> =
+            pins.iter().map(|&p| (distances[p].as_ref().unwrap()[i], p)).filter(|(d, _)| d.is_finite()).collect();
+        reachable.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let anchors = anchors.unwrap_or_default();
+        if inverse_masses[i] == 0.0 || reachable.is_empty() {
+            assert!(anchors.is_empty(), "particle {i}: pinned or out of reach, yet tethered");
+            continue;
+        }
+        assert_eq!(anchors.len(), reachable.len().min(MAX_ANCHORS), "particle {i}: anchors {anchors:?}");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.max(1.0);
+        for (k, &(anchor, rest)) in anchors.iter().enumerate() {
+            let exact = distances[anchor as usize].as_ref().expect("anchors are pins")[i];
+            assert!(close(f64::from(rest), exact), "particle {i}: anchor {anchor} at {rest}, along the mesh {exact}");
+            assert!(
+                close(exact, reachable[k].0),
+                "particle {i}: anchor {k} at {exact}, the {k}-th nearest pin at {}",
+                reachable[k].0
+            );
+        }
+    }
+}
+
+/// Tethers go to the nearest pins along the mesh (shortest paths over the edges, against an
+/// independent Dijkstra search), on a grid, an irregular ring and two separate pieces; and a
+/// builder kept current through a long random sequence of pins added and released (one, a few,
+/// all at once, a drag's grab and release) always holds the very tethers a fresh build gives.
+#[test]
+fn tether_updates_match_a_fresh_build_of_the_nearest_pins() {
+    let mut rng = Rng(0x5eed_7e7e);
+    for model in tether_models() {
+        let n = model.particle_count();
+        let free = model.inverse_masses().to_vec();
+        let mut inverse_masses = free.clone();
+        let mut builder = TetherBuilder::new(&model);
+        let mut distances = vec![None; n];
+        for change in 0..40 {
+            if change % 13 == 12 {
+                inverse_masses.copy_from_slice(&free);
+            } else if change % 5 == 4 {
+                // A drag let go: the pins of two changes ago, whose tethers the builder kept.
+                let grabbed = (0..n).find(|&i| inverse_masses[i] != 0.0).unwrap();
+                inverse_masses[grabbed] = 0.0;
+                builder.update(&inverse_masses);
+                inverse_masses[grabbed] = free[grabbed];
+            } else {
+                for _ in 0..1 + (rng.next() * 6.0) as usize {
+                    let i = (rng.next() * n as f32) as usize;
+                    inverse_masses[i] = if inverse_masses[i] == 0.0 { free[i] } else { 0.0 };
+                }
+            }
+            builder.update(&inverse_masses);
+            let fresh = Tethers::build(&model, &inverse_masses);
+            assert_eq!(builder.tethers(), &fresh, "change {change}: the update differs from a fresh build");
+            assert!(builder.is_built_for(&inverse_masses));
+            assert_nearest_pins(&model, &inverse_masses, &fresh, &mut distances);
+        }
+    }
 }

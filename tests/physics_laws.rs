@@ -11,7 +11,7 @@ use drape::{
     SolverParams, Stiffness, StrainLimits, TetherParams,
 };
 use glam::{Quat, Vec3};
-use support::{device, max_distance, Rng};
+use support::{device, geodesic_distances, max_distance, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -503,36 +503,6 @@ fn a_dented_curved_cloth_springs_back_to_its_rest_shape() {
             assert!(off <= 1e-3, "{span}° dent, {mode:?}: {off} m from the rest shape");
         }
     }
-}
-
-/// Shortest paths over the mesh edges at rest length from `source` (an f64 Dijkstra of its own,
-/// independent of the library's).
-fn geodesic_distances(model: &ClothModel, source: usize) -> Vec<f64> {
-    let positions = &model.mesh().positions;
-    let mut neighbours = vec![Vec::new(); positions.len()];
-    for t in &model.mesh().triangles {
-        for k in 0..3 {
-            let (a, b) = (t[k] as usize, t[(k + 1) % 3] as usize);
-            let length = f64::from(positions[a].distance(positions[b]));
-            neighbours[a].push((b, length));
-            neighbours[b].push((a, length));
-        }
-    }
-    let mut distance = vec![f64::INFINITY; positions.len()];
-    let mut done = vec![false; positions.len()];
-    distance[source] = 0.0;
-    for _ in 0..positions.len() {
-        let Some(next) =
-            (0..positions.len()).filter(|&i| !done[i]).min_by(|&a, &b| distance[a].total_cmp(&distance[b]))
-        else {
-            break;
-        };
-        done[next] = true;
-        for &(other, length) in &neighbours[next] {
-            distance[other] = distance[other].min(distance[next] + length);
-        }
-    }
-    distance
 }
 
 /// Long-range attachments (Kim et al. 2012): a hanging cloth at one iteration per substep, which

@@ -13,12 +13,13 @@
 //! `shaders/constraints/tether.wgsl`.
 
 use super::{Response, SolveState, DENOMINATOR_EPSILON};
-use crate::graph::Csr;
 use crate::math::GEOMETRY_EPSILON;
 use crate::model::ClothModel;
+use anchors::{EdgeGraph, NearestPins};
 use glam::Vec3;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+mod anchors;
 
 /// The WGSL twin.
 pub const WGSL: &str = include_str!("../../shaders/constraints/tether.wgsl");
@@ -45,20 +46,26 @@ impl Tethers {
     /// # Panics
     /// If `inverse_masses` does not have one entry per particle.
     pub fn build(model: &ClothModel, inverse_masses: &[f32]) -> Self {
-        let n = model.particle_count();
-        assert_eq!(inverse_masses.len(), n, "one inverse mass per particle");
-        let nearest = nearest_pins(model, inverse_masses);
+        let mut builder = TetherBuilder::new(model);
+        builder.update(inverse_masses);
+        builder.current.tethers
+    }
+
+    /// The tethers of the free particles to the pins that `nearest` lists for them.
+    fn from_nearest(nearest: &NearestPins, inverse_masses: &[f32]) -> Self {
         let mut tethers = Self { offsets: vec![0], ..Self::default() };
-        for (i, found) in nearest.iter().enumerate() {
-            if inverse_masses[i] == 0.0 || found.is_empty() {
-                continue;
+        for (i, &w) in inverse_masses.iter().enumerate() {
+            let before = tethers.anchors.len();
+            if w != 0.0 {
+                for (anchor, distance) in nearest.of(i) {
+                    tethers.anchors.push(anchor);
+                    tethers.rest_distances.push(distance as f32);
+                }
             }
-            tethers.particles.push(i as u32);
-            for &(anchor, distance) in found {
-                tethers.anchors.push(anchor);
-                tethers.rest_distances.push(distance as f32);
+            if tethers.anchors.len() > before {
+                tethers.particles.push(i as u32);
+                tethers.offsets.push(tethers.anchors.len() as u32);
             }
-            tethers.offsets.push(tethers.anchors.len() as u32);
         }
         tethers
     }
@@ -93,76 +100,105 @@ impl Tethers {
     }
 }
 
-/// The tethers in use and the pinned particles they were built for (`None`: tethers off), so
-/// that both solvers rebuild them exactly when the pins or the switch change.
+/// The tethers of a cloth whose pins change. Each [`TetherBuilder::update`] gives the same
+/// tethers as [`Tethers::build`] for the new pins, but searches only where the nearest pins can
+/// change, and a change back to the pins before the last one (a drag released) restores their
+/// tethers without a search. So a drag costs one search from the grabbed particle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TetherBuilder {
+    graph: Arc<EdgeGraph>,
+    current: PinnedSearch,
+    previous: Option<PinnedSearch>,
+}
+
+/// The search's result for one set of pins, and its tethers.
+#[derive(Debug, Clone, PartialEq)]
+struct PinnedSearch {
+    pinned: Vec<bool>,
+    nearest: NearestPins,
+    tethers: Tethers,
+}
+
+impl PinnedSearch {
+    fn is_for(&self, inverse_masses: &[f32]) -> bool {
+        self.pinned.iter().copied().eq(inverse_masses.iter().map(|&w| w == 0.0))
+    }
+}
+
+impl TetherBuilder {
+    /// The builder of `model`'s tethers, with nothing pinned yet (no tethers).
+    pub fn new(model: &ClothModel) -> Self {
+        let n = model.particle_count();
+        let current = PinnedSearch {
+            pinned: vec![false; n],
+            nearest: NearestPins::new(n),
+            tethers: Tethers { offsets: vec![0], ..Tethers::default() },
+        };
+        Self { graph: Arc::new(EdgeGraph::new(model)), current, previous: None }
+    }
+
+    /// Whether these are the tethers for the pins of `inverse_masses` (0 = pinned).
+    pub fn is_built_for(&self, inverse_masses: &[f32]) -> bool {
+        self.current.is_for(inverse_masses)
+    }
+
+    /// Makes the tethers those of the pins of `inverse_masses` (0 = pinned).
+    ///
+    /// # Panics
+    /// If `inverse_masses` does not have one entry per particle.
+    pub fn update(&mut self, inverse_masses: &[f32]) {
+        assert_eq!(inverse_masses.len(), self.current.pinned.len(), "one inverse mass per particle");
+        if self.is_built_for(inverse_masses) {
+            return;
+        }
+        if self.previous.as_ref().is_some_and(|previous| previous.is_for(inverse_masses)) {
+            std::mem::swap(&mut self.current, self.previous.as_mut().expect("checked above"));
+            return;
+        }
+        let mut next = self.current.clone();
+        let pinned: Vec<bool> = inverse_masses.iter().map(|&w| w == 0.0).collect();
+        next.nearest.update(&self.graph, &next.pinned, &pinned);
+        next.pinned = pinned;
+        next.tethers = Tethers::from_nearest(&next.nearest, inverse_masses);
+        self.previous = Some(std::mem::replace(&mut self.current, next));
+    }
+
+    /// The tethers for the pins of the last update.
+    pub fn tethers(&self) -> &Tethers {
+        &self.current.tethers
+    }
+}
+
+/// The tethers in use (`None`: tethers off), so that both solvers rebuild them exactly when
+/// the pins or the switch change.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct PinnedTethers {
-    pub tethers: Tethers,
-    pinned: Option<Vec<bool>>,
+    builder: Option<TetherBuilder>,
 }
+
+/// The tethers while they are off.
+static NO_TETHERS: Tethers =
+    Tethers { particles: Vec::new(), offsets: Vec::new(), anchors: Vec::new(), rest_distances: Vec::new() };
 
 impl PinnedTethers {
-    /// The tethers for `enabled` and the pins of `inverse_masses` (0 = pinned), or `None` when
-    /// these are already built for them.
-    pub fn rebuilt(&self, model: &ClothModel, enabled: bool, inverse_masses: &[f32]) -> Option<Self> {
-        let pinned = enabled.then(|| inverse_masses.iter().map(|&w| w == 0.0).collect());
-        (pinned != self.pinned).then(|| Self {
-            tethers: if enabled { Tethers::build(model, inverse_masses) } else { Tethers::default() },
-            pinned,
-        })
+    /// The tethers in use (none while off).
+    pub fn tethers(&self) -> &Tethers {
+        self.builder.as_ref().map_or(&NO_TETHERS, TetherBuilder::tethers)
     }
-}
 
-/// For every particle, up to [`MAX_ANCHORS`] `(pinned particle, distance)` pairs, nearest
-/// first: a Dijkstra search from every pinned particle at once, where each particle accepts the
-/// first [`MAX_ANCHORS`] distinct sources that reach it. Distances add up in f64.
-fn nearest_pins(model: &ClothModel, inverse_masses: &[f32]) -> Vec<Vec<(u32, f64)>> {
-    let n = model.particle_count();
-    let stretch = &model.constraints().stretch;
-    let edges = stretch.edges();
-    let incidence =
-        Csr::from_pairs(n, edges.iter().enumerate().flat_map(|(e, &[a, b])| [(a, e as u32), (b, e as u32)]));
-    let mut found: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
-    let mut heap = BinaryHeap::new();
-    for (i, &w) in inverse_masses.iter().enumerate() {
-        if w == 0.0 {
-            heap.push(Reverse((Distance(0.0), i as u32, i as u32)));
-        }
-    }
-    while let Some(Reverse((Distance(distance), particle, source))) = heap.pop() {
-        let accepted = &mut found[particle as usize];
-        if accepted.len() == MAX_ANCHORS || accepted.iter().any(|&(s, _)| s == source) {
-            continue;
-        }
-        accepted.push((source, distance));
-        for &e in incidence.row(particle as usize) {
-            let [a, b] = edges[e as usize];
-            let next = if a == particle { b } else { a };
-            let reached = &found[next as usize];
-            if reached.len() < MAX_ANCHORS && !reached.iter().any(|&(s, _)| s == source) {
-                let length = f64::from(stretch.rest_length(e as usize));
-                heap.push(Reverse((Distance(distance + length), next, source)));
+    /// The tethers for `enabled` and the pins of `inverse_masses` (0 = pinned), updated from
+    /// these, or `None` when these are already built for them.
+    pub fn rebuilt(&self, model: &ClothModel, enabled: bool, inverse_masses: &[f32]) -> Option<Self> {
+        match (&self.builder, enabled) {
+            (None, false) => None,
+            (Some(_), false) => Some(Self::default()),
+            (Some(builder), true) if builder.is_built_for(inverse_masses) => None,
+            (builder, true) => {
+                let mut builder = builder.clone().unwrap_or_else(|| TetherBuilder::new(model));
+                builder.update(inverse_masses);
+                Some(Self { builder: Some(builder) })
             }
         }
-    }
-    found
-}
-
-/// A path length, ordered totally (lengths are finite and ≥ 0).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Distance(f64);
-
-impl Eq for Distance {}
-
-impl PartialOrd for Distance {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Distance {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
     }
 }
 

@@ -482,7 +482,7 @@ impl GpuSolver {
             pins,
             self.jacobi.as_ref(),
             self.unit_table,
-            self.tethers.tethers.particle_count(),
+            self.tethers.tethers().particle_count(),
         );
         self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
     }
@@ -505,7 +505,7 @@ impl GpuSolver {
             _ => {}
         }
         let rebuilt = self.tethers.rebuilt(&self.model, params.tethers_active(), self.pins.inverse_masses());
-        let tether_particles = rebuilt.as_ref().unwrap_or(&self.tethers).tethers.particle_count() as u32;
+        let tether_particles = rebuilt.as_ref().unwrap_or(&self.tethers).tethers().particle_count() as u32;
         let (resolved, plan) = self.plan_frame(&params, layout, tether_particles)?;
         if let Some(tethers) = rebuilt {
             self.upload_tethers(tethers);
@@ -597,7 +597,7 @@ impl GpuSolver {
     /// Makes `tethers` current: uploads their words, growing the buffer (and rebinding) when it
     /// must — only when the pins or the tether switch change, never per frame.
     fn upload_tethers(&mut self, tethers: PinnedTethers) {
-        let words = tethers.tethers.words();
+        let words = tethers.tethers().words();
         let bytes: &[u8] = bytemuck::cast_slice(&words);
         let size = bytes.len() as u64;
         if grow(&self.device, &mut self.buffers.tethers, "drape tethers", size, STORAGE, &mut self.allocated_bytes) {

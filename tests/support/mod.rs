@@ -1,4 +1,4 @@
-//! Helpers shared by the GPU tests.
+//! Helpers shared by the tests.
 #![allow(dead_code)]
 
 use glam::Vec3;
@@ -92,4 +92,34 @@ pub fn valences(model: &drape::ClothModel) -> Vec<usize> {
         }
     }
     valence
+}
+
+/// Shortest paths over the mesh edges at rest length from `source` (an f64 Dijkstra of its own,
+/// independent of the library's).
+pub fn geodesic_distances(model: &drape::ClothModel, source: usize) -> Vec<f64> {
+    let positions = &model.mesh().positions;
+    let mut neighbours = vec![Vec::new(); positions.len()];
+    for t in &model.mesh().triangles {
+        for k in 0..3 {
+            let (a, b) = (t[k] as usize, t[(k + 1) % 3] as usize);
+            let length = f64::from(positions[a].distance(positions[b]));
+            neighbours[a].push((b, length));
+            neighbours[b].push((a, length));
+        }
+    }
+    let mut distance = vec![f64::INFINITY; positions.len()];
+    let mut done = vec![false; positions.len()];
+    distance[source] = 0.0;
+    for _ in 0..positions.len() {
+        let Some(next) =
+            (0..positions.len()).filter(|&i| !done[i]).min_by(|&a, &b| distance[a].total_cmp(&distance[b]))
+        else {
+            break;
+        };
+        done[next] = true;
+        for &(other, length) in &neighbours[next] {
+            distance[other] = distance[other].min(distance[next] + length);
+        }
+    }
+    distance
 }
