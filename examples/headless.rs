@@ -34,7 +34,7 @@ enum Layout {
 #[derive(Debug, Parser)]
 #[command(about = "Run a drape scene headless and report timings and cloth metrics")]
 struct Args {
-    /// hanging, drape, free_fall, benchmark or flag.
+    /// hanging, drape, free_fall, benchmark, flag or capsules.
     #[arg(long, default_value = "hanging")]
     scene: SceneKind,
     /// Grid cells per side.

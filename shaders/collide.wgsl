@@ -42,12 +42,99 @@ fn sphere_half_space(x: vec3<f32>, q: vec3<f32>, center: vec3<f32>, radius: f32,
     return HalfSpace(normal, dot(normal, center) + r);
 }
 
+// A point's signed distance to a surface and the outward unit normal there (SurfacePoint).
+struct SurfacePoint {
+    distance: f32,
+    normal: vec3<f32>,
+}
+
+// capsule_point in src/collision.rs.
+fn capsule_point(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, radius: f32) -> SurfacePoint {
+    let axis = b - a;
+    let along = clamp(dot(p - a, axis) / max(dot(axis, axis), DENOMINATOR_EPSILON), 0.0, 1.0);
+    let out = p - (a + axis * along);
+    let len = length(out);
+    let normal = select(vec3<f32>(0.0, 1.0, 0.0), out / max(len, GEOMETRY_EPSILON), len > GEOMETRY_EPSILON);
+    return SurfacePoint(len - radius, normal);
+}
+
+// rotate in src/collision.rs: v rotated by the unit quaternion r.
+fn rotate(r: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let t = cross(r.xyz, v) * 2.0;
+    return v + t * r.w + cross(r.xyz, t);
+}
+
+// box_point in src/collision.rs.
+fn box_point(p: vec3<f32>, center: vec3<f32>, half_extents: vec3<f32>, rotation: vec4<f32>, rounding: f32) -> SurfacePoint {
+    let local = rotate(vec4<f32>(-rotation.xyz, rotation.w), p - center);
+    let side = select(vec3<f32>(-1.0), vec3<f32>(1.0), local >= vec3<f32>(0.0));
+    let excess = abs(local) - half_extents;
+    let outside = max(excess, vec3<f32>(0.0));
+    let out_length = length(outside);
+    let deepest = max(max(excess.x, excess.y), excess.z);
+    var distance = out_length - rounding;
+    var local_normal = side * outside / max(out_length, GEOMETRY_EPSILON);
+    if (out_length <= GEOMETRY_EPSILON) {
+        var face = vec3<f32>(0.0, 0.0, 1.0);
+        if (excess.x >= deepest) {
+            face = vec3<f32>(1.0, 0.0, 0.0);
+        } else if (excess.y >= deepest) {
+            face = vec3<f32>(0.0, 1.0, 0.0);
+        }
+        distance = min(deepest, 0.0) + out_length - rounding;
+        local_normal = side * face;
+    }
+    return SurfacePoint(distance, rotate(rotation, local_normal));
+}
+
+// Collider::closest: a capsule's or box's signed distance and normal.
+fn closest(collider: Collider, p: vec3<f32>) -> SurfacePoint {
+    if (collider.kind == COLLIDER_CAPSULE) {
+        return capsule_point(p, collider.a.xyz, collider.b.xyz, collider.a.w);
+    }
+    return box_point(p, collider.a.xyz, collider.b.xyz, collider.rotation, collider.a.w);
+}
+
+// Steps and tolerance of the continuous collision search (TRACE_STEPS, TRACE_TOLERANCE).
+const TRACE_STEPS: u32 = 16u;
+const TRACE_TOLERANCE: f32 = 1e-5;
+
+// The tangent half-space of a grown capsule or box at the entry point of x → x + q found by
+// sphere tracing, or at the surface point closest to x + q (traced_half_space in
+// src/collision.rs).
+fn traced_half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> HalfSpace {
+    let len = length(q);
+    let start = closest(collider, x);
+    var contact = closest(collider, x + q);
+    var point = x + q;
+    if (start.distance - margin >= 0.0 && len > GEOMETRY_EPSILON) {
+        var s = 0.0;
+        var here = start;
+        for (var step = 0u; step < TRACE_STEPS; step += 1u) {
+            if (here.distance - margin <= TRACE_TOLERANCE) {
+                contact = here;
+                point = x + q * s;
+                break;
+            }
+            s += (here.distance - margin) / len;
+            if (s > 1.0) {
+                break;
+            }
+            here = closest(collider, x + q * s);
+        }
+    }
+    return HalfSpace(contact.normal, dot(contact.normal, point) - (contact.distance - margin));
+}
+
 // Collider::half_space.
 fn half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> HalfSpace {
     if (collider.kind == COLLIDER_PLANE) {
-        return plane_half_space(collider.shape.xyz, collider.shape.w, margin);
+        return plane_half_space(collider.a.xyz, collider.a.w, margin);
     }
-    return sphere_half_space(x, q, collider.shape.xyz, collider.shape.w, margin);
+    if (collider.kind == COLLIDER_SPHERE) {
+        return sphere_half_space(x, q, collider.a.xyz, collider.a.w, margin);
+    }
+    return traced_half_space(collider, x, q, margin);
 }
 
 fn contacts_displacement(contacts: Contacts) -> vec3<f32> {

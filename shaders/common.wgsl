@@ -11,6 +11,8 @@ const MAX_UNIT_TYPES: u32 = 4u;
 const MAX_KINDS: u32 = 4u;
 const COLLIDER_PLANE: u32 = 0u;
 const COLLIDER_SPHERE: u32 = 1u;
+const COLLIDER_CAPSULE: u32 = 2u;
+const COLLIDER_BOX: u32 = 3u;
 // Below this length (m) an edge or a doubled triangle area gives no usable direction.
 const GEOMETRY_EPSILON: f32 = 1e-9;
 // Below this the generalised mass of a constraint is treated as zero.
@@ -43,11 +45,15 @@ fn weighted_face_normal(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>) -> vec3<f32
     return cross(p1 - p0, p2 - p0);
 }
 
-// A collider: plane (shape = normal xyz, offset w) or sphere (shape = centre xyz, radius w).
+// A collider (GpuCollider in src/gpu/records.rs): plane (a = normal xyz, offset w), sphere
+// (a = centre xyz, radius w), capsule (a = end xyz, radius w; b = other end xyz) or box (a =
+// centre xyz, rounding w; b = half extents xyz; rotation = quaternion xyzw).
 struct Collider {
-    shape: vec4<f32>,
+    a: vec4<f32>,
+    b: vec4<f32>,
+    rotation: vec4<f32>,
     kind: u32,
-    // Pads the array stride to 32 bytes (uniform arrays need 16-byte multiples).
+    // Pads the array stride to 64 bytes (uniform arrays need 16-byte multiples).
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,

@@ -8,12 +8,13 @@
 use crate::constraints::DENOMINATOR_EPSILON;
 use crate::error::Error;
 use crate::math::GEOMETRY_EPSILON;
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
 /// The most colliders a solver takes at once (the GPU keeps them in a uniform array).
 pub const MAX_COLLIDERS: usize = 8;
 
-/// A collider shape.
+/// A collider shape. Every shape is convex, so the tangent half-space where a particle meets it
+/// lies outside it (the contact projection relies on this).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Collider {
     /// The half-space `normal·p ≥ offset` (a ground plane: `normal = +Y`, `offset = height`).
@@ -30,15 +31,39 @@ pub enum Collider {
         /// Radius (m).
         radius: f32,
     },
+    /// The points within `radius` of the segment from `a` to `b` (a limb, a bar, a pole).
+    Capsule {
+        /// One end of the axis (m).
+        a: Vec3,
+        /// The other end (m); equal to `a` makes a sphere.
+        b: Vec3,
+        /// Radius (m).
+        radius: f32,
+    },
+    /// An oriented box, its edges and corners rounded by `rounding` (the points within
+    /// `rounding` of the box with half extents `half_extents`, rotated by `rotation` about
+    /// `center`).
+    Box {
+        /// Centre (m).
+        center: Vec3,
+        /// Half the box's size along its own axes before rounding (m, > 0).
+        half_extents: Vec3,
+        /// From the box's axes to the world's (unit quaternion).
+        rotation: Quat,
+        /// Radius of the rounded edges and corners (m, ≥ 0; the box grows by it).
+        rounding: f32,
+    },
 }
 
 impl Collider {
     /// The half-space a particle that starts the substep at `x` and moves by `q` must end in,
-    /// outside this collider grown by `margin` ([`plane_half_space`], [`sphere_half_space`]).
+    /// outside this collider grown by `margin` ([`plane_half_space`], [`sphere_half_space`],
+    /// [`traced_half_space`]).
     pub fn half_space(&self, x: Vec3, q: Vec3, margin: f32) -> HalfSpace {
         match *self {
             Self::Plane { normal, offset } => plane_half_space(normal, offset, margin),
             Self::Sphere { center, radius } => sphere_half_space(x, q, center, radius, margin),
+            _ => traced_half_space(self, x, q, margin),
         }
     }
 
@@ -52,38 +77,195 @@ impl Collider {
         Self::Sphere { center, radius }
     }
 
-    /// The same shape with a unit plane normal ([`Collider::validate`] accepts ±1e-3 of length
-    /// error; the collision math needs it exact).
+    /// A capsule around the segment `a`–`b`.
+    pub fn capsule(a: Vec3, b: Vec3, radius: f32) -> Self {
+        Self::Capsule { a, b, radius }
+    }
+
+    /// An oriented box with sharp edges.
+    pub fn cuboid(center: Vec3, half_extents: Vec3, rotation: Quat) -> Self {
+        Self::Box { center, half_extents, rotation, rounding: 0.0 }
+    }
+
+    /// The same shape with a unit plane normal and a unit box rotation ([`Collider::validate`]
+    /// accepts ±1e-3 of length error; the collision math needs them exact).
     pub fn normalized(&self) -> Self {
         match *self {
             Self::Plane { normal, offset } => Self::Plane { normal: normal.normalize(), offset },
-            sphere => sphere,
+            Self::Box { center, half_extents, rotation, rounding } => {
+                Self::Box { center, half_extents, rotation: rotation.normalize(), rounding }
+            }
+            shape => shape,
         }
     }
 
     /// Signed distance from `p` to the surface (negative inside).
     pub fn signed_distance(&self, p: Vec3) -> f32 {
+        self.closest(p).distance
+    }
+
+    /// The same shape moved by `by` (m).
+    pub fn translated(&self, by: Vec3) -> Self {
         match *self {
-            Self::Plane { normal, offset } => normal.dot(p) - offset,
-            Self::Sphere { center, radius } => p.distance(center) - radius,
+            Self::Plane { normal, offset } => Self::Plane { normal, offset: offset + normal.dot(by) },
+            Self::Sphere { center, radius } => Self::Sphere { center: center + by, radius },
+            Self::Capsule { a, b, radius } => Self::Capsule { a: a + by, b: b + by, radius },
+            Self::Box { center, half_extents, rotation, rounding } => {
+                Self::Box { center: center + by, half_extents, rotation, rounding }
+            }
         }
     }
 
-    /// Checks the shape is finite, the plane normal is unit length (±1e-3) and the radius > 0.
+    /// The smallest axis-aligned box `(min, max)` around a bounded shape (`None` for a plane).
+    pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
+        let (center, extent) = match *self {
+            Self::Plane { .. } => return None,
+            Self::Sphere { center, radius } => (center, Vec3::splat(radius)),
+            Self::Capsule { a, b, radius } => (0.5 * (a + b), 0.5 * (b - a).abs() + radius),
+            Self::Box { center, half_extents, rotation, rounding } => {
+                let axes = [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| rotate(rotation, axis).abs());
+                (center, axes[0] * half_extents.x + axes[1] * half_extents.y + axes[2] * half_extents.z + rounding)
+            }
+        };
+        Some((center - extent, center + extent))
+    }
+
+    /// Checks the shape is finite, the plane normal and box rotation are unit length (±1e-3),
+    /// radii and half extents > 0 and the rounding ≥ 0.
     pub fn validate(&self) -> Result<(), Error> {
+        let unit = |v: f32| (v - 1.0).abs() <= 1e-3;
         match *self {
             Self::Plane { normal, offset } if !normal.is_finite() || !offset.is_finite() => {
                 Err(Error::Collider("plane normal and offset must be finite".into()))
             }
-            Self::Plane { normal, .. } if (normal.length() - 1.0).abs() > 1e-3 => {
+            Self::Plane { normal, .. } if !unit(normal.length()) => {
                 Err(Error::Collider(format!("plane normal {normal} must have unit length")))
             }
             Self::Sphere { center, radius } if !(center.is_finite() && radius.is_finite() && radius > 0.0) => {
                 Err(Error::Collider(format!("sphere needs a finite centre and a radius > 0, got {radius}")))
             }
+            Self::Capsule { a, b, radius }
+                if !(a.is_finite() && b.is_finite() && radius.is_finite() && radius > 0.0) =>
+            {
+                Err(Error::Collider(format!("capsule needs finite ends and a radius > 0, got {radius}")))
+            }
+            Self::Box { center, half_extents, rotation, rounding } => {
+                if !(center.is_finite() && half_extents.is_finite() && half_extents.min_element() > 0.0) {
+                    Err(Error::Collider(format!("box needs a finite centre and half extents > 0, got {half_extents}")))
+                } else if !(rounding.is_finite() && rounding >= 0.0) {
+                    Err(Error::Collider(format!("box rounding must be finite and ≥ 0, got {rounding}")))
+                } else if !(rotation.is_finite() && unit(rotation.length())) {
+                    Err(Error::Collider(format!("box rotation {rotation} must be a unit quaternion")))
+                } else {
+                    Ok(())
+                }
+            }
             _ => Ok(()),
         }
     }
+
+    /// The signed distance from `p` to the surface and the outward unit normal there (the
+    /// direction from the closest surface point, or out of the nearest face from inside a box):
+    /// the exact Euclidean distance, so that a step of that length never crosses the surface.
+    fn closest(&self, p: Vec3) -> SurfacePoint {
+        match *self {
+            Self::Plane { normal, offset } => SurfacePoint { distance: normal.dot(p) - offset, normal },
+            Self::Sphere { center, radius } => capsule_point(p, center, center, radius),
+            Self::Capsule { a, b, radius } => capsule_point(p, a, b, radius),
+            Self::Box { center, half_extents, rotation, rounding } => {
+                box_point(p, center, half_extents, rotation, rounding)
+            }
+        }
+    }
+}
+
+/// A point's signed distance to a surface and the outward unit normal there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct SurfacePoint {
+    distance: f32,
+    normal: Vec3,
+}
+
+/// Capsule `a`–`b` of `radius`: the distance to the closest point `c` of the axis, less the
+/// radius; the normal along `p − c` (`+Y` on the axis). `a = b` is a sphere.
+fn capsule_point(p: Vec3, a: Vec3, b: Vec3, radius: f32) -> SurfacePoint {
+    let axis = b - a;
+    let along = ((p - a).dot(axis) / axis.length_squared().max(DENOMINATOR_EPSILON)).clamp(0.0, 1.0);
+    let out = p - (a + axis * along);
+    let length = out.length();
+    let normal = if length > GEOMETRY_EPSILON { out / length } else { Vec3::Y };
+    SurfacePoint { distance: length - radius, normal }
+}
+
+/// `v` rotated by the unit quaternion `r`: `v + 2w(u × v) + 2u × (u × v)` with `u = r.xyz`
+/// (written out, so that the WGSL twin computes the same bits).
+pub fn rotate(r: Quat, v: Vec3) -> Vec3 {
+    let u = Vec3::new(r.x, r.y, r.z);
+    let t = u.cross(v) * 2.0;
+    v + t * r.w + u.cross(t)
+}
+
+/// The rounded box: in the box's frame `l = R⁻¹(p − c)`, the excess `d = |l| − e` per axis;
+/// outside the core box the distance is `|max(d, 0)| − rounding` along `sign(l)·max(d, 0)`,
+/// inside it `max(d) − rounding` out of the nearest face (the lowest axis on ties).
+fn box_point(p: Vec3, center: Vec3, half_extents: Vec3, rotation: Quat, rounding: f32) -> SurfacePoint {
+    let local = rotate(rotation.conjugate(), p - center);
+    let side = Vec3::select(local.cmpge(Vec3::ZERO), Vec3::ONE, Vec3::NEG_ONE);
+    let excess = local.abs() - half_extents;
+    let outside = excess.max(Vec3::ZERO);
+    let out_length = outside.length();
+    let deepest = excess.max_element();
+    let (distance, local_normal) = if out_length > GEOMETRY_EPSILON {
+        (out_length - rounding, side * outside / out_length)
+    } else {
+        let face = if excess.x >= deepest {
+            Vec3::X
+        } else if excess.y >= deepest {
+            Vec3::Y
+        } else {
+            Vec3::Z
+        };
+        (deepest.min(0.0) + out_length - rounding, side * face)
+    };
+    SurfacePoint { distance, normal: rotate(rotation, local_normal) }
+}
+
+/// Steps of the continuous collision search along a particle's path ([`traced_half_space`]).
+pub const TRACE_STEPS: u32 = 16;
+
+/// A path point within this of the grown surface counts as the entry (m).
+pub const TRACE_TOLERANCE: f32 = 1e-5;
+
+/// The half-space tangent to a capsule or box grown by `margin` where the particle meets it
+/// (PBD §3.4): at the entry point of `x → x + q` when `x` starts outside and the path enters
+/// (continuous collision), otherwise at the surface point closest to `x + q`. The entry is
+/// found by sphere tracing: from `s = 0`, step `s += d(x + s·q)/|q|`, where `d` is the exact
+/// distance to the grown surface, so no step crosses it; at most [`TRACE_STEPS`] steps, a hit
+/// once `d ≤` [`TRACE_TOLERANCE`]. A path straight at a face stops in one step; one that grazes
+/// the surface closes in more slowly, and if it has not arrived by the last step its end point
+/// is treated as if it had not entered. The plane through the grown surface point below the
+/// contact point with its normal supports the convex shape, so it lies outside it.
+pub fn traced_half_space(collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> HalfSpace {
+    let length = q.length();
+    let start = collider.closest(x);
+    let mut contact = collider.closest(x + q);
+    let mut point = x + q;
+    if start.distance - margin >= 0.0 && length > GEOMETRY_EPSILON {
+        let mut s = 0.0;
+        let mut here = start;
+        for _ in 0..TRACE_STEPS {
+            if here.distance - margin <= TRACE_TOLERANCE {
+                (contact, point) = (here, x + q * s);
+                break;
+            }
+            s += (here.distance - margin) / length;
+            if s > 1.0 {
+                break;
+            }
+            here = collider.closest(x + q * s);
+        }
+    }
+    HalfSpace { normal: contact.normal, offset: contact.normal.dot(point) - (contact.distance - margin) }
 }
 
 /// Validates a collider list (each shape, and at most [`MAX_COLLIDERS`]).

@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::SolverParams;
-use glam::Vec3;
+use glam::{Quat, Vec3};
 use std::fmt;
 use std::str::FromStr;
 
@@ -38,11 +38,15 @@ pub enum SceneKind {
     /// A 1 m × 1 m flag hanging from a horizontal pole along its top edge, in a gusty 4 m/s
     /// wind across it ([`crate::aerodynamics`]).
     Flag,
+    /// A 1.6 m × 1.6 m cloth falling over a horizontal bar (a capsule, r = 6 cm, 1 m up), its
+    /// two halves hanging onto a rounded box turned 20° under it, on the ground.
+    Capsules,
 }
 
 impl SceneKind {
     /// Every scene, in menu order.
-    pub const ALL: [SceneKind; 5] = [Self::Hanging, Self::Drape, Self::FreeFall, Self::Benchmark, Self::Flag];
+    pub const ALL: [SceneKind; 6] =
+        [Self::Hanging, Self::Drape, Self::FreeFall, Self::Benchmark, Self::Flag, Self::Capsules];
 
     /// The scene's command-line name.
     pub fn name(self) -> &'static str {
@@ -52,6 +56,7 @@ impl SceneKind {
             Self::FreeFall => "free_fall",
             Self::Benchmark => "benchmark",
             Self::Flag => "flag",
+            Self::Capsules => "capsules",
         }
     }
 }
@@ -97,6 +102,7 @@ impl Scene {
                 vec![Collider::sphere(Vec3::new(0.0, 0.4, 0.0), 0.5)],
             ),
             SceneKind::Flag => (1.0, GridPlane::Vertical, Vec3::new(-0.5, 2.0, 0.0), (0..=cells).collect(), vec![]),
+            SceneKind::Capsules => (1.6, GridPlane::Horizontal, Vec3::new(-0.8, 1.2, -0.8), vec![], bar_and_box()),
         };
         let vertices = cells.saturating_add(1);
         let mesh = ClothMesh::grid(vertices, vertices, size / cells as f32, plane, origin)?;
@@ -109,6 +115,21 @@ impl Scene {
         let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
         Ok(Self { kind, model, params, colliders })
     }
+}
+
+/// The capsules scene's colliders: the ground, a bar across the cloth's middle at 1 m and a
+/// rounded box under it.
+fn bar_and_box() -> Vec<Collider> {
+    vec![
+        Collider::ground(0.0),
+        Collider::capsule(Vec3::new(-0.9, 1.0, 0.0), Vec3::new(0.9, 1.0, 0.0), 0.06),
+        Collider::Box {
+            center: Vec3::new(0.0, 0.22, 0.0),
+            half_extents: Vec3::new(0.45, 0.19, 0.3),
+            rotation: Quat::from_rotation_y(20f32.to_radians()),
+            rounding: 0.03,
+        },
+    ]
 }
 
 /// The flag scene's air: 4 m/s across the flag, gusts of ±40 % about every two seconds.

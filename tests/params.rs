@@ -4,7 +4,7 @@ use drape::{
     Aerodynamics, Collider, CpuSolver, Error, Gusts, MassSpringParams, Scene, SceneKind, SolverMode, SolverParams,
     Stiffness, StrainLimits, TetherParams,
 };
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
 fn rejected(params: SolverParams) -> &'static str {
     match params.validate() {
@@ -93,6 +93,35 @@ fn solvers_refuse_bad_parameters_and_colliders() {
     assert_eq!(almost.normalized(), Collider::ground(0.0));
     let many = vec![Collider::ground(0.0); 9];
     assert!(matches!(CpuSolver::new(&scene.model, scene.params, &many), Err(Error::Collider(_))));
+    // Capsules and boxes: every number finite, radius and half extents > 0, rounding ≥ 0, a
+    // unit rotation (nearly unit accepted and used normalised).
+    let (a, b) = (Vec3::ZERO, Vec3::X);
+    let turn = Quat::from_rotation_y(0.3);
+    let cuboid = |half_extents: Vec3, rotation: Quat, rounding: f32| Collider::Box {
+        center: Vec3::ZERO,
+        half_extents,
+        rotation,
+        rounding,
+    };
+    let bad = [
+        Collider::capsule(a, b, 0.0),
+        Collider::capsule(a, Vec3::new(f32::NAN, 0.0, 0.0), 0.1),
+        Collider::capsule(a, b, f32::INFINITY),
+        cuboid(Vec3::new(0.1, 0.0, 0.1), turn, 0.0),
+        cuboid(Vec3::new(0.1, -0.1, 0.1), turn, 0.0),
+        cuboid(Vec3::splat(0.1), turn, -0.01),
+        cuboid(Vec3::splat(0.1), turn, f32::NAN),
+        cuboid(Vec3::splat(0.1), Quat::from_xyzw(0.0, 0.0, 0.0, 2.0), 0.0),
+        cuboid(Vec3::splat(f32::INFINITY), turn, 0.0),
+    ];
+    for collider in bad {
+        assert!(matches!(collider.validate(), Err(Error::Collider(_))), "{collider:?} accepted");
+        assert!(matches!(CpuSolver::new(&scene.model, scene.params, &[collider]), Err(Error::Collider(_))));
+    }
+    Collider::capsule(a, a, 0.1).validate().unwrap();
+    let almost = cuboid(Vec3::splat(0.1), Quat::from_xyzw(0.0, 0.0, 0.0, 1.0005), 0.02);
+    almost.validate().unwrap();
+    assert_eq!(almost.normalized(), cuboid(Vec3::splat(0.1), Quat::IDENTITY, 0.02));
 }
 
 #[test]

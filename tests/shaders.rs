@@ -200,9 +200,13 @@ fn shared_constants_match_their_wgsl_twins() {
     assert_eq!(wgsl_constant(&module, "MAX_KINDS"), U32(drape::gpu::records::MAX_KINDS as u32));
     assert_eq!(wgsl_constant(&module, "COLLIDER_PLANE"), U32(GpuCollider::PLANE));
     assert_eq!(wgsl_constant(&module, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
+    assert_eq!(wgsl_constant(&module, "COLLIDER_CAPSULE"), U32(GpuCollider::CAPSULE));
+    assert_eq!(wgsl_constant(&module, "COLLIDER_BOX"), U32(GpuCollider::BOX));
     let collide = parse_and_validate("integrate", &shaders::integrate_module_source());
     assert_eq!(wgsl_constant(&collide, "MAX_CONTACTS"), U32(drape::collision::MAX_CONTACTS as u32));
     assert_eq!(wgsl_constant(&collide, "PARALLEL_EPSILON"), F32(drape::collision::PARALLEL_EPSILON));
+    assert_eq!(wgsl_constant(&collide, "TRACE_STEPS"), U32(drape::collision::TRACE_STEPS));
+    assert_eq!(wgsl_constant(&collide, "TRACE_TOLERANCE"), F32(drape::collision::TRACE_TOLERANCE));
     assert_eq!(wgsl_constant(&collide, "CLOCK_PERIOD"), F32(drape::aerodynamics::CLOCK_PERIOD));
     let air = parse_and_validate("aerodynamics", &shaders::aerodynamics_module_source());
     assert_eq!(wgsl_constant(&air, "SPEED_EPSILON"), F32(drape::aerodynamics::SPEED_EPSILON));
@@ -226,7 +230,7 @@ macro_rules! rust_offsets {
 #[test]
 fn gpu_structs_match_their_wgsl_twins() {
     let module = parse_and_validate("common.wgsl", shaders::common_source());
-    assert_layout(&module, "Collider", size_of::<GpuCollider>(), rust_offsets!(GpuCollider, shape, kind));
+    assert_layout(&module, "Collider", size_of::<GpuCollider>(), rust_offsets!(GpuCollider, a, b, rotation, kind));
     assert_layout(
         &module,
         "Params",
@@ -315,7 +319,7 @@ fn viewer_shaders_validate_and_match_their_rust_twins() {
         size_of::<ViewUniform>(),
         rust_offsets!(ViewUniform, view_proj, eye, light_direction),
     );
-    for (file, pipeline) in [("cloth.wgsl", "cloth"), ("spheres.wgsl", "sphere"), ("planes.wgsl", "plane")] {
+    for (file, pipeline) in [("cloth.wgsl", "cloth"), ("shapes.wgsl", "shape"), ("planes.wgsl", "plane")] {
         let stage = viewer::FILES.iter().find(|(n, _)| *n == file).unwrap_or_else(|| panic!("no {file}")).1;
         let module = parse_and_validate(file, &viewer::module_source(stage));
         for suffix in ["vertex", "fragment"] {

@@ -7,11 +7,11 @@ mod support;
 use drape::viewer::camera::{OrbitCamera, Ray};
 use drape::viewer::headless::render_picture;
 use drape::viewer::panel::{self, PanelAction, PanelState};
-use drape::viewer::pick::{pick_particle, ray_sphere};
+use drape::viewer::pick::{pick_particle, ray_collider, ray_sphere};
 use drape::viewer::renderer::{rest_uvs, DrawOptions};
 use drape::viewer::session::{ClothSetup, ClothSource, ParamOverrides, Session};
 use drape::{ClothMesh, ClothModel, Collider, Error, GridPlane, SceneKind};
-use glam::{Vec2, Vec3};
+use glam::{Quat, Vec2, Vec3};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -92,6 +92,23 @@ fn rays_hit_spheres_and_planes_where_geometry_says() {
     let point = ray.intersect_plane(Vec3::new(0.0, 0.0, 1.0), Vec3::Z).expect("crosses");
     assert!((point - Vec3::new(0.0, 0.5, 1.0)).length() < 1e-6);
     assert_eq!(ray.intersect_plane(Vec3::ZERO, Vec3::X), None, "parallel");
+}
+
+/// Capsules and boxes are picked where their surfaces are: a bar's side and end, a turned box's
+/// face, a ray that passes beside them, and nothing beyond the reach.
+#[test]
+fn rays_hit_capsules_and_boxes_where_geometry_says() {
+    let bar = Collider::capsule(Vec3::new(-1.0, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0), 0.1);
+    let down = |x: f32| Ray { origin: Vec3::new(x, 2.0, 0.0), direction: Vec3::NEG_Y };
+    assert!((ray_collider(&down(0.5), &bar, 100.0).expect("side") - 1.9).abs() < 2e-4);
+    let end = (0.1f32 * 0.1 - 0.05 * 0.05).sqrt();
+    assert!((ray_collider(&down(1.05), &bar, 100.0).expect("end") - (2.0 - end)).abs() < 2e-4);
+    assert_eq!(ray_collider(&down(1.2), &bar, 100.0), None);
+    assert_eq!(ray_collider(&down(0.5), &bar, 1.0), None, "beyond the reach");
+    let turned = Collider::cuboid(Vec3::ZERO, Vec3::new(0.5, 0.2, 0.5), Quat::from_rotation_z(0.3));
+    let hit = ray_collider(&down(0.0), &turned, 100.0).expect("face");
+    assert!((hit - (2.0 - 0.2 / 0.3f32.cos())).abs() < 2e-4, "{hit}");
+    assert_eq!(ray_collider(&down(0.0), &Collider::ground(0.0), 100.0), None, "planes are not picked");
 }
 
 #[test]
@@ -336,6 +353,49 @@ fn the_sphere_can_be_dragged() {
     assert!(center.x > 0.1 && (center.y - 0.5).abs() < 1e-4 && center.z.abs() < 1e-4, "sphere moved to {center}");
 }
 
+/// The capsules scene's bar (a capsule across x at 1 m) is grabbed and dragged like the
+/// sphere, and keeps its shape.
+#[test]
+fn a_capsule_can_be_dragged() {
+    let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Capsules), 4);
+    let before = session.colliders()[1];
+    // Head-on along −z at the bar's height, from below the falling cloth's edge.
+    let camera = head_on(Vec3::new(0.3, 1.0, 0.0), 4.0);
+    let viewport = Vec2::new(400.0, 400.0);
+    assert!(session.begin_grab(&camera.ray(0.5 * viewport, viewport), camera.forward(), |_| 0.01).expect("grab"));
+    session.drag(&camera.ray(Vec2::new(200.0, 140.0), viewport)).expect("drag");
+    session.end_grab().expect("release");
+    let (Collider::Capsule { a, b, radius }, Collider::Capsule { a: a0, b: b0, radius: r0 }) =
+        (session.colliders()[1], before)
+    else {
+        panic!("no bar")
+    };
+    let moved = a - a0;
+    assert!(moved.y > 0.1 && moved.x.abs() < 1e-4 && moved.z.abs() < 1e-4, "the bar moved by {moved}");
+    assert!((b - b0 - moved).length() < 1e-5 && radius == r0, "the bar keeps its shape");
+}
+
+/// Capsules and boxes are drawn where they are: the capsules scene seen head-on without the
+/// cloth shows the bar's colour on its axis and not above it or past its end, and the box's
+/// at its centre.
+#[test]
+fn capsules_and_boxes_are_drawn_where_they_are() {
+    let (device, queue, session) = session(ClothSource::Scene(SceneKind::Capsules), 4);
+    let camera = head_on(Vec3::new(0.0, 0.6, 0.0), 3.0);
+    let options = DrawOptions { cloth: false, markers: false, ..DrawOptions::default() };
+    let picture = render_picture(&device, &queue, &session, &camera, [160, 160], options).expect("picture");
+    let projection = camera.view_projection(1.0);
+    let collider_coloured = |p: Vec3| {
+        let clip = projection * p.extend(1.0);
+        let (x, y) = (clip.x / clip.w, clip.y / clip.w);
+        let [r, g, b, _] = picture.get_pixel(((x + 1.0) * 80.0) as u32, ((1.0 - y) * 80.0) as u32).0.map(i32::from);
+        g > r + 15 && g > b + 15
+    };
+    assert!(collider_coloured(Vec3::new(0.0, 1.0, 0.0)) && collider_coloured(Vec3::new(0.7, 1.0, 0.0)), "the bar");
+    assert!(!collider_coloured(Vec3::new(0.0, 1.15, 0.0)) && !collider_coloured(Vec3::new(1.1, 1.0, 0.0)), "beside it");
+    assert!(collider_coloured(Vec3::new(0.0, 0.22, 0.0)), "the box");
+}
+
 #[test]
 fn obj_cloths_load_with_their_top_pinned_and_bad_files_give_errors() {
     let dir = scratch_dir("obj");
@@ -560,7 +620,8 @@ fn keys_map_to_the_documented_commands() {
     assert_eq!(command_for_key(&key("2"), false), Some(Command::Scene(SceneKind::Drape)));
     assert_eq!(command_for_key(&key("4"), false), Some(Command::Scene(SceneKind::Benchmark)));
     assert_eq!(command_for_key(&key("5"), false), Some(Command::Scene(SceneKind::Flag)));
-    assert_eq!(command_for_key(&key("6"), false), Some(Command::ObjScene));
+    assert_eq!(command_for_key(&key("6"), false), Some(Command::Scene(SceneKind::Capsules)));
+    assert_eq!(command_for_key(&key("7"), false), Some(Command::ObjScene));
     assert_eq!(command_for_key(&key("9"), false), None);
     // The help lists the same digits.
     let scenes = SceneKind::ALL.len();

@@ -28,7 +28,7 @@ enum Solver {
 #[derive(Debug, Parser)]
 #[command(about = "drape cloth demo: a window with controls, or a headless screenshot")]
 struct Args {
-    /// Library scene: hanging, drape, free_fall, benchmark or flag.
+    /// Library scene: hanging, drape, free_fall, benchmark, flag or capsules.
     #[arg(long, default_value = "drape")]
     scene: SceneKind,
     /// Simulate this OBJ cloth instead (its top-most vertices are pinned).

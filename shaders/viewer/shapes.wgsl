@@ -1,32 +1,49 @@
-// Instanced spheres: sphere colliders and the markers of pinned or grabbed particles.
+// Instanced rounded shapes drawn from one unit sphere: sphere, capsule and box colliders, and
+// the markers of pinned or grabbed particles. A unit-sphere point u becomes
+// centre + R·(sign(u)·e + ρ·u): the sphere of radius ρ split into octants pushed out to the
+// corners of the box of half extents e. A sphere has e = 0; a capsule e = (0, half its length, 0)
+// with R taking +Y along its axis; a box its half extents and rounding (its flat faces are the
+// triangles that span octants, lit by the sphere's normals there, which are the faces').
 
-struct SphereVertex {
+struct ShapeVertex {
     // A point of the unit sphere (also its normal).
     @location(0) unit: vec3<f32>,
-    // Per instance: centre (xyz, m) and radius (w, m).
-    @location(1) center_radius: vec4<f32>,
+    // Per instance: centre (xyz, m) and rounding radius ρ (w, m).
+    @location(1) center_rounding: vec4<f32>,
+    // Per instance: half extents e (xyz, m); w unused.
+    @location(2) half_extents: vec4<f32>,
+    // Per instance: rotation R as a unit quaternion (x, y, z, w).
+    @location(3) rotation: vec4<f32>,
     // Per instance: linear RGB albedo (w unused).
-    @location(2) albedo: vec4<f32>,
+    @location(4) albedo: vec4<f32>,
 }
 
-struct SphereFragment {
+struct ShapeFragment {
     @builtin(position) clip: vec4<f32>,
     @location(0) world: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) albedo: vec3<f32>,
 }
 
+// v rotated by the unit quaternion r.
+fn rotate(r: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let t = cross(r.xyz, v) * 2.0;
+    return v + t * r.w + cross(r.xyz, t);
+}
+
 @vertex
-fn sphere_vertex(v: SphereVertex) -> SphereFragment {
-    var out: SphereFragment;
-    out.world = v.center_radius.xyz + v.center_radius.w * v.unit;
+fn shape_vertex(v: ShapeVertex) -> ShapeFragment {
+    var out: ShapeFragment;
+    let side = select(vec3<f32>(-1.0), vec3<f32>(1.0), v.unit >= vec3<f32>(0.0));
+    let local = side * v.half_extents.xyz + v.center_rounding.w * v.unit;
+    out.world = v.center_rounding.xyz + rotate(v.rotation, local);
     out.clip = view.view_proj * vec4(out.world, 1.0);
-    out.normal = v.unit;
+    out.normal = rotate(v.rotation, v.unit);
     out.albedo = v.albedo.rgb;
     return out;
 }
 
 @fragment
-fn sphere_fragment(f: SphereFragment) -> @location(0) vec4<f32> {
+fn shape_fragment(f: ShapeFragment) -> @location(0) vec4<f32> {
     return vec4(shade(f.albedo, f.normal, f.world), 1.0);
 }

@@ -28,11 +28,17 @@ pub const DISPATCH_ENTRY_STRIDE: u64 = 256;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuCollider {
-    /// Plane: normal xyz, offset w. Sphere: centre xyz, radius w.
-    pub shape: [f32; 4],
-    /// 0 = plane, 1 = sphere.
+    /// Plane: normal xyz, offset w. Sphere: centre xyz, radius w. Capsule: end `a` xyz, radius
+    /// w. Box: centre xyz, rounding w.
+    pub a: [f32; 4],
+    /// Capsule: end `b` xyz. Box: half extents xyz.
+    pub b: [f32; 4],
+    /// Box: rotation quaternion (x, y, z, w).
+    pub rotation: [f32; 4],
+    /// [`GpuCollider::PLANE`], [`GpuCollider::SPHERE`], [`GpuCollider::CAPSULE`] or
+    /// [`GpuCollider::BOX`].
     pub kind: u32,
-    /// Pads the uniform array stride to 32 bytes.
+    /// Pads the uniform array stride to 64 bytes.
     pub _pad: [u32; 3],
 }
 
@@ -41,13 +47,27 @@ impl GpuCollider {
     pub const PLANE: u32 = 0;
     /// `COLLIDER_SPHERE` in WGSL.
     pub const SPHERE: u32 = 1;
+    /// `COLLIDER_CAPSULE` in WGSL.
+    pub const CAPSULE: u32 = 2;
+    /// `COLLIDER_BOX` in WGSL.
+    pub const BOX: u32 = 3;
 
     fn from_collider(collider: &Collider) -> Self {
-        let (shape, kind) = match *collider {
-            Collider::Plane { normal, offset } => ([normal.x, normal.y, normal.z, offset], Self::PLANE),
-            Collider::Sphere { center, radius } => ([center.x, center.y, center.z, radius], Self::SPHERE),
+        let zero = [0.0; 4];
+        let (a, b, rotation, kind) = match *collider {
+            Collider::Plane { normal, offset } => (normal.extend(offset).to_array(), zero, zero, Self::PLANE),
+            Collider::Sphere { center, radius } => (center.extend(radius).to_array(), zero, zero, Self::SPHERE),
+            Collider::Capsule { a, b, radius } => {
+                (a.extend(radius).to_array(), b.extend(0.0).to_array(), zero, Self::CAPSULE)
+            }
+            Collider::Box { center, half_extents, rotation, rounding } => (
+                center.extend(rounding).to_array(),
+                half_extents.extend(0.0).to_array(),
+                rotation.to_array(),
+                Self::BOX,
+            ),
         };
-        Self { shape, kind, _pad: [0; 3] }
+        Self { a, b, rotation, kind, _pad: [0; 3] }
     }
 }
 

@@ -84,11 +84,11 @@ fn character_command(key: &str) -> Option<Command> {
 /// The controls, as the panel lists them.
 pub const CONTROLS: &[&str] = &[
     "left drag on cloth: pull a particle",
-    "left drag on sphere: move the sphere",
+    "left drag on a sphere, capsule or box: move it",
     "left drag elsewhere / arrows: orbit",
     "right or middle drag / shift+drag / shift+arrows: pan",
     "wheel / + − / PageUp PageDown: zoom",
     "space: pause · S: single step · R: reset",
     "G: switch Gauss-Seidel / Jacobi",
-    "1–5: scenes (6: the --obj file) · F: frame · Esc: quit",
+    "1–6: scenes (7: the --obj file) · F: frame · Esc: quit",
 ];

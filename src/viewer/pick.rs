@@ -1,6 +1,7 @@
-//! Picking: which cloth particle or sphere collider lies under the cursor.
+//! Picking: which cloth particle or collider lies under the cursor.
 
 use super::camera::Ray;
+use crate::collision::Collider;
 use glam::Vec3;
 
 /// The nearest surface point of a triangle mesh hit by `ray`: `(distance along the ray,
@@ -76,4 +77,28 @@ pub fn ray_sphere(ray: &Ray, center: Vec3, radius: f32) -> Option<f32> {
     }
     let half_chord = half_chord_squared.sqrt();
     [along - half_chord, along + half_chord].into_iter().find(|&t| t > 0.0)
+}
+
+/// Distance along `ray` to a collider's surface, if the ray hits it in front of its origin
+/// within `reach` (m); planes are not picked. Spheres in closed form ([`ray_sphere`]); capsules
+/// and boxes by sphere tracing their exact distance (64 steps, a hit within 0.1 mm).
+pub fn ray_collider(ray: &Ray, collider: &Collider, reach: f32) -> Option<f32> {
+    match *collider {
+        Collider::Plane { .. } => None,
+        Collider::Sphere { center, radius } => ray_sphere(ray, center, radius).filter(|&t| t <= reach),
+        shape => {
+            let mut t = 0.0;
+            for _ in 0..64 {
+                let distance = shape.signed_distance(ray.at(t));
+                if distance <= 1e-4 {
+                    return Some(t);
+                }
+                t += distance;
+                if t > reach {
+                    return None;
+                }
+            }
+            None
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! Draws a cloth scene with wgpu: the cloth straight from the solver's position and normal
-//! buffers (no copy through the CPU), sphere and plane colliders, and markers on pinned or
+//! buffers (no copy through the CPU), sphere, capsule, box and plane colliders, and markers on pinned or
 //! grabbed particles. It records into any colour target with a [`DEPTH_FORMAT`] depth buffer,
 //! so the window and the headless screenshots share it.
 
@@ -8,7 +8,7 @@ use crate::collision::Collider;
 use crate::gpu::GpuSolver;
 use crate::model::ClothModel;
 use bytemuck::{Pod, Zeroable};
-use glam::{Vec2, Vec3};
+use glam::{Quat, Vec2, Vec3};
 use std::mem::size_of;
 use wgpu::util::DeviceExt;
 
@@ -20,12 +20,12 @@ const SKY: wgpu::Color = wgpu::Color { r: 0.26, g: 0.32, b: 0.40, a: 1.0 };
 /// Direction towards the light: high, from the front right.
 const LIGHT_DIRECTION: Vec3 = Vec3::new(0.45, 0.8, 0.4);
 /// Linear albedos of the colliders and markers.
-const SPHERE_ALBEDO: [f32; 4] = [0.30, 0.42, 0.30, 1.0];
+const COLLIDER_ALBEDO: [f32; 4] = [0.30, 0.42, 0.30, 1.0];
 const GROUND_ALBEDO: [f32; 4] = [0.42, 0.42, 0.40, 1.0];
 const PIN_ALBEDO: [f32; 4] = [0.95, 0.55, 0.05, 1.0];
 const GRAB_ALBEDO: [f32; 4] = [0.95, 0.90, 0.15, 1.0];
-/// Rings and segments of the collider sphere mesh.
-const SPHERE_RINGS: u32 = 24;
+/// Rings and segments of the unit sphere every rounded shape is drawn from.
+const SPHERE_RINGS: u32 = 25;
 const SPHERE_SEGMENTS: u32 = 48;
 
 /// The camera and light as `shaders/viewer/view.wgsl` reads them.
@@ -40,14 +40,53 @@ pub struct ViewUniform {
     pub light_direction: [f32; 4],
 }
 
-/// One instanced sphere (`shaders/viewer/spheres.wgsl`).
+/// One instanced rounded shape (`shaders/viewer/shapes.wgsl`): a sphere, capsule or box
+/// collider, or a marker.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
-pub struct SphereInstance {
-    /// Centre (xyz, m) and radius (w, m).
-    pub center_radius: [f32; 4],
+pub struct ShapeInstance {
+    /// Centre (xyz, m) and rounding radius (w, m).
+    pub center_rounding: [f32; 4],
+    /// Half extents of the box the rounding is wrapped around (xyz, m); w unused.
+    pub half_extents: [f32; 4],
+    /// Rotation (unit quaternion x, y, z, w).
+    pub rotation: [f32; 4],
     /// Linear RGB albedo; w unused.
     pub albedo: [f32; 4],
+}
+
+impl ShapeInstance {
+    /// A sphere.
+    fn sphere(center: Vec3, radius: f32, albedo: [f32; 4]) -> Self {
+        Self::rounded_box(center, Vec3::ZERO, Quat::IDENTITY, radius, albedo)
+    }
+
+    /// A box of half extents `half_extents` rotated by `rotation`, rounded by `rounding`.
+    fn rounded_box(center: Vec3, half_extents: Vec3, rotation: Quat, rounding: f32, albedo: [f32; 4]) -> Self {
+        Self {
+            center_rounding: center.extend(rounding).to_array(),
+            half_extents: half_extents.extend(0.0).to_array(),
+            rotation: rotation.to_array(),
+            albedo,
+        }
+    }
+
+    /// A collider's shape, or `None` for a plane (drawn by the plane pipeline).
+    fn collider(collider: &Collider) -> Option<Self> {
+        Some(match collider.normalized() {
+            Collider::Plane { .. } => return None,
+            Collider::Sphere { center, radius } => Self::sphere(center, radius, COLLIDER_ALBEDO),
+            Collider::Capsule { a, b, radius } => {
+                let axis = b - a;
+                let rotation = Quat::from_rotation_arc(Vec3::Y, axis.try_normalize().unwrap_or(Vec3::Y));
+                let half_length = Vec3::new(0.0, 0.5 * axis.length(), 0.0);
+                Self::rounded_box(0.5 * (a + b), half_length, rotation, radius, COLLIDER_ALBEDO)
+            }
+            Collider::Box { center, half_extents, rotation, rounding } => {
+                Self::rounded_box(center, half_extents, rotation, rounding, COLLIDER_ALBEDO)
+            }
+        })
+    }
 }
 
 /// One instanced plane (`shaders/viewer/planes.wgsl`).
@@ -83,7 +122,7 @@ pub enum MarkerKind {
 pub struct DrawOptions {
     /// The cloth.
     pub cloth: bool,
-    /// Spheres and planes.
+    /// The colliders.
     pub colliders: bool,
     /// Pin and grab markers.
     pub markers: bool,
@@ -143,16 +182,16 @@ pub struct SceneRenderer {
     view_buffer: wgpu::Buffer,
     view_bind_group: wgpu::BindGroup,
     cloth_pipeline: wgpu::RenderPipeline,
-    sphere_pipeline: wgpu::RenderPipeline,
+    shape_pipeline: wgpu::RenderPipeline,
     plane_pipeline: wgpu::RenderPipeline,
-    sphere_vertices: wgpu::Buffer,
-    sphere_indices: wgpu::Buffer,
-    sphere_index_count: u32,
+    shape_vertices: wgpu::Buffer,
+    shape_indices: wgpu::Buffer,
+    shape_index_count: u32,
     cloth_uvs: wgpu::Buffer,
     marker_radius: f32,
-    /// Sphere instances: the collider spheres first, then the markers.
-    spheres: InstanceBuffer,
-    collider_spheres: u32,
+    /// Shape instances: the colliders' first, then the markers.
+    shapes: InstanceBuffer,
+    collider_shapes: u32,
     planes: InstanceBuffer,
 }
 
@@ -190,29 +229,29 @@ impl SceneRenderer {
             immediate_size: 0,
         });
         let builder = PipelineBuilder { device, layout: &pipeline_layout, format };
-        let (sphere_vertex_data, sphere_index_data) = unit_sphere(SPHERE_RINGS, SPHERE_SEGMENTS);
+        let (shape_vertex_data, shape_index_data) = unit_sphere(SPHERE_RINGS, SPHERE_SEGMENTS);
         let (cloth_uvs, marker_radius) = cloth_data(device, model);
         Self {
             cloth_pipeline: builder.cloth(),
-            sphere_pipeline: builder.spheres(),
+            shape_pipeline: builder.shapes(),
             plane_pipeline: builder.planes(),
             view_buffer,
             view_bind_group,
-            sphere_vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            shape_vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("drape viewer sphere vertices"),
-                contents: bytemuck::cast_slice(&sphere_vertex_data),
+                contents: bytemuck::cast_slice(&shape_vertex_data),
                 usage: wgpu::BufferUsages::VERTEX,
             }),
-            sphere_indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            shape_indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("drape viewer sphere indices"),
-                contents: bytemuck::cast_slice(&sphere_index_data),
+                contents: bytemuck::cast_slice(&shape_index_data),
                 usage: wgpu::BufferUsages::INDEX,
             }),
-            sphere_index_count: sphere_index_data.len() as u32,
+            shape_index_count: shape_index_data.len() as u32,
             cloth_uvs,
             marker_radius,
-            spheres: InstanceBuffer::new::<SphereInstance>(device, "drape viewer sphere instances", 64),
-            collider_spheres: 0,
+            shapes: InstanceBuffer::new::<ShapeInstance>(device, "drape viewer shape instances", 64),
+            collider_shapes: 0,
             planes: InstanceBuffer::new::<PlaneInstance>(device, "drape viewer plane instances", 8),
         }
     }
@@ -232,25 +271,26 @@ impl SceneRenderer {
             light_direction: LIGHT_DIRECTION.normalize().extend(0.0).to_array(),
         };
         queue.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&view));
-        let mut spheres = Vec::with_capacity(scene.colliders.len() + scene.markers.len());
-        let mut planes = Vec::new();
-        for collider in scene.colliders {
-            match collider.normalized() {
-                Collider::Sphere { center, radius } => spheres
-                    .push(SphereInstance { center_radius: center.extend(radius).to_array(), albedo: SPHERE_ALBEDO }),
-                Collider::Plane { normal, offset } => planes
-                    .push(PlaneInstance { normal_offset: normal.extend(offset).to_array(), albedo: GROUND_ALBEDO }),
-            }
-        }
-        self.collider_spheres = spheres.len() as u32;
-        spheres.extend(scene.markers.iter().map(|marker| {
+        let mut shapes: Vec<ShapeInstance> = scene.colliders.iter().filter_map(ShapeInstance::collider).collect();
+        let planes: Vec<PlaneInstance> = scene
+            .colliders
+            .iter()
+            .filter_map(|collider| match collider.normalized() {
+                Collider::Plane { normal, offset } => {
+                    Some(PlaneInstance { normal_offset: normal.extend(offset).to_array(), albedo: GROUND_ALBEDO })
+                }
+                _ => None,
+            })
+            .collect();
+        self.collider_shapes = shapes.len() as u32;
+        shapes.extend(scene.markers.iter().map(|marker| {
             let (scale, albedo) = match marker.kind {
                 MarkerKind::Pin => (1.0, PIN_ALBEDO),
                 MarkerKind::Grab => (1.5, GRAB_ALBEDO),
             };
-            SphereInstance { center_radius: marker.position.extend(scale * self.marker_radius).to_array(), albedo }
+            ShapeInstance::sphere(marker.position, scale * self.marker_radius, albedo)
         }));
-        self.spheres.write(device, queue, &spheres);
+        self.shapes.write(device, queue, &shapes);
         self.planes.write(device, queue, &planes);
     }
 
@@ -297,16 +337,16 @@ impl SceneRenderer {
             pass.set_vertex_buffer(0, self.planes.buffer.slice(..));
             pass.draw(0..6, 0..self.planes.count);
         }
-        // Collider spheres first, then markers.
-        let first = if options.colliders { 0 } else { self.collider_spheres };
-        let end = if options.markers { self.spheres.count } else { self.collider_spheres };
-        let spheres = first..end;
-        if !spheres.is_empty() {
-            pass.set_pipeline(&self.sphere_pipeline);
-            pass.set_vertex_buffer(0, self.sphere_vertices.slice(..));
-            pass.set_vertex_buffer(1, self.spheres.buffer.slice(..));
-            pass.set_index_buffer(self.sphere_indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..self.sphere_index_count, 0, spheres);
+        // Collider shapes first, then markers.
+        let first = if options.colliders { 0 } else { self.collider_shapes };
+        let end = if options.markers { self.shapes.count } else { self.collider_shapes };
+        let shapes = first..end;
+        if !shapes.is_empty() {
+            pass.set_pipeline(&self.shape_pipeline);
+            pass.set_vertex_buffer(0, self.shape_vertices.slice(..));
+            pass.set_vertex_buffer(1, self.shapes.buffer.slice(..));
+            pass.set_index_buffer(self.shape_indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..self.shape_index_count, 0, shapes);
         }
         if options.cloth {
             pass.set_pipeline(&self.cloth_pipeline);
@@ -386,14 +426,21 @@ pub fn rest_uvs(model: &ClothModel) -> Vec<Vec2> {
         .collect()
 }
 
-/// A UV sphere of radius 1: vertices (position = normal) and triangle indices.
+/// A UV sphere of radius 1: vertices (position = normal) and triangle indices. No vertex lies
+/// on a coordinate plane but the poles, which lie exactly on the Y axis: `shapes.wgsl` sends each
+/// vertex to the octant of its signs, so an odd `rings` (no equator) and azimuths half a step
+/// off the axes (`segments` a multiple of 4) keep every octant's vertices apart.
 fn unit_sphere(rings: u32, segments: u32) -> (Vec<[f32; 3]>, Vec<u32>) {
     let mut vertices = Vec::with_capacity(((rings + 1) * (segments + 1)) as usize);
     for ring in 0..=rings {
-        let polar = std::f32::consts::PI * ring as f32 / rings as f32;
+        let (sin, cos) = match ring {
+            0 => (0.0, 1.0),
+            r if r == rings => (0.0, -1.0),
+            r => (std::f32::consts::PI * r as f32 / rings as f32).sin_cos(),
+        };
         for segment in 0..=segments {
-            let azimuth = std::f32::consts::TAU * segment as f32 / segments as f32;
-            vertices.push([polar.sin() * azimuth.cos(), polar.cos(), polar.sin() * azimuth.sin()]);
+            let azimuth = std::f32::consts::TAU * (segment as f32 + 0.5) / segments as f32;
+            vertices.push([sin * azimuth.cos(), cos, sin * azimuth.sin()]);
         }
     }
     let mut indices = Vec::with_capacity((6 * rings * segments) as usize);
@@ -418,12 +465,13 @@ struct PipelineBuilder<'a> {
 const FLOAT3_AT_0: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Float32x3];
 const FLOAT3_AT_1: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![1 => Float32x3];
 const FLOAT2_AT_2: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
-const SPHERE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![1 => Float32x4, 2 => Float32x4];
+const SHAPE_INSTANCE: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4];
 const PLANE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
-// The instance attributes above are two tightly packed vec4s; the Rust structs must be too.
+// The instance attributes above are tightly packed vec4s; the Rust structs must be too.
 const _: () = assert!(
-    std::mem::offset_of!(SphereInstance, albedo) == 16
-        && size_of::<SphereInstance>() == 32
+    std::mem::offset_of!(ShapeInstance, albedo) == 48
+        && size_of::<ShapeInstance>() == 64
         && std::mem::offset_of!(PlaneInstance, albedo) == 16
         && size_of::<PlaneInstance>() == 32
 );
@@ -451,10 +499,10 @@ impl PipelineBuilder<'_> {
         )
     }
 
-    fn spheres(&self) -> wgpu::RenderPipeline {
+    fn shapes(&self) -> wgpu::RenderPipeline {
         self.build(
-            "sphere",
-            super::shaders::SPHERES,
+            "shape",
+            super::shaders::SHAPES,
             &[
                 Some(wgpu::VertexBufferLayout {
                     array_stride: size_of::<[f32; 3]>() as u64,
@@ -462,9 +510,9 @@ impl PipelineBuilder<'_> {
                     attributes: &FLOAT3_AT_0,
                 }),
                 Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<SphereInstance>() as u64,
+                    array_stride: size_of::<ShapeInstance>() as u64,
                     step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &SPHERE_INSTANCE,
+                    attributes: &SHAPE_INSTANCE,
                 }),
             ],
         )

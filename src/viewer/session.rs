@@ -1,8 +1,8 @@
 //! A simulation as the demo drives it: which cloth, the solver, pause / single step / reset,
-//! grabbing a particle or the sphere with the mouse, GPU frame timing and cloth statistics.
+//! grabbing a particle or a collider with the mouse, GPU frame timing and cloth statistics.
 
 use super::camera::{bounding_box, OrbitCamera, Ray};
-use super::pick::{pick_particle, ray_sphere};
+use super::pick::{pick_particle, ray_collider};
 use super::renderer::{Marker, MarkerKind};
 use crate::collision::Collider;
 use crate::constraints::BendingModel;
@@ -162,9 +162,13 @@ enum Grab {
     /// A particle, pinned to the cursor while held. The drag happens in the plane through the
     /// grabbed point facing the camera.
     Particle { index: u32, was_pinned: bool, plane_point: Vec3, plane_normal: Vec3 },
-    /// A sphere collider, held at `offset` from its centre.
-    Sphere { collider: usize, offset: Vec3, plane_point: Vec3, plane_normal: Vec3 },
+    /// A collider (not a plane), moved with the cursor from where it was grabbed: `original`
+    /// translated by the drag in the plane through the grabbed point facing the camera.
+    Collider { collider: usize, original: Collider, plane_point: Vec3, plane_normal: Vec3 },
 }
+
+/// How far along the cursor's ray a collider can be grabbed (m).
+const COLLIDER_REACH: f32 = 1000.0;
 
 /// A running simulation.
 pub struct Session {
@@ -405,7 +409,7 @@ impl Session {
     }
 
     /// Tries to grab what lies under the cursor ray: the nearer of a cloth particle (within
-    /// `tolerance(t)` metres of the ray at depth `t`) and a sphere collider. Reads positions
+    /// `tolerance(t)` metres of the ray at depth `t`) and a collider (not a plane). Reads positions
     /// back once. Returns whether something was grabbed.
     pub fn begin_grab(
         &mut self,
@@ -416,28 +420,25 @@ impl Session {
         self.end_grab()?;
         let positions = self.solver.read_positions()?;
         let particle = pick_particle(ray, &positions, &self.solver.model().mesh().triangles, tolerance);
-        let sphere = self
+        let collider = self
             .solver
             .colliders()
             .iter()
             .enumerate()
-            .filter_map(|(k, c)| match *c {
-                Collider::Sphere { center, radius } => ray_sphere(ray, center, radius).map(|t| (k, t, center)),
-                Collider::Plane { .. } => None,
-            })
+            .filter_map(|(k, c)| ray_collider(ray, c, COLLIDER_REACH).map(|t| (k, t)))
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let plane_normal = -view_direction;
-        self.grab = match (particle, sphere) {
-            (Some((index, t)), sphere) if sphere.is_none_or(|(_, ts, _)| t <= ts) => {
+        self.grab = match (particle, collider) {
+            (Some((index, t)), collider) if collider.is_none_or(|(_, tc)| t <= tc) => {
                 let plane_point = positions[index as usize];
                 let was_pinned = self.solver.pins().is_pinned(index);
                 self.solver.pin(index, plane_point)?;
                 self.pinned = pinned_particles(&self.solver);
                 Some(Grab::Particle { index, was_pinned, plane_point, plane_normal })
             }
-            (_, Some((collider, t, center))) => {
-                let plane_point = ray.at(t);
-                Some(Grab::Sphere { collider, offset: center - plane_point, plane_point, plane_normal })
+            (_, Some((collider, t))) => {
+                let original = self.solver.colliders()[collider];
+                Some(Grab::Collider { collider, original, plane_point: ray.at(t), plane_normal })
             }
             _ => None,
         };
@@ -452,12 +453,10 @@ impl Session {
                     self.solver.set_pin_target(index, point)?;
                 }
             }
-            Some(Grab::Sphere { collider, offset, plane_point, plane_normal }) => {
-                let mut colliders = self.solver.colliders().to_vec();
-                if let (Some(point), Collider::Sphere { radius, .. }) =
-                    (ray.intersect_plane(plane_point, plane_normal), colliders[collider])
-                {
-                    colliders[collider] = Collider::sphere(point + offset, radius);
+            Some(Grab::Collider { collider, original, plane_point, plane_normal }) => {
+                if let Some(point) = ray.intersect_plane(plane_point, plane_normal) {
+                    let mut colliders = self.solver.colliders().to_vec();
+                    colliders[collider] = original.translated(point - plane_point);
                     self.solver.set_colliders(&colliders)?;
                 }
             }
@@ -492,13 +491,11 @@ impl Session {
             .collect()
     }
 
-    /// A camera framing the cloth's rest shape and the sphere colliders.
+    /// A camera framing the cloth's rest shape and its bounded colliders.
     pub fn framing_camera(&self) -> OrbitCamera {
         let (mut min, mut max) = bounding_box(&self.solver.model().mesh().positions);
-        for collider in &self.scene_colliders {
-            if let Collider::Sphere { center, radius } = *collider {
-                (min, max) = (min.min(center - radius), max.max(center + radius));
-            }
+        for (low, high) in self.scene_colliders.iter().filter_map(Collider::bounds) {
+            (min, max) = (min.min(low), max.max(high));
         }
         OrbitCamera::framing(min, max)
     }
@@ -513,7 +510,7 @@ impl Session {
         &self.solver
     }
 
-    /// The current colliders (the sphere may have been dragged).
+    /// The current colliders (one may have been dragged).
     pub fn colliders(&self) -> &[Collider] {
         self.solver.colliders()
     }
