@@ -137,6 +137,87 @@ fn half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> Ha
     return traced_half_space(collider, x, q, margin);
 }
 
+// A collider's pose (Pose in src/collision.rs): rotation quaternion, then translation.
+struct Pose {
+    translation: vec3<f32>,
+    rotation: vec4<f32>,
+}
+
+// A collider's motion over a substep (Motion).
+struct Motion {
+    start: Pose,
+    end: Pose,
+}
+
+// Pose::towards: a fraction s of the way from `here` to `there`.
+fn pose_towards(here: Pose, there: Pose, s: f32) -> Pose {
+    let translation = here.translation + (there.translation - here.translation) * s;
+    if (all(here.rotation == there.rotation)) {
+        return Pose(translation, here.rotation);
+    }
+    let b = select(there.rotation, -there.rotation, dot(here.rotation, there.rotation) < 0.0);
+    let blend = here.rotation * (1.0 - s) + b * s;
+    return Pose(translation, blend / max(length(blend), GEOMETRY_EPSILON));
+}
+
+// Motion::substep of the collider's frame motion (a still one is still in every substep).
+fn substep_motion(collider: Collider, substep: u32, substeps: u32) -> Motion {
+    let first = Pose(collider.start_translation.xyz, collider.start_rotation);
+    let last = Pose(collider.end_translation.xyz, collider.end_rotation);
+    if (motion_is_still(Motion(first, last))) {
+        return Motion(first, last);
+    }
+    let n = f32(substeps);
+    return Motion(pose_towards(first, last, f32(substep) / n), pose_towards(first, last, f32(substep + 1u) / n));
+}
+
+fn conjugate(r: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(-r.xyz, r.w);
+}
+
+// quaternion_product in src/collision.rs.
+fn quaternion_product(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    );
+}
+
+fn motion_is_still(motion: Motion) -> bool {
+    return all(motion.start.translation == motion.end.translation) && all(motion.start.rotation == motion.end.rotation);
+}
+
+// Motion::velocity: the surface's velocity at p over h seconds.
+fn motion_velocity(motion: Motion, p: vec3<f32>, h: f32) -> vec3<f32> {
+    if (motion_is_still(motion)) {
+        return vec3<f32>(0.0);
+    }
+    var turn = quaternion_product(motion.end.rotation, conjugate(motion.start.rotation));
+    turn = select(turn, -turn, turn.w < 0.0);
+    let sine = length(turn.xyz);
+    let omega = turn.xyz * (2.0 * atan2_portable(sine, turn.w) / max(sine, GEOMETRY_EPSILON) / h);
+    return (motion.end.translation - motion.start.translation) / h + cross(omega, p - motion.end.translation);
+}
+
+// Motion::half_space: the collider's half-space for the path relative to its motion (the
+// shape's own where it rests at the identity).
+fn moving_half_space(motion: Motion, collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> HalfSpace {
+    if (motion_is_still(motion) && all(motion.end.translation == vec3<f32>(0.0))
+        && all(motion.end.rotation == vec4<f32>(0.0, 0.0, 0.0, 1.0))) {
+        return half_space(collider, x, q, margin);
+    }
+    let from_start = x - motion.start.translation;
+    let x_local = rotate(conjugate(motion.start.rotation), from_start);
+    let to_end = conjugate(motion.end.rotation);
+    let q_local = rotate(to_end, q - (motion.end.translation - motion.start.translation))
+        + (rotate(to_end, from_start) - x_local);
+    let local = half_space(collider, x_local, q_local, margin);
+    let normal = rotate(motion.end.rotation, local.normal);
+    return HalfSpace(normal, local.offset + dot(normal, motion.end.translation));
+}
+
 fn contacts_displacement(contacts: Contacts) -> vec3<f32> {
     var sum = vec3<f32>(0.0);
     for (var k = 0u; k < contacts.count; k += 1u) {
@@ -284,22 +365,33 @@ struct Response {
 }
 
 // The collision response of a free particle that started the substep at x and moved by q
-// (respond_to_colliders in src/collision.rs), against the parameters' colliders.
-fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>) -> Response {
+// (respond_to_colliders in src/collision.rs), against the parameters' colliders moving through
+// substep `substep`.
+fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> Response {
+    // Motions are recomputed where needed rather than kept per thread (cheaper on CPU adapters).
     var spaces: array<HalfSpace, MAX_COLLIDERS>;
     for (var k = 0u; k < params.collider_count; k += 1u) {
-        spaces[k] = half_space(params.colliders[k], x, q, params.collision_margin);
+        let motion = substep_motion(params.colliders[k], substep, params.substeps);
+        spaces[k] = moving_half_space(motion, params.colliders[k], x, q, params.collision_margin);
     }
     let contacts = resolve_contacts(x + q, spaces, params.collider_count);
     let pushed = q + contacts_displacement(contacts);
-    let stuck = stick(pushed, contacts, params.static_friction);
+    var surface = vec3<f32>(0.0);
+    for (var k = 0u; k < contacts.count; k += 1u) {
+        let motion = substep_motion(params.colliders[contacts.sources[k]], substep, params.substeps);
+        surface += motion_velocity(motion, x + pushed, params.h) * params.h;
+    }
+    surface = surface / f32(max(contacts.count, 1u));
+    let stuck = surface + stick(pushed - surface, contacts, params.static_friction);
     let settled = stuck + contacts_displacement(resolve_contacts(x + stuck, spaces, params.collider_count));
     let approach = q / params.h;
     var v = settled / params.h;
     for (var k = 0u; k < contacts.count; k += 1u) {
-        v = contact_velocity(
-            v, approach, contacts.normals[k], contacts.depths[k], params.h, params.dynamic_friction,
-            params.restitution, params.restitution_threshold,
+        let motion = substep_motion(params.colliders[contacts.sources[k]], substep, params.substeps);
+        let carried = motion_velocity(motion, x + settled, params.h);
+        v = carried + contact_velocity(
+            v - carried, approach - carried, contacts.normals[k], contacts.depths[k], params.h,
+            params.dynamic_friction, params.restitution, params.restitution_threshold,
         );
     }
     return Response(settled, v);

@@ -52,8 +52,13 @@ struct Collider {
     a: vec4<f32>,
     b: vec4<f32>,
     rotation: vec4<f32>,
+    // The frame's motion: the pose (translation xyz, rotation quaternion) at its start and end.
+    start_translation: vec4<f32>,
+    start_rotation: vec4<f32>,
+    end_translation: vec4<f32>,
+    end_rotation: vec4<f32>,
     kind: u32,
-    // Pads the array stride to 64 bytes (uniform arrays need 16-byte multiples).
+    // Pads the array stride to 128 bytes (uniform arrays need 16-byte multiples).
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,

@@ -5,13 +5,13 @@
 // rounding is relative to the motion. Pinned particles take their kinematic velocity and end
 // the frame exactly on their target. The frame's last finalize advances the clock.
 
-fn finalize_particle(i: u32) {
+fn finalize_particle(i: u32, substep: u32) {
     let state = velocities[i];
     if (state.w == 0.0) {
         return; // a pin: its thread finalizes it
     }
     let x = positions[i].xyz;
-    let response = respond_to_colliders(x, state.xyz);
+    let response = respond_to_colliders(x, state.xyz, substep);
     positions[i] = vec4<f32>(x + response.q, 1.0);
     velocities[i] = vec4<f32>(response.v, state.w);
 }
@@ -36,7 +36,7 @@ fn advanced_clock(time: f32, dt: f32) -> f32 {
 // Thread i finalizes particle i and pin i.
 fn finalize_thread(i: u32, substep: u32) {
     if (i < params.particle_count) {
-        finalize_particle(i);
+        finalize_particle(i, substep);
     }
     if (i < params.pin_count) {
         finalize_pin(pins[i], substep);

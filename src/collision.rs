@@ -7,8 +7,8 @@
 
 use crate::constraints::DENOMINATOR_EPSILON;
 use crate::error::Error;
-use crate::math::GEOMETRY_EPSILON;
-use glam::{Quat, Vec3};
+use crate::math::{atan2, GEOMETRY_EPSILON};
+use glam::{Quat, Vec3, Vec4};
 
 /// The most colliders a solver takes at once (the GPU keeps them in a uniform array).
 pub const MAX_COLLIDERS: usize = 8;
@@ -104,15 +104,21 @@ impl Collider {
         self.closest(p).distance
     }
 
-    /// The same shape moved by `by` (m).
-    pub fn translated(&self, by: Vec3) -> Self {
+    /// The shape at `pose` in the world (a sphere or capsule keeps no orientation of its own).
+    pub fn placed(&self, pose: &Pose) -> Self {
         match *self {
-            Self::Plane { normal, offset } => Self::Plane { normal, offset: offset + normal.dot(by) },
-            Self::Sphere { center, radius } => Self::Sphere { center: center + by, radius },
-            Self::Capsule { a, b, radius } => Self::Capsule { a: a + by, b: b + by, radius },
-            Self::Box { center, half_extents, rotation, rounding } => {
-                Self::Box { center: center + by, half_extents, rotation, rounding }
+            Self::Plane { normal, offset } => {
+                let normal = rotate(pose.rotation, normal);
+                Self::Plane { normal, offset: offset + normal.dot(pose.translation) }
             }
+            Self::Sphere { center, radius } => Self::Sphere { center: pose.to_world(center), radius },
+            Self::Capsule { a, b, radius } => Self::Capsule { a: pose.to_world(a), b: pose.to_world(b), radius },
+            Self::Box { center, half_extents, rotation, rounding } => Self::Box {
+                center: pose.to_world(center),
+                half_extents,
+                rotation: quaternion_product(pose.rotation, rotation),
+                rounding,
+            },
         }
     }
 
@@ -268,12 +274,213 @@ pub fn traced_half_space(collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> 
     HalfSpace { normal: contact.normal, offset: contact.normal.dot(point) - (contact.distance - margin) }
 }
 
+/// Where a collider is: its shape as given, turned by `rotation` about the origin, then moved
+/// by `translation`. The identity leaves it as given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pose {
+    /// Moves the turned shape (m).
+    pub translation: Vec3,
+    /// Turns the shape about the origin (unit quaternion).
+    pub rotation: Quat,
+}
+
+impl Default for Pose {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl Pose {
+    /// The shape as given.
+    pub const IDENTITY: Self = Self { translation: Vec3::ZERO, rotation: Quat::IDENTITY };
+
+    /// Checks the pose is finite and its rotation a unit quaternion (±1e-3).
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(self.translation.is_finite() && self.rotation.is_finite()) {
+            Err(Error::Collider(format!("pose {self:?} must be finite")))
+        } else if (self.rotation.length() - 1.0).abs() > 1e-3 {
+            Err(Error::Collider(format!("pose rotation {} must be a unit quaternion", self.rotation)))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The same pose with an exactly unit rotation.
+    pub fn normalized(&self) -> Self {
+        Self { rotation: self.rotation.normalize(), ..*self }
+    }
+
+    /// A point of the shape's own frame in the world.
+    pub fn to_world(&self, p: Vec3) -> Vec3 {
+        rotate(self.rotation, p) + self.translation
+    }
+
+    /// A point of the world in the shape's own frame.
+    pub fn to_local(&self, p: Vec3) -> Vec3 {
+        rotate(self.rotation.conjugate(), p - self.translation)
+    }
+
+    /// The pose a fraction `s` of the way to `to`: the translation interpolated linearly, the
+    /// rotation along the shorter arc (normalised linear interpolation). Equal rotations stay
+    /// exactly as they are, so a collider that only slides keeps its orientation's bits.
+    pub fn towards(&self, to: &Pose, s: f32) -> Pose {
+        let translation = self.translation + (to.translation - self.translation) * s;
+        if self.rotation == to.rotation {
+            return Pose { translation, rotation: self.rotation };
+        }
+        let (a, b) = (Vec4::from(self.rotation), Vec4::from(to.rotation));
+        let b = if a.dot(b) < 0.0 { -b } else { b };
+        let blend = a * (1.0 - s) + b * s;
+        Pose { translation, rotation: Quat::from_vec4(blend / blend.length().max(GEOMETRY_EPSILON)) }
+    }
+}
+
+/// A collider's motion over a frame or a substep: its pose at the start and at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Motion {
+    /// The pose at the start.
+    pub start: Pose,
+    /// The pose at the end.
+    pub end: Pose,
+}
+
+impl Motion {
+    /// Resting at `pose`.
+    pub fn still(pose: Pose) -> Self {
+        Self { start: pose, end: pose }
+    }
+
+    /// Substep `substep` of `substeps` of this frame's motion: from `k/n` to `(k + 1)/n` of the
+    /// way (a still motion as it is: what the interpolation gives it, without computing it).
+    pub fn substep(&self, substep: u32, substeps: u32) -> Motion {
+        if self.start == self.end {
+            return *self;
+        }
+        let n = substeps as f32;
+        Motion {
+            start: self.start.towards(&self.end, substep as f32 / n),
+            end: self.start.towards(&self.end, (substep + 1) as f32 / n),
+        }
+    }
+
+    /// The velocity over `h` seconds of the collider's material point that ends at `p`: the
+    /// translation's rate plus `ω × (p − t_end)`, with `ω` the rotation from start to end as
+    /// axis times angle over `h` (the angle `2·atan2(|v|, w)` of the quaternion `(v, w)` between
+    /// them, the shorter way). Zero for a collider at rest, exactly.
+    pub fn velocity(&self, p: Vec3, h: f32) -> Vec3 {
+        if self.start == self.end {
+            return Vec3::ZERO;
+        }
+        let turn = quaternion_product(self.end.rotation, self.start.rotation.conjugate());
+        let turn = if turn.w < 0.0 { -turn } else { turn };
+        let axis = Vec3::new(turn.x, turn.y, turn.z);
+        let sine = axis.length();
+        let omega = axis * (2.0 * atan2(sine, turn.w) / sine.max(GEOMETRY_EPSILON) / h);
+        (self.end.translation - self.start.translation) / h + omega.cross(p - self.end.translation)
+    }
+
+    /// The half-space of [`Collider::half_space`] for `collider` in this motion: the particle's
+    /// start `x` in the shape's frame at the start pose, its end `x + q` at the end pose (so a
+    /// moving collider's continuous collision follows the relative path), the half-space found
+    /// there and turned back into the world at the end pose. The local step is
+    /// `R₁⁻¹(q − Δt) + (R₁⁻¹ − R₀⁻¹)(x − t₀)`, so at rest it is `R⁻¹q` without recomputing `q`
+    /// from positions. At rest at the identity this is the shape's own half-space, bit for bit,
+    /// and it is computed as such (the common case costs no transformation).
+    pub fn half_space(&self, collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> HalfSpace {
+        if *self == Motion::still(Pose::IDENTITY) {
+            return collider.half_space(x, q, margin);
+        }
+        let (start, end) = (self.start, self.end);
+        let from_start = x - start.translation;
+        let x_local = rotate(start.rotation.conjugate(), from_start);
+        let to_end = end.rotation.conjugate();
+        let q_local =
+            rotate(to_end, q - (end.translation - start.translation)) + (rotate(to_end, from_start) - x_local);
+        let local = collider.half_space(x_local, q_local, margin);
+        let normal = rotate(end.rotation, local.normal);
+        HalfSpace { normal, offset: local.offset + normal.dot(end.translation) }
+    }
+}
+
+/// The Hamilton product `a·b` written out (the WGSL twin computes the same bits).
+pub fn quaternion_product(a: Quat, b: Quat) -> Quat {
+    Quat::from_xyzw(
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    )
+}
+
 /// Validates a collider list (each shape, and at most [`MAX_COLLIDERS`]).
 pub fn validate_colliders(colliders: &[Collider]) -> Result<(), Error> {
     if colliders.len() > MAX_COLLIDERS {
         return Err(Error::Collider(format!("{} colliders given, at most {MAX_COLLIDERS} supported", colliders.len())));
     }
     colliders.iter().try_for_each(Collider::validate)
+}
+
+/// A solver's colliders: their shapes as given and their motion over the coming frame, from
+/// where the last frame left them to the poses set since (shared by the GPU solver and the CPU
+/// reference).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct ColliderSet {
+    shapes: Vec<Collider>,
+    motions: Vec<Motion>,
+}
+
+impl ColliderSet {
+    /// `colliders` (validated), each resting at the identity pose.
+    pub fn new(colliders: &[Collider]) -> Result<Self, Error> {
+        validate_colliders(colliders)?;
+        Ok(Self {
+            shapes: colliders.iter().map(Collider::normalized).collect(),
+            motions: vec![Motion::default(); colliders.len()],
+        })
+    }
+
+    /// The poses the colliders reach by the end of the next frame, one per collider
+    /// (validated); the frame moves them there from where they are.
+    pub fn set_poses(&mut self, poses: &[Pose]) -> Result<(), Error> {
+        if poses.len() != self.shapes.len() {
+            return Err(Error::Collider(format!("{} poses given for {} colliders", poses.len(), self.shapes.len())));
+        }
+        poses.iter().try_for_each(Pose::validate)?;
+        for (motion, pose) in self.motions.iter_mut().zip(poses) {
+            motion.end = pose.normalized();
+        }
+        Ok(())
+    }
+
+    /// Ends a frame: every collider rests where it arrived. Whether any had moved.
+    pub fn end_frame(&mut self) -> bool {
+        let moved = self.motions.iter().any(|m| m.start != m.end);
+        for motion in &mut self.motions {
+            *motion = Motion::still(motion.end);
+        }
+        moved
+    }
+
+    /// The shapes as given.
+    pub fn shapes(&self) -> &[Collider] {
+        &self.shapes
+    }
+
+    /// Each collider's motion over the coming frame.
+    pub fn motions(&self) -> &[Motion] {
+        &self.motions
+    }
+
+    /// The poses they reach by the end of the coming frame.
+    pub fn poses(&self) -> Vec<Pose> {
+        self.motions.iter().map(|m| m.end).collect()
+    }
+
+    /// The shapes at the poses they reach by the end of the coming frame (where they are,
+    /// unless poses were set since the last frame).
+    pub fn placed(&self) -> Vec<Collider> {
+        self.shapes.iter().zip(&self.motions).map(|(shape, motion)| shape.placed(&motion.end)).collect()
+    }
 }
 
 /// A linear collision constraint `normal·p ≥ offset` (PBD §3.4, `C(p) = n·p − d ≥ 0`): a
@@ -365,6 +572,11 @@ impl Contacts {
             self.sources[i] = self.sources[i + 1];
         }
         self.count -= 1;
+    }
+
+    /// The index of the half-space (the collider) contact `k` came from.
+    pub fn source(&self, k: usize) -> usize {
+        self.sources[k]
     }
 
     fn contains(&self, source: usize) -> bool {
@@ -524,39 +736,55 @@ pub struct ContactResponse {
 }
 
 /// The end of a substep for a free particle that started it at `x` and moved by `q` (PBD Alg. 1
-/// lines 8, 12–16), against at most [`MAX_COLLIDERS`] colliders: the contact projection
-/// against every collider's half-space ([`resolve_contacts`]), static friction ([`stick`]) and
-/// the projection again (static friction only undoes motion along the contacts, but a third
-/// collider may lie in the way), then `v = q/h` with dynamic friction and restitution per
-/// contact. Returns the displacement and the velocity.
+/// lines 8, 12–16), against at most [`MAX_COLLIDERS`] colliders moving by `motions` over the
+/// substep: the contact projection against every collider's half-space ([`Motion::half_space`],
+/// [`resolve_contacts`]), static friction on the motion relative to the surfaces touched (their
+/// mean displacement at the particle; [`stick`]) and the projection again (static friction
+/// only undoes motion along the contacts, but a third collider may lie in the way), then
+/// `v = q/h` with dynamic friction and restitution per contact on the velocity relative to its
+/// surface. Returns the displacement and the velocity. At rest, every surface velocity is zero
+/// and this is the static response.
 ///
 /// A particle that starts outside every collider (as every substep leaves it) ends outside
 /// every collider, by at least the margin: each half-space lies outside its convex collider.
 /// One that starts inside (a collider was moved onto it) is pushed to the surface point closest
 /// to where it went; where two colliders overlap it may take a few substeps to get out.
-pub fn respond_to_colliders(x: Vec3, q: Vec3, colliders: &[Collider], response: &ContactResponse) -> (Vec3, Vec3) {
+pub fn respond_to_colliders(
+    x: Vec3,
+    q: Vec3,
+    colliders: &[Collider],
+    motions: &[Motion],
+    response: &ContactResponse,
+) -> (Vec3, Vec3) {
     let mut half_spaces = [HalfSpace::default(); MAX_COLLIDERS];
-    for (space, collider) in half_spaces.iter_mut().zip(colliders) {
-        *space = collider.half_space(x, q, response.margin);
+    for ((space, collider), motion) in half_spaces.iter_mut().zip(colliders).zip(motions) {
+        *space = motion.half_space(collider, x, q, response.margin);
     }
     let spaces = &half_spaces[..colliders.len()];
     let contacts = resolve_contacts(x + q, spaces);
     let pushed = q + contacts.displacement();
-    let stuck = stick(pushed, &contacts, response.static_friction);
+    let mut surface = Vec3::ZERO;
+    for k in 0..contacts.count {
+        surface += motions[contacts.source(k)].velocity(x + pushed, response.h) * response.h;
+    }
+    let surface = surface / contacts.count.max(1) as f32;
+    let stuck = surface + stick(pushed - surface, &contacts, response.static_friction);
     let settled = stuck + resolve_contacts(x + stuck, spaces).displacement();
     let approach = q / response.h;
     let mut v = settled / response.h;
     for k in 0..contacts.count {
-        v = contact_velocity(
-            v,
-            approach,
-            contacts.normals[k],
-            contacts.depths[k],
-            response.h,
-            response.dynamic_friction,
-            response.restitution,
-            response.restitution_threshold,
-        );
+        let carried = motions[contacts.source(k)].velocity(x + settled, response.h);
+        v = carried
+            + contact_velocity(
+                v - carried,
+                approach - carried,
+                contacts.normals[k],
+                contacts.depths[k],
+                response.h,
+                response.dynamic_friction,
+                response.restitution,
+                response.restitution_threshold,
+            );
     }
     (settled, v)
 }

@@ -4,7 +4,7 @@
 //! against, not a second backend to optimise.
 
 use crate::aerodynamics::{advanced_clock, air_acceleration, AirState};
-use crate::collision::{respond_to_colliders, validate_colliders, Collider};
+use crate::collision::{respond_to_colliders, Collider, ColliderSet, Motion, Pose};
 use crate::constraints::area::{project_area_limit, TriangleAreas};
 use crate::constraints::tether::{project_tethers, PinnedTethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
@@ -21,7 +21,7 @@ use glam::Vec3;
 pub struct CpuSolver {
     model: ClothModel,
     params: SolverParams,
-    colliders: Vec<Collider>,
+    colliders: ColliderSet,
     /// Particle state `x` (m), one per particle: it may be edited between steps, not resized
     /// ([`CpuSolver::step`] panics on a wrong length).
     pub positions: Vec<Vec3>,
@@ -50,13 +50,13 @@ impl CpuSolver {
     /// Starts the cloth at rest in its mesh's rest state.
     pub fn new(model: &ClothModel, params: SolverParams, colliders: &[Collider]) -> Result<Self, Error> {
         params.validate()?;
-        validate_colliders(colliders)?;
+        let colliders = ColliderSet::new(colliders)?;
         let n = model.particle_count();
         let positions = model.mesh().positions.clone();
         let mut solver = Self {
             model: model.clone(),
             params,
-            colliders: colliders.iter().map(Collider::normalized).collect(),
+            colliders,
             velocities: vec![Vec3::ZERO; n],
             normals: model.vertex_normals(&positions),
             pins: Pins::new(model),
@@ -89,11 +89,22 @@ impl CpuSolver {
         Ok(())
     }
 
-    /// Replaces the colliders (validated).
+    /// Replaces the colliders (validated), each resting at the identity pose.
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
-        validate_colliders(colliders)?;
-        self.colliders = colliders.iter().map(Collider::normalized).collect();
+        self.colliders = ColliderSet::new(colliders)?;
         Ok(())
+    }
+
+    /// The poses the colliders reach by the end of the next frame, one per collider
+    /// (validated): the frame moves them there from where they are, and their surfaces carry
+    /// the cloth they touch ([`crate::GpuSolver::set_collider_poses`]).
+    pub fn set_collider_poses(&mut self, poses: &[Pose]) -> Result<(), Error> {
+        self.colliders.set_poses(poses)
+    }
+
+    /// The colliders at the poses they reach by the end of the next frame.
+    pub fn colliders(&self) -> Vec<Collider> {
+        self.colliders.placed()
     }
 
     /// Builds what `params` need the first time they are used (Jacobi's plan, the springs, the
@@ -138,6 +149,7 @@ impl CpuSolver {
             }
             self.finalize(substep);
         }
+        self.colliders.end_frame();
         self.normals = self.model.vertex_normals(&self.positions);
         self.time = advanced_clock(self.time, self.params.substep_dt() * self.params.substeps as f32);
     }
@@ -285,6 +297,8 @@ impl CpuSolver {
         let h = self.params.substep_dt();
         let response = self.params.contact_response();
         let last = substep + 1 == self.params.substeps;
+        let motions: Vec<Motion> =
+            self.colliders.motions().iter().map(|m| m.substep(substep, self.params.substeps)).collect();
         for i in 0..self.positions.len() {
             let x = self.positions[i];
             let q = self.solve.displacements[i];
@@ -293,7 +307,7 @@ impl CpuSolver {
                 self.positions[i] = if last { self.pins.targets()[i] } else { x + q };
                 continue;
             }
-            let (q, v) = respond_to_colliders(x, q, &self.colliders, &response);
+            let (q, v) = respond_to_colliders(x, q, self.colliders.shapes(), &motions, &response);
             self.velocities[i] = v;
             self.positions[i] = x + q;
         }

@@ -3,7 +3,7 @@
 
 mod support;
 
-use drape::collision::{contact_velocity, resolve_contacts, stick, Collider, HalfSpace};
+use drape::collision::{contact_velocity, resolve_contacts, stick, Collider, HalfSpace, Motion, Pose};
 use drape::constraints::bending::{angle_error, bending_correction, dihedral, dihedral_angle};
 use drape::constraints::isometric::{curvature_vector, isometric_correction, isometric_weights};
 use drape::constraints::stretch::{distance_correction, DistanceCorrection};
@@ -320,6 +320,41 @@ fn capsules_and_boxes_keep_particles_outside() {
                 );
             }
         }
+    }
+}
+
+/// A collider's motion: poses interpolate from start to end (the shorter way round), a turning
+/// and sliding surface moves its points at `Δt/h + ω × (p − t)`, a shape placed at a pose is the
+/// shape seen from the pose's frame, and a still motion's half-space is the static one, bit for
+/// bit.
+#[test]
+fn collider_motions_follow_their_poses() {
+    let start = Pose { translation: Vec3::new(1.0, 0.0, 0.0), rotation: Quat::from_rotation_y(0.2) };
+    let end = Pose { translation: Vec3::new(1.0, 0.3, 0.0), rotation: Quat::from_rotation_y(0.5) };
+    let halfway = start.towards(&end, 0.5);
+    assert!((halfway.translation - Vec3::new(1.0, 0.15, 0.0)).length() < 1e-6);
+    assert!(halfway.rotation.angle_between(Quat::from_rotation_y(0.35)) < 1e-5);
+    // −q is the same rotation as q: still the short way.
+    let flipped = Pose { rotation: -end.rotation, ..end };
+    assert!(start.towards(&flipped, 0.5).rotation.angle_between(Quat::from_rotation_y(0.35)) < 1e-5);
+    let h = 0.01;
+    let motion = Motion { start, end };
+    let p = Vec3::new(1.5, 0.3, 0.2);
+    let omega = Vec3::Y * 0.3 / h;
+    let expected = Vec3::new(0.0, 0.3, 0.0) / h + omega.cross(p - end.translation);
+    assert!((motion.velocity(p, h) - expected).length() < 1e-3 * expected.length(), "{}", motion.velocity(p, h));
+    assert_eq!(Motion::still(end).velocity(p, h), Vec3::ZERO);
+    let substeps: Vec<Motion> = (0..4).map(|k| motion.substep(k, 4)).collect();
+    assert_eq!((substeps[0].start, substeps[3].end.translation), (start, end.translation));
+    assert!(substeps.windows(2).all(|w| w[0].end == w[1].start), "substeps join up");
+    for shape in capsule_and_box().into_iter().chain([Collider::sphere(Vec3::X, 0.3), Collider::ground(0.1)]) {
+        let placed = shape.placed(&end);
+        for local in [Vec3::new(0.3, -0.7, 0.9), Vec3::new(-0.2, 0.1, 0.0), Vec3::new(1.2, 0.4, -0.5)] {
+            let d = placed.signed_distance(end.to_world(local)) - shape.signed_distance(local);
+            assert!(d.abs() < 1e-5, "{shape:?}: {d}");
+        }
+        let (x, q) = (Vec3::new(0.2, 0.9, -0.1), Vec3::new(0.05, -0.8, 0.02));
+        assert_eq!(Motion::default().half_space(&shape, x, q, 0.01), shape.half_space(x, q, 0.01));
     }
 }
 

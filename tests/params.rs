@@ -1,8 +1,8 @@
 //! Bad parameters and colliders give typed errors; stiffness conversions follow PBD and XPBD.
 
 use drape::{
-    Aerodynamics, Collider, CpuSolver, Error, Gusts, MassSpringParams, Scene, SceneKind, SolverMode, SolverParams,
-    Stiffness, StrainLimits, TetherParams,
+    Aerodynamics, Collider, CpuSolver, Error, Gusts, MassSpringParams, Pose, Scene, SceneKind, SolverMode,
+    SolverParams, Stiffness, StrainLimits, TetherParams,
 };
 use glam::{Quat, Vec3};
 
@@ -119,6 +119,15 @@ fn solvers_refuse_bad_parameters_and_colliders() {
         assert!(matches!(CpuSolver::new(&scene.model, scene.params, &[collider]), Err(Error::Collider(_))));
     }
     Collider::capsule(a, a, 0.1).validate().unwrap();
+    // Poses: one per collider, finite, with a unit rotation.
+    let mut solver = CpuSolver::new(&scene.model, scene.params, &[Collider::ground(0.0)]).unwrap();
+    let still = Pose::IDENTITY;
+    let moved = Pose { translation: Vec3::new(f32::NAN, 0.0, 0.0), ..still };
+    let stretched = Pose { rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 1.5), ..still };
+    for poses in [vec![], vec![still, still], vec![moved], vec![stretched]] {
+        assert!(matches!(solver.set_collider_poses(&poses), Err(Error::Collider(_))), "{poses:?} accepted");
+    }
+    solver.set_collider_poses(&[Pose { translation: Vec3::Y, ..still }]).unwrap();
     let almost = cuboid(Vec3::splat(0.1), Quat::from_xyzw(0.0, 0.0, 0.0, 1.0005), 0.02);
     almost.validate().unwrap();
     assert_eq!(almost.normalized(), cuboid(Vec3::splat(0.1), Quat::IDENTITY, 0.02));

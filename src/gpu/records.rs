@@ -5,7 +5,7 @@
 
 use super::buffers::{record_bases, unit_table, unit_table_offsets};
 use crate::aerodynamics::Aerodynamics;
-use crate::collision::{Collider, MAX_COLLIDERS};
+use crate::collision::{Collider, Motion, MAX_COLLIDERS};
 use crate::constraints::{Kind, UnitType};
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
@@ -35,10 +35,18 @@ pub struct GpuCollider {
     pub b: [f32; 4],
     /// Box: rotation quaternion (x, y, z, w).
     pub rotation: [f32; 4],
+    /// The frame's motion ([`Motion`]): the translation at its start (w unused).
+    pub start_translation: [f32; 4],
+    /// The rotation quaternion at its start.
+    pub start_rotation: [f32; 4],
+    /// The translation at its end (w unused).
+    pub end_translation: [f32; 4],
+    /// The rotation quaternion at its end.
+    pub end_rotation: [f32; 4],
     /// [`GpuCollider::PLANE`], [`GpuCollider::SPHERE`], [`GpuCollider::CAPSULE`] or
     /// [`GpuCollider::BOX`].
     pub kind: u32,
-    /// Pads the uniform array stride to 64 bytes.
+    /// Pads the uniform array stride to 128 bytes.
     pub _pad: [u32; 3],
 }
 
@@ -52,7 +60,7 @@ impl GpuCollider {
     /// `COLLIDER_BOX` in WGSL.
     pub const BOX: u32 = 3;
 
-    fn from_collider(collider: &Collider) -> Self {
+    fn new(collider: &Collider, motion: &Motion) -> Self {
         let zero = [0.0; 4];
         let (a, b, rotation, kind) = match *collider {
             Collider::Plane { normal, offset } => (normal.extend(offset).to_array(), zero, zero, Self::PLANE),
@@ -67,7 +75,18 @@ impl GpuCollider {
                 Self::BOX,
             ),
         };
-        Self { a, b, rotation, kind, _pad: [0; 3] }
+        let (start, end) = (motion.start, motion.end);
+        Self {
+            a,
+            b,
+            rotation,
+            start_translation: start.translation.extend(0.0).to_array(),
+            start_rotation: start.rotation.to_array(),
+            end_translation: end.translation.extend(0.0).to_array(),
+            end_rotation: end.rotation.to_array(),
+            kind,
+            _pad: [0; 3],
+        }
     }
 }
 
@@ -154,7 +173,8 @@ pub struct GpuParams {
 }
 
 impl GpuParams {
-    /// Derives the GPU parameters; `params` and `colliders` must already be validated.
+    /// Derives the GPU parameters; `params` and `colliders` must already be validated, and
+    /// `motions` has one motion per collider for the coming frame.
     /// `jacobi` is the model's Jacobi plan when Jacobi's buffers exist; `unit_table` is where the
     /// unit table starts in the schedule buffer; `tether_particles` counts the tethered particles.
     #[allow(clippy::too_many_arguments)]
@@ -162,6 +182,7 @@ impl GpuParams {
         params: &SolverParams,
         model: &ClothModel,
         colliders: &[Collider],
+        motions: &[Motion],
         pin_count: usize,
         jacobi: Option<&JacobiPlan>,
         unit_table: u32,
@@ -170,8 +191,8 @@ impl GpuParams {
         let h = params.substep_dt();
         let responses = params.responses();
         let mut gpu_colliders = [GpuCollider::zeroed(); MAX_COLLIDERS];
-        for (slot, collider) in gpu_colliders.iter_mut().zip(colliders) {
-            *slot = GpuCollider::from_collider(collider);
+        for ((slot, collider), motion) in gpu_colliders.iter_mut().zip(colliders).zip(motions) {
+            *slot = GpuCollider::new(collider, motion);
         }
         let mut unit_types = [[0; 4]; MAX_UNIT_TYPES];
         let table_offsets = unit_table_offsets(model);

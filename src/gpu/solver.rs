@@ -18,7 +18,7 @@ use super::readback::{
     decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap, READBACK_SLOTS,
 };
 use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
-use crate::collision::{validate_colliders, Collider};
+use crate::collision::{Collider, ColliderSet, Pose};
 use crate::constraints::area::TriangleAreas;
 use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::constraints::UnitType;
@@ -56,7 +56,10 @@ pub struct GpuSolver {
     queue: wgpu::Queue,
     model: ClothModel,
     params: SolverParams,
-    colliders: Vec<Collider>,
+    colliders: ColliderSet,
+    /// Whether the parameters on the GPU still move the colliders as the last frame did (the
+    /// next frame must be uploaded its own motion first).
+    colliders_moved: bool,
     pins: Pins,
     /// The layout asked for, and the one in use (`Auto` resolved).
     requested_layout: DispatchStrategy,
@@ -97,7 +100,7 @@ impl GpuSolver {
         colliders: &[Collider],
     ) -> Result<Self, Error> {
         params.validate()?;
-        validate_colliders(colliders)?;
+        let colliders = ColliderSet::new(colliders)?;
         let workgroup_sizes = WorkgroupSizes::for_adapter(is_cpu_adapter(device));
         check_device_limits(device, workgroup_sizes)?;
         let blocks = block_sizes(device, model);
@@ -114,7 +117,8 @@ impl GpuSolver {
             queue: queue.clone(),
             model: model.clone(),
             params,
-            colliders: colliders.iter().map(Collider::normalized).collect(),
+            colliders,
+            colliders_moved: false,
             pins,
             requested_layout: DispatchStrategy::Auto,
             layout: DispatchStrategy::Auto,
@@ -155,10 +159,24 @@ impl GpuSolver {
         self.apply(self.params, layout)
     }
 
-    /// Replaces the colliders for the next frames (validated).
+    /// Replaces the colliders for the next frames (validated), each resting at the identity
+    /// pose.
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
-        validate_colliders(colliders)?;
-        self.colliders = colliders.iter().map(Collider::normalized).collect();
+        self.colliders = ColliderSet::new(colliders)?;
+        self.colliders_moved = false;
+        self.write_params();
+        Ok(())
+    }
+
+    /// The poses the colliders reach by the end of the next frame, one per collider (validated;
+    /// a pose turns the shape as given about the origin, then moves it). The frame moves each
+    /// collider there from where it is, a step per substep, and its surface carries what it
+    /// touches: static and dynamic friction and restitution act on the cloth's motion relative
+    /// to the surface, and continuous collision follows the relative path. Only the parameters
+    /// are uploaded; colliders not moved again rest where they arrived. With moving colliders,
+    /// submit each frame recorded by [`GpuSolver::encode_step`] before recording the next.
+    pub fn set_collider_poses(&mut self, poses: &[Pose]) -> Result<(), Error> {
+        self.colliders.set_poses(poses)?;
         self.write_params();
         Ok(())
     }
@@ -237,8 +255,14 @@ impl GpuSolver {
     }
 
     /// Records one frame (all substeps, then normals) into `encoder`, in one compute pass.
-    /// Submitting it is the caller's business; nothing is read back or waited on.
-    pub fn encode_step(&self, encoder: &mut wgpu::CommandEncoder) {
+    /// Submitting it is the caller's business; nothing is read back or waited on. Colliders that
+    /// moved in the last frame have the parameters uploaded first (they rest from now on, or
+    /// take their new poses).
+    pub fn encode_step(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        if self.colliders_moved {
+            self.write_params();
+        }
+        self.colliders_moved = self.colliders.end_frame();
         let mut pass = encoder
             .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("drape frame"), timestamp_writes: None });
         let groups = &self.bind_groups;
@@ -279,7 +303,7 @@ impl GpuSolver {
     }
 
     /// Records and submits one frame.
-    pub fn step(&self) {
+    pub fn step(&mut self) {
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape step") });
         self.encode_step(&mut encoder);
@@ -345,9 +369,15 @@ impl GpuSolver {
         &self.params
     }
 
-    /// The current colliders (plane normals normalised).
-    pub fn colliders(&self) -> &[Collider] {
-        &self.colliders
+    /// The colliders at the poses they reach by the end of the next frame (where they are,
+    /// unless poses were set since the last frame; plane normals normalised).
+    pub fn colliders(&self) -> Vec<Collider> {
+        self.colliders.placed()
+    }
+
+    /// The poses the colliders reach by the end of the next frame.
+    pub fn collider_poses(&self) -> Vec<Pose> {
+        self.colliders.poses()
     }
 
     /// The current pins.
@@ -377,7 +407,7 @@ impl GpuSolver {
     /// against the current colliders.
     pub fn metrics(&mut self) -> Result<ClothMetrics, Error> {
         let [positions, velocities] = self.read_vectors([Which::Positions, Which::Velocities])?;
-        Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders))
+        Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders.placed()))
     }
 
     /// Starts measuring the cloth as the frames submitted so far leave it, without waiting:
@@ -398,7 +428,7 @@ impl GpuSolver {
         encode_particle_copies(&mut encoder, &[&self.buffers.positions, &self.buffers.velocities], map.buffer(), n);
         self.queue.submit([encoder.finish()]);
         map.start();
-        colliders.clone_from(&self.colliders);
+        *colliders = self.colliders.placed();
         true
     }
 
@@ -478,7 +508,8 @@ impl GpuSolver {
         let gpu = GpuParams::new(
             &self.params,
             &self.model,
-            &self.colliders,
+            self.colliders.shapes(),
+            self.colliders.motions(),
             pins,
             self.jacobi.as_ref(),
             self.unit_table,

@@ -53,11 +53,11 @@ pub fn render_picture(
 ) -> Result<image::RgbaImage, Error> {
     let target = Offscreen::new(device, width, height)?;
     let mut renderer = SceneRenderer::new(device, OFFSCREEN_FORMAT, session.solver().model());
-    let markers = session.markers();
+    let (markers, colliders) = (session.markers(), session.colliders());
     renderer.prepare(
         device,
         queue,
-        &SceneView { camera, aspect: target.aspect(), colliders: session.colliders(), markers: &markers },
+        &SceneView { camera, aspect: target.aspect(), colliders: &colliders, markers: &markers },
     );
     target.capture(device, queue, &renderer, session.solver(), options)
 }

@@ -4,7 +4,7 @@
 use super::camera::{bounding_box, OrbitCamera, Ray};
 use super::pick::{pick_particle, ray_collider};
 use super::renderer::{Marker, MarkerKind};
-use crate::collision::Collider;
+use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::Error;
 use crate::gpu::readback::BackgroundMap;
@@ -162,9 +162,10 @@ enum Grab {
     /// A particle, pinned to the cursor while held. The drag happens in the plane through the
     /// grabbed point facing the camera.
     Particle { index: u32, was_pinned: bool, plane_point: Vec3, plane_normal: Vec3 },
-    /// A collider (not a plane), moved with the cursor from where it was grabbed: `original`
-    /// translated by the drag in the plane through the grabbed point facing the camera.
-    Collider { collider: usize, original: Collider, plane_point: Vec3, plane_normal: Vec3 },
+    /// A collider (not a plane), moved with the cursor from where it was grabbed: its pose
+    /// `original` moved by the drag in the plane through the grabbed point facing the camera.
+    /// The next frame carries it there, so the cloth it touches feels its velocity.
+    Collider { collider: usize, original: Pose, plane_point: Vec3, plane_normal: Vec3 },
 }
 
 /// How far along the cursor's ray a collider can be grabbed (m).
@@ -437,7 +438,7 @@ impl Session {
                 Some(Grab::Particle { index, was_pinned, plane_point, plane_normal })
             }
             (_, Some((collider, t))) => {
-                let original = self.solver.colliders()[collider];
+                let original = self.solver.collider_poses()[collider];
                 Some(Grab::Collider { collider, original, plane_point: ray.at(t), plane_normal })
             }
             _ => None,
@@ -455,9 +456,9 @@ impl Session {
             }
             Some(Grab::Collider { collider, original, plane_point, plane_normal }) => {
                 if let Some(point) = ray.intersect_plane(plane_point, plane_normal) {
-                    let mut colliders = self.solver.colliders().to_vec();
-                    colliders[collider] = original.translated(point - plane_point);
-                    self.solver.set_colliders(&colliders)?;
+                    let mut poses = self.solver.collider_poses();
+                    poses[collider] = Pose { translation: original.translation + (point - plane_point), ..original };
+                    self.solver.set_collider_poses(&poses)?;
                 }
             }
             None => {}
@@ -510,8 +511,8 @@ impl Session {
         &self.solver
     }
 
-    /// The current colliders (one may have been dragged).
-    pub fn colliders(&self) -> &[Collider] {
+    /// The colliders where they are (one may have been dragged).
+    pub fn colliders(&self) -> Vec<Collider> {
         self.solver.colliders()
     }
 

@@ -510,14 +510,10 @@ impl Viewer {
 
     /// The 3D scene, right of the panel.
     fn encode_scene(&mut self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
-        let markers = self.session.markers();
+        let (markers, colliders) = (self.session.markers(), self.session.colliders());
         let [width, height] = self.viewport().to_array();
-        let scene = SceneView {
-            camera: &self.camera,
-            aspect: width / height,
-            colliders: self.session.colliders(),
-            markers: &markers,
-        };
+        let scene =
+            SceneView { camera: &self.camera, aspect: width / height, colliders: &colliders, markers: &markers };
         self.renderer.prepare(&self.gpu.device, &self.gpu.queue, &scene);
         let viewport = Some([self.panel_pixels, 0.0, width, height]);
         self.renderer.render(encoder, target, self.depth.view(), viewport, self.session.solver(), self.panel.draw);
