@@ -340,6 +340,25 @@ fn stick(q: vec3<f32>, contacts: Contacts, static_friction: f32) -> vec3<f32> {
     return select(q, q - tangential, length(tangential) < static_friction * length(contacts_displacement(contacts)));
 }
 
+// The active contacts' static friction, their coefficients weighted by push
+// (contacts_static_friction in src/collision.rs).
+fn contacts_static_friction(contacts: Contacts) -> f32 {
+    var weighted = 0.0;
+    var pushes = 0.0;
+    var same = true;
+    let first = params.colliders[contacts.sources[0]].material.y;
+    for (var k = 0u; k < contacts.count; k += 1u) {
+        let friction = params.colliders[contacts.sources[k]].material.y;
+        weighted += friction * contacts.depths[k];
+        pushes += contacts.depths[k];
+        same &= friction == first;
+    }
+    if (contacts.count == 0u) {
+        return 0.0;
+    }
+    return select(weighted / max(pushes, DENOMINATOR_EPSILON), first, same);
+}
+
 // Dynamic friction and restitution of a particle in contact (PBD Alg. 1 line 16).
 fn contact_velocity(
     v: vec3<f32>, v_before: vec3<f32>, normal: vec3<f32>, depth: f32, h: f32, friction: f32,
@@ -372,7 +391,7 @@ fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> Response {
     var spaces: array<HalfSpace, MAX_COLLIDERS>;
     for (var k = 0u; k < params.collider_count; k += 1u) {
         let motion = substep_motion(params.colliders[k], substep, params.substeps);
-        spaces[k] = moving_half_space(motion, params.colliders[k], x, q, params.collision_margin);
+        spaces[k] = moving_half_space(motion, params.colliders[k], x, q, params.colliders[k].material.x);
     }
     let contacts = resolve_contacts(x + q, spaces, params.collider_count);
     let pushed = q + contacts_displacement(contacts);
@@ -382,7 +401,7 @@ fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> Response {
         surface += motion_velocity(motion, x + pushed, params.h) * params.h;
     }
     surface = surface / f32(max(contacts.count, 1u));
-    let stuck = surface + stick(pushed - surface, contacts, params.static_friction);
+    let stuck = surface + stick(pushed - surface, contacts, contacts_static_friction(contacts));
     let settled = stuck + contacts_displacement(resolve_contacts(x + stuck, spaces, params.collider_count));
     let approach = q / params.h;
     var v = settled / params.h;
@@ -391,7 +410,8 @@ fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> Response {
         let carried = motion_velocity(motion, x + settled, params.h);
         v = carried + contact_velocity(
             v - carried, approach - carried, contacts.normals[k], contacts.depths[k], params.h,
-            params.dynamic_friction, params.restitution, params.restitution_threshold,
+            params.colliders[contacts.sources[k]].material.z, params.colliders[contacts.sources[k]].material.w,
+            params.restitution_threshold,
         );
     }
     return Response(settled, v);

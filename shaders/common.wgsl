@@ -57,8 +57,10 @@ struct Collider {
     start_rotation: vec4<f32>,
     end_translation: vec4<f32>,
     end_rotation: vec4<f32>,
+    // Its material (ContactMaterial): margin, static and dynamic friction, restitution.
+    material: vec4<f32>,
     kind: u32,
-    // Pads the array stride to 128 bytes (uniform arrays need 16-byte multiples).
+    // Pads the array stride to 144 bytes (uniform arrays need 16-byte multiples).
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
@@ -122,13 +124,8 @@ struct Params {
     h: f32,
     // max(0, 1 − damping·h).
     damping_factor: f32,
-    // Coulomb coefficients against colliders.
-    static_friction: f32,
-    dynamic_friction: f32,
-    restitution: f32,
     // Normal speed under which restitution is off (2|g|h).
     restitution_threshold: f32,
-    collision_margin: f32,
     particle_count: u32,
     pin_count: u32,
     // Colours in the schedule's colour table.

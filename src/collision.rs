@@ -6,7 +6,7 @@
 //! the same order, so that the GPU computes the same bits).
 
 use crate::constraints::DENOMINATOR_EPSILON;
-use crate::error::Error;
+use crate::error::{Error, ParamError};
 use crate::math::{atan2, GEOMETRY_EPSILON};
 use glam::{Quat, Vec3, Vec4};
 
@@ -427,6 +427,8 @@ pub fn validate_colliders(colliders: &[Collider]) -> Result<(), Error> {
 pub(crate) struct ColliderSet {
     shapes: Vec<Collider>,
     motions: Vec<Motion>,
+    /// Each collider's own material, or `None` for the solver's parameters'.
+    materials: Vec<Option<ContactMaterial>>,
 }
 
 impl ColliderSet {
@@ -436,7 +438,27 @@ impl ColliderSet {
         Ok(Self {
             shapes: colliders.iter().map(Collider::normalized).collect(),
             motions: vec![Motion::default(); colliders.len()],
+            materials: vec![None; colliders.len()],
         })
+    }
+
+    /// Each collider's material, one per collider (validated): its own, or `None` for the
+    /// solver's parameters'.
+    pub fn set_materials(&mut self, materials: &[Option<ContactMaterial>]) -> Result<(), Error> {
+        if materials.len() != self.shapes.len() {
+            let message = format!("{} materials given for {} colliders", materials.len(), self.shapes.len());
+            return Err(Error::Collider(message));
+        }
+        for material in materials.iter().flatten() {
+            material.validate()?;
+        }
+        self.materials = materials.to_vec();
+        Ok(())
+    }
+
+    /// Each collider's material, `default` where it has none of its own.
+    pub fn materials(&self, default: ContactMaterial) -> Vec<ContactMaterial> {
+        self.materials.iter().map(|m| m.unwrap_or(default)).collect()
     }
 
     /// The poses the colliders reach by the end of the next frame, one per collider
@@ -718,30 +740,77 @@ pub fn contact_velocity(
     vt + normal * (-e * vn_before).max(0.0)
 }
 
-/// What the collision response needs of the parameters ([`crate::SolverParams::contact_response`]).
+/// How a collider's surface meets the cloth. Each collider may have its own
+/// ([`crate::GpuSolver::set_collider_materials`]); the others take the solver's parameters'
+/// ([`crate::SolverParams::contact_material`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactMaterial {
+    /// Distance kept between particles and the surface (m, ≥ 0).
+    pub margin: f32,
+    /// Static Coulomb friction (≥ 0): a particle does not slide while its tangential motion
+    /// needs less than this times the normal impulse.
+    pub static_friction: f32,
+    /// Dynamic Coulomb friction (≥ 0), on sliding particles.
+    pub dynamic_friction: f32,
+    /// Restitution (in [0, 1]), off for normal speeds below `2|g|h`.
+    pub restitution: f32,
+}
+
+impl ContactMaterial {
+    /// Checks every coefficient is finite and in range (naming the field that is not).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let non_negative = |v: f32| v.is_finite() && v >= 0.0;
+        let checks = [
+            (non_negative(self.margin), "collision_margin", self.margin, "finite and ≥ 0"),
+            (non_negative(self.static_friction), "static_friction", self.static_friction, "finite and ≥ 0"),
+            (non_negative(self.dynamic_friction), "dynamic_friction", self.dynamic_friction, "finite and ≥ 0"),
+            ((0.0..=1.0).contains(&self.restitution), "restitution", self.restitution, "in [0, 1]"),
+        ];
+        match checks.into_iter().find(|&(ok, ..)| !ok) {
+            Some((_, name, value, expected)) => Err(ParamError { name, value: value.to_string(), expected }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What the collision response needs of the parameters besides the colliders' materials
+/// ([`crate::SolverParams::contact_response`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactResponse {
     /// Substep length (s).
     pub h: f32,
-    /// Distance kept from collider surfaces (m).
-    pub margin: f32,
-    /// Coulomb coefficients.
-    pub static_friction: f32,
-    /// Applied to sliding particles.
-    pub dynamic_friction: f32,
-    /// Restitution coefficient and the normal speed below which it is off.
-    pub restitution: f32,
-    /// `2|g|h`.
+    /// The normal speed below which restitution is off: `2|g|h`.
     pub restitution_threshold: f32,
+}
+
+/// The static friction of the active contacts together: each contact's coefficient weighted by
+/// its push (so the friction they can hold is the sum of what each can), exactly the common
+/// coefficient when they share one.
+pub fn contacts_static_friction(contacts: &Contacts, materials: &[ContactMaterial]) -> f32 {
+    let mut weighted = 0.0;
+    let mut pushes = 0.0;
+    let mut shared = true;
+    for k in 0..contacts.count {
+        let friction = materials[contacts.source(k)].static_friction;
+        weighted += friction * contacts.depths[k];
+        pushes += contacts.depths[k];
+        shared &= friction == materials[contacts.source(0)].static_friction;
+    }
+    match contacts.count {
+        0 => 0.0,
+        _ if shared => materials[contacts.source(0)].static_friction,
+        _ => weighted / pushes.max(DENOMINATOR_EPSILON),
+    }
 }
 
 /// The end of a substep for a free particle that started it at `x` and moved by `q` (PBD Alg. 1
 /// lines 8, 12–16), against at most [`MAX_COLLIDERS`] colliders moving by `motions` over the
-/// substep: the contact projection against every collider's half-space ([`Motion::half_space`],
-/// [`resolve_contacts`]), static friction on the motion relative to the surfaces touched (their
-/// mean displacement at the particle; [`stick`]) and the projection again (static friction
-/// only undoes motion along the contacts, but a third collider may lie in the way), then
-/// `v = q/h` with dynamic friction and restitution per contact on the velocity relative to its
+/// substep, each with its material: the contact projection against every collider's half-space
+/// grown by its margin ([`Motion::half_space`], [`resolve_contacts`]), static friction on the
+/// motion relative to the surfaces touched (their mean displacement at the particle, their
+/// coefficients weighted by push; [`stick`]) and the projection again (static friction only
+/// undoes motion along the contacts, but a third collider may lie in the way), then `v = q/h`
+/// with each contact's dynamic friction and restitution on the velocity relative to its
 /// surface. Returns the displacement and the velocity. At rest, every surface velocity is zero
 /// and this is the static response.
 ///
@@ -754,11 +823,12 @@ pub fn respond_to_colliders(
     q: Vec3,
     colliders: &[Collider],
     motions: &[Motion],
+    materials: &[ContactMaterial],
     response: &ContactResponse,
 ) -> (Vec3, Vec3) {
     let mut half_spaces = [HalfSpace::default(); MAX_COLLIDERS];
-    for ((space, collider), motion) in half_spaces.iter_mut().zip(colliders).zip(motions) {
-        *space = motion.half_space(collider, x, q, response.margin);
+    for (k, space) in half_spaces.iter_mut().enumerate().take(colliders.len()) {
+        *space = motions[k].half_space(&colliders[k], x, q, materials[k].margin);
     }
     let spaces = &half_spaces[..colliders.len()];
     let contacts = resolve_contacts(x + q, spaces);
@@ -768,12 +838,13 @@ pub fn respond_to_colliders(
         surface += motions[contacts.source(k)].velocity(x + pushed, response.h) * response.h;
     }
     let surface = surface / contacts.count.max(1) as f32;
-    let stuck = surface + stick(pushed - surface, &contacts, response.static_friction);
+    let stuck = surface + stick(pushed - surface, &contacts, contacts_static_friction(&contacts, materials));
     let settled = stuck + resolve_contacts(x + stuck, spaces).displacement();
     let approach = q / response.h;
     let mut v = settled / response.h;
     for k in 0..contacts.count {
-        let carried = motions[contacts.source(k)].velocity(x + settled, response.h);
+        let source = contacts.source(k);
+        let carried = motions[source].velocity(x + settled, response.h);
         v = carried
             + contact_velocity(
                 v - carried,
@@ -781,8 +852,8 @@ pub fn respond_to_colliders(
                 contacts.normals[k],
                 contacts.depths[k],
                 response.h,
-                response.dynamic_friction,
-                response.restitution,
+                materials[source].dynamic_friction,
+                materials[source].restitution,
                 response.restitution_threshold,
             );
     }

@@ -46,7 +46,7 @@ pub mod schedule;
 pub mod viewer;
 
 pub use aerodynamics::{Aerodynamics, Gusts};
-pub use collision::{Collider, Pose};
+pub use collision::{Collider, ContactMaterial, Pose};
 pub use constraints::stretch::StrainLimits;
 pub use constraints::BendingModel;
 pub use error::{Error, MeshError, ParamError};

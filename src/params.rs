@@ -1,7 +1,7 @@
 //! Solver parameters: one `Copy` struct, every field with its unit, default and advice.
 
 use crate::aerodynamics::Aerodynamics;
-use crate::collision::ContactResponse;
+use crate::collision::{ContactMaterial, ContactResponse};
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{Response, Responses};
 use crate::error::ParamError;
@@ -149,7 +149,8 @@ pub struct SolverParams {
     /// Stiffness of dihedral bending constraints (default `Compliance(1.0)`, soft). Lower
     /// compliance (or higher PBD `k`) gives stiffer, leather-like cloth.
     pub bending: Stiffness,
-    /// Static Coulomb friction against colliders (default 0.5, ≥ 0): a particle in contact does
+    /// Static Coulomb friction against colliders without a [`ContactMaterial`] of their own
+    /// (default 0.5, ≥ 0; the same for the three fields below): a particle in contact does
     /// not slide while its tangential motion needs less than `static_friction` times the normal
     /// impulse, so cloth rests on a slope up to `atan(static_friction)` (0.5: 27°).
     pub static_friction: f32,
@@ -271,25 +272,7 @@ impl SolverParams {
         if let Some(aero) = &self.aerodynamics {
             aero.validate()?;
         }
-        check(
-            non_negative(self.static_friction),
-            "static_friction",
-            self.static_friction.to_string(),
-            "finite and ≥ 0",
-        )?;
-        check(
-            non_negative(self.dynamic_friction),
-            "dynamic_friction",
-            self.dynamic_friction.to_string(),
-            "finite and ≥ 0",
-        )?;
-        check((0.0..=1.0).contains(&self.restitution), "restitution", self.restitution.to_string(), "in [0, 1]")?;
-        check(
-            non_negative(self.collision_margin),
-            "collision_margin",
-            self.collision_margin.to_string(),
-            "finite and ≥ 0",
-        )?;
+        self.contact_material().validate()?;
         let h = self.substep_dt();
         check(h * h > 0.0, "time_step", dt.to_string(), "large enough that (time_step / substeps)² is not zero")?;
         let Responses { stretch, compression, bending, .. } = self.responses();
@@ -347,15 +330,19 @@ impl SolverParams {
         2.0 * self.gravity.length() * self.substep_dt()
     }
 
-    /// What the collision response uses of these parameters.
+    /// What the collision response uses of these parameters besides the colliders' materials.
     pub fn contact_response(&self) -> ContactResponse {
-        ContactResponse {
-            h: self.substep_dt(),
+        ContactResponse { h: self.substep_dt(), restitution_threshold: self.restitution_threshold() }
+    }
+
+    /// The material of every collider without one of its own: the margin, friction and
+    /// restitution here.
+    pub fn contact_material(&self) -> ContactMaterial {
+        ContactMaterial {
             margin: self.collision_margin,
             static_friction: self.static_friction,
             dynamic_friction: self.dynamic_friction,
             restitution: self.restitution,
-            restitution_threshold: self.restitution_threshold(),
         }
     }
 }

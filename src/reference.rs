@@ -4,7 +4,7 @@
 //! against, not a second backend to optimise.
 
 use crate::aerodynamics::{advanced_clock, air_acceleration, AirState};
-use crate::collision::{respond_to_colliders, Collider, ColliderSet, Motion, Pose};
+use crate::collision::{respond_to_colliders, Collider, ColliderSet, ContactMaterial, Motion, Pose};
 use crate::constraints::area::{project_area_limit, TriangleAreas};
 use crate::constraints::tether::{project_tethers, PinnedTethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
@@ -100,6 +100,12 @@ impl CpuSolver {
     /// the cloth they touch ([`crate::GpuSolver::set_collider_poses`]).
     pub fn set_collider_poses(&mut self, poses: &[Pose]) -> Result<(), Error> {
         self.colliders.set_poses(poses)
+    }
+
+    /// Each collider's contact material, or `None` for the parameters'
+    /// ([`crate::GpuSolver::set_collider_materials`]).
+    pub fn set_collider_materials(&mut self, materials: &[Option<ContactMaterial>]) -> Result<(), Error> {
+        self.colliders.set_materials(materials)
     }
 
     /// The colliders at the poses they reach by the end of the next frame.
@@ -299,6 +305,7 @@ impl CpuSolver {
         let last = substep + 1 == self.params.substeps;
         let motions: Vec<Motion> =
             self.colliders.motions().iter().map(|m| m.substep(substep, self.params.substeps)).collect();
+        let materials = self.colliders.materials(self.params.contact_material());
         for i in 0..self.positions.len() {
             let x = self.positions[i];
             let q = self.solve.displacements[i];
@@ -307,7 +314,7 @@ impl CpuSolver {
                 self.positions[i] = if last { self.pins.targets()[i] } else { x + q };
                 continue;
             }
-            let (q, v) = respond_to_colliders(x, q, self.colliders.shapes(), &motions, &response);
+            let (q, v) = respond_to_colliders(x, q, self.colliders.shapes(), &motions, &materials, &response);
             self.velocities[i] = v;
             self.positions[i] = x + q;
         }

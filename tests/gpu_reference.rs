@@ -6,8 +6,8 @@ mod support;
 use drape::constraints::Kind;
 use drape::mass_spring::{MassSpringParams, SpringNetwork};
 use drape::{
-    BendingModel, CpuSolver, DispatchStrategy, GpuSolver, Pose, Scene, SceneKind, SolverMode, SolverParams, Stiffness,
-    TetherParams,
+    BendingModel, ContactMaterial, CpuSolver, DispatchStrategy, GpuSolver, Pose, Scene, SceneKind, SolverMode,
+    SolverParams, Stiffness, TetherParams,
 };
 use glam::{Quat, Vec3};
 use support::{device, max_distance};
@@ -257,10 +257,10 @@ fn capsules_and_boxes_match_reference_and_repeat_bit_for_bit() {
     }
 }
 
-/// Moving colliders are the same on both sides: in the capsules scene the bar spins about its
-/// own axis and the box slides and turns (poses set every frame, the same on GPU and CPU); the
-/// cloth carried by them agrees with the reference in both modes, and two GPU runs are
-/// bit-identical.
+/// Moving colliders and their own materials are the same on both sides: in the capsules scene
+/// the bar spins about its own axis and the box slides and turns (poses set every frame, the
+/// same on GPU and CPU), and the ground and bar have materials of their own; the cloth agrees
+/// with the reference in both modes, and two GPU runs are bit-identical.
 #[test]
 fn moving_colliders_match_reference_and_repeat_bit_for_bit() {
     let (device, queue) = device();
@@ -276,11 +276,20 @@ fn moving_colliders_match_reference_and_repeat_bit_for_bit() {
             Pose { translation: Vec3::new(0.2 * t, 0.0, 0.0), rotation: Quat::from_rotation_y(0.5 * t) },
         ]
     };
+    // A bouncy ground with a wide margin, a slippery bar, the box as the parameters say.
+    let defaults = scene.params.contact_material();
+    let materials = [
+        Some(ContactMaterial { margin: 0.02, restitution: 0.5, ..defaults }),
+        Some(ContactMaterial { static_friction: 0.05, dynamic_friction: 0.05, ..defaults }),
+        None,
+    ];
     for mode in MODES {
         let p = params(SceneKind::Capsules, mode);
         let run = |frames: usize| {
             let mut gpu = solver(&device, &queue, &scene.model, p, &scene.colliders, DispatchStrategy::Auto);
             let mut cpu = CpuSolver::new(&scene.model, p, &scene.colliders).unwrap();
+            gpu.set_collider_materials(&materials).unwrap();
+            cpu.set_collider_materials(&materials).unwrap();
             for frame in 1..=frames {
                 gpu.set_collider_poses(&poses(frame)).unwrap();
                 cpu.set_collider_poses(&poses(frame)).unwrap();

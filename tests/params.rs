@@ -1,8 +1,8 @@
 //! Bad parameters and colliders give typed errors; stiffness conversions follow PBD and XPBD.
 
 use drape::{
-    Aerodynamics, Collider, CpuSolver, Error, Gusts, MassSpringParams, Pose, Scene, SceneKind, SolverMode,
-    SolverParams, Stiffness, StrainLimits, TetherParams,
+    Aerodynamics, Collider, ContactMaterial, CpuSolver, Error, Gusts, MassSpringParams, Pose, Scene, SceneKind,
+    SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams,
 };
 use glam::{Quat, Vec3};
 
@@ -128,6 +128,19 @@ fn solvers_refuse_bad_parameters_and_colliders() {
         assert!(matches!(solver.set_collider_poses(&poses), Err(Error::Collider(_))), "{poses:?} accepted");
     }
     solver.set_collider_poses(&[Pose { translation: Vec3::Y, ..still }]).unwrap();
+    // Materials: one per collider, each coefficient in range (named in the error).
+    let material = scene.params.contact_material();
+    for (bad, name) in [
+        (ContactMaterial { margin: -0.1, ..material }, "collision_margin"),
+        (ContactMaterial { static_friction: f32::NAN, ..material }, "static_friction"),
+        (ContactMaterial { dynamic_friction: -1.0, ..material }, "dynamic_friction"),
+        (ContactMaterial { restitution: 1.5, ..material }, "restitution"),
+    ] {
+        let result = solver.set_collider_materials(&[Some(bad)]);
+        assert!(matches!(&result, Err(Error::Param(e)) if e.name == name), "{bad:?}: {result:?}");
+    }
+    assert!(matches!(solver.set_collider_materials(&[None, None]), Err(Error::Collider(_))));
+    solver.set_collider_materials(&[Some(material)]).unwrap();
     let almost = cuboid(Vec3::splat(0.1), Quat::from_xyzw(0.0, 0.0, 0.0, 1.0005), 0.02);
     almost.validate().unwrap();
     assert_eq!(almost.normalized(), cuboid(Vec3::splat(0.1), Quat::IDENTITY, 0.02));

@@ -7,8 +7,8 @@ mod support;
 
 use drape::constraints::Kind;
 use drape::{
-    BendingModel, ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Pose, Scene, SceneKind, SolverMode,
-    SolverParams, Stiffness, StrainLimits, TetherParams,
+    BendingModel, ClothMesh, ClothModel, Collider, ContactMaterial, CpuSolver, GpuSolver, GridPlane, Pose, Scene,
+    SceneKind, SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams,
 };
 use glam::{Quat, Vec3};
 use support::{device, geodesic_distances, max_distance, Rng};
@@ -437,6 +437,80 @@ fn no_particle_ends_a_frame_inside_a_capsule_or_box() {
             }
         }
         assert!(touched[1] && touched[2], "{mode:?}: the cloth should rest on the bar and the box");
+    }
+}
+
+/// Each collider meets the cloth with its own material when it has one, whatever the
+/// parameters say: on the turned box's incline (20°), a grippy material (μ_s 0.6) holds a cloth
+/// the slippery parameters (μ 0.1) would let slide, and a slippery one lets it slide with
+/// Coulomb's `g(sin θ − μ cos θ)` under grippy parameters; a ground with a 2 cm margin holds a
+/// resting cloth 2 cm up, and a bouncy one (e = 0.6) throws a dropped cloth back to `e²h`
+/// while the parameters' restitution is 0.
+#[test]
+fn each_collider_meets_the_cloth_with_its_own_material() {
+    let angle = 20f32.to_radians();
+    let grippy = ContactMaterial { margin: 0.005, static_friction: 0.6, dynamic_friction: 0.5, restitution: 0.0 };
+    let slippery = ContactMaterial { static_friction: 0.1, dynamic_friction: 0.1, ..grippy };
+    let (model, _) = cloth_on_incline(6, angle, grippy.margin);
+    let incline = incline_box(angle);
+    let start = centre_of_mass(&model, &model.mesh().positions);
+    let downhill = Quat::from_rotation_z(angle) * Vec3::NEG_X;
+    for mode in MODES {
+        let with = |own: ContactMaterial, params: ContactMaterial| {
+            let params = SolverParams {
+                mode,
+                damping: 0.0,
+                static_friction: params.static_friction,
+                dynamic_friction: params.dynamic_friction,
+                ..Default::default()
+            };
+            let mut solver = solver(&model, params, &[incline]);
+            solver.set_collider_materials(&[Some(own)]).unwrap();
+            solver
+        };
+        let mut held = with(grippy, slippery);
+        for _ in 0..60 {
+            held.step();
+        }
+        let creep = centre_of_mass(&model, &held.read_positions().unwrap()).distance(start);
+        assert!(creep < 1e-4, "{mode:?}: crept {creep} m on the grippy incline");
+        let mut sliding = with(slippery, grippy);
+        let mut speed = |frames: usize| {
+            for _ in 0..frames {
+                sliding.step();
+            }
+            centre_of_mass(&model, &sliding.read_velocities().unwrap()).dot(downhill)
+        };
+        let acceleration = -speed(30) + speed(60);
+        let expected = 9.81 * (angle.sin() - 0.1 * angle.cos());
+        assert!((acceleration - expected).abs() <= 0.05 * expected, "{mode:?}: {acceleration}, Coulomb {expected}");
+    }
+    let params = SolverParams { damping: 0.0, ..Default::default() };
+    let ground = Collider::ground(0.0);
+    let (h0, e) = (0.5f32, 0.6f32);
+    for (margin, height, restitution) in [(0.02, 0.02, 0.0), (0.005, h0 + 0.005, e)] {
+        let mesh = ClothMesh::grid(3, 3, 0.1, GridPlane::Horizontal, Vec3::new(0.0, height, 0.0)).unwrap();
+        let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
+        let mut solver = solver(&model, params, &[ground]);
+        let own = ContactMaterial { margin, restitution, ..params.contact_material() };
+        solver.set_collider_materials(&[Some(own)]).unwrap();
+        let mut apex = 0.0f32;
+        let mut bounced = false;
+        for _ in 0..90 {
+            solver.step();
+            let y = centre_of_mass(&model, &solver.read_positions().unwrap()).y - margin;
+            bounced |= centre_of_mass(&model, &solver.read_velocities().unwrap()).y > 0.0;
+            if bounced {
+                apex = apex.max(y);
+            }
+        }
+        let rest = centre_of_mass(&model, &solver.read_positions().unwrap()).y;
+        if restitution == 0.0 {
+            assert!((rest - margin).abs() < 1e-4, "resting {rest} m up on a ground with a {margin} m margin");
+        } else {
+            let expected = e * e * h0;
+            assert!((apex - expected).abs() <= 0.1 * expected, "bounced to {apex} m, e²h0 = {expected}");
+        }
     }
 }
 

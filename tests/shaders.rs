@@ -412,6 +412,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             start_rotation,
             end_translation,
             end_rotation,
+            material,
             kind
         ),
     );
@@ -432,11 +433,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             relaxation,
             h,
             damping_factor,
-            static_friction,
-            dynamic_friction,
-            restitution,
             restitution_threshold,
-            collision_margin,
             particle_count,
             pin_count,
             colour_count,

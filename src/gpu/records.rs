@@ -5,7 +5,7 @@
 
 use super::buffers::{record_bases, unit_table, unit_table_offsets};
 use crate::aerodynamics::Aerodynamics;
-use crate::collision::{Collider, Motion, MAX_COLLIDERS};
+use crate::collision::{Collider, ContactMaterial, Motion, MAX_COLLIDERS};
 use crate::constraints::{Kind, UnitType};
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
@@ -43,10 +43,12 @@ pub struct GpuCollider {
     pub end_translation: [f32; 4],
     /// The rotation quaternion at its end.
     pub end_rotation: [f32; 4],
+    /// Its [`ContactMaterial`]: margin, static and dynamic friction, restitution.
+    pub material: [f32; 4],
     /// [`GpuCollider::PLANE`], [`GpuCollider::SPHERE`], [`GpuCollider::CAPSULE`] or
     /// [`GpuCollider::BOX`].
     pub kind: u32,
-    /// Pads the uniform array stride to 128 bytes.
+    /// Pads the uniform array stride to 144 bytes.
     pub _pad: [u32; 3],
 }
 
@@ -60,7 +62,7 @@ impl GpuCollider {
     /// `COLLIDER_BOX` in WGSL.
     pub const BOX: u32 = 3;
 
-    fn new(collider: &Collider, motion: &Motion) -> Self {
+    fn new(collider: &Collider, motion: &Motion, material: &ContactMaterial) -> Self {
         let zero = [0.0; 4];
         let (a, b, rotation, kind) = match *collider {
             Collider::Plane { normal, offset } => (normal.extend(offset).to_array(), zero, zero, Self::PLANE),
@@ -84,6 +86,7 @@ impl GpuCollider {
             start_rotation: start.rotation.to_array(),
             end_translation: end.translation.extend(0.0).to_array(),
             end_rotation: end.rotation.to_array(),
+            material: [material.margin, material.static_friction, material.dynamic_friction, material.restitution],
             kind,
             _pad: [0; 3],
         }
@@ -152,11 +155,7 @@ pub struct GpuParams {
     pub relaxation: f32,
     pub h: f32,
     pub damping_factor: f32,
-    pub static_friction: f32,
-    pub dynamic_friction: f32,
-    pub restitution: f32,
     pub restitution_threshold: f32,
-    pub collision_margin: f32,
     pub particle_count: u32,
     pub pin_count: u32,
     pub colour_count: u32,
@@ -174,7 +173,8 @@ pub struct GpuParams {
 
 impl GpuParams {
     /// Derives the GPU parameters; `params` and `colliders` must already be validated, and
-    /// `motions` has one motion per collider for the coming frame.
+    /// `motions` and `materials` have one motion for the coming frame and one material per
+    /// collider.
     /// `jacobi` is the model's Jacobi plan when Jacobi's buffers exist; `unit_table` is where the
     /// unit table starts in the schedule buffer; `tether_particles` counts the tethered particles.
     #[allow(clippy::too_many_arguments)]
@@ -183,6 +183,7 @@ impl GpuParams {
         model: &ClothModel,
         colliders: &[Collider],
         motions: &[Motion],
+        materials: &[ContactMaterial],
         pin_count: usize,
         jacobi: Option<&JacobiPlan>,
         unit_table: u32,
@@ -191,8 +192,8 @@ impl GpuParams {
         let h = params.substep_dt();
         let responses = params.responses();
         let mut gpu_colliders = [GpuCollider::zeroed(); MAX_COLLIDERS];
-        for ((slot, collider), motion) in gpu_colliders.iter_mut().zip(colliders).zip(motions) {
-            *slot = GpuCollider::new(collider, motion);
+        for (k, slot) in gpu_colliders.iter_mut().enumerate().take(colliders.len()) {
+            *slot = GpuCollider::new(&colliders[k], &motions[k], &materials[k]);
         }
         let mut unit_types = [[0; 4]; MAX_UNIT_TYPES];
         let table_offsets = unit_table_offsets(model);
@@ -237,11 +238,7 @@ impl GpuParams {
             },
             h,
             damping_factor: (1.0 - params.damping * h).max(0.0),
-            static_friction: params.static_friction,
-            dynamic_friction: params.dynamic_friction,
-            restitution: params.restitution,
             restitution_threshold: params.restitution_threshold(),
-            collision_margin: params.collision_margin,
             particle_count: model.particle_count() as u32,
             pin_count: pin_count as u32,
             colour_count: model.schedule().colours.len() as u32,

@@ -18,7 +18,7 @@ use super::readback::{
     decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap, READBACK_SLOTS,
 };
 use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
-use crate::collision::{Collider, ColliderSet, Pose};
+use crate::collision::{Collider, ColliderSet, ContactMaterial, Pose};
 use crate::constraints::area::TriangleAreas;
 use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::constraints::UnitType;
@@ -369,6 +369,16 @@ impl GpuSolver {
         &self.params
     }
 
+    /// Each collider's contact material, one per collider (validated): its own margin,
+    /// friction and restitution, or `None` to take the parameters' (`collision_margin`,
+    /// `static_friction`, `dynamic_friction`, `restitution`, which then keep applying as they
+    /// change). Colliders start with `None`; [`GpuSolver::set_colliders`] resets them.
+    pub fn set_collider_materials(&mut self, materials: &[Option<ContactMaterial>]) -> Result<(), Error> {
+        self.colliders.set_materials(materials)?;
+        self.write_params();
+        Ok(())
+    }
+
     /// The colliders at the poses they reach by the end of the next frame (where they are,
     /// unless poses were set since the last frame; plane normals normalised).
     pub fn colliders(&self) -> Vec<Collider> {
@@ -510,6 +520,7 @@ impl GpuSolver {
             &self.model,
             self.colliders.shapes(),
             self.colliders.motions(),
+            &self.colliders.materials(self.params.contact_material()),
             pins,
             self.jacobi.as_ref(),
             self.unit_table,
