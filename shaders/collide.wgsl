@@ -54,7 +54,15 @@ fn capsule_point(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, radius: f32) -> Surfa
     let along = clamp(dot(p - a, axis) / max(dot(axis, axis), DENOMINATOR_EPSILON), 0.0, 1.0);
     let out = p - (a + axis * along);
     let len = length(out);
-    let normal = select(vec3<f32>(0.0, 1.0, 0.0), out / max(len, GEOMETRY_EPSILON), len > GEOMETRY_EPSILON);
+    let away = select(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), abs(axis.y) < max(abs(axis.x), abs(axis.z)));
+    let across = cross(axis, away);
+    let across_len = length(across);
+    var normal = vec3<f32>(0.0, 1.0, 0.0);
+    if (len > GEOMETRY_EPSILON) {
+        normal = out / len;
+    } else if (across_len > GEOMETRY_EPSILON) {
+        normal = across / across_len;
+    }
     return SurfacePoint(len - radius, normal);
 }
 
@@ -66,7 +74,7 @@ fn rotate(r: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
 
 // box_point in src/collision.rs.
 fn box_point(p: vec3<f32>, center: vec3<f32>, half_extents: vec3<f32>, rotation: vec4<f32>, rounding: f32) -> SurfacePoint {
-    let local = rotate(vec4<f32>(-rotation.xyz, rotation.w), p - center);
+    let local = rotate(conjugate(rotation), p - center);
     let side = select(vec3<f32>(-1.0), vec3<f32>(1.0), local >= vec3<f32>(0.0));
     let excess = abs(local) - half_extents;
     let outside = max(excess, vec3<f32>(0.0));
@@ -105,15 +113,16 @@ const TRACE_TOLERANCE: f32 = 1e-5;
 fn traced_half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> HalfSpace {
     let len = length(q);
     let start = closest(collider, x);
-    var contact = closest(collider, x + q);
+    let end = closest(collider, x + q);
+    var contact = end;
     var point = x + q;
     if (start.distance - margin >= 0.0 && len > GEOMETRY_EPSILON) {
         var s = 0.0;
         var here = start;
+        var arrived = false;
         for (var step = 0u; step < TRACE_STEPS; step += 1u) {
-            if (here.distance - margin <= TRACE_TOLERANCE) {
-                contact = here;
-                point = x + q * s;
+            arrived = here.distance - margin <= TRACE_TOLERANCE;
+            if (arrived) {
                 break;
             }
             s += (here.distance - margin) / len;
@@ -121,6 +130,10 @@ fn traced_half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32
                 break;
             }
             here = closest(collider, x + q * s);
+        }
+        if (arrived || (s <= 1.0 && end.distance - margin < 0.0)) {
+            contact = here;
+            point = x + q * s;
         }
     }
     return HalfSpace(contact.normal, dot(contact.normal, point) - (contact.distance - margin));
@@ -151,13 +164,24 @@ struct Motion {
 
 // Pose::towards: a fraction s of the way from `here` to `there`.
 fn pose_towards(here: Pose, there: Pose, s: f32) -> Pose {
+    if (s == 0.0) {
+        return here;
+    }
+    if (s == 1.0) {
+        return there;
+    }
     let translation = here.translation + (there.translation - here.translation) * s;
     if (all(here.rotation == there.rotation)) {
         return Pose(translation, here.rotation);
     }
-    let b = select(there.rotation, -there.rotation, dot(here.rotation, there.rotation) < 0.0);
+    let b = select(there.rotation, -there.rotation, dot4(here.rotation, there.rotation) < 0.0);
     let blend = here.rotation * (1.0 - s) + b * s;
-    return Pose(translation, blend / max(length(blend), GEOMETRY_EPSILON));
+    return Pose(translation, blend / max(sqrt(dot4(blend, blend)), GEOMETRY_EPSILON));
+}
+
+// dot4 in src/collision.rs: summed in index order.
+fn dot4(a: vec4<f32>, b: vec4<f32>) -> f32 {
+    return ((a.x * b.x + a.y * b.y) + a.z * b.z) + a.w * b.w;
 }
 
 // Motion::substep of the collider's frame motion (a still one is still in every substep).

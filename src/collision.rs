@@ -1,5 +1,5 @@
-//! Colliders and the collision response: the shapes the cloth collides with (changed between
-//! frames), the contact projection of PBD §3.4 (every collider at once, so that a particle in a
+//! Colliders and the collision response: the shapes the cloth collides with (each moved
+//! through a frame by its pose, with its own contact material), the contact projection of PBD §3.4 (every collider at once, so that a particle in a
 //! crevice between two colliders ends outside both), static friction on positions and the
 //! velocity response of PBD Alg. 1 line 16.
 //! WGSL twin: `shaders/collide.wgsl` (same names, same argument order, the same operations in
@@ -193,13 +193,23 @@ struct SurfacePoint {
 }
 
 /// Capsule `a`–`b` of `radius`: the distance to the closest point `c` of the axis, less the
-/// radius; the normal along `p − c` (`+Y` on the axis). `a = b` is a sphere.
+/// radius; the normal along `p − c`, or on the axis itself a direction across it (so the
+/// tangent plane there still supports the capsule; `+Y` for a sphere, `a = b`).
 fn capsule_point(p: Vec3, a: Vec3, b: Vec3, radius: f32) -> SurfacePoint {
     let axis = b - a;
     let along = ((p - a).dot(axis) / axis.length_squared().max(DENOMINATOR_EPSILON)).clamp(0.0, 1.0);
     let out = p - (a + axis * along);
     let length = out.length();
-    let normal = if length > GEOMETRY_EPSILON { out / length } else { Vec3::Y };
+    let away = if axis.y.abs() < axis.x.abs().max(axis.z.abs()) { Vec3::Y } else { Vec3::X };
+    let across = axis.cross(away);
+    let across_length = across.length();
+    let normal = if length > GEOMETRY_EPSILON {
+        out / length
+    } else if across_length > GEOMETRY_EPSILON {
+        across / across_length
+    } else {
+        Vec3::Y
+    };
     SurfacePoint { distance: length - radius, normal }
 }
 
@@ -247,21 +257,24 @@ pub const TRACE_TOLERANCE: f32 = 1e-5;
 /// (continuous collision), otherwise at the surface point closest to `x + q`. The entry is
 /// found by sphere tracing: from `s = 0`, step `s += d(x + s·q)/|q|`, where `d` is the exact
 /// distance to the grown surface, so no step crosses it; at most [`TRACE_STEPS`] steps, a hit
-/// once `d ≤` [`TRACE_TOLERANCE`]. A path straight at a face stops in one step; one that grazes
-/// the surface closes in more slowly, and if it has not arrived by the last step its end point
-/// is treated as if it had not entered. The plane through the grown surface point below the
-/// contact point with its normal supports the convex shape, so it lies outside it.
+/// once `d ≤` [`TRACE_TOLERANCE`]. A path straight at a face stops in one step; one at a
+/// glancing angle closes in more slowly, and if it has not arrived by the last step but ends
+/// inside, the last point traced, short of the surface on the near side, is the contact (a
+/// glancing path that passes all the way through a thin shape within one substep before the
+/// trace arrives is not caught). The plane through the grown surface point nearest the contact
+/// point, with its normal, supports the convex shape, so it lies outside it.
 pub fn traced_half_space(collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> HalfSpace {
     let length = q.length();
     let start = collider.closest(x);
-    let mut contact = collider.closest(x + q);
-    let mut point = x + q;
+    let end = collider.closest(x + q);
+    let (mut contact, mut point) = (end, x + q);
     if start.distance - margin >= 0.0 && length > GEOMETRY_EPSILON {
         let mut s = 0.0;
         let mut here = start;
+        let mut arrived = false;
         for _ in 0..TRACE_STEPS {
-            if here.distance - margin <= TRACE_TOLERANCE {
-                (contact, point) = (here, x + q * s);
+            arrived = here.distance - margin <= TRACE_TOLERANCE;
+            if arrived {
                 break;
             }
             s += (here.distance - margin) / length;
@@ -269,6 +282,9 @@ pub fn traced_half_space(collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> 
                 break;
             }
             here = collider.closest(x + q * s);
+        }
+        if arrived || (s <= 1.0 && end.distance - margin < 0.0) {
+            (contact, point) = (here, x + q * s);
         }
     }
     HalfSpace { normal: contact.normal, offset: contact.normal.dot(point) - (contact.distance - margin) }
@@ -315,24 +331,32 @@ impl Pose {
         rotate(self.rotation, p) + self.translation
     }
 
-    /// A point of the world in the shape's own frame.
-    pub fn to_local(&self, p: Vec3) -> Vec3 {
-        rotate(self.rotation.conjugate(), p - self.translation)
-    }
-
     /// The pose a fraction `s` of the way to `to`: the translation interpolated linearly, the
-    /// rotation along the shorter arc (normalised linear interpolation). Equal rotations stay
-    /// exactly as they are, so a collider that only slides keeps its orientation's bits.
+    /// rotation along the shorter arc (normalised linear interpolation). The ends are the poses
+    /// themselves, exactly, and equal rotations stay exactly as they are, so a collider that
+    /// only slides keeps its orientation's bits.
     pub fn towards(&self, to: &Pose, s: f32) -> Pose {
+        if s == 0.0 {
+            return *self;
+        }
+        if s == 1.0 {
+            return *to;
+        }
         let translation = self.translation + (to.translation - self.translation) * s;
         if self.rotation == to.rotation {
             return Pose { translation, rotation: self.rotation };
         }
         let (a, b) = (Vec4::from(self.rotation), Vec4::from(to.rotation));
-        let b = if a.dot(b) < 0.0 { -b } else { b };
+        let b = if dot4(a, b) < 0.0 { -b } else { b };
         let blend = a * (1.0 - s) + b * s;
-        Pose { translation, rotation: Quat::from_vec4(blend / blend.length().max(GEOMETRY_EPSILON)) }
+        Pose { translation, rotation: Quat::from_vec4(blend / dot4(blend, blend).sqrt().max(GEOMETRY_EPSILON)) }
     }
+}
+
+/// A 4-vector dot product summed in index order (glam's may pair the terms differently; the
+/// WGSL twin sums them in this order).
+fn dot4(a: Vec4, b: Vec4) -> f32 {
+    ((a.x * b.x + a.y * b.y) + a.z * b.z) + a.w * b.w
 }
 
 /// A collider's motion over a frame or a substep: its pose at the start and at the end.
@@ -474,6 +498,13 @@ impl ColliderSet {
         Ok(())
     }
 
+    /// Puts the colliders at `poses` (validated) at once, at rest: no frame carries them there.
+    pub fn place(&mut self, poses: &[Pose]) -> Result<(), Error> {
+        self.set_poses(poses)?;
+        self.end_frame();
+        Ok(())
+    }
+
     /// Ends a frame: every collider rests where it arrived. Whether any had moved.
     pub fn end_frame(&mut self) -> bool {
         let moved = self.motions.iter().any(|m| m.start != m.end);
@@ -502,6 +533,11 @@ impl ColliderSet {
     /// unless poses were set since the last frame).
     pub fn placed(&self) -> Vec<Collider> {
         self.shapes.iter().zip(&self.motions).map(|(shape, motion)| shape.placed(&motion.end)).collect()
+    }
+
+    /// The shapes where the last frame left them (where the cloth last met them).
+    pub fn placed_at_start(&self) -> Vec<Collider> {
+        self.shapes.iter().zip(&self.motions).map(|(shape, motion)| shape.placed(&motion.start)).collect()
     }
 }
 
@@ -746,7 +782,7 @@ pub fn contact_velocity(
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactMaterial {
     /// Distance kept between particles and the surface (m, ≥ 0).
-    pub margin: f32,
+    pub collision_margin: f32,
     /// Static Coulomb friction (≥ 0): a particle does not slide while its tangential motion
     /// needs less than this times the normal impulse.
     pub static_friction: f32,
@@ -761,7 +797,7 @@ impl ContactMaterial {
     pub fn validate(&self) -> Result<(), ParamError> {
         let non_negative = |v: f32| v.is_finite() && v >= 0.0;
         let checks = [
-            (non_negative(self.margin), "collision_margin", self.margin, "finite and ≥ 0"),
+            (non_negative(self.collision_margin), "collision_margin", self.collision_margin, "finite and ≥ 0"),
             (non_negative(self.static_friction), "static_friction", self.static_friction, "finite and ≥ 0"),
             (non_negative(self.dynamic_friction), "dynamic_friction", self.dynamic_friction, "finite and ≥ 0"),
             ((0.0..=1.0).contains(&self.restitution), "restitution", self.restitution, "in [0, 1]"),
@@ -828,7 +864,7 @@ pub fn respond_to_colliders(
 ) -> (Vec3, Vec3) {
     let mut half_spaces = [HalfSpace::default(); MAX_COLLIDERS];
     for (k, space) in half_spaces.iter_mut().enumerate().take(colliders.len()) {
-        *space = motions[k].half_space(&colliders[k], x, q, materials[k].margin);
+        *space = motions[k].half_space(&colliders[k], x, q, materials[k].collision_margin);
     }
     let spaces = &half_spaces[..colliders.len()];
     let contacts = resolve_contacts(x + q, spaces);

@@ -339,7 +339,7 @@ impl SolverParams {
     /// restitution here.
     pub fn contact_material(&self) -> ContactMaterial {
         ContactMaterial {
-            margin: self.collision_margin,
+            collision_margin: self.collision_margin,
             static_friction: self.static_friction,
             dynamic_friction: self.dynamic_friction,
             restitution: self.restitution,

@@ -102,6 +102,11 @@ impl CpuSolver {
         self.colliders.set_poses(poses)
     }
 
+    /// Puts the colliders at `poses` at once, at rest ([`crate::GpuSolver::place_colliders`]).
+    pub fn place_colliders(&mut self, poses: &[Pose]) -> Result<(), Error> {
+        self.colliders.place(poses)
+    }
+
     /// Each collider's contact material, or `None` for the parameters'
     /// ([`crate::GpuSolver::set_collider_materials`]).
     pub fn set_collider_materials(&mut self, materials: &[Option<ContactMaterial>]) -> Result<(), Error> {

@@ -279,7 +279,7 @@ fn moving_colliders_match_reference_and_repeat_bit_for_bit() {
     // A bouncy ground with a wide margin, a slippery bar, the box as the parameters say.
     let defaults = scene.params.contact_material();
     let materials = [
-        Some(ContactMaterial { margin: 0.02, restitution: 0.5, ..defaults }),
+        Some(ContactMaterial { collision_margin: 0.02, restitution: 0.5, ..defaults }),
         Some(ContactMaterial { static_friction: 0.05, dynamic_friction: 0.05, ..defaults }),
         None,
     ];

@@ -131,7 +131,7 @@ fn solvers_refuse_bad_parameters_and_colliders() {
     // Materials: one per collider, each coefficient in range (named in the error).
     let material = scene.params.contact_material();
     for (bad, name) in [
-        (ContactMaterial { margin: -0.1, ..material }, "collision_margin"),
+        (ContactMaterial { collision_margin: -0.1, ..material }, "collision_margin"),
         (ContactMaterial { static_friction: f32::NAN, ..material }, "static_friction"),
         (ContactMaterial { dynamic_friction: -1.0, ..material }, "dynamic_friction"),
         (ContactMaterial { restitution: 1.5, ..material }, "restitution"),

@@ -449,9 +449,10 @@ fn no_particle_ends_a_frame_inside_a_capsule_or_box() {
 #[test]
 fn each_collider_meets_the_cloth_with_its_own_material() {
     let angle = 20f32.to_radians();
-    let grippy = ContactMaterial { margin: 0.005, static_friction: 0.6, dynamic_friction: 0.5, restitution: 0.0 };
+    let grippy =
+        ContactMaterial { collision_margin: 0.005, static_friction: 0.6, dynamic_friction: 0.5, restitution: 0.0 };
     let slippery = ContactMaterial { static_friction: 0.1, dynamic_friction: 0.1, ..grippy };
-    let (model, _) = cloth_on_incline(6, angle, grippy.margin);
+    let (model, _) = cloth_on_incline(6, angle, grippy.collision_margin);
     let incline = incline_box(angle);
     let start = centre_of_mass(&model, &model.mesh().positions);
     let downhill = Quat::from_rotation_z(angle) * Vec3::NEG_X;
@@ -492,7 +493,7 @@ fn each_collider_meets_the_cloth_with_its_own_material() {
         let mesh = ClothMesh::grid(3, 3, 0.1, GridPlane::Horizontal, Vec3::new(0.0, height, 0.0)).unwrap();
         let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
         let mut solver = solver(&model, params, &[ground]);
-        let own = ContactMaterial { margin, restitution, ..params.contact_material() };
+        let own = ContactMaterial { collision_margin: margin, restitution, ..params.contact_material() };
         solver.set_collider_materials(&[Some(own)]).unwrap();
         let mut apex = 0.0f32;
         let mut bounced = false;

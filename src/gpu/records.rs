@@ -86,7 +86,12 @@ impl GpuCollider {
             start_rotation: start.rotation.to_array(),
             end_translation: end.translation.extend(0.0).to_array(),
             end_rotation: end.rotation.to_array(),
-            material: [material.margin, material.static_friction, material.dynamic_friction, material.restitution],
+            material: [
+                material.collision_margin,
+                material.static_friction,
+                material.dynamic_friction,
+                material.restitution,
+            ],
             kind,
             _pad: [0; 3],
         }

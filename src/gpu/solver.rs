@@ -173,10 +173,20 @@ impl GpuSolver {
     /// collider there from where it is, a step per substep, and its surface carries what it
     /// touches: static and dynamic friction and restitution act on the cloth's motion relative
     /// to the surface, and continuous collision follows the relative path. Only the parameters
-    /// are uploaded; colliders not moved again rest where they arrived. With moving colliders,
-    /// submit each frame recorded by [`GpuSolver::encode_step`] before recording the next.
+    /// are uploaded; colliders not moved again rest where they arrived. Parameters are uploaded
+    /// at the next submit, so submit each frame recorded by [`GpuSolver::encode_step`] before
+    /// recording the next or calling a setter (this one, or any that changes the parameters).
     pub fn set_collider_poses(&mut self, poses: &[Pose]) -> Result<(), Error> {
         self.colliders.set_poses(poses)?;
+        self.write_params();
+        Ok(())
+    }
+
+    /// Puts the colliders at `poses` (validated) at once, at rest, like new shapes: nothing
+    /// carries the cloth with them (for placing colliders while paused, or a cut).
+    pub fn place_colliders(&mut self, poses: &[Pose]) -> Result<(), Error> {
+        self.colliders.place(poses)?;
+        self.colliders_moved = false;
         self.write_params();
         Ok(())
     }
@@ -417,7 +427,7 @@ impl GpuSolver {
     /// against the current colliders.
     pub fn metrics(&mut self) -> Result<ClothMetrics, Error> {
         let [positions, velocities] = self.read_vectors([Which::Positions, Which::Velocities])?;
-        Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders.placed()))
+        Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders.placed_at_start()))
     }
 
     /// Starts measuring the cloth as the frames submitted so far leave it, without waiting:
@@ -438,7 +448,7 @@ impl GpuSolver {
         encode_particle_copies(&mut encoder, &[&self.buffers.positions, &self.buffers.velocities], map.buffer(), n);
         self.queue.submit([encoder.finish()]);
         map.start();
-        *colliders = self.colliders.placed();
+        *colliders = self.colliders.placed_at_start();
         true
     }
 

@@ -458,7 +458,12 @@ impl Session {
                 if let Some(point) = ray.intersect_plane(plane_point, plane_normal) {
                     let mut poses = self.solver.collider_poses();
                     poses[collider] = Pose { translation: original.translation + (point - plane_point), ..original };
-                    self.solver.set_collider_poses(&poses)?;
+                    // Paused, drags add up with no frame to carry them: place the collider instead.
+                    if self.paused {
+                        self.solver.place_colliders(&poses)?;
+                    } else {
+                        self.solver.set_collider_poses(&poses)?;
+                    }
                 }
             }
             None => {}
