@@ -131,12 +131,30 @@ fn traced_half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32
             }
             here = closest(collider, x + q * s);
         }
-        if (arrived || (s <= 1.0 && end.distance - margin < 0.0)) {
+        if (arrived || (s <= 1.0 && (end.distance - margin < 0.0 || passes_through(collider, x, q, s, margin)))) {
             contact = here;
             point = x + q * s;
         }
     }
     return HalfSpace(contact.normal, dot(contact.normal, point) - (contact.distance - margin));
+}
+
+// passes_through in src/collision.rs: whether x + q·s, s from `from` to 1, dips inside the
+// grown shape (a golden-section search for the least distance along the path).
+fn passes_through(collider: Collider, x: vec3<f32>, q: vec3<f32>, from_s: f32, margin: f32) -> bool {
+    let golden = 0.381966;
+    var low = from_s;
+    var high = 1.0;
+    for (var round = 0u; round < TRACE_STEPS; round += 1u) {
+        let near = low + (high - low) * golden;
+        let far = high - (high - low) * golden;
+        if (closest(collider, x + q * near).distance < closest(collider, x + q * far).distance) {
+            high = far;
+        } else {
+            low = near;
+        }
+    }
+    return closest(collider, x + q * (0.5 * (low + high))).distance - margin < 0.0;
 }
 
 // Collider::half_space.

@@ -259,9 +259,8 @@ pub const TRACE_TOLERANCE: f32 = 1e-5;
 /// distance to the grown surface, so no step crosses it; at most [`TRACE_STEPS`] steps, a hit
 /// once `d ≤` [`TRACE_TOLERANCE`]. A path straight at a face stops in one step; one at a
 /// glancing angle closes in more slowly, and if it has not arrived by the last step but ends
-/// inside, the last point traced, short of the surface on the near side, is the contact (a
-/// glancing path that passes all the way through a thin shape within one substep before the
-/// trace arrives is not caught). The plane through the grown surface point nearest the contact
+/// inside, or passes through the shape and out ([`passes_through`]), the last point traced,
+/// short of the surface on the near side, is the contact. The plane through the grown surface point nearest the contact
 /// point, with its normal, supports the convex shape, so it lies outside it.
 pub fn traced_half_space(collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> HalfSpace {
     let length = q.length();
@@ -283,11 +282,30 @@ pub fn traced_half_space(collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> 
             }
             here = collider.closest(x + q * s);
         }
-        if arrived || (s <= 1.0 && end.distance - margin < 0.0) {
+        if arrived || (s <= 1.0 && (end.distance - margin < 0.0 || passes_through(collider, x, q, s, margin))) {
             (contact, point) = (here, x + q * s);
         }
     }
     HalfSpace { normal: contact.normal, offset: contact.normal.dot(point) - (contact.distance - margin) }
+}
+
+/// Whether the rest of the path, `x + q·s` for `s` from `from` to 1, dips inside the shape grown
+/// by `margin`: the distance to a convex shape along a line is convex, so a golden-section
+/// search ([`TRACE_STEPS`] rounds) finds its least value. For a glancing path whose trace ran
+/// out of steps and whose end is outside again.
+fn passes_through(collider: &Collider, x: Vec3, q: Vec3, from: f32, margin: f32) -> bool {
+    const GOLDEN: f32 = 0.381_966;
+    let distance = |s: f32| collider.closest(x + q * s).distance;
+    let (mut low, mut high) = (from, 1.0);
+    for _ in 0..TRACE_STEPS {
+        let (near, far) = (low + (high - low) * GOLDEN, high - (high - low) * GOLDEN);
+        if distance(near) < distance(far) {
+            high = far;
+        } else {
+            low = near;
+        }
+    }
+    distance(0.5 * (low + high)) - margin < 0.0
 }
 
 /// Where a collider is: its shape as given, turned by `rotation` about the origin, then moved
