@@ -547,15 +547,20 @@ impl ColliderSet {
         self.motions.iter().map(|m| m.end).collect()
     }
 
+    /// The shapes at the pose `pose` picks from each motion.
+    fn placed_at(&self, pose: impl Fn(&Motion) -> Pose) -> Vec<Collider> {
+        self.shapes.iter().zip(&self.motions).map(|(shape, motion)| shape.placed(&pose(motion))).collect()
+    }
+
     /// The shapes at the poses they reach by the end of the coming frame (where they are,
     /// unless poses were set since the last frame).
     pub fn placed(&self) -> Vec<Collider> {
-        self.shapes.iter().zip(&self.motions).map(|(shape, motion)| shape.placed(&motion.end)).collect()
+        self.placed_at(|motion| motion.end)
     }
 
     /// The shapes where the last frame left them (where the cloth last met them).
     pub fn placed_at_start(&self) -> Vec<Collider> {
-        self.shapes.iter().zip(&self.motions).map(|(shape, motion)| shape.placed(&motion.start)).collect()
+        self.placed_at(|motion| motion.start)
     }
 }
 

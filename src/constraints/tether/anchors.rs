@@ -31,10 +31,7 @@ impl EdgeGraph {
     pub fn new(model: &ClothModel) -> Self {
         let stretch = &model.constraints().stretch;
         let ends = stretch.edges().to_vec();
-        let incidence = Csr::from_pairs(
-            model.particle_count(),
-            ends.iter().enumerate().flat_map(|(e, &[a, b])| [(a, e as u32), (b, e as u32)]),
-        );
+        let incidence = Csr::from_rows(&ends).transpose(model.particle_count());
         let lengths = (0..ends.len()).map(|e| f64::from(stretch.rest_length(e))).collect();
         Self { incidence, ends, lengths }
     }
