@@ -201,6 +201,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "centre_of_mass": metrics.centre_of_mass.to_array(),
         "kinetic_energy": metrics.kinetic_energy,
         "non_finite": metrics.non_finite,
+        "collider_overflows": metrics.overflows.colliders,
     });
     if args.json {
         println!("{report}");

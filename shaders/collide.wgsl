@@ -2,6 +2,44 @@
 // argument order and operations in the same order, so the GPU computes the same bits as the CPU
 // reference. Branches are selects where both sides are cheap (llvmpipe runs both anyway).
 
+const COLLIDER_PLANE: u32 = 0u;
+const COLLIDER_SPHERE: u32 = 1u;
+const COLLIDER_CAPSULE: u32 = 2u;
+const COLLIDER_BOX: u32 = 3u;
+// The most colliders one particle meets in a substep (MAX_NEAR_COLLIDERS in src/collision.rs).
+const MAX_NEAR_COLLIDERS: u32 = 8u;
+
+// A collider (GpuCollider in src/gpu/records.rs): plane (a = normal xyz, offset w), sphere
+// (a = centre xyz, radius w), capsule (a = end xyz, radius w; b = other end xyz) or box (a =
+// centre xyz, rounding w; b = half extents xyz; rotation = quaternion xyzw).
+struct Collider {
+    a: vec4<f32>,
+    b: vec4<f32>,
+    rotation: vec4<f32>,
+    // The frame's motion: the pose (translation xyz, rotation quaternion) at its start and end.
+    start_translation: vec4<f32>,
+    start_rotation: vec4<f32>,
+    end_translation: vec4<f32>,
+    end_rotation: vec4<f32>,
+    // Its material (ContactMaterial): margin, static and dynamic friction, restitution.
+    material: vec4<f32>,
+    // The sphere around everything it sweeps in the frame: centre xyz, radius w (−1: a plane).
+    bounds: vec4<f32>,
+    kind: u32,
+}
+
+// The colliders (GpuColliderListHead in src/gpu/records.rs, then the records).
+struct ColliderList {
+    // Particle substeps near more than MAX_NEAR_COLLIDERS colliders (Overflows::colliders),
+    // counted since the host last zeroed it; the total does not depend on the order of arrival.
+    overflow: atomic<u32>,
+    count: u32,
+    colliders: array<Collider>,
+}
+
+// The integrate module's collider list (group 1, after the particle bindings of predict.wgsl).
+@group(1) @binding(6) var<storage, read_write> collider_list: ColliderList;
+
 // The half-space normal·p ≥ offset outside a collider grown by the margin (HalfSpace).
 struct HalfSpace {
     normal: vec3<f32>,
@@ -343,7 +381,7 @@ fn contacts_solve(contacts: ptr<function, Contacts>) {
 }
 
 // The closest point to p inside every half-space (resolve_contacts in src/collision.rs).
-fn resolve_contacts(p: vec3<f32>, spaces: array<HalfSpace, MAX_COLLIDERS>, count: u32) -> Contacts {
+fn resolve_contacts(p: vec3<f32>, spaces: array<HalfSpace, MAX_NEAR_COLLIDERS>, count: u32) -> Contacts {
     var contacts: Contacts;
     for (var round = 0u; round <= MAX_CONTACTS; round += 1u) {
         let moved = p + contacts_displacement(contacts);
@@ -382,23 +420,78 @@ fn stick(q: vec3<f32>, contacts: Contacts, static_friction: f32) -> vec3<f32> {
     return select(q, q - tangential, length(tangential) < static_friction * length(contacts_displacement(contacts)));
 }
 
+// Whether the path x → x + q passes within `reach` of the sphere (BoundingSphere::meets_path);
+// w < 0: unbounded.
+fn bounds_meet_path(bounds: vec4<f32>, x: vec3<f32>, q: vec3<f32>, reach: f32) -> bool {
+    let s = clamp(dot(bounds.xyz - x, q) / max(dot(q, q), DENOMINATOR_EPSILON), 0.0, 1.0);
+    return bounds.w < 0.0 || distance(x + q * s, bounds.xyz) <= bounds.w + reach;
+}
+
+// The half-spaces of the colliders near one particle in a substep, with the collider each came
+// from (NearColliders in src/collision.rs).
+struct NearColliders {
+    spaces: array<HalfSpace, MAX_NEAR_COLLIDERS>,
+    ids: array<u32, MAX_NEAR_COLLIDERS>,
+    count: u32,
+    overflow: bool,
+}
+
+// The colliders whose swept bounds the path passes within reach = |q| + margin of, and whose
+// half-space boundary lies within reach of x + q or beyond (near_colliders in src/collision.rs).
+fn near_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> NearColliders {
+    var near: NearColliders;
+    let travel = length(q);
+    for (var id = 0u; id < collider_list.count; id += 1u) {
+        // The broad phase reads only the bounds and the margin (a far collider costs no more).
+        let margin = collider_list.colliders[id].material.x;
+        let reach = travel + margin;
+        if (!bounds_meet_path(collider_list.colliders[id].bounds, x, q, reach)) {
+            continue;
+        }
+        let collider = collider_list.colliders[id];
+        let motion = substep_motion(collider, substep, params.substeps);
+        let space = moving_half_space(motion, collider, x, q, margin);
+        if (space.offset - dot(space.normal, x + q) <= -reach) {
+            continue;
+        }
+        if (near.count == MAX_NEAR_COLLIDERS) {
+            near.overflow = true;
+            break;
+        }
+        near.spaces[near.count] = space;
+        near.ids[near.count] = id;
+        near.count += 1u;
+    }
+    return near;
+}
+
+// The contacts with their sources renumbered from near.spaces to the colliders' list
+// (Contacts::renumbered in src/collision.rs).
+fn contacts_renumbered(contacts: Contacts, ids: array<u32, MAX_NEAR_COLLIDERS>) -> Contacts {
+    var renumbered = contacts;
+    for (var k = 0u; k < contacts.count; k += 1u) {
+        renumbered.sources[k] = ids[contacts.sources[k]];
+    }
+    return renumbered;
+}
+
 // The active contacts' static friction, their coefficients weighted by push
 // (contacts_static_friction in src/collision.rs).
 fn contacts_static_friction(contacts: Contacts) -> f32 {
     var weighted = 0.0;
     var pushes = 0.0;
-    var same = true;
-    let first = params.colliders[contacts.sources[0]].material.y;
-    for (var k = 0u; k < contacts.count; k += 1u) {
-        let friction = params.colliders[contacts.sources[k]].material.y;
-        weighted += friction * contacts.depths[k];
-        pushes += contacts.depths[k];
-        same &= friction == first;
-    }
+    var shared_friction = true;
     if (contacts.count == 0u) {
         return 0.0;
     }
-    return select(weighted / max(pushes, DENOMINATOR_EPSILON), first, same);
+    let first = collider_list.colliders[contacts.sources[0]].material.y;
+    for (var k = 0u; k < contacts.count; k += 1u) {
+        let friction = collider_list.colliders[contacts.sources[k]].material.y;
+        weighted += friction * contacts.depths[k];
+        pushes += contacts.depths[k];
+        shared_friction &= friction == first;
+    }
+    return select(weighted / max(pushes, DENOMINATOR_EPSILON), first, shared_friction);
 }
 
 // Dynamic friction and restitution of a particle in contact (PBD Alg. 1 line 16).
@@ -419,42 +512,38 @@ fn contact_velocity(
     return vt + normal * max(-e * vn_before, 0.0);
 }
 
-// A free particle's displacement and velocity at the end of a substep.
+// A free particle's collision response over a substep (Response in src/collision.rs).
 struct Response {
     q: vec3<f32>,
     v: vec3<f32>,
+    overflow: bool,
 }
 
 // The collision response of a free particle that started the substep at x and moved by q
-// (respond_to_colliders in src/collision.rs), against the parameters' colliders moving through
+// (respond_to_colliders in src/collision.rs), against the colliders near it moving through
 // substep `substep`.
 fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> Response {
-    // Motions are recomputed where needed rather than kept per thread (cheaper on CPU adapters).
-    var spaces: array<HalfSpace, MAX_COLLIDERS>;
-    for (var k = 0u; k < params.collider_count; k += 1u) {
-        let motion = substep_motion(params.colliders[k], substep, params.substeps);
-        spaces[k] = moving_half_space(motion, params.colliders[k], x, q, params.colliders[k].material.x);
-    }
-    let contacts = resolve_contacts(x + q, spaces, params.collider_count);
+    let near = near_colliders(x, q, substep);
+    let contacts = contacts_renumbered(resolve_contacts(x + q, near.spaces, near.count), near.ids);
     let pushed = q + contacts_displacement(contacts);
     var surface = vec3<f32>(0.0);
     for (var k = 0u; k < contacts.count; k += 1u) {
-        let motion = substep_motion(params.colliders[contacts.sources[k]], substep, params.substeps);
+        let motion = substep_motion(collider_list.colliders[contacts.sources[k]], substep, params.substeps);
         surface += motion_velocity(motion, x + pushed, params.h) * params.h;
     }
     surface = surface / f32(max(contacts.count, 1u));
     let stuck = surface + stick(pushed - surface, contacts, contacts_static_friction(contacts));
-    let settled = stuck + contacts_displacement(resolve_contacts(x + stuck, spaces, params.collider_count));
+    let settled = stuck + contacts_displacement(resolve_contacts(x + stuck, near.spaces, near.count));
     let approach = q / params.h;
     var v = settled / params.h;
     for (var k = 0u; k < contacts.count; k += 1u) {
-        let motion = substep_motion(params.colliders[contacts.sources[k]], substep, params.substeps);
+        let collider = collider_list.colliders[contacts.sources[k]];
+        let motion = substep_motion(collider, substep, params.substeps);
         let carried = motion_velocity(motion, x + settled, params.h);
         v = carried + contact_velocity(
             v - carried, approach - carried, contacts.normals[k], contacts.depths[k], params.h,
-            params.colliders[contacts.sources[k]].material.z, params.colliders[contacts.sources[k]].material.w,
-            params.restitution_threshold,
+            collider.material.z, collider.material.w, params.restitution_threshold,
         );
     }
-    return Response(settled, v);
+    return Response(settled, v, near.overflow);
 }

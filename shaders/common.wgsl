@@ -3,16 +3,11 @@
 // records in src/constraints/); tests/shaders.rs checks sizes and offsets with naga.
 
 const WORKGROUP_SIZE: u32 = 64u;
-const MAX_COLLIDERS: u32 = 8u;
 // Unit types the parameters describe (src/constraints/mod.rs UnitType::ALL has at most this many).
 const MAX_UNIT_TYPES: u32 = 4u;
 // Constraint kinds the parameters describe (src/constraints/mod.rs Kind::ALL has at most this
 // many).
 const MAX_KINDS: u32 = 4u;
-const COLLIDER_PLANE: u32 = 0u;
-const COLLIDER_SPHERE: u32 = 1u;
-const COLLIDER_CAPSULE: u32 = 2u;
-const COLLIDER_BOX: u32 = 3u;
 // Below this length (m) an edge or a doubled triangle area gives no usable direction.
 const GEOMETRY_EPSILON: f32 = 1e-9;
 // Below this the generalised mass of a constraint is treated as zero.
@@ -43,27 +38,6 @@ fn atan2_portable(y: f32, x: f32) -> f32 {
 // (drape::math::weighted_face_normal): the normals' sums and the air's triangles.
 fn weighted_face_normal(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>) -> vec3<f32> {
     return cross(p1 - p0, p2 - p0);
-}
-
-// A collider (GpuCollider in src/gpu/records.rs): plane (a = normal xyz, offset w), sphere
-// (a = centre xyz, radius w), capsule (a = end xyz, radius w; b = other end xyz) or box (a =
-// centre xyz, rounding w; b = half extents xyz; rotation = quaternion xyzw).
-struct Collider {
-    a: vec4<f32>,
-    b: vec4<f32>,
-    rotation: vec4<f32>,
-    // The frame's motion: the pose (translation xyz, rotation quaternion) at its start and end.
-    start_translation: vec4<f32>,
-    start_rotation: vec4<f32>,
-    end_translation: vec4<f32>,
-    end_rotation: vec4<f32>,
-    // Its material (ContactMaterial): margin, static and dynamic friction, restitution.
-    material: vec4<f32>,
-    kind: u32,
-    // Pads the array stride to 144 bytes (uniform arrays need 16-byte multiples).
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 // What the kernels read of one constraint kind (GpuKind in src/gpu/records.rs), at its id
@@ -131,7 +105,6 @@ struct Params {
     // Colours in the schedule's colour table.
     colour_count: u32,
     substeps: u32,
-    collider_count: u32,
     // Where the unit table starts in `schedule`.
     unit_table: u32,
     // Where the gather lists' slot indices and the unit table start in `jacobi_plan`.
@@ -142,7 +115,6 @@ struct Params {
     // The fraction of its deviation from the rigid motion a free particle loses per frame
     // (shaders/rigid_damping.wgsl).
     rigid_damping: f32,
-    colliders: array<Collider, MAX_COLLIDERS>,
 }
 
 // What one dispatch works on (DispatchInfo in src/gpu/records.rs), bound with a dynamic offset

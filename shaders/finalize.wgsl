@@ -12,6 +12,9 @@ fn finalize_particle(i: u32, substep: u32) {
     }
     let x = positions[i].xyz;
     let response = respond_to_colliders(x, state.xyz, substep);
+    if (response.overflow) {
+        atomicAdd(&collider_list.overflow, 1u);
+    }
     positions[i] = vec4<f32>(x + response.q, 1.0);
     velocities[i] = vec4<f32>(response.v, state.w);
 }

@@ -10,8 +10,11 @@ use crate::error::{Error, ParamError};
 use crate::math::{atan2, GEOMETRY_EPSILON};
 use glam::{Quat, Vec3, Vec4};
 
-/// The most colliders a solver takes at once (the GPU keeps them in a uniform array).
-pub const MAX_COLLIDERS: usize = 8;
+/// The most colliders one particle meets in one substep: those whose surface lies within its
+/// reach ([`near_colliders`]). A solver takes any number of colliders; a particle near more
+/// takes the first ones in list order and the substep is counted as an overflow
+/// ([`crate::metrics::Overflows::colliders`]).
+pub const MAX_NEAR_COLLIDERS: usize = 8;
 
 /// A collider shape. Every shape is convex, so the tangent half-space where a particle meets it
 /// lies outside it (the contact projection relies on this).
@@ -134,6 +137,18 @@ impl Collider {
             }
         };
         Some((center - extent, center + extent))
+    }
+
+    /// A sphere around a bounded shape (`None` for a plane): the broad phase of
+    /// [`near_colliders`].
+    pub fn bounding_sphere(&self) -> Option<BoundingSphere> {
+        let (center, radius) = match *self {
+            Self::Plane { .. } => return None,
+            Self::Sphere { center, radius } => (center, radius),
+            Self::Capsule { a, b, radius } => (0.5 * (a + b), 0.5 * a.distance(b) + radius),
+            Self::Box { center, half_extents, rounding, .. } => (center, half_extents.length() + rounding),
+        };
+        Some(BoundingSphere { center, radius })
     }
 
     /// Checks the shape is finite, the plane normal and box rotation are unit length (±1e-3),
@@ -444,6 +459,42 @@ impl Motion {
     }
 }
 
+/// A sphere around a shape, or around everything a moving shape sweeps in a frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoundingSphere {
+    /// Centre (m).
+    pub center: Vec3,
+    /// Radius (m).
+    pub radius: f32,
+}
+
+impl BoundingSphere {
+    /// Whether the path `x → x + q` passes within `reach` of the sphere.
+    pub fn meets_path(&self, x: Vec3, q: Vec3, reach: f32) -> bool {
+        let s = ((self.center - x).dot(q) / q.length_squared().max(DENOMINATOR_EPSILON)).clamp(0.0, 1.0);
+        (x + q * s).distance(self.center) <= self.radius + reach
+    }
+}
+
+impl Motion {
+    /// A sphere around everything `shape` sweeps in this motion (`None` for a plane). The
+    /// translation moves the shape's bounding sphere along a segment; a turn also swings its
+    /// centre `c` about the pose's origin, by at most `|c|`.
+    pub fn swept_bounds(&self, shape: &Collider) -> Option<BoundingSphere> {
+        let local = shape.bounding_sphere()?;
+        let (start, end) = (self.start.to_world(local.center), self.end.to_world(local.center));
+        Some(if self.start.rotation == self.end.rotation {
+            BoundingSphere { center: 0.5 * (start + end), radius: local.radius + 0.5 * start.distance(end) }
+        } else {
+            let (t0, t1) = (self.start.translation, self.end.translation);
+            BoundingSphere {
+                center: 0.5 * (t0 + t1),
+                radius: local.radius + local.center.length() + 0.5 * t0.distance(t1),
+            }
+        })
+    }
+}
+
 /// The Hamilton product `a·b` written out (the WGSL twin computes the same bits).
 pub fn quaternion_product(a: Quat, b: Quat) -> Quat {
     Quat::from_xyzw(
@@ -454,11 +505,8 @@ pub fn quaternion_product(a: Quat, b: Quat) -> Quat {
     )
 }
 
-/// Validates a collider list (each shape, and at most [`MAX_COLLIDERS`]).
+/// Validates a collider list (each shape).
 pub fn validate_colliders(colliders: &[Collider]) -> Result<(), Error> {
-    if colliders.len() > MAX_COLLIDERS {
-        return Err(Error::Collider(format!("{} colliders given, at most {MAX_COLLIDERS} supported", colliders.len())));
-    }
     colliders.iter().try_for_each(Collider::validate)
 }
 
@@ -532,14 +580,23 @@ impl ColliderSet {
         moved
     }
 
+    /// Each collider over the coming frame, `default` its material where it has none of its own.
+    pub fn this_frame(&self, default: ContactMaterial) -> Vec<MovingCollider> {
+        let materials = self.materials(default);
+        let parts = self.shapes.iter().zip(&self.motions).zip(materials);
+        parts
+            .map(|((&shape, &motion), material)| MovingCollider {
+                shape,
+                motion,
+                material,
+                bounds: motion.swept_bounds(&shape),
+            })
+            .collect()
+    }
+
     /// The shapes as given.
     pub fn shapes(&self) -> &[Collider] {
         &self.shapes
-    }
-
-    /// Each collider's motion over the coming frame.
-    pub fn motions(&self) -> &[Motion] {
-        &self.motions
     }
 
     /// The poses they reach by the end of the coming frame.
@@ -658,6 +715,16 @@ impl Contacts {
     /// The index of the half-space (the collider) contact `k` came from.
     pub fn source(&self, k: usize) -> usize {
         self.sources[k]
+    }
+
+    /// These contacts with each source `s` renumbered to `ids[s]` (from a list of half-spaces
+    /// to the colliders they came from).
+    pub fn renumbered(&self, ids: &[usize]) -> Contacts {
+        let mut renumbered = *self;
+        for k in 0..self.count {
+            renumbered.sources[k] = ids[self.sources[k]];
+        }
+        renumbered
     }
 
     fn contains(&self, source: usize) -> bool {
@@ -842,68 +909,133 @@ pub struct ContactResponse {
     pub restitution_threshold: f32,
 }
 
+/// A collider over a frame or one of its substeps: its shape as given, its motion over that
+/// time, its material and a sphere around everything it sweeps in the frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MovingCollider {
+    /// The shape as given (placed by the motion's poses).
+    pub shape: Collider,
+    /// Its motion over the frame or substep.
+    pub motion: Motion,
+    /// Its contact material.
+    pub material: ContactMaterial,
+    /// Around everything it sweeps in the frame (`None` for a plane).
+    pub bounds: Option<BoundingSphere>,
+}
+
+impl MovingCollider {
+    /// This collider over substep `substep` of `substeps` of its frame.
+    pub fn substep(&self, substep: u32, substeps: u32) -> Self {
+        Self { motion: self.motion.substep(substep, substeps), ..*self }
+    }
+}
+
+/// The half-spaces of the colliders near one particle in one substep, in list order, with the
+/// index of the collider each came from.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct NearColliders {
+    /// Their half-spaces; the first `count` are in use.
+    pub spaces: [HalfSpace; MAX_NEAR_COLLIDERS],
+    /// The collider each came from.
+    pub ids: [usize; MAX_NEAR_COLLIDERS],
+    /// How many are in use.
+    pub count: usize,
+    /// Whether more colliders were near than fit (those after the first
+    /// [`MAX_NEAR_COLLIDERS`] were left out).
+    pub overflow: bool,
+}
+
+/// The colliders a particle that starts the substep at `x` and moves by `q` may meet, with their
+/// half-spaces ([`Motion::half_space`]): those whose swept bounding sphere the path passes
+/// within `reach` of, and whose half-space boundary lies within `reach` of `x + q` or beyond,
+/// with `reach = |q| + margin`. Further surfaces cannot take part in the projection of a
+/// particle that moved by `q` (the broad phase also spares a far box or capsule its sphere
+/// tracing). More than [`MAX_NEAR_COLLIDERS`] sets [`NearColliders::overflow`].
+pub fn near_colliders(x: Vec3, q: Vec3, colliders: &[MovingCollider]) -> NearColliders {
+    let mut near = NearColliders::default();
+    let travel = q.length();
+    for (id, collider) in colliders.iter().enumerate() {
+        let margin = collider.material.collision_margin;
+        let reach = travel + margin;
+        if collider.bounds.is_some_and(|bounds| !bounds.meets_path(x, q, reach)) {
+            continue;
+        }
+        let space = collider.motion.half_space(&collider.shape, x, q, margin);
+        if space.offset - space.normal.dot(x + q) <= -reach {
+            continue;
+        }
+        if near.count == MAX_NEAR_COLLIDERS {
+            near.overflow = true;
+            break;
+        }
+        (near.spaces[near.count], near.ids[near.count]) = (space, id);
+        near.count += 1;
+    }
+    near
+}
+
 /// The static friction of the active contacts together: each contact's coefficient weighted by
 /// its push (so the friction they can hold is the sum of what each can), exactly the common
-/// coefficient when they share one.
-pub fn contacts_static_friction(contacts: &Contacts, materials: &[ContactMaterial]) -> f32 {
+/// coefficient when they share one. The contacts' sources index `colliders`.
+pub fn contacts_static_friction(contacts: &Contacts, colliders: &[MovingCollider]) -> f32 {
+    let friction = |k: usize| colliders[contacts.source(k)].material.static_friction;
     let mut weighted = 0.0;
     let mut pushes = 0.0;
     let mut shared = true;
     for k in 0..contacts.count {
-        let friction = materials[contacts.source(k)].static_friction;
-        weighted += friction * contacts.depths[k];
+        weighted += friction(k) * contacts.depths[k];
         pushes += contacts.depths[k];
-        shared &= friction == materials[contacts.source(0)].static_friction;
+        shared &= friction(k) == friction(0);
     }
     match contacts.count {
         0 => 0.0,
-        _ if shared => materials[contacts.source(0)].static_friction,
+        _ if shared => friction(0),
         _ => weighted / pushes.max(DENOMINATOR_EPSILON),
     }
 }
 
+/// A free particle's collision response over a substep.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Response {
+    /// Its displacement over the substep (m).
+    pub q: Vec3,
+    /// Its velocity at the end of the substep (m/s).
+    pub v: Vec3,
+    /// Whether more colliders were near it than [`MAX_NEAR_COLLIDERS`].
+    pub overflow: bool,
+}
+
 /// The end of a substep for a free particle that started it at `x` and moved by `q` (PBD Alg. 1
-/// lines 8, 12–16), against at most [`MAX_COLLIDERS`] colliders moving by `motions` over the
-/// substep, each with its material: the contact projection against every collider's half-space
-/// grown by its margin ([`Motion::half_space`], [`resolve_contacts`]), static friction on the
-/// motion relative to the surfaces touched (their mean displacement at the particle, their
-/// coefficients weighted by push; [`stick`]) and the projection again (static friction only
-/// undoes motion along the contacts, but a third collider may lie in the way), then `v = q/h`
-/// with each contact's dynamic friction and restitution on the velocity relative to its
-/// surface. Returns the displacement and the velocity. At rest, every surface velocity is zero
+/// lines 8, 12–16), against `colliders` over the substep: the contact projection against the
+/// half-spaces of the colliders near it ([`near_colliders`]), each grown by its margin
+/// ([`resolve_contacts`]), static friction on the motion relative to the surfaces touched
+/// (their mean displacement at the particle, their coefficients weighted by push; [`stick`])
+/// and the projection again (static friction only undoes motion along the contacts, but a
+/// third collider may lie in the way), then `v = q/h` with each contact's dynamic friction and
+/// restitution on the velocity relative to its surface. At rest, every surface velocity is zero
 /// and this is the static response.
 ///
 /// A particle that starts outside every collider (as every substep leaves it) ends outside
 /// every collider, by at least the margin: each half-space lies outside its convex collider.
 /// One that starts inside (a collider was moved onto it) is pushed to the surface point closest
 /// to where it went; where two colliders overlap it may take a few substeps to get out.
-pub fn respond_to_colliders(
-    x: Vec3,
-    q: Vec3,
-    colliders: &[Collider],
-    motions: &[Motion],
-    materials: &[ContactMaterial],
-    response: &ContactResponse,
-) -> (Vec3, Vec3) {
-    let mut half_spaces = [HalfSpace::default(); MAX_COLLIDERS];
-    for (k, space) in half_spaces.iter_mut().enumerate().take(colliders.len()) {
-        *space = motions[k].half_space(&colliders[k], x, q, materials[k].collision_margin);
-    }
-    let spaces = &half_spaces[..colliders.len()];
-    let contacts = resolve_contacts(x + q, spaces);
+pub fn respond_to_colliders(x: Vec3, q: Vec3, colliders: &[MovingCollider], response: &ContactResponse) -> Response {
+    let near = near_colliders(x, q, colliders);
+    let spaces = &near.spaces[..near.count];
+    let contacts = resolve_contacts(x + q, spaces).renumbered(&near.ids);
     let pushed = q + contacts.displacement();
     let mut surface = Vec3::ZERO;
     for k in 0..contacts.count {
-        surface += motions[contacts.source(k)].velocity(x + pushed, response.h) * response.h;
+        surface += colliders[contacts.source(k)].motion.velocity(x + pushed, response.h) * response.h;
     }
     let surface = surface / contacts.count.max(1) as f32;
-    let stuck = surface + stick(pushed - surface, &contacts, contacts_static_friction(&contacts, materials));
+    let stuck = surface + stick(pushed - surface, &contacts, contacts_static_friction(&contacts, colliders));
     let settled = stuck + resolve_contacts(x + stuck, spaces).displacement();
     let approach = q / response.h;
     let mut v = settled / response.h;
     for k in 0..contacts.count {
-        let source = contacts.source(k);
-        let carried = motions[source].velocity(x + settled, response.h);
+        let MovingCollider { motion, material, .. } = &colliders[contacts.source(k)];
+        let carried = motion.velocity(x + settled, response.h);
         v = carried
             + contact_velocity(
                 v - carried,
@@ -911,10 +1043,10 @@ pub fn respond_to_colliders(
                 contacts.normals[k],
                 contacts.depths[k],
                 response.h,
-                materials[source].dynamic_friction,
-                materials[source].restitution,
+                material.dynamic_friction,
+                material.restitution,
                 response.restitution_threshold,
             );
     }
-    (settled, v)
+    Response { q: settled, v, overflow: near.overflow }
 }

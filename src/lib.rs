@@ -53,7 +53,7 @@ pub use error::{Error, MeshError, ParamError};
 pub use gpu::{headless_device, request_device, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};
 pub use mass_spring::MassSpringParams;
 pub use mesh::{ClothMesh, GridPlane};
-pub use metrics::ClothMetrics;
+pub use metrics::{ClothMetrics, Overflows};
 pub use model::ClothModel;
 pub use params::{SolverMode, SolverParams, Stiffness, TetherParams};
 pub use reference::CpuSolver;

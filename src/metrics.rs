@@ -22,14 +22,32 @@ pub struct ClothMetrics {
     pub kinetic_energy: f32,
     /// How many position and velocity components are NaN or infinite.
     pub non_finite: usize,
+    /// What the solver's fixed capacities left out so far.
+    pub overflows: Overflows,
+}
+
+/// What a solver's fixed capacities left out since it was made or its colliders were last set:
+/// counted, never dropped silently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Overflows {
+    /// Particle substeps near more colliders than one particle takes
+    /// ([`crate::collision::MAX_NEAR_COLLIDERS`]; it took the first ones in list order).
+    pub colliders: u32,
 }
 
 impl ClothMetrics {
-    /// Measures `positions` and `velocities` of `model` against `colliders`.
+    /// Measures `positions` and `velocities` of `model` against `colliders`, with the solver's
+    /// `overflows`.
     ///
     /// # Panics
     /// If `positions` or `velocities` has fewer entries than the model has particles.
-    pub fn measure(model: &ClothModel, positions: &[Vec3], velocities: &[Vec3], colliders: &[Collider]) -> Self {
+    pub fn measure(
+        model: &ClothModel,
+        positions: &[Vec3],
+        velocities: &[Vec3],
+        colliders: &[Collider],
+        overflows: Overflows,
+    ) -> Self {
         let stretch = &model.constraints().stretch;
         let ratios = (0..stretch.len()).map(|c| {
             let [a, b] = stretch.particles(c).map(|i| positions[i as usize]);
@@ -54,6 +72,7 @@ impl ClothMetrics {
             centre_of_mass,
             kinetic_energy,
             non_finite,
+            overflows,
         }
     }
 }

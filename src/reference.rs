@@ -4,12 +4,13 @@
 //! against, not a second backend to optimise.
 
 use crate::aerodynamics::{advanced_clock, air_acceleration, AirState};
-use crate::collision::{respond_to_colliders, Collider, ColliderSet, ContactMaterial, Motion, Pose};
+use crate::collision::{respond_to_colliders, Collider, ColliderSet, ContactMaterial, MovingCollider, Pose};
 use crate::constraints::area::{project_area_limit, TriangleAreas};
 use crate::constraints::tether::{project_tethers, PinnedTethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
 use crate::error::Error;
 use crate::mass_spring::{ParticleState, SpringNetwork};
+use crate::metrics::Overflows;
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::pins::Pins;
@@ -44,6 +45,7 @@ pub struct CpuSolver {
     /// The coloured triangles, once area limits are used.
     areas: Option<TriangleAreas>,
     tethers: PinnedTethers,
+    overflows: Overflows,
 }
 
 impl CpuSolver {
@@ -75,6 +77,7 @@ impl CpuSolver {
             springs: None,
             areas: None,
             tethers: PinnedTethers::default(),
+            overflows: Overflows::default(),
         };
         solver.plan_mode(&params)?;
         Ok(solver)
@@ -89,10 +92,17 @@ impl CpuSolver {
         Ok(())
     }
 
-    /// Replaces the colliders (validated), each resting at the identity pose.
+    /// Replaces the colliders (validated), each resting at the identity pose, and zeroes the
+    /// overflow counts.
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
         self.colliders = ColliderSet::new(colliders)?;
+        self.overflows = Overflows::default();
         Ok(())
+    }
+
+    /// What fixed capacities left out since the solver was made or its colliders set.
+    pub fn overflows(&self) -> Overflows {
+        self.overflows
     }
 
     /// The poses the colliders reach by the end of the next frame, one per collider
@@ -308,9 +318,8 @@ impl CpuSolver {
         let h = self.params.substep_dt();
         let response = self.params.contact_response();
         let last = substep + 1 == self.params.substeps;
-        let motions: Vec<Motion> =
-            self.colliders.motions().iter().map(|m| m.substep(substep, self.params.substeps)).collect();
-        let materials = self.colliders.materials(self.params.contact_material());
+        let frame = self.colliders.this_frame(self.params.contact_material());
+        let colliders: Vec<MovingCollider> = frame.iter().map(|c| c.substep(substep, self.params.substeps)).collect();
         for i in 0..self.positions.len() {
             let x = self.positions[i];
             let q = self.solve.displacements[i];
@@ -319,9 +328,10 @@ impl CpuSolver {
                 self.positions[i] = if last { self.pins.targets()[i] } else { x + q };
                 continue;
             }
-            let (q, v) = respond_to_colliders(x, q, self.colliders.shapes(), &motions, &materials, &response);
-            self.velocities[i] = v;
-            self.positions[i] = x + q;
+            let outcome = respond_to_colliders(x, q, &colliders, &response);
+            self.overflows.colliders += u32::from(outcome.overflow);
+            self.velocities[i] = outcome.v;
+            self.positions[i] = x + outcome.q;
         }
     }
 

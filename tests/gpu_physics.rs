@@ -257,3 +257,21 @@ fn a_device_below_the_required_limits_is_a_typed_error() {
         Ok(_) => panic!("a solver was built on a device without the limits it needs"),
     }
 }
+
+/// Any number of colliders up to what one storage binding holds: a list beyond it (900 000
+/// colliders of 160 bytes, over WebGPU's 128 MiB) is a typed error naming the colliders, from
+/// `new` and from `set_colliders`, which then keeps the colliders it had.
+#[test]
+fn a_collider_list_beyond_a_storage_binding_is_a_typed_error() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Hanging, 4).unwrap();
+    let too_many = vec![Collider::sphere(Vec3::new(0.0, -5.0, 0.0), 0.1); 900_000];
+    let refused = |result: Result<(), Error>| match result {
+        Err(Error::Device(message)) => assert!(message.contains("colliders"), "unclear error: {message}"),
+        other => panic!("expected a device error, got {other:?}"),
+    };
+    refused(GpuSolver::new(&device, &queue, &scene.model, scene.params, &too_many).map(|_| ()));
+    let mut solver = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
+    refused(solver.set_colliders(&too_many));
+    assert_eq!(solver.colliders(), scene.colliders);
+}

@@ -6,8 +6,8 @@ mod support;
 use drape::constraints::Kind;
 use drape::mass_spring::{MassSpringParams, SpringNetwork};
 use drape::{
-    BendingModel, ContactMaterial, CpuSolver, DispatchStrategy, GpuSolver, Pose, Scene, SceneKind, SolverMode,
-    SolverParams, Stiffness, TetherParams,
+    BendingModel, Collider, ContactMaterial, CpuSolver, DispatchStrategy, GpuSolver, Overflows, Pose, Scene, SceneKind,
+    SolverMode, SolverParams, Stiffness, TetherParams,
 };
 use glam::{Quat, Vec3};
 use support::{device, max_distance};
@@ -306,6 +306,39 @@ fn moving_colliders_match_reference_and_repeat_bit_for_bit() {
     }
 }
 
+/// Any number of colliders: the drape cloth falls on the ground, a bed of 25 spheres and a
+/// cluster of 10 overlapping ones (more than one particle takes). The GPU follows the
+/// reference, counts the same overflowing particle substeps, and a new collider list zeroes
+/// the count.
+#[test]
+fn many_colliders_and_their_overflow_count_match_reference() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Drape, 12).unwrap();
+    let mut colliders = vec![Collider::ground(0.0)];
+    for (i, j) in (0..5).flat_map(|i| (0..5).map(move |j| (i, j))) {
+        colliders.push(Collider::sphere(Vec3::new(0.4 * i as f32 - 0.8, 0.4, 0.4 * j as f32 - 0.8), 0.12));
+    }
+    for k in 0..10 {
+        colliders.push(Collider::sphere(Vec3::new(0.21 + 0.001 * k as f32, 0.7, 0.21), 0.2));
+    }
+    let p = params(SceneKind::Drape, SolverMode::GaussSeidel);
+    let mut gpu = solver(&device, &queue, &scene.model, p, &colliders, DispatchStrategy::Auto);
+    let mut cpu = CpuSolver::new(&scene.model, p, &colliders).unwrap();
+    for _ in 0..60 {
+        gpu.step();
+        cpu.step();
+    }
+    let d = max_distance(&gpu.read_positions().unwrap(), &cpu.positions);
+    assert!(d <= 1e-5, "max |Δx| = {d} m after 60 frames");
+    let overflows = gpu.overflows().unwrap();
+    assert_eq!(overflows, cpu.overflows());
+    assert!(overflows.colliders > 0, "the cluster of ten spheres overflowed no particle");
+    assert_eq!(gpu.metrics().unwrap().overflows, overflows);
+    gpu.set_colliders(&colliders[..26]).unwrap();
+    gpu.step();
+    assert_eq!(gpu.overflows().unwrap(), Overflows::default(), "new colliders start with no overflow");
+}
+
 /// The GPU's arithmetic is the reference's (transcendental functions included: the bending's
 /// `atan2` is computed the same way on both sides), so they agree on an irregular mesh too: a
 /// ring with a hole whose vertices have 3 to 7 neighbours, hanging from one vertex and swinging
@@ -467,7 +500,8 @@ fn a_reset_solver_repeats_a_fresh_one_bit_for_bit() {
 /// Metrics requested in the background describe the cloth and colliders of the moment of the
 /// request, whatever is submitted before they are collected, and equal a blocking read of that
 /// state. A second request waits until the first is collected, and a reset drops a pending one.
-/// The background readback buffer is made once (two particle buffers) and counted.
+/// The background readback buffer is made once (two particle buffers and the overflow counts)
+/// and counted.
 #[test]
 fn background_metrics_measure_the_cloth_of_their_request() {
     let (device, queue) = device();
@@ -478,7 +512,7 @@ fn background_metrics_measure_the_cloth_of_their_request() {
     }
     let at_request = solver.metrics().unwrap();
     let before_request = solver.allocated_bytes();
-    let readback_bytes = 2 * 16 * scene.model.particle_count() as u64;
+    let readback_bytes = 2 * 16 * scene.model.particle_count() as u64 + 16;
     assert!(solver.request_metrics());
     assert_eq!(solver.allocated_bytes(), before_request + readback_bytes);
     assert!(!solver.request_metrics(), "a second request started before the first was collected");

@@ -91,8 +91,9 @@ fn solvers_refuse_bad_parameters_and_colliders() {
     let almost = Collider::Plane { normal: Vec3::new(0.0, 1.0005, 0.0), offset: 0.0 };
     almost.validate().unwrap();
     assert_eq!(almost.normalized(), Collider::ground(0.0));
-    let many = vec![Collider::ground(0.0); 9];
-    assert!(matches!(CpuSolver::new(&scene.model, scene.params, &many), Err(Error::Collider(_))));
+    // Any number of colliders (the GPU's limit is its storage binding size, tests/gpu_physics.rs).
+    let many = vec![Collider::ground(0.0); 100];
+    CpuSolver::new(&scene.model, scene.params, &many).unwrap();
     // Capsules and boxes: every number finite, radius and half extents > 0, rounding ≥ 0, a
     // unit rotation (nearly unit accepted and used normalised).
     let (a, b) = (Vec3::ZERO, Vec3::X);

@@ -5,7 +5,7 @@ use drape::constraints::bending::BendingRecord;
 use drape::constraints::isometric::IsometricRecord;
 use drape::constraints::stretch::StretchRecord;
 use drape::constraints::UnitType;
-use drape::gpu::records::{DispatchInfo, GpuAir, GpuCollider, GpuKind, GpuParams};
+use drape::gpu::records::{DispatchInfo, GpuAir, GpuCollider, GpuColliderListHead, GpuKind, GpuParams};
 use drape::gpu::shaders;
 use drape::pins::PinRecord;
 use std::mem::{offset_of, size_of};
@@ -364,14 +364,15 @@ fn shared_constants_match_their_wgsl_twins() {
     assert_eq!(wgsl_constant(&module, "GEOMETRY_EPSILON"), F32(drape::math::GEOMETRY_EPSILON));
     assert_eq!(wgsl_constant(&module, "DENOMINATOR_EPSILON"), F32(drape::constraints::DENOMINATOR_EPSILON));
     assert_eq!(wgsl_constant(&module, "WORKGROUP_SIZE"), U32(drape::gpu::records::WORKGROUP_SIZE));
-    assert_eq!(wgsl_constant(&module, "MAX_COLLIDERS"), U32(drape::collision::MAX_COLLIDERS as u32));
     assert_eq!(wgsl_constant(&module, "MAX_UNIT_TYPES"), U32(drape::gpu::records::MAX_UNIT_TYPES as u32));
     assert_eq!(wgsl_constant(&module, "MAX_KINDS"), U32(drape::gpu::records::MAX_KINDS as u32));
-    assert_eq!(wgsl_constant(&module, "COLLIDER_PLANE"), U32(GpuCollider::PLANE));
-    assert_eq!(wgsl_constant(&module, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
-    assert_eq!(wgsl_constant(&module, "COLLIDER_CAPSULE"), U32(GpuCollider::CAPSULE));
-    assert_eq!(wgsl_constant(&module, "COLLIDER_BOX"), U32(GpuCollider::BOX));
     let collide = parse_and_validate("integrate", &shaders::integrate_module_source());
+    assert_eq!(wgsl_constant(&collide, "COLLIDER_PLANE"), U32(GpuCollider::PLANE));
+    assert_eq!(wgsl_constant(&collide, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
+    assert_eq!(wgsl_constant(&collide, "COLLIDER_CAPSULE"), U32(GpuCollider::CAPSULE));
+    assert_eq!(wgsl_constant(&collide, "COLLIDER_BOX"), U32(GpuCollider::BOX));
+    let near = drape::collision::MAX_NEAR_COLLIDERS as u32;
+    assert_eq!(wgsl_constant(&collide, "MAX_NEAR_COLLIDERS"), U32(near));
     assert_eq!(wgsl_constant(&collide, "MAX_CONTACTS"), U32(drape::collision::MAX_CONTACTS as u32));
     assert_eq!(wgsl_constant(&collide, "PARALLEL_EPSILON"), F32(drape::collision::PARALLEL_EPSILON));
     assert_eq!(wgsl_constant(&collide, "TRACE_STEPS"), U32(drape::collision::TRACE_STEPS));
@@ -398,9 +399,9 @@ macro_rules! rust_offsets {
 
 #[test]
 fn gpu_structs_match_their_wgsl_twins() {
-    let module = parse_and_validate("common.wgsl", shaders::common_source());
+    let integrate = parse_and_validate("integrate", &shaders::integrate_module_source());
     assert_layout(
-        &module,
+        &integrate,
         "Collider",
         size_of::<GpuCollider>(),
         rust_offsets!(
@@ -413,9 +414,16 @@ fn gpu_structs_match_their_wgsl_twins() {
             end_translation,
             end_rotation,
             material,
+            bounds,
             kind
         ),
     );
+    // The list's head is its members before the runtime-sized array of records.
+    let (_, list) = wgsl_layout(&integrate, "ColliderList");
+    let head = rust_offsets!(GpuColliderListHead, overflow, count).iter().map(|&(n, o)| (n.to_string(), o as u32));
+    let records = ("colliders".to_string(), size_of::<GpuColliderListHead>() as u32);
+    assert_eq!(list, head.chain([records]).collect::<Vec<_>>(), "ColliderList and GpuColliderListHead differ");
+    let module = parse_and_validate("common.wgsl", shaders::common_source());
     assert_layout(
         &module,
         "Params",
@@ -438,13 +446,11 @@ fn gpu_structs_match_their_wgsl_twins() {
             pin_count,
             colour_count,
             substeps,
-            collider_count,
             unit_table,
             jacobi_items,
             jacobi_unit_table,
             tether_particles,
             rigid_damping,
-            colliders,
         ),
     );
     assert_layout(

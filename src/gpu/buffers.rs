@@ -1,8 +1,10 @@
 //! The words of the solver's data buffers: the kinds' records (`shaders/units.wgsl`) and the
 //! Gauss-Seidel schedule (`shaders/schedule.wgsl`) as the kernels read them.
 
+use super::records::{GpuCollider, GpuColliderListHead};
 use crate::constraints::{Constraints, Kind, UnitType};
 use crate::model::ClothModel;
+use std::mem::size_of;
 
 /// The `schedule` buffer's words, where each phase's stripe entries start and where the unit
 /// table starts. With `workgroup_slots`, each unit's particles also get their 16-bit slots in
@@ -120,6 +122,9 @@ pub(crate) struct Buffers {
     pub velocities: wgpu::Buffer,
     /// The pinned particles ([`crate::pins::PinRecord`]), with room to grow.
     pub pins: wgpu::Buffer,
+    /// The collider list: its head ([`GpuColliderListHead`], with the overflow count) and a
+    /// [`GpuCollider`] per collider, with room to grow.
+    pub colliders: wgpu::Buffer,
     pub normals: wgpu::Buffer,
     pub triangles: wgpu::Buffer,
     pub vertex_triangles: wgpu::Buffer,
@@ -148,6 +153,15 @@ pub(crate) struct Buffers {
     pub rigid_motion: wgpu::Buffer,
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
+}
+
+/// Where the collider records start in the collider list.
+pub(crate) const COLLIDER_LIST_HEAD: u64 = size_of::<GpuColliderListHead>() as u64;
+
+/// Bytes of a collider list with room for `count` colliders (at least one, the next power of
+/// two, so that adding colliders rarely grows it).
+pub(crate) fn collider_list_bytes(count: usize) -> u64 {
+    COLLIDER_LIST_HEAD + (size_of::<GpuCollider>() * count.max(1).next_power_of_two()) as u64
 }
 
 /// Replaces `buffer` by an uninitialised one of `size` bytes when it is smaller, counting the

@@ -39,7 +39,8 @@ pub(crate) enum GroupLayout {
     /// Group 0: parameters and the dispatch table entry (dynamic offset).
     Frame,
     /// Group 1 of predict and finalize: positions and velocities written, pins and the air's
-    /// accelerations read, the clock written, the springs' accelerations read.
+    /// accelerations read, the clock written, the springs' accelerations read, the collider
+    /// list read (its overflow count written).
     Integrate,
     /// Group 1 of the projections: positions read, displacements written.
     Solve,
@@ -91,6 +92,7 @@ impl GroupLayout {
                     storage(3, read),
                     storage(4, written),
                     storage(5, read),
+                    storage(6, written),
                 ]
             }
             Self::Solve => vec![storage(0, true), storage(1, false)],

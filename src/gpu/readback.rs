@@ -2,13 +2,17 @@
 //! GPU ([`read_mapped`], for tools and tests), and a background read ([`BackgroundMap`]) that a
 //! renderer polls once per frame without ever waiting, so showing statistics does not stall it.
 
+use super::records::GpuColliderListHead;
 use crate::error::Error;
+use crate::metrics::Overflows;
 use glam::Vec3;
+use std::mem::size_of;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 /// Bytes per particle of the particle buffers (positions, velocities, normals: one `vec4`).
 const PARTICLE_BYTES: u64 = 16;
+const _: () = assert!(size_of::<GpuColliderListHead>() as u64 == OVERFLOW_BYTES);
 
 /// Maps all of `buffer` (already filled by a submitted copy), waits for the GPU, hands its
 /// bytes to `read` and unmaps. Only for explicit readbacks, never inside a step. On error a map
@@ -33,11 +37,16 @@ pub(crate) fn read_mapped<T>(
 /// Particle buffers one readback buffer holds (positions and velocities for metrics).
 pub(crate) const READBACK_SLOTS: usize = 2;
 
-/// A mappable buffer with room for READBACK_SLOTS particle buffers of `particle_count` particles.
+/// Bytes of the overflow counts after the particle slots of a readback buffer (the collider
+/// list's head).
+const OVERFLOW_BYTES: u64 = 16;
+
+/// A mappable buffer with room for READBACK_SLOTS particle buffers of `particle_count` particles
+/// and the overflow counts.
 pub(crate) fn particle_readback_buffer(device: &wgpu::Device, particle_count: usize) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("drape readback"),
-        size: READBACK_SLOTS as u64 * PARTICLE_BYTES * particle_count as u64,
+        size: READBACK_SLOTS as u64 * PARTICLE_BYTES * particle_count as u64 + OVERFLOW_BYTES,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
@@ -56,6 +65,26 @@ pub(crate) fn encode_particle_copies(
     for (k, source) in (0..).zip(sources) {
         encoder.copy_buffer_to_buffer(source, 0, readback, k * size, size);
     }
+}
+
+/// Records a copy of the collider list's head, with its overflow count, after the particle slots
+/// of `readback`.
+pub(crate) fn encode_overflow_copy(
+    encoder: &mut wgpu::CommandEncoder,
+    colliders: &wgpu::Buffer,
+    readback: &wgpu::Buffer,
+    particle_count: usize,
+) {
+    let offset = READBACK_SLOTS as u64 * PARTICLE_BYTES * particle_count as u64;
+    encoder.copy_buffer_to_buffer(colliders, 0, readback, offset, OVERFLOW_BYTES);
+}
+
+/// The overflow counts of mapped readback bytes ([`encode_overflow_copy`]).
+pub(crate) fn decode_overflows(bytes: &[u8], particle_count: usize) -> Overflows {
+    let offset = READBACK_SLOTS * PARTICLE_BYTES as usize * particle_count;
+    let head: GpuColliderListHead =
+        bytemuck::pod_read_unaligned(&bytes[offset..offset + size_of::<GpuColliderListHead>()]);
+    Overflows { colliders: head.overflow }
 }
 
 /// The first `N` particle buffers of mapped readback bytes, as points (w dropped).

@@ -5,7 +5,7 @@
 
 use super::buffers::{record_bases, unit_table, unit_table_offsets};
 use crate::aerodynamics::Aerodynamics;
-use crate::collision::{Collider, ContactMaterial, Motion, MAX_COLLIDERS};
+use crate::collision::{Collider, Motion, MovingCollider};
 use crate::constraints::{Kind, UnitType};
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
@@ -43,12 +43,16 @@ pub struct GpuCollider {
     pub end_translation: [f32; 4],
     /// The rotation quaternion at its end.
     pub end_rotation: [f32; 4],
-    /// Its [`ContactMaterial`]: margin, static and dynamic friction, restitution.
+    /// Its [`crate::collision::ContactMaterial`]: margin, static and dynamic friction,
+    /// restitution.
     pub material: [f32; 4],
+    /// The sphere around everything it sweeps in the frame: centre xyz, radius w (−1 for a
+    /// plane, unbounded).
+    pub bounds: [f32; 4],
     /// [`GpuCollider::PLANE`], [`GpuCollider::SPHERE`], [`GpuCollider::CAPSULE`] or
     /// [`GpuCollider::BOX`].
     pub kind: u32,
-    /// Pads the uniform array stride to 144 bytes.
+    /// Pads the array stride to 160 bytes.
     pub _pad: [u32; 3],
 }
 
@@ -62,9 +66,11 @@ impl GpuCollider {
     /// `COLLIDER_BOX` in WGSL.
     pub const BOX: u32 = 3;
 
-    fn new(collider: &Collider, motion: &Motion, material: &ContactMaterial) -> Self {
+    /// The record of `collider` over the coming frame.
+    pub fn new(collider: &MovingCollider) -> Self {
         let zero = [0.0; 4];
-        let (a, b, rotation, kind) = match *collider {
+        let MovingCollider { shape, motion, material, bounds } = *collider;
+        let (a, b, rotation, kind) = match shape {
             Collider::Plane { normal, offset } => (normal.extend(offset).to_array(), zero, zero, Self::PLANE),
             Collider::Sphere { center, radius } => (center.extend(radius).to_array(), zero, zero, Self::SPHERE),
             Collider::Capsule { a, b, radius } => {
@@ -77,7 +83,7 @@ impl GpuCollider {
                 Self::BOX,
             ),
         };
-        let (start, end) = (motion.start, motion.end);
+        let Motion { start, end } = motion;
         Self {
             a,
             b,
@@ -92,10 +98,23 @@ impl GpuCollider {
                 material.dynamic_friction,
                 material.restitution,
             ],
+            bounds: bounds.map_or([0.0, 0.0, 0.0, -1.0], |sphere| sphere.center.extend(sphere.radius).to_array()),
             kind,
             _pad: [0; 3],
         }
     }
+}
+
+/// The head of `ColliderList` in WGSL, before its `Collider` records.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuColliderListHead {
+    /// Particle substeps near more colliders than fit ([`crate::metrics::Overflows::colliders`]).
+    pub overflow: u32,
+    /// How many records follow.
+    pub count: u32,
+    /// Aligns the records to 16 bytes.
+    pub _pad: [u32; 2],
 }
 
 /// `KindParams` in WGSL: what the kernels read of one constraint kind.
@@ -165,30 +184,22 @@ pub struct GpuParams {
     pub pin_count: u32,
     pub colour_count: u32,
     pub substeps: u32,
-    pub collider_count: u32,
     pub unit_table: u32,
     pub jacobi_items: u32,
     pub jacobi_unit_table: u32,
     pub tether_particles: u32,
     pub rigid_damping: f32,
-    /// Aligns `colliders` to 16 bytes.
-    pub _pad: [u32; 2],
-    pub colliders: [GpuCollider; MAX_COLLIDERS],
+    /// Pads the struct to 16 bytes.
+    pub _pad: [u32; 3],
 }
 
 impl GpuParams {
-    /// Derives the GPU parameters; `params` and `colliders` must already be validated, and
-    /// `motions` and `materials` have one motion for the coming frame and one material per
-    /// collider.
+    /// Derives the GPU parameters; `params` must already be validated.
     /// `jacobi` is the model's Jacobi plan when Jacobi's buffers exist; `unit_table` is where the
     /// unit table starts in the schedule buffer; `tether_particles` counts the tethered particles.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         params: &SolverParams,
         model: &ClothModel,
-        colliders: &[Collider],
-        motions: &[Motion],
-        materials: &[ContactMaterial],
         pin_count: usize,
         jacobi: Option<&JacobiPlan>,
         unit_table: u32,
@@ -196,10 +207,6 @@ impl GpuParams {
     ) -> Self {
         let h = params.substep_dt();
         let responses = params.responses();
-        let mut gpu_colliders = [GpuCollider::zeroed(); MAX_COLLIDERS];
-        for (k, slot) in gpu_colliders.iter_mut().enumerate().take(colliders.len()) {
-            *slot = GpuCollider::new(&colliders[k], &motions[k], &materials[k]);
-        }
         let mut unit_types = [[0; 4]; MAX_UNIT_TYPES];
         let table_offsets = unit_table_offsets(model);
         for ((t, entry), table_offset) in UnitType::ALL.iter().zip(&mut unit_types).zip(table_offsets) {
@@ -248,14 +255,12 @@ impl GpuParams {
             pin_count: pin_count as u32,
             colour_count: model.schedule().colours.len() as u32,
             substeps: params.substeps,
-            collider_count: colliders.len() as u32,
             unit_table,
             jacobi_items: jacobi_layout.map_or(0, |layout| layout.items),
             jacobi_unit_table: jacobi_layout.map_or(0, |layout| layout.unit_table),
             tether_particles: tether_particles as u32,
             rigid_damping: frame_fraction(params.rigid_damping, params.time_step),
-            _pad: [0; 2],
-            colliders: gpu_colliders,
+            _pad: [0; 3],
         }
     }
 }

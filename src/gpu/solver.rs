@@ -7,7 +7,9 @@
 //! finalize derives never goes through a difference of metre-scale coordinates, whose rounding
 //! would otherwise reach the velocity divided by h every substep.
 
-use super::buffers::{constraint_records, grow, schedule_words, Allocator, Buffers, STORAGE};
+use super::buffers::{
+    collider_list_bytes, constraint_records, grow, schedule_words, Allocator, Buffers, COLLIDER_LIST_HEAD, STORAGE,
+};
 use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter};
 use super::pipelines::{Block, BlockSizes, DataGroup, Layouts, Pipelines};
 use super::plan::{
@@ -15,20 +17,23 @@ use super::plan::{
     CPU_LOOP_BUDGET,
 };
 use super::readback::{
-    decode_particles, encode_particle_copies, particle_readback_buffer, read_mapped, BackgroundMap, READBACK_SLOTS,
+    decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, particle_readback_buffer,
+    read_mapped, BackgroundMap, READBACK_SLOTS,
 };
-use super::records::{DispatchInfo, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
+use super::records::{
+    DispatchInfo, GpuCollider, GpuColliderListHead, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE,
+};
 use crate::collision::{Collider, ColliderSet, ContactMaterial, Pose};
 use crate::constraints::area::TriangleAreas;
 use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::constraints::UnitType;
 use crate::error::{Error, ParamError};
 use crate::mass_spring::SpringNetwork;
-use crate::metrics::ClothMetrics;
+use crate::metrics::{ClothMetrics, Overflows};
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::pins::{PinRecord, Pins};
-use bytemuck::Pod;
+use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::mem::size_of;
 
@@ -103,6 +108,7 @@ impl GpuSolver {
         let colliders = ColliderSet::new(colliders)?;
         let workgroup_sizes = WorkgroupSizes::for_adapter(is_cpu_adapter(device));
         check_device_limits(device, workgroup_sizes)?;
+        check_buffer_size(device, "colliders", collider_list_bytes(colliders.shapes().len()))?;
         let blocks = block_sizes(device, model);
         let (schedule, stripe_entries, unit_table) = schedule_words(model, blocks.stripe.is_some());
         let pins = Pins::new(model);
@@ -139,6 +145,7 @@ impl GpuSolver {
             metrics_read: None,
             allocated_bytes: allocator.allocated_bytes,
         };
+        solver.fit_colliders();
         solver.apply(params, DispatchStrategy::Auto)?;
         Ok(solver)
     }
@@ -159,11 +166,15 @@ impl GpuSolver {
         self.apply(self.params, layout)
     }
 
-    /// Replaces the colliders for the next frames (validated), each resting at the identity
-    /// pose.
+    /// Replaces the colliders for the next frames (validated; any number, as long as their list
+    /// fits in one storage binding), each resting at the identity pose, and zeroes the
+    /// overflow counts.
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
-        self.colliders = ColliderSet::new(colliders)?;
+        let set = ColliderSet::new(colliders)?;
+        check_buffer_size(&self.device, "colliders", collider_list_bytes(colliders.len()))?;
+        self.colliders = set;
         self.colliders_moved = false;
+        self.fit_colliders();
         self.write_params();
         Ok(())
     }
@@ -216,7 +227,8 @@ impl GpuSolver {
     }
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
-    /// (targets at rest), rest normals and time zero (for gusts). Parameters and colliders stay;
+    /// (targets at rest), rest normals, time zero (for gusts) and no overflows. Parameters and
+    /// colliders stay;
     /// no pipeline or cloth buffer is rebuilt. An uncollected [`GpuSolver::request_metrics`] is dropped (it measured
     /// the cloth before), with its readback buffer if the map was still pending.
     pub fn reset(&mut self) {
@@ -233,6 +245,7 @@ impl GpuSolver {
         write(&self.buffers.normals, &vectors(&self.model.vertex_normals(rest), |_| 0.0));
         self.zero(&self.buffers.air_accelerations);
         self.zero(&self.buffers.clock);
+        self.fit_colliders();
         self.write_pins();
         self.apply(self.params, self.requested_layout)
             .expect("the parameters and layout in use were planned before, and tethers fit by construction");
@@ -270,7 +283,7 @@ impl GpuSolver {
     /// take their new poses).
     pub fn encode_step(&mut self, encoder: &mut wgpu::CommandEncoder) {
         if self.colliders_moved {
-            self.write_params();
+            self.write_colliders();
         }
         self.colliders_moved = self.colliders.end_frame();
         let mut pass = encoder
@@ -426,8 +439,14 @@ impl GpuSolver {
     /// Reads positions and velocities back in one copy and wait, and measures the cloth
     /// against the current colliders.
     pub fn metrics(&mut self) -> Result<ClothMetrics, Error> {
-        let [positions, velocities] = self.read_vectors([Which::Positions, Which::Velocities])?;
-        Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders.placed_at_start()))
+        let ([positions, velocities], overflows) = self.read_back([Which::Positions, Which::Velocities])?;
+        Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders.placed_at_start(), overflows))
+    }
+
+    /// What fixed capacities left out since the solver was made, reset or its colliders set
+    /// (waits for the GPU).
+    pub fn overflows(&mut self) -> Result<Overflows, Error> {
+        Ok(self.read_back([])?.1)
     }
 
     /// Starts measuring the cloth as the frames submitted so far leave it, without waiting:
@@ -446,6 +465,7 @@ impl GpuSolver {
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape metrics") });
         encode_particle_copies(&mut encoder, &[&self.buffers.positions, &self.buffers.velocities], map.buffer(), n);
+        encode_overflow_copy(&mut encoder, &self.buffers.colliders, map.buffer(), n);
         self.queue.submit([encoder.finish()]);
         map.start();
         *colliders = self.colliders.placed_at_start();
@@ -461,8 +481,9 @@ impl GpuSolver {
             return Ok(None);
         };
         let metrics = map.try_read(&self.device, |bytes| {
-            let [positions, velocities] = decode_particles(bytes, self.model.particle_count());
-            ClothMetrics::measure(&self.model, &positions, &velocities, colliders)
+            let n = self.model.particle_count();
+            let [positions, velocities] = decode_particles(bytes, n);
+            ClothMetrics::measure(&self.model, &positions, &velocities, colliders, decode_overflows(bytes, n))
         });
         if metrics.is_err() {
             // A failed map leaves its buffer unusable: the next request makes a new one.
@@ -479,6 +500,12 @@ impl GpuSolver {
 
     /// Copies up to two particle buffers into the readback buffer, one submit, one wait.
     fn read_vectors<const N: usize>(&mut self, which: [Which; N]) -> Result<[Vec<Vec3>; N], Error> {
+        Ok(self.read_back(which)?.0)
+    }
+
+    /// Copies up to two particle buffers and the overflow counts into the readback buffer, one
+    /// submit, one wait.
+    fn read_back<const N: usize>(&mut self, which: [Which; N]) -> Result<([Vec<Vec3>; N], Overflows), Error> {
         const { assert!(N <= READBACK_SLOTS, "more particle buffers than the readback buffer holds") };
         let n = self.model.particle_count();
         let readback =
@@ -491,8 +518,10 @@ impl GpuSolver {
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
         encode_particle_copies(&mut encoder, &sources, readback, n);
+        encode_overflow_copy(&mut encoder, &self.buffers.colliders, readback, n);
         self.queue.submit([encoder.finish()]);
-        let mapped = read_mapped(&self.device, readback, |bytes| decode_particles(bytes, n));
+        let mapped =
+            read_mapped(&self.device, readback, |bytes| (decode_particles(bytes, n), decode_overflows(bytes, n)));
         if mapped.is_err() {
             // A map may still be pending: start from a fresh buffer next time.
             if let Some(buffer) = self.readback.take() {
@@ -523,20 +552,42 @@ impl GpuSolver {
         self.write_params();
     }
 
+    /// Uploads the parameters and the colliders (whose materials may follow the parameters).
     fn write_params(&self) {
         let pins = self.pins.records().len();
         let gpu = GpuParams::new(
             &self.params,
             &self.model,
-            self.colliders.shapes(),
-            self.colliders.motions(),
-            &self.colliders.materials(self.params.contact_material()),
             pins,
             self.jacobi.as_ref(),
             self.unit_table,
             self.tethers.tethers().particle_count(),
         );
         self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
+        self.write_colliders();
+    }
+
+    /// Uploads the colliders' count and records over the coming frame (not the overflow count).
+    fn write_colliders(&self) {
+        let records: Vec<GpuCollider> =
+            self.colliders.this_frame(self.params.contact_material()).iter().map(GpuCollider::new).collect();
+        let count = records.len() as u32;
+        self.queue.write_buffer(&self.buffers.colliders, 4, bytemuck::bytes_of(&count));
+        if !records.is_empty() {
+            self.queue.write_buffer(&self.buffers.colliders, COLLIDER_LIST_HEAD, bytemuck::cast_slice(&records));
+        }
+    }
+
+    /// Grows the collider list to hold the colliders (rebinding it when it grew) and zeroes its
+    /// head, with the overflow count. Its size was checked against the device's limits.
+    fn fit_colliders(&mut self) {
+        let size = collider_list_bytes(self.colliders.shapes().len());
+        let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
+        if grow(device, &mut buffers.colliders, "drape colliders", size, STORAGE, bytes) {
+            self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
+        }
+        let head = GpuColliderListHead::zeroed();
+        self.queue.write_buffer(&self.buffers.colliders, 0, bytemuck::bytes_of(&head));
     }
 
     /// Plans the frame for `params` and `layout` and, only if that succeeds, makes them current:
@@ -793,6 +844,7 @@ fn create_buffers(
             STORAGE,
         ),
         pins: allocator.init("drape pins", bytemuck::cast_slice(&pin_records), size_of::<PinRecord>(), STORAGE),
+        colliders: allocator.init("drape colliders", &[], collider_list_bytes(0) as usize, STORAGE),
         normals: allocator.init(
             "drape normals",
             bytemuck::cast_slice(&vectors(&model.vertex_normals(rest), |_| 0.0)),
@@ -890,6 +942,7 @@ fn integrate_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -
             (3, &b.air_accelerations),
             (4, &b.clock),
             (5, &b.spring_accelerations),
+            (6, &b.colliders),
         ],
     )
 }

@@ -298,6 +298,9 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
             if let Some(metrics) = session.metrics() {
                 row("max stretch", format!("{:.2} %", 100.0 * (metrics.max_stretch - 1.0)));
                 row("kinetic energy", format!("{:.4} J", metrics.kinetic_energy));
+                if metrics.overflows.colliders > 0 {
+                    row("collider overflows", format!("{} particle substeps", metrics.overflows.colliders));
+                }
             }
         });
     });
