@@ -358,6 +358,36 @@ fn collider_motions_follow_their_poses() {
     }
 }
 
+/// The broad phase's swept sphere holds the shape at every pose of its motion (sliding, turning
+/// about an origin away from the shape, both), and a path meets it exactly when it passes within
+/// the sphere's radius plus the reach.
+#[test]
+fn swept_bounds_hold_the_shape_along_its_motion() {
+    let start = Pose { translation: Vec3::new(0.3, 0.0, -0.2), rotation: Quat::from_rotation_z(0.4) };
+    let slide = Pose { translation: Vec3::new(1.0, 0.5, 0.0), ..start };
+    let turn = Pose { rotation: Quat::from_rotation_x(2.0) * Quat::from_rotation_z(0.4), ..start };
+    let both = Pose { translation: Vec3::new(-0.5, 0.2, 0.4), ..turn };
+    let far_box = Collider::cuboid(Vec3::new(1.5, 0.2, 0.0), Vec3::new(0.2, 0.1, 0.3), Quat::from_rotation_y(0.7));
+    for shape in capsule_and_box().into_iter().chain([Collider::sphere(Vec3::X, 0.3), far_box]) {
+        for end in [start, slide, turn, both] {
+            let motion = Motion { start, end };
+            let swept = motion.swept_bounds(&shape).expect("a bounded shape");
+            for k in 0..=20 {
+                let placed = shape.placed(&start.towards(&end, k as f32 / 20.0));
+                let inner = placed.bounding_sphere().unwrap();
+                let outside = inner.center.distance(swept.center) + inner.radius - swept.radius;
+                assert!(outside <= 1e-5, "{shape:?} to {end:?}: {outside} m outside at {k}/20");
+            }
+        }
+    }
+    assert_eq!(Motion::default().swept_bounds(&Collider::ground(0.0)), None, "a plane is unbounded");
+    let ball = Collider::sphere(Vec3::ZERO, 1.0).bounding_sphere().unwrap();
+    let x = Vec3::new(-2.0, 1.5, 0.0);
+    assert!(ball.meets_path(x, Vec3::new(4.0, 0.0, 0.0), 0.5 + 1e-6), "the path's closest point is 1.5 m away");
+    assert!(!ball.meets_path(x, Vec3::new(4.0, 0.0, 0.0), 0.5 - 1e-6));
+    assert!(!ball.meets_path(x, Vec3::new(-1.0, 0.0, 0.0), 1.0), "the path leads away");
+}
+
 /// Continuous collision: a particle at 10 m/s with 10 substeps of a 60 Hz frame moves 1.67 cm
 /// per substep, more than a 1 cm thick plate or bar with its 5 mm margins: it would end past
 /// their middle. Straight down or at 45°, it stops on the near side, where its path entered;
