@@ -4,7 +4,10 @@
 //!  --solver gs|jacobi|mass-spring --substeps 10 --iterations 10 [--strain-limit 0.9,1.1]
 //!  [--area-limit 0.8,1.05]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
-//!  [--springs 50,10,1] [--spring-damping 0.001] [--json]`
+//!  [--springs 50,10,1] [--spring-damping 0.001] [--thickness 0.01] [--json]`
+
+// The report is one `serde_json::json!` object, whose macro recurses once per key.
+#![recursion_limit = "256"]
 
 use clap::{Parser, ValueEnum};
 use drape::constraints::UnitType;
@@ -34,7 +37,7 @@ enum Layout {
 #[derive(Debug, Parser)]
 #[command(about = "Run a drape scene headless and report timings and cloth metrics")]
 struct Args {
-    /// hanging, drape, free_fall, benchmark, flag or capsules.
+    /// hanging, drape, free_fall, benchmark, flag, capsules, fold or stack.
     #[arg(long, default_value = "hanging")]
     scene: SceneKind,
     /// Grid cells per side.
@@ -97,9 +100,22 @@ struct Args {
     /// Mass-spring: each spring's damping in N·s/m (default 0.001).
     #[arg(long)]
     spring_damping: Option<f32>,
+    /// Cloth thickness h (m) of the self-contact measures: `min_self_distance` is the smallest
+    /// distance between particles at least h apart at rest, among those closer than h (none:
+    /// null).
+    #[arg(long, default_value_t = 0.01, value_parser = positive_length)]
+    thickness: f32,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+}
+
+/// A finite length > 0 (m).
+fn positive_length(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(h) if h.is_finite() && h > 0.0 => Ok(h),
+        _ => Err(format!("`{text}` is not a finite length > 0")),
+    }
 }
 
 fn main() {
@@ -157,6 +173,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     }
     let gpu_ms = timer.map(|t| t.read(&device, &queue)).transpose()?;
     let metrics = solver.metrics()?;
+    let positions = solver.read_positions()?;
+    let self_intersections = drape::metrics::self_intersections(scene.model.mesh(), &positions);
+    let min_self_distance = drape::metrics::min_self_distance(scene.model.mesh(), &positions, args.thickness);
     let warm_up = (frames / 10).clamp(1, 10).min(frames - 1);
     let wall = Stats::of(&wall_ms[warm_up..]);
     let gpu_ms_count = gpu_ms.as_ref().map(Vec::len);
@@ -202,6 +221,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "kinetic_energy": metrics.kinetic_energy,
         "non_finite": metrics.non_finite,
         "collider_overflows": metrics.overflows.colliders,
+        "thickness": args.thickness,
+        "self_intersections": self_intersections,
+        "min_self_distance": min_self_distance.is_finite().then_some(min_self_distance),
     });
     if args.json {
         println!("{report}");

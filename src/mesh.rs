@@ -2,7 +2,7 @@
 
 use crate::error::{Error, MeshError};
 use crate::graph::Csr;
-use glam::{Vec2, Vec3};
+use glam::{Quat, Vec2, Vec3};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -106,6 +106,30 @@ impl ClothMesh {
                 let quad = if (i + j) % 2 == 0 { [[a, c, d], [a, d, b]] } else { [[a, c, b], [b, c, d]] };
                 triangles.extend(quad);
             }
+        }
+        Self::new(positions, triangles, Some(uvs))
+    }
+
+    /// This mesh moved rigidly: turned by `rotation` about the origin, then moved by
+    /// `translation`.
+    pub fn moved(&self, rotation: Quat, translation: Vec3) -> Self {
+        let positions = self.positions.iter().map(|&p| rotation * p + translation).collect();
+        Self { positions, ..self.clone() }
+    }
+
+    /// The meshes as one cloth of separate pieces, their vertices and triangles in order
+    /// (validated: the pieces together must stay within the mesh limits).
+    pub fn joined(pieces: &[ClothMesh]) -> Result<Self, Error> {
+        let (mut positions, mut triangles, mut uvs) = (Vec::new(), Vec::new(), Vec::new());
+        for piece in pieces {
+            let (count, limit) = (positions.len() + piece.positions.len(), MAX_VERTICES);
+            if count > limit {
+                return Err(MeshError::TooLarge { what: "vertices", count, limit }.into());
+            }
+            let first = positions.len() as u32;
+            triangles.extend(piece.triangles.iter().map(|t| t.map(|i| i + first)));
+            positions.extend_from_slice(&piece.positions);
+            uvs.extend_from_slice(&piece.uvs);
         }
         Self::new(positions, triangles, Some(uvs))
     }

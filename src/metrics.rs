@@ -1,5 +1,9 @@
 //! Measurements of a cloth state used by the headless runner, the benchmarks and the tests.
 
+pub mod self_contact;
+
+pub use self_contact::{min_self_distance, self_intersections};
+
 use crate::collision::Collider;
 use crate::math::weighted_face_normal;
 use crate::model::ClothModel;

@@ -5,7 +5,7 @@ use crate::collision::Collider;
 use crate::error::Error;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
-use crate::params::SolverParams;
+use crate::params::{SolverParams, Stiffness};
 use glam::{Quat, Vec3};
 use std::fmt;
 use std::str::FromStr;
@@ -41,12 +41,26 @@ pub enum SceneKind {
     /// A 1.6 m × 1.6 m cloth falling over a horizontal bar (a capsule, r = 6 cm, 1 m up), its
     /// two halves hanging onto a rounded box turned 20° under it, on the ground.
     Capsules,
+    /// A limp 1 m × 1 m cloth (PBD bending stiffness 0.01) held upright, leaning 1°, its lower
+    /// edge 0.5 m above the ground: it lands on that edge and crumples onto itself in a pile.
+    Fold,
+    /// Three 1.2 m × 1.2 m sheets, 15 cm apart and turned 30° from each other, falling onto a
+    /// sphere (r = 0.5 m) on the ground: one cloth of three pieces.
+    Stack,
 }
 
 impl SceneKind {
     /// Every scene, in menu order.
-    pub const ALL: [SceneKind; 6] =
-        [Self::Hanging, Self::Drape, Self::FreeFall, Self::Benchmark, Self::Flag, Self::Capsules];
+    pub const ALL: [SceneKind; 8] = [
+        Self::Hanging,
+        Self::Drape,
+        Self::FreeFall,
+        Self::Benchmark,
+        Self::Flag,
+        Self::Capsules,
+        Self::Fold,
+        Self::Stack,
+    ];
 
     /// The scene's command-line name.
     pub fn name(self) -> &'static str {
@@ -57,6 +71,8 @@ impl SceneKind {
             Self::Benchmark => "benchmark",
             Self::Flag => "flag",
             Self::Capsules => "capsules",
+            Self::Fold => "fold",
+            Self::Stack => "stack",
         }
     }
 }
@@ -103,13 +119,32 @@ impl Scene {
             ),
             SceneKind::Flag => (1.0, GridPlane::Vertical, Vec3::new(-0.5, 2.0, 0.0), (0..=cells).collect(), vec![]),
             SceneKind::Capsules => (1.6, GridPlane::Horizontal, Vec3::new(-0.8, 1.2, -0.8), vec![], bar_and_box()),
+            SceneKind::Fold => {
+                (1.0, GridPlane::Vertical, Vec3::new(-0.5, 1.0, 0.0), vec![], vec![Collider::ground(0.0)])
+            }
+            SceneKind::Stack => (
+                1.2,
+                GridPlane::Horizontal,
+                Vec3::new(-0.6, 0.0, -0.6),
+                vec![],
+                vec![Collider::ground(0.0), Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5)],
+            ),
         };
         let vertices = cells.saturating_add(1);
-        let mesh = ClothMesh::grid(vertices, vertices, size / cells as f32, plane, origin)?;
+        let grid = ClothMesh::grid(vertices, vertices, size / cells as f32, plane, origin)?;
+        let mesh = match kind {
+            // Turned about its lower edge (on the x axis), then lifted 0.5 m.
+            SceneKind::Fold => grid.moved(Quat::from_rotation_x(1f32.to_radians()), Vec3::new(0.0, 0.5, 0.0)),
+            SceneKind::Stack => ClothMesh::joined(&[0.0, 1.0, 2.0].map(|k: f32| {
+                grid.moved(Quat::from_rotation_y((30.0 * k).to_radians()), Vec3::new(0.0, 1.2 + 0.15 * k, 0.0))
+            }))?,
+            _ => grid,
+        };
         let params = SolverParams::default();
         let params = match kind {
             SceneKind::FreeFall => SolverParams { damping: 0.0, ..params },
             SceneKind::Flag => SolverParams { aerodynamics: Some(flag_wind()), ..params },
+            SceneKind::Fold => SolverParams { bending: Stiffness::Pbd(0.01), ..params },
             _ => params,
         };
         let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;

@@ -622,8 +622,8 @@ fn keys_map_to_the_documented_commands() {
     assert_eq!(command_for_key(&key("4"), false), Some(Command::Scene(SceneKind::Benchmark)));
     assert_eq!(command_for_key(&key("5"), false), Some(Command::Scene(SceneKind::Flag)));
     assert_eq!(command_for_key(&key("6"), false), Some(Command::Scene(SceneKind::Capsules)));
-    assert_eq!(command_for_key(&key("7"), false), Some(Command::ObjScene));
-    assert_eq!(command_for_key(&key("9"), false), None);
+    assert_eq!(command_for_key(&key("8"), false), Some(Command::Scene(SceneKind::Stack)));
+    assert_eq!(command_for_key(&key("9"), false), Some(Command::ObjScene));
     // The help lists the same digits.
     let scenes = SceneKind::ALL.len();
     let help = format!("1–{scenes}: scenes ({}: the --obj file)", scenes + 1);

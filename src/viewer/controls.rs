@@ -90,5 +90,5 @@ pub const CONTROLS: &[&str] = &[
     "wheel / + − / PageUp PageDown: zoom",
     "space: pause · S: single step · R: reset",
     "G: switch Gauss-Seidel / Jacobi",
-    "1–6: scenes (7: the --obj file) · F: frame · Esc: quit",
+    "1–8: scenes (9: the --obj file) · F: frame · Esc: quit",
 ];
