@@ -1016,7 +1016,9 @@ pub struct Response {
 /// and this is the static response.
 ///
 /// A particle that starts outside every collider (as every substep leaves it) ends outside
-/// every collider, by at least the margin: each half-space lies outside its convex collider.
+/// every collider near it, by at least the margin: each half-space lies outside its convex
+/// collider. A particle near more than [`MAX_NEAR_COLLIDERS`] colliders (an overflow, counted)
+/// ignores those after the first ones in list order.
 /// One that starts inside (a collider was moved onto it) is pushed to the surface point closest
 /// to where it went; where two colliders overlap it may take a few substeps to get out.
 pub fn respond_to_colliders(x: Vec3, q: Vec3, colliders: &[MovingCollider], response: &ContactResponse) -> Response {

@@ -329,7 +329,8 @@ impl CpuSolver {
                 continue;
             }
             let outcome = respond_to_colliders(x, q, &colliders, &response);
-            self.overflows.colliders += u32::from(outcome.overflow);
+            // Wraps like the GPU's atomic counter.
+            self.overflows.colliders = self.overflows.colliders.wrapping_add(u32::from(outcome.overflow));
             self.velocities[i] = outcome.v;
             self.positions[i] = x + outcome.q;
         }

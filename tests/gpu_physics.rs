@@ -263,7 +263,7 @@ fn a_device_below_the_required_limits_is_a_typed_error() {
 /// `new` and from `set_colliders`, which then keeps the colliders it had.
 #[test]
 fn a_collider_list_beyond_a_storage_binding_is_a_typed_error() {
-    let (device, queue) = device();
+    let (device, queue) = support::device_with(|limits| limits.max_storage_buffer_binding_size = 128 << 20);
     let scene = Scene::new(SceneKind::Hanging, 4).unwrap();
     let too_many = vec![Collider::sphere(Vec3::new(0.0, -5.0, 0.0), 0.1); 900_000];
     let refused = |result: Result<(), Error>| match result {

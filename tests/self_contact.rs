@@ -90,3 +90,18 @@ fn the_self_contact_scenes_start_apart() {
     let stack = Scene::new(SceneKind::Stack, 8).unwrap();
     assert_eq!(stack.model.particle_count(), 3 * 81);
 }
+
+/// A blown-up cloth is measured without a panic or a hang: non-finite and huge positions are
+/// left out.
+#[test]
+fn measures_survive_a_blown_up_cloth() {
+    let mesh = ClothMesh::grid(9, 9, 0.1, GridPlane::Horizontal, Vec3::ZERO).unwrap();
+    let mut positions = mesh.positions.clone();
+    positions[3] = Vec3::NAN;
+    positions[10] = Vec3::new(f32::INFINITY, 0.0, f32::NEG_INFINITY);
+    positions[20] = Vec3::splat(3e38);
+    positions[30] = Vec3::new(-1e12, 5e11, 0.0);
+    assert_eq!(self_intersections(&mesh, &positions), 0);
+    assert_eq!(min_self_distance(&mesh, &positions, 0.01), f32::INFINITY);
+    assert_eq!(min_self_distance(&mesh, &positions, 1e-30), f32::INFINITY);
+}

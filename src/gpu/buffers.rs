@@ -158,15 +158,14 @@ pub(crate) struct Buffers {
 /// Where the collider records start in the collider list.
 pub(crate) const COLLIDER_LIST_HEAD: u64 = size_of::<GpuColliderListHead>() as u64;
 
-/// Bytes of a collider list with room for `count` colliders (at least one, the next power of
-/// two, so that adding colliders rarely grows it).
+/// Bytes of a collider list with room for `count` colliders (at least one).
 pub(crate) fn collider_list_bytes(count: usize) -> u64 {
-    COLLIDER_LIST_HEAD + (size_of::<GpuCollider>() * count.max(1).next_power_of_two()) as u64
+    COLLIDER_LIST_HEAD + (size_of::<GpuCollider>() * count.max(1)) as u64
 }
 
 /// Replaces `buffer` by an uninitialised one of `size` bytes when it is smaller, counting the
 /// difference in `allocated_bytes`. Returns whether it did: the buffer's bind groups must then be
-/// rebuilt. Only parameter and pin changes grow buffers, never a frame.
+/// rebuilt. Only parameter, pin and collider changes grow buffers, never a frame.
 pub(crate) fn grow(
     device: &wgpu::Device,
     buffer: &mut wgpu::Buffer,

@@ -62,7 +62,7 @@ pub struct GpuSolver {
     model: ClothModel,
     params: SolverParams,
     colliders: ColliderSet,
-    /// Whether the parameters on the GPU still move the colliders as the last frame did (the
+    /// Whether the collider list on the GPU still moves the colliders as the last frame did (the
     /// next frame must be uploaded its own motion first).
     colliders_moved: bool,
     pins: Pins,
@@ -183,13 +183,13 @@ impl GpuSolver {
     /// a pose turns the shape as given about the origin, then moves it). The frame moves each
     /// collider there from where it is, a step per substep, and its surface carries what it
     /// touches: static and dynamic friction and restitution act on the cloth's motion relative
-    /// to the surface, and continuous collision follows the relative path. Only the parameters
-    /// are uploaded; colliders not moved again rest where they arrived. Parameters are uploaded
+    /// to the surface, and continuous collision follows the relative path. Only the collider
+    /// records are uploaded; colliders not moved again rest where they arrived. Uploads happen
     /// at the next submit, so submit each frame recorded by [`GpuSolver::encode_step`] before
     /// recording the next or calling a setter (this one, or any that changes the parameters).
     pub fn set_collider_poses(&mut self, poses: &[Pose]) -> Result<(), Error> {
         self.colliders.set_poses(poses)?;
-        self.write_params();
+        self.write_colliders();
         Ok(())
     }
 
@@ -279,7 +279,7 @@ impl GpuSolver {
 
     /// Records one frame (all substeps, then normals) into `encoder`, in one compute pass.
     /// Submitting it is the caller's business; nothing is read back or waited on. Colliders that
-    /// moved in the last frame have the parameters uploaded first (they rest from now on, or
+    /// moved in the last frame have their records uploaded first (they rest from now on, or
     /// take their new poses).
     pub fn encode_step(&mut self, encoder: &mut wgpu::CommandEncoder) {
         if self.colliders_moved {
@@ -579,9 +579,14 @@ impl GpuSolver {
     }
 
     /// Grows the collider list to hold the colliders (rebinding it when it grew) and zeroes its
-    /// head, with the overflow count. Its size was checked against the device's limits.
+    /// head, with the overflow count. Their exact size was checked against the device's limits;
+    /// the list takes room for the next power of two of colliders where the limits allow, so
+    /// that adding colliders rarely grows it.
     fn fit_colliders(&mut self) {
-        let size = collider_list_bytes(self.colliders.shapes().len());
+        let count = self.colliders.shapes().len();
+        let limits = self.device.limits();
+        let limit = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
+        let size = collider_list_bytes(count.max(1).next_power_of_two()).min(limit).max(collider_list_bytes(count));
         let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
         if grow(device, &mut buffers.colliders, "drape colliders", size, STORAGE, bytes) {
             self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);

@@ -1,8 +1,9 @@
 //! How a cloth meets itself, measured on the host from its positions: triangles that cut through
 //! each other ([`self_intersections`]) and how close particles that are apart at rest come
 //! ([`min_self_distance`]). Independent of the solver's self-collision, so they check it.
-//! Exact in the sense of the predicates: f64 signed volumes of f32 positions, proper crossings
-//! only (touching and coplanar triangles do not count).
+//! The predicates are f64 signed volumes of f32 positions (robust in practice, not exact for
+//! nearly coplanar configurations); proper crossings only (touching and coplanar triangles do
+//! not count).
 
 use crate::mesh::ClothMesh;
 use glam::{DVec3, IVec3, Vec3};
@@ -37,8 +38,9 @@ pub fn triangles_intersect(first: [DVec3; 3], second: [DVec3; 3]) -> bool {
 
 /// The pairs of triangles sharing no vertex that cut through each other
 /// ([`triangles_intersect`]): 0 for a cloth that does not pass through itself. Triangles are
-/// sorted into a grid of cells as large as the largest triangle's bounding box, and each pair
+/// sorted into a grid of cells four times the median triangle's bounding box, and each pair
 /// whose boxes overlap is tested once, in the cell holding the low corner of their overlap.
+/// Triangles larger than a cell (stretched to many times their size) are left out.
 pub fn self_intersections(mesh: &ClothMesh, positions: &[Vec3]) -> usize {
     let corners = |t: [u32; 3]| t.map(|i| positions[i as usize]);
     let boxes: Vec<(Vec3, Vec3)> = mesh
@@ -49,11 +51,20 @@ pub fn self_intersections(mesh: &ClothMesh, positions: &[Vec3]) -> usize {
             (a.min(b).min(c), a.max(b).max(c))
         })
         .collect();
-    // Triangles with a non-finite corner cut through nothing measurable.
-    let finite = |&(_, (low, high)): &(usize, &(Vec3, Vec3))| low.is_finite() && high.is_finite();
-    let measured = || boxes.iter().enumerate().filter(finite);
-    let cell = measured().map(|(_, (low, high))| (*high - *low).max_element()).fold(f32::EPSILON, f32::max);
-    let grid = CellGrid::new(cell, measured().map(|(t, &(low, high))| (t as u32, low, high)));
+    // A triangle with a non-finite corner cuts through nothing (the predicates are false on
+    // NaN); one far larger than the others (a blown-up cloth) is not measured rather than
+    // making every pair a candidate.
+    if boxes.is_empty() {
+        return 0;
+    }
+    let mut sizes: Vec<f32> = boxes.iter().map(|(low, high)| (*high - *low).max_element()).collect();
+    let typical = sizes.select_nth_unstable_by(boxes.len() / 2, f32::total_cmp).1.max(f32::EPSILON);
+    let cell = 4.0 * typical;
+    let measured = |&(_, (low, high)): &(usize, &(Vec3, Vec3))| {
+        low.is_finite() && high.is_finite() && (*high - *low).max_element() <= cell
+    };
+    let grid =
+        CellGrid::new(cell, boxes.iter().enumerate().filter(measured).map(|(t, &(low, high))| (t as u32, low, high)));
     let mut count = 0;
     for (key, members) in &grid.cells {
         for (k, &s) in members.iter().enumerate() {
@@ -75,19 +86,22 @@ pub fn self_intersections(mesh: &ClothMesh, positions: &[Vec3]) -> usize {
 
 /// The smallest distance between two particles that are at least `rest_gap` apart in the
 /// mesh's rest positions, among those closer than `rest_gap` now; `+∞` when none are (the cloth
-/// keeps every such pair at least `rest_gap` apart). Particles closer at rest (neighbours) are
-/// left out: a thickness only separates what the mesh keeps apart. `+∞` for a `rest_gap` that
+/// keeps every such pair at least `rest_gap` apart). Particles closer at rest are left out: a
+/// thickness only separates what the mesh keeps apart. Neighbours farther apart at rest than
+/// `rest_gap` count (an edge compressed below it reads as a close pair). Non-finite positions
+/// are left out. `+∞` for a `rest_gap` that
 /// is not finite and positive.
 pub fn min_self_distance(mesh: &ClothMesh, positions: &[Vec3], rest_gap: f32) -> f32 {
     if !(rest_gap > 0.0 && rest_gap.is_finite()) {
         return f32::INFINITY; // nothing is closer than no distance
     }
-    let grid = CellGrid::new(rest_gap, positions.iter().enumerate().map(|(i, &p)| (i as u32, p, p)));
+    let finite = positions.iter().enumerate().filter(|(_, p)| p.is_finite());
+    let grid = CellGrid::new(rest_gap, finite.map(|(i, &p)| (i as u32, p, p)));
     let mut closest = f32::INFINITY;
-    for (i, &p) in positions.iter().enumerate() {
+    for (i, &p) in positions.iter().enumerate().filter(|(_, p)| p.is_finite()) {
         let home = grid.key(p);
         for offset in (-1..=1).flat_map(|x| (-1..=1).flat_map(move |y| (-1..=1).map(move |z| IVec3::new(x, y, z)))) {
-            for &j in grid.cells.get(&(home + offset)).map_or(&[][..], Vec::as_slice) {
+            for &j in grid.cells.get(&home.saturating_add(offset)).map_or(&[][..], Vec::as_slice) {
                 let (i, j) = (i, j as usize);
                 if j > i && mesh.positions[i].distance(mesh.positions[j]) >= rest_gap {
                     let d = p.distance(positions[j]);
