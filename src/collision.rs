@@ -547,7 +547,7 @@ impl ColliderSet {
     }
 
     /// Each collider's material, `default` where it has none of its own.
-    pub fn materials(&self, default: ContactMaterial) -> Vec<ContactMaterial> {
+    fn materials(&self, default: ContactMaterial) -> Vec<ContactMaterial> {
         self.materials.iter().map(|m| m.unwrap_or(default)).collect()
     }
 

@@ -30,8 +30,8 @@ pub struct ClothMetrics {
     pub overflows: Overflows,
 }
 
-/// What a solver's fixed capacities left out since it was made or its colliders were last set:
-/// counted, never dropped silently.
+/// What a solver's fixed capacities left out since it was made, reset or its colliders were
+/// last set: counted, never dropped silently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Overflows {
     /// Particle substeps near more colliders than one particle takes

@@ -35,7 +35,7 @@ use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::pins::{PinRecord, Pins};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
-use std::mem::size_of;
+use std::mem::{offset_of, size_of};
 
 /// The bind groups, one per layout ([`Layouts`]).
 struct BindGroups {
@@ -175,7 +175,7 @@ impl GpuSolver {
         self.colliders = set;
         self.colliders_moved = false;
         self.fit_colliders();
-        self.write_params();
+        self.write_colliders();
         Ok(())
     }
 
@@ -198,7 +198,7 @@ impl GpuSolver {
     pub fn place_colliders(&mut self, poses: &[Pose]) -> Result<(), Error> {
         self.colliders.place(poses)?;
         self.colliders_moved = false;
-        self.write_params();
+        self.write_colliders();
         Ok(())
     }
 
@@ -398,7 +398,7 @@ impl GpuSolver {
     /// change). Colliders start with `None`; [`GpuSolver::set_colliders`] resets them.
     pub fn set_collider_materials(&mut self, materials: &[Option<ContactMaterial>]) -> Result<(), Error> {
         self.colliders.set_materials(materials)?;
-        self.write_params();
+        self.write_colliders();
         Ok(())
     }
 
@@ -552,7 +552,7 @@ impl GpuSolver {
         self.write_params();
     }
 
-    /// Uploads the parameters and the colliders (whose materials may follow the parameters).
+    /// Uploads the parameters.
     fn write_params(&self) {
         let pins = self.pins.records().len();
         let gpu = GpuParams::new(
@@ -564,7 +564,6 @@ impl GpuSolver {
             self.tethers.tethers().particle_count(),
         );
         self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
-        self.write_colliders();
     }
 
     /// Uploads the colliders' count and records over the coming frame (not the overflow count).
@@ -572,7 +571,8 @@ impl GpuSolver {
         let records: Vec<GpuCollider> =
             self.colliders.this_frame(self.params.contact_material()).iter().map(GpuCollider::new).collect();
         let count = records.len() as u32;
-        self.queue.write_buffer(&self.buffers.colliders, 4, bytemuck::bytes_of(&count));
+        let count_offset = offset_of!(GpuColliderListHead, count) as u64;
+        self.queue.write_buffer(&self.buffers.colliders, count_offset, bytemuck::bytes_of(&count));
         if !records.is_empty() {
             self.queue.write_buffer(&self.buffers.colliders, COLLIDER_LIST_HEAD, bytemuck::cast_slice(&records));
         }
@@ -623,6 +623,8 @@ impl GpuSolver {
         self.requested_layout = layout;
         self.layout = resolved;
         self.write_params();
+        // Colliders without a material of their own follow the parameters'.
+        self.write_colliders();
         self.upload_dispatch_table(&plan.table);
         self.plan = plan.dispatches;
         Ok(())

@@ -38,33 +38,27 @@ pub fn triangles_intersect(first: [DVec3; 3], second: [DVec3; 3]) -> bool {
 
 /// The pairs of triangles sharing no vertex that cut through each other
 /// ([`triangles_intersect`]): 0 for a cloth that does not pass through itself. Triangles are
-/// sorted into a grid of cells four times the median triangle's bounding box, and each pair
+/// sorted into a grid of cells twice the largest triangle's bounding box at rest, and each pair
 /// whose boxes overlap is tested once, in the cell holding the low corner of their overlap.
-/// Triangles larger than a cell (stretched to many times their size) are left out.
+/// Triangles stretched beyond a cell (a blown-up cloth, which `max_stretch` shows) are left out.
 pub fn self_intersections(mesh: &ClothMesh, positions: &[Vec3]) -> usize {
-    let corners = |t: [u32; 3]| t.map(|i| positions[i as usize]);
-    let boxes: Vec<(Vec3, Vec3)> = mesh
-        .triangles
-        .iter()
-        .map(|&t| {
-            let [a, b, c] = corners(t);
+    let boxes_at = |x: &[Vec3]| -> Vec<(Vec3, Vec3)> {
+        let box_of = |t: &[u32; 3]| {
+            let [a, b, c] = t.map(|i| x[i as usize]);
             (a.min(b).min(c), a.max(b).max(c))
-        })
-        .collect();
-    // A triangle with a non-finite corner cuts through nothing (the predicates are false on
-    // NaN); one far larger than the others (a blown-up cloth) is not measured rather than
-    // making every pair a candidate.
-    if boxes.is_empty() {
-        return 0;
-    }
-    let mut sizes: Vec<f32> = boxes.iter().map(|(low, high)| (*high - *low).max_element()).collect();
-    let typical = sizes.select_nth_unstable_by(boxes.len() / 2, f32::total_cmp).1.max(f32::EPSILON);
-    let cell = 4.0 * typical;
-    let measured = |&(_, (low, high)): &(usize, &(Vec3, Vec3))| {
-        low.is_finite() && high.is_finite() && (*high - *low).max_element() <= cell
+        };
+        mesh.triangles.iter().map(box_of).collect()
     };
+    let extent = |&(low, high): &(Vec3, Vec3)| (high - low).max_element();
+    let boxes = boxes_at(positions);
+    let cell = 2.0 * boxes_at(&mesh.positions).iter().map(extent).fold(f32::EPSILON, f32::max);
+    // A triangle with a non-finite corner cuts through nothing (the predicates are false on
+    // NaN); one stretched beyond a cell (a blown-up cloth) is left out rather than making every
+    // pair a candidate.
+    let measured = |(_, b): &(usize, &(Vec3, Vec3))| b.0.is_finite() && b.1.is_finite() && extent(b) <= cell;
     let grid =
         CellGrid::new(cell, boxes.iter().enumerate().filter(measured).map(|(t, &(low, high))| (t as u32, low, high)));
+    let corners = |t: [u32; 3]| t.map(|i| positions[i as usize]);
     let mut count = 0;
     for (key, members) in &grid.cells {
         for (k, &s) in members.iter().enumerate() {
