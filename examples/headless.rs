@@ -4,7 +4,8 @@
 //!  --solver gs|jacobi|mass-spring --substeps 10 --iterations 10 [--strain-limit 0.9,1.1]
 //!  [--area-limit 0.8,1.05]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
-//!  [--springs 50,10,1] [--spring-damping 0.001] [--thickness 0.01] [--json]`
+//!  [--springs 50,10,1] [--spring-damping 0.001] [--thickness 0.01] [--self-collision [H]]
+//!  [--json]`
 
 // The report is one `serde_json::json!` object, whose macro recurses once per key.
 #![recursion_limit = "256"]
@@ -105,6 +106,10 @@ struct Args {
     /// null).
     #[arg(long, default_value_t = 0.01, value_parser = positive_length)]
     thickness: f32,
+    /// Turns self-collision on with thickness H in m (default: --thickness, which then also
+    /// measures with H).
+    #[arg(long, value_name = "H", num_args = 0..=1, value_parser = positive_length)]
+    self_collision: Option<Option<f32>>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -144,8 +149,10 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         stretch: args.stretch_compliance.map_or(scene.params.stretch, drape::Stiffness::Compliance),
         aerodynamics: air(args, scene.params.aerodynamics)?,
         rigid_damping: args.rigid_damping,
+        self_collision: args.self_collision.map(|h| drape::SelfCollision::new(h.unwrap_or(args.thickness))),
         ..scene.params
     };
+    let thickness = params.self_collision.map_or(args.thickness, |s| s.thickness);
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
     solver.set_dispatch(match args.layout {
         Layout::Auto => DispatchStrategy::Auto,
@@ -175,7 +182,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     let metrics = solver.metrics()?;
     let positions = solver.read_positions()?;
     let self_intersections = drape::metrics::self_intersections(scene.model.mesh(), &positions);
-    let min_self_distance = drape::metrics::min_self_distance(scene.model.mesh(), &positions, args.thickness);
+    let min_self_distance = drape::metrics::min_self_distance(scene.model.mesh(), &positions, thickness);
     let warm_up = (frames / 10).clamp(1, 10).min(frames - 1);
     let wall = Stats::of(&wall_ms[warm_up..]);
     let gpu_ms_count = gpu_ms.as_ref().map(Vec::len);
@@ -221,7 +228,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "kinetic_energy": metrics.kinetic_energy,
         "non_finite": metrics.non_finite,
         "collider_overflows": metrics.overflows.colliders,
-        "thickness": args.thickness,
+        "self_collision": params.self_collision.is_some(),
+        "self_contact_overflows": metrics.overflows.self_contacts,
+        "thickness": thickness,
         "self_intersections": self_intersections,
         "min_self_distance": min_self_distance.is_finite().then_some(min_self_distance),
     });

@@ -92,6 +92,9 @@ struct Params {
     // Mass-spring mode (shaders/mass_spring.wgsl): stiffness of the structural, shear and
     // flexion springs (N/m) by kind id, then their damping (N·s/m); zero in the other modes.
     springs: vec4<f32>,
+    // Self-collision (shaders/self_collision.wgsl): thickness h (m), static and dynamic
+    // friction between layers; w unused. Zero when off.
+    self_collision: vec4<f32>,
     // Jacobi over-relaxation ω.
     relaxation: f32,
     // Substep length h (s).
@@ -115,6 +118,8 @@ struct Params {
     // The fraction of its deviation from the rigid motion a free particle loses per frame
     // (shaders/rigid_damping.wgsl).
     rigid_damping: f32,
+    // Buckets of the self-collision hash table (a power of two).
+    hash_table_size: u32,
 }
 
 // What one dispatch works on (DispatchInfo in src/gpu/records.rs), bound with a dynamic offset

@@ -42,6 +42,7 @@ pub mod reference;
 pub mod rigid_damping;
 pub mod scene;
 pub mod schedule;
+pub mod self_collision;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 
@@ -58,3 +59,4 @@ pub use model::ClothModel;
 pub use params::{SolverMode, SolverParams, Stiffness, TetherParams};
 pub use reference::CpuSolver;
 pub use scene::{Scene, SceneKind};
+pub use self_collision::SelfCollision;

@@ -37,6 +37,10 @@ pub struct Overflows {
     /// Particle substeps near more colliders than one particle takes
     /// ([`crate::collision::MAX_NEAR_COLLIDERS`]; it took the first ones in list order).
     pub colliders: u32,
+    /// Particle substeps of self-collision that met a hash bucket fuller than
+    /// [`crate::self_collision::MAX_BUCKET_ENTRIES`] (whose particles they skipped) or more
+    /// than [`crate::self_collision::MAX_CANDIDATES`] candidates (the rest skipped).
+    pub self_contacts: u32,
 }
 
 impl ClothMetrics {

@@ -15,6 +15,7 @@ use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::pins::Pins;
 use crate::rigid_damping::{damp_to_rigid_motion, frame_fraction, rigid_motion, Moments};
+use crate::self_collision::collide_self;
 use glam::Vec3;
 
 /// A cloth stepped on the CPU.
@@ -146,7 +147,8 @@ impl CpuSolver {
     }
 
     /// Advances one frame: rigid damping, then `substeps` × (air → springs → predict →
-    /// `iterations` projections → area limits → tethers → collide and update velocities), then
+    /// `iterations` projections → area limits → tethers → self-collision → collide and update
+    /// velocities), then
     /// recomputes normals (PBD Alg. 1 with XPBD substepping) and advances the time. Mass-spring
     /// mode has springs and no projections, area limits or tethers; the others the reverse.
     pub fn step(&mut self) {
@@ -167,6 +169,11 @@ impl CpuSolver {
             let response = self.params.tether_response();
             for k in 0..self.tethers.tethers().particle_count() {
                 project_tethers(self.tethers.tethers(), k, self.params.tethers.scale, response, &mut self.solve);
+            }
+            if let Some(self_collision) = &self.params.self_collision {
+                let overflows = collide_self(&mut self.solve, &self.model.mesh().positions, self_collision);
+                // Wraps like the GPU's atomic counter.
+                self.overflows.self_contacts = self.overflows.self_contacts.wrapping_add(overflows);
             }
             self.finalize(substep);
         }

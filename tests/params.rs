@@ -2,7 +2,7 @@
 
 use drape::{
     Aerodynamics, Collider, ContactMaterial, CpuSolver, Error, Gusts, MassSpringParams, Pose, Scene, SceneKind,
-    SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams,
+    SelfCollision, SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams,
 };
 use glam::{Quat, Vec3};
 
@@ -57,6 +57,20 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(areas(f32::NAN, 1.1)), "area_limits.min");
     assert_eq!(rejected(areas(0.9, 0.99)), "area_limits.max");
     assert_eq!(rejected(areas(0.9, f32::NAN)), "area_limits.max");
+    let self_collision = |s: SelfCollision| SolverParams { self_collision: Some(s), ..ok };
+    self_collision(SelfCollision::new(0.01)).validate().unwrap();
+    for (bad, name) in [
+        (SelfCollision::new(0.0), "self_collision.thickness"),
+        (SelfCollision::new(f32::NAN), "self_collision.thickness"),
+        (SelfCollision::new(2.0), "self_collision.thickness"),
+        (SelfCollision { static_friction: -0.1, ..SelfCollision::new(0.01) }, "self_collision.static_friction"),
+        (
+            SelfCollision { dynamic_friction: f32::INFINITY, ..SelfCollision::new(0.01) },
+            "self_collision.dynamic_friction",
+        ),
+    ] {
+        assert_eq!(rejected(self_collision(bad)), name);
+    }
     let air = |aero: Aerodynamics| SolverParams { aerodynamics: Some(aero), ..ok };
     let still = Aerodynamics::default();
     air(Aerodynamics { air_density: 0.0, lift_coefficient: 0.0, ..still }).validate().unwrap();

@@ -5,7 +5,9 @@ use drape::constraints::bending::BendingRecord;
 use drape::constraints::isometric::IsometricRecord;
 use drape::constraints::stretch::StretchRecord;
 use drape::constraints::UnitType;
-use drape::gpu::records::{DispatchInfo, GpuAir, GpuCollider, GpuColliderListHead, GpuKind, GpuParams};
+use drape::gpu::records::{
+    DispatchInfo, GpuAir, GpuCollider, GpuColliderListHead, GpuKind, GpuParams, GpuSpatialHashHead,
+};
 use drape::gpu::shaders;
 use drape::pins::PinRecord;
 use std::mem::{offset_of, size_of};
@@ -28,7 +30,7 @@ fn file(name: &str) -> &'static str {
 }
 
 /// Every module drape builds, by name.
-fn modules() -> [(&'static str, String); 9] {
+fn modules() -> [(&'static str, String); 10] {
     [
         ("integrate", shaders::integrate_module_source()),
         ("solver", shaders::solver_module_source(&UnitType::ALL)),
@@ -39,6 +41,7 @@ fn modules() -> [(&'static str, String); 9] {
         ("aerodynamics", shaders::aerodynamics_module_source()),
         ("rigid damping", shaders::rigid_damping_module_source()),
         ("mass-spring", shaders::mass_spring_module_source()),
+        ("self-collision", shaders::self_collision_module_source()),
     ]
 }
 
@@ -246,6 +249,17 @@ fn every_entry_point_is_within_webgpu_limits_with_headroom() {
         ("aerodynamics", &["apply_aerodynamics"]),
         ("rigid damping", &["sum_moments", "solve_rigid_motion", "damp_to_rigid_motion"]),
         ("mass-spring", &["apply_springs"]),
+        (
+            "self-collision",
+            &[
+                "hash_count",
+                "hash_prefix_sum",
+                "hash_scatter",
+                "hash_sort_buckets",
+                "self_contacts",
+                "apply_self_contacts",
+            ],
+        ),
     ];
     for ((name, source), (expected_name, entry_points)) in modules().iter().zip(expected) {
         assert_eq!(*name, expected_name);
@@ -389,6 +403,14 @@ fn shared_constants_match_their_wgsl_twins() {
     assert_eq!(wgsl_constant(&springs, "SPRING_PARTICLE_MASK"), U32((1 << shift) - 1));
     let areas = parse_and_validate("area limits", &shaders::area_module_source());
     assert_eq!(wgsl_constant(&areas, "MAX_AREA_GROWTH"), F32(drape::constraints::area::MAX_AREA_GROWTH));
+    use drape::self_collision as sc;
+    let hash = parse_and_validate("self-collision", &shaders::self_collision_module_source());
+    assert_eq!(wgsl_constant(&hash, "MAX_BUCKET_ENTRIES"), U32(sc::MAX_BUCKET_ENTRIES));
+    assert_eq!(wgsl_constant(&hash, "MAX_CANDIDATES"), U32(sc::MAX_CANDIDATES));
+    assert_eq!(wgsl_constant(&hash, "CELL_LIMIT"), F32(sc::CELL_LIMIT));
+    for (axis, prime) in ["X", "Y", "Z"].into_iter().zip(sc::HASH_PRIMES) {
+        assert_eq!(wgsl_constant(&hash, &format!("HASH_PRIME_{axis}")), U32(prime));
+    }
 }
 
 macro_rules! rust_offsets {
@@ -423,6 +445,13 @@ fn gpu_structs_match_their_wgsl_twins() {
     let head = rust_offsets!(GpuColliderListHead, overflow, count).iter().map(|&(n, o)| (n.to_string(), o as u32));
     let records = ("colliders".to_string(), size_of::<GpuColliderListHead>() as u32);
     assert_eq!(list, head.chain([records]).collect::<Vec<_>>(), "ColliderList and GpuColliderListHead differ");
+    let self_collision = parse_and_validate("self-collision", &shaders::self_collision_module_source());
+    let (_, table) = wgsl_layout(&self_collision, "SpatialHashTable");
+    let head = rust_offsets!(GpuSpatialHashHead, overflow).iter().map(|&(n, o)| (n.to_string(), o as u32));
+    let pads = [4, 8, 12].map(|o| (format!("_pad{}", o / 4 - 1), o));
+    let starts = ("starts".to_string(), size_of::<GpuSpatialHashHead>() as u32);
+    let expected: Vec<_> = head.chain(pads).chain([starts]).collect();
+    assert_eq!(table, expected, "SpatialHashTable and GpuSpatialHashHead differ");
     let module = parse_and_validate("common.wgsl", shaders::common_source());
     assert_layout(
         &module,
@@ -438,6 +467,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             area_limits,
             air,
             springs,
+            self_collision,
             relaxation,
             h,
             damping_factor,
@@ -451,6 +481,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             jacobi_unit_table,
             tether_particles,
             rigid_damping,
+            hash_table_size,
         ),
     );
     assert_layout(

@@ -1,9 +1,10 @@
 //! The words of the solver's data buffers: the kinds' records (`shaders/units.wgsl`) and the
 //! Gauss-Seidel schedule (`shaders/schedule.wgsl`) as the kernels read them.
 
-use super::records::{GpuCollider, GpuColliderListHead};
+use super::records::{GpuCollider, GpuColliderListHead, GpuSpatialHashHead};
 use crate::constraints::{Constraints, Kind, UnitType};
 use crate::model::ClothModel;
+use crate::self_collision::hash_table_size;
 use std::mem::size_of;
 
 /// The `schedule` buffer's words, where each phase's stripe entries start and where the unit
@@ -153,6 +154,20 @@ pub(crate) struct Buffers {
     pub rigid_motion: wgpu::Buffer,
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
+    /// Self-collision (`shaders/self_collision.wgsl`): the hash table (its head, with the
+    /// overflow count, then the bucket starts), the hashed particles (`vec4<u32>`), the
+    /// contact corrections and the rest positions (`vec4`); placeholders until it is first
+    /// used.
+    pub hash_table: wgpu::Buffer,
+    pub hashed: wgpu::Buffer,
+    pub self_corrections: wgpu::Buffer,
+    pub rest_positions: wgpu::Buffer,
+}
+
+/// Bytes of the self-collision hash table of `particles` particles: its head and
+/// [`crate::self_collision::hash_table_size`] + 1 bucket starts.
+pub(crate) fn hash_table_bytes(particles: usize) -> u64 {
+    (size_of::<GpuSpatialHashHead>() + 4 * (hash_table_size(particles) as usize + 1)) as u64
 }
 
 /// Where the collider records start in the collider list.

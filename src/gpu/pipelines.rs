@@ -63,11 +63,14 @@ pub(crate) enum GroupLayout {
     RigidDamping,
     /// Group 2 of the springs: their lists read, their accelerations written.
     Springs,
+    /// Group 2 of self-collision: the hash table, the hashed particles and the corrections
+    /// written, the rest positions read.
+    SelfCollision,
 }
 
 impl GroupLayout {
     /// Every pipeline layout's groups (integrate has no group 2), for the device limit checks.
-    pub const PIPELINES: [&[GroupLayout]; 9] = [
+    pub const PIPELINES: [&[GroupLayout]; 10] = [
         &[Self::Frame, Self::Integrate],
         &[Self::Frame, Self::Solve, Self::GaussSeidel],
         &[Self::Frame, Self::Solve, Self::Jacobi],
@@ -77,6 +80,7 @@ impl GroupLayout {
         &[Self::Frame, Self::Solve, Self::Aerodynamics],
         &[Self::Frame, Self::Solve, Self::RigidDamping],
         &[Self::Frame, Self::Solve, Self::Springs],
+        &[Self::Frame, Self::Solve, Self::SelfCollision],
     ];
 
     /// The layout's entries (`@group(n) @binding(k)` declarations in `shaders/`).
@@ -104,6 +108,7 @@ impl GroupLayout {
             Self::Aerodynamics => vec![storage(0, false), storage(1, true), storage(2, true), storage(3, true)],
             Self::RigidDamping => vec![storage(0, false), storage(1, false)],
             Self::Springs => vec![storage(0, true), storage(1, false)],
+            Self::SelfCollision => vec![storage(0, false), storage(1, false), storage(2, false), storage(3, true)],
         }
     }
 }
@@ -122,6 +127,7 @@ pub(crate) struct Layouts {
     pub aerodynamics: wgpu::BindGroupLayout,
     pub rigid_damping: wgpu::BindGroupLayout,
     pub springs: wgpu::BindGroupLayout,
+    pub self_collision: wgpu::BindGroupLayout,
 }
 
 impl Layouts {
@@ -145,6 +151,7 @@ impl Layouts {
             aerodynamics: layout("drape aerodynamics data", GroupLayout::Aerodynamics),
             rigid_damping: layout("drape rigid damping data", GroupLayout::RigidDamping),
             springs: layout("drape springs data", GroupLayout::Springs),
+            self_collision: layout("drape self-collision data", GroupLayout::SelfCollision),
         }
     }
 }
@@ -205,6 +212,12 @@ pub(crate) struct Pipelines {
     solve_rigid_motion: wgpu::ComputePipeline,
     damp_to_rigid_motion: wgpu::ComputePipeline,
     apply_springs: wgpu::ComputePipeline,
+    hash_count: wgpu::ComputePipeline,
+    hash_prefix_sum: wgpu::ComputePipeline,
+    hash_scatter: wgpu::ComputePipeline,
+    hash_sort_buckets: wgpu::ComputePipeline,
+    self_contacts: wgpu::ComputePipeline,
+    apply_self_contacts: wgpu::ComputePipeline,
     pub normals: wgpu::ComputePipeline,
 }
 
@@ -231,6 +244,7 @@ impl Pipelines {
         let aerodynamics = module("drape aerodynamics", shaders::aerodynamics_module_source());
         let rigid_damping = module("drape rigid damping", shaders::rigid_damping_module_source());
         let mass_spring = module("drape mass-spring", shaders::mass_spring_module_source());
+        let self_collision = module("drape self-collision", shaders::self_collision_module_source());
         let pipeline_layout = |label, groups: [&wgpu::BindGroupLayout; 3]| {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),
@@ -254,6 +268,8 @@ impl Pipelines {
         let rigid_damping_layout =
             pipeline_layout("drape rigid damping", [&layouts.frame, &layouts.solve, &layouts.rigid_damping]);
         let springs_layout = pipeline_layout("drape springs", [&layouts.frame, &layouts.solve, &layouts.springs]);
+        let self_collision_layout =
+            pipeline_layout("drape self-collision", [&layouts.frame, &layouts.solve, &layouts.self_collision]);
         let workgroup_sizes =
             [("STRIPE_WORKGROUP_SIZE", f64::from(sizes.stripe)), ("SUBSTEP_WORKGROUP_SIZE", f64::from(sizes.substep))];
         let pipeline = |module: &wgpu::ShaderModule,
@@ -303,6 +319,12 @@ impl Pipelines {
             solve_rigid_motion: pipeline(&rigid_damping, &rigid_damping_layout, "solve_rigid_motion", &[]),
             damp_to_rigid_motion: pipeline(&rigid_damping, &rigid_damping_layout, "damp_to_rigid_motion", &[]),
             apply_springs: pipeline(&mass_spring, &springs_layout, "apply_springs", &[]),
+            hash_count: pipeline(&self_collision, &self_collision_layout, "hash_count", &[]),
+            hash_prefix_sum: pipeline(&self_collision, &self_collision_layout, "hash_prefix_sum", &[]),
+            hash_scatter: pipeline(&self_collision, &self_collision_layout, "hash_scatter", &[]),
+            hash_sort_buckets: pipeline(&self_collision, &self_collision_layout, "hash_sort_buckets", &[]),
+            self_contacts: pipeline(&self_collision, &self_collision_layout, "self_contacts", &[]),
+            apply_self_contacts: pipeline(&self_collision, &self_collision_layout, "apply_self_contacts", &[]),
             normals: pipeline(&normals, &normals_layout, "compute_normals", &[]),
         }
     }
@@ -332,6 +354,12 @@ impl Pipelines {
             Kernel::SolveRigidMotion => &self.solve_rigid_motion,
             Kernel::DampToRigidMotion => &self.damp_to_rigid_motion,
             Kernel::Springs => &self.apply_springs,
+            Kernel::HashCount => &self.hash_count,
+            Kernel::HashPrefixSum => &self.hash_prefix_sum,
+            Kernel::HashScatter => &self.hash_scatter,
+            Kernel::HashSortBuckets => &self.hash_sort_buckets,
+            Kernel::SelfContacts => &self.self_contacts,
+            Kernel::ApplySelfContacts => &self.apply_self_contacts,
         }
     }
 
@@ -345,6 +373,12 @@ impl Pipelines {
             Kernel::Aerodynamics => DataGroup::Aerodynamics,
             Kernel::SumMoments | Kernel::SolveRigidMotion | Kernel::DampToRigidMotion => DataGroup::RigidDamping,
             Kernel::Springs => DataGroup::Springs,
+            Kernel::HashCount
+            | Kernel::HashPrefixSum
+            | Kernel::HashScatter
+            | Kernel::HashSortBuckets
+            | Kernel::SelfContacts
+            | Kernel::ApplySelfContacts => DataGroup::SelfCollision,
             _ => DataGroup::GaussSeidel,
         }
     }
@@ -369,4 +403,6 @@ pub(crate) enum DataGroup {
     RigidDamping,
     /// Group 1 for solving, group 2 with the springs' buffers.
     Springs,
+    /// Group 1 for solving, group 2 with self-collision's buffers.
+    SelfCollision,
 }

@@ -127,6 +127,14 @@ pub(crate) enum Kernel {
     SolveRigidMotion,
     DampToRigidMotion,
     Springs,
+    /// Self-collision (`shaders/self_collision.wgsl`): the hash rebuild's four kernels, then
+    /// the contacts and their application.
+    HashCount,
+    HashPrefixSum,
+    HashScatter,
+    HashSortBuckets,
+    SelfContacts,
+    ApplySelfContacts,
 }
 
 /// One recorded dispatch: which kernel, which dispatch table entry, how many workgroups.
@@ -175,6 +183,8 @@ pub(crate) struct PlanContext<'a> {
     pub tether_particles: u32,
     /// Each colour's range of triangles when the area limits are projected (none: off).
     pub area_colours: &'a [Range<u32>],
+    /// The self-collision hash table's buckets when self-collision is on.
+    pub hash_buckets: Option<u32>,
 }
 
 /// Builds the frame's dispatches for a resolved layout (`Striped` with Jacobi plans as
@@ -258,6 +268,9 @@ pub(crate) fn frame_plan(
         if context.tether_particles > 0 {
             plan.push(Kernel::ProjectTethers, DispatchInfo::zeroed(), workgroups_for(context.tether_particles));
         }
+        if let Some(buckets) = context.hash_buckets {
+            push_self_collision(&mut plan, particles, buckets);
+        }
         // Finalize and the next substep's predict work particle by particle: one dispatch.
         let next = substep + 1;
         let (kernel, info) = if next < params.substeps && !air && !springs {
@@ -268,6 +281,19 @@ pub(crate) fn frame_plan(
         plan.push(kernel, info, workgroups_for(particles));
     }
     Some(plan)
+}
+
+/// A substep's self-collision: the hash rebuilt from the predicted positions in four dispatches
+/// (count, prefix sum in one workgroup, scatter, sort each bucket), the contacts, then their
+/// application (which also clears the table's buckets).
+fn push_self_collision(plan: &mut FramePlan, particles: u32, buckets: u32) {
+    let whole = DispatchInfo::zeroed();
+    plan.push(Kernel::HashCount, whole, workgroups_for(particles));
+    plan.push(Kernel::HashPrefixSum, whole, [1, 1]);
+    plan.push(Kernel::HashScatter, whole, workgroups_for(particles));
+    plan.push(Kernel::HashSortBuckets, whole, workgroups_for(buckets));
+    plan.push(Kernel::SelfContacts, whole, workgroups_for(particles));
+    plan.push(Kernel::ApplySelfContacts, whole, workgroups_for(particles.max(buckets + 1)));
 }
 
 /// How a substep's iterations are dispatched.

@@ -2,7 +2,7 @@
 //! GPU ([`read_mapped`], for tools and tests), and a background read ([`BackgroundMap`]) that a
 //! renderer polls once per frame without ever waiting, so showing statistics does not stall it.
 
-use super::records::GpuColliderListHead;
+use super::records::{GpuColliderListHead, GpuSpatialHashHead};
 use crate::error::Error;
 use crate::metrics::Overflows;
 use glam::Vec3;
@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 /// Bytes per particle of the particle buffers (positions, velocities, normals: one `vec4`).
 const PARTICLE_BYTES: u64 = 16;
-const _: () = assert!(size_of::<GpuColliderListHead>() as u64 == OVERFLOW_BYTES);
+const _: () = assert!(size_of::<GpuColliderListHead>() + size_of::<GpuSpatialHashHead>() == OVERFLOW_BYTES as usize);
 
 /// Maps all of `buffer` (already filled by a submitted copy), waits for the GPU, hands its
 /// bytes to `read` and unmaps. Only for explicit readbacks, never inside a step. On error a map
@@ -37,9 +37,9 @@ pub(crate) fn read_mapped<T>(
 /// Particle buffers one readback buffer holds (positions and velocities for metrics).
 pub(crate) const READBACK_SLOTS: usize = 2;
 
-/// Bytes of the overflow counts after the particle slots of a readback buffer (the collider
-/// list's head).
-const OVERFLOW_BYTES: u64 = 16;
+/// Bytes of the overflow counts after the particle slots of a readback buffer: the collider
+/// list's head, then the self-collision hash table's.
+const OVERFLOW_BYTES: u64 = 32;
 
 /// A mappable buffer with room for READBACK_SLOTS particle buffers of `particle_count` particles
 /// and the overflow counts.
@@ -67,24 +67,29 @@ pub(crate) fn encode_particle_copies(
     }
 }
 
-/// Records a copy of the collider list's head, with its overflow count, after the particle slots
-/// of `readback`.
+/// Records copies of the collider list's head and the hash table's, with their overflow counts,
+/// after the particle slots of `readback`.
 pub(crate) fn encode_overflow_copy(
     encoder: &mut wgpu::CommandEncoder,
-    colliders: &wgpu::Buffer,
+    [colliders, hash_table]: [&wgpu::Buffer; 2],
     readback: &wgpu::Buffer,
     particle_count: usize,
 ) {
     let offset = READBACK_SLOTS as u64 * PARTICLE_BYTES * particle_count as u64;
-    encoder.copy_buffer_to_buffer(colliders, 0, readback, offset, OVERFLOW_BYTES);
+    let collider_head = size_of::<GpuColliderListHead>() as u64;
+    encoder.copy_buffer_to_buffer(colliders, 0, readback, offset, collider_head);
+    let hash_head = size_of::<GpuSpatialHashHead>() as u64;
+    encoder.copy_buffer_to_buffer(hash_table, 0, readback, offset + collider_head, hash_head);
 }
 
 /// The overflow counts of mapped readback bytes ([`encode_overflow_copy`]).
 pub(crate) fn decode_overflows(bytes: &[u8], particle_count: usize) -> Overflows {
     let offset = READBACK_SLOTS * PARTICLE_BYTES as usize * particle_count;
-    let head: GpuColliderListHead =
-        bytemuck::pod_read_unaligned(&bytes[offset..offset + size_of::<GpuColliderListHead>()]);
-    Overflows { colliders: head.overflow }
+    let hash_offset = offset + size_of::<GpuColliderListHead>();
+    let colliders: GpuColliderListHead = bytemuck::pod_read_unaligned(&bytes[offset..hash_offset]);
+    let hash: GpuSpatialHashHead =
+        bytemuck::pod_read_unaligned(&bytes[hash_offset..hash_offset + size_of::<GpuSpatialHashHead>()]);
+    Overflows { colliders: colliders.overflow, self_contacts: hash.overflow }
 }
 
 /// The first `N` particle buffers of mapped readback bytes, as points (w dropped).

@@ -10,6 +10,7 @@ use crate::constraints::{Kind, UnitType};
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
 use crate::rigid_damping::frame_fraction;
+use crate::self_collision::hash_table_size;
 use bytemuck::{Pod, Zeroable};
 
 /// Workgroup size of the per-element kernels (`WORKGROUP_SIZE` in `common.wgsl`).
@@ -117,6 +118,18 @@ pub struct GpuColliderListHead {
     pub _pad: [u32; 2],
 }
 
+/// The head of `SpatialHashTable` in WGSL (`shaders/self_collision.wgsl`), before its bucket
+/// starts.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuSpatialHashHead {
+    /// Particle substeps that met a full bucket or too many candidates
+    /// ([`crate::metrics::Overflows::self_contacts`]).
+    pub overflow: u32,
+    /// Aligns the buckets to 16 bytes.
+    pub _pad: [u32; 3],
+}
+
 /// `KindParams` in WGSL: what the kernels read of one constraint kind.
 #[allow(missing_docs)]
 #[repr(C)]
@@ -176,6 +189,7 @@ pub struct GpuParams {
     pub area_limits: [f32; 4],
     pub air: GpuAir,
     pub springs: [f32; 4],
+    pub self_collision: [f32; 4],
     pub relaxation: f32,
     pub h: f32,
     pub damping_factor: f32,
@@ -189,8 +203,9 @@ pub struct GpuParams {
     pub jacobi_unit_table: u32,
     pub tether_particles: u32,
     pub rigid_damping: f32,
+    pub hash_table_size: u32,
     /// Pads the struct to 16 bytes.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
 }
 
 impl GpuParams {
@@ -244,6 +259,10 @@ impl GpuParams {
                 SolverMode::MassSpring(springs) => springs.gpu_constants(),
                 _ => [0.0; 4],
             },
+            self_collision: match params.self_collision {
+                Some(s) => [s.thickness, s.static_friction, s.dynamic_friction, 0.0],
+                None => [0.0; 4],
+            },
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
                 _ => 1.0,
@@ -260,7 +279,8 @@ impl GpuParams {
             jacobi_unit_table: jacobi_layout.map_or(0, |layout| layout.unit_table),
             tether_particles: tether_particles as u32,
             rigid_damping: frame_fraction(params.rigid_damping, params.time_step),
-            _pad: [0; 3],
+            hash_table_size: hash_table_size(model.particle_count()),
+            _pad: [0; 2],
         }
     }
 }

@@ -41,8 +41,8 @@ const RIGID_DAMPING: &str = include_str!("../../shaders/rigid_damping.wgsl");
 const MASS_SPRING: &str = include_str!("../../shaders/mass_spring.wgsl");
 
 /// `(file name, source)` of every WGSL file, for validation tests: the stages', each kind's
-/// (`constraints/<name>.wgsl`), each unit type's own (`constraints/<name>.wgsl`), the tethers'
-/// and the area limits'.
+/// (`constraints/<name>.wgsl`), each unit type's own (`constraints/<name>.wgsl`), the tethers',
+/// the area limits' and self-collision's.
 pub fn files() -> Vec<(String, &'static str)> {
     let stages = STAGE_FILES.iter().map(|&(name, source)| (name.to_string(), source));
     let kinds = Kind::ALL.iter().map(|k| (format!("constraints/{}.wgsl", k.name()), k.wgsl()));
@@ -50,7 +50,8 @@ pub fn files() -> Vec<(String, &'static str)> {
         UnitType::ALL.iter().filter_map(|t| t.wgsl().map(|source| (format!("constraints/{}.wgsl", t.name()), source)));
     let passes = [("tether", crate::constraints::tether::WGSL), ("area", crate::constraints::area::WGSL)];
     let passes = passes.into_iter().map(|(name, source)| (format!("constraints/{name}.wgsl"), source));
-    stages.chain(kinds).chain(units).chain(passes).collect()
+    let self_collision = ("self_collision.wgsl".to_string(), crate::self_collision::WGSL);
+    stages.chain(kinds).chain(units).chain(passes).chain([self_collision]).collect()
 }
 
 /// The kinds' files, each after its generated constants (`KIND_<NAME>`, its index in
@@ -125,6 +126,11 @@ pub fn rigid_damping_module_source() -> String {
 /// The mass-spring module.
 pub fn mass_spring_module_source() -> String {
     [COMMON, MASS_SPRING].concat()
+}
+
+/// The self-collision module.
+pub fn self_collision_module_source() -> String {
+    [COMMON, crate::self_collision::WGSL].concat()
 }
 
 /// Only the shared structs, for layout reflection.

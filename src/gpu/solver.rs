@@ -8,7 +8,8 @@
 //! would otherwise reach the velocity divided by h every substep.
 
 use super::buffers::{
-    collider_list_bytes, constraint_records, grow, schedule_words, Allocator, Buffers, COLLIDER_LIST_HEAD, STORAGE,
+    collider_list_bytes, constraint_records, grow, hash_table_bytes, schedule_words, Allocator, Buffers,
+    COLLIDER_LIST_HEAD, STORAGE,
 };
 use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter};
 use super::pipelines::{Block, BlockSizes, DataGroup, Layouts, Pipelines};
@@ -21,7 +22,8 @@ use super::readback::{
     read_mapped, BackgroundMap, READBACK_SLOTS,
 };
 use super::records::{
-    DispatchInfo, GpuCollider, GpuColliderListHead, GpuParams, JacobiLayout, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE,
+    DispatchInfo, GpuCollider, GpuColliderListHead, GpuParams, GpuSpatialHashHead, JacobiLayout, DISPATCH_ENTRY_STRIDE,
+    WORKGROUP_SIZE,
 };
 use crate::collision::{Collider, ColliderSet, ContactMaterial, Pose};
 use crate::constraints::area::TriangleAreas;
@@ -33,6 +35,7 @@ use crate::metrics::{ClothMetrics, Overflows};
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::pins::{PinRecord, Pins};
+use crate::self_collision::hash_table_size;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::mem::{offset_of, size_of};
@@ -51,6 +54,7 @@ struct BindGroups {
     aerodynamics: wgpu::BindGroup,
     rigid_damping: wgpu::BindGroup,
     springs: wgpu::BindGroup,
+    self_collision: wgpu::BindGroup,
 }
 
 /// A cloth simulated on the GPU. Create it with [`GpuSolver::new`] from your own device and
@@ -175,6 +179,7 @@ impl GpuSolver {
         self.colliders = set;
         self.colliders_moved = false;
         self.fit_colliders();
+        self.zero_self_collision_overflow();
         self.write_colliders();
         Ok(())
     }
@@ -246,6 +251,7 @@ impl GpuSolver {
         self.zero(&self.buffers.air_accelerations);
         self.zero(&self.buffers.clock);
         self.fit_colliders();
+        self.zero_self_collision_overflow();
         self.write_pins();
         self.apply(self.params, self.requested_layout)
             .expect("the parameters and layout in use were planned before, and tethers fit by construction");
@@ -303,6 +309,7 @@ impl GpuSolver {
                     DataGroup::Aerodynamics => Some(&groups.aerodynamics),
                     DataGroup::RigidDamping => Some(&groups.rigid_damping),
                     DataGroup::Springs => Some(&groups.springs),
+                    DataGroup::SelfCollision => Some(&groups.self_collision),
                 };
                 match data {
                     Some(data) => {
@@ -465,7 +472,7 @@ impl GpuSolver {
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape metrics") });
         encode_particle_copies(&mut encoder, &[&self.buffers.positions, &self.buffers.velocities], map.buffer(), n);
-        encode_overflow_copy(&mut encoder, &self.buffers.colliders, map.buffer(), n);
+        encode_overflow_copy(&mut encoder, [&self.buffers.colliders, &self.buffers.hash_table], map.buffer(), n);
         self.queue.submit([encoder.finish()]);
         map.start();
         *colliders = self.colliders.placed_at_start();
@@ -518,7 +525,7 @@ impl GpuSolver {
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
         encode_particle_copies(&mut encoder, &sources, readback, n);
-        encode_overflow_copy(&mut encoder, &self.buffers.colliders, readback, n);
+        encode_overflow_copy(&mut encoder, [&self.buffers.colliders, &self.buffers.hash_table], readback, n);
         self.queue.submit([encoder.finish()]);
         let mapped =
             read_mapped(&self.device, readback, |bytes| (decode_particles(bytes, n), decode_overflows(bytes, n)));
@@ -595,6 +602,13 @@ impl GpuSolver {
         self.queue.write_buffer(&self.buffers.colliders, 0, bytemuck::bytes_of(&head));
     }
 
+    /// Zeroes the self-collision hash table's overflow count (its buckets are zero between
+    /// substeps).
+    fn zero_self_collision_overflow(&self) {
+        let head = GpuSpatialHashHead::zeroed();
+        self.queue.write_buffer(&self.buffers.hash_table, 0, bytemuck::bytes_of(&head));
+    }
+
     /// Plans the frame for `params` and `layout` and, only if that succeeds, makes them current:
     /// uploads them, the plan's dispatch table, the tethers when they were switched or the pins
     /// changed, and (first use of what needs them) Jacobi's buffers, the springs' or the coloured
@@ -602,6 +616,9 @@ impl GpuSolver {
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
         if params.active_area_limits().is_some() && self.areas.is_none() {
             self.upload_areas()?;
+        }
+        if params.self_collision.is_some() {
+            self.prepare_self_collision()?;
         }
         match params.mode {
             SolverMode::Jacobi { .. } if self.jacobi.is_none() => self.create_jacobi_buffers()?,
@@ -656,6 +673,28 @@ impl GpuSolver {
         if params.mode.projects() && !self.params.mode.projects() {
             self.zero(&self.buffers.spring_accelerations);
         }
+    }
+
+    /// Self-collision's buffers, the first time it is used: the hash table (zeroed), the hashed
+    /// particles, the corrections and the rest positions.
+    fn prepare_self_collision(&mut self) -> Result<(), Error> {
+        let n = self.model.particle_count();
+        let table_bytes = hash_table_bytes(n);
+        if self.buffers.hash_table.size() >= table_bytes {
+            return Ok(());
+        }
+        check_buffer_size(&self.device, "self-collision hash table", table_bytes)?;
+        let particle_bytes = 16 * n as u64;
+        let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
+        grow(device, &mut buffers.hash_table, "drape hash table", table_bytes, STORAGE, bytes);
+        grow(device, &mut buffers.hashed, "drape hashed particles", particle_bytes, STORAGE, bytes);
+        grow(device, &mut buffers.self_corrections, "drape self-contact corrections", particle_bytes, STORAGE, bytes);
+        grow(device, &mut buffers.rest_positions, "drape rest positions", particle_bytes, STORAGE, bytes);
+        self.zero(&self.buffers.hash_table);
+        let rest = vectors(&self.model.mesh().positions, |_| 1.0);
+        self.queue.write_buffer(&self.buffers.rest_positions, 0, bytemuck::cast_slice(&rest));
+        self.bind_groups.self_collision = self_collision_bind_group(&self.device, &self.layouts, &self.buffers);
+        Ok(())
     }
 
     /// The area limits' coloured triangles on the GPU, the first time they are used.
@@ -757,6 +796,7 @@ impl GpuSolver {
                 (Some(_), Some(areas)) => areas.colours(),
                 _ => &[],
             },
+            hash_buckets: params.self_collision.map(|_| hash_table_size(self.model.particle_count())),
         };
         let plan = |layout| {
             // Jacobi has no stripes: its striped layout is the per-colour one.
@@ -878,6 +918,10 @@ fn create_buffers(
         spring_accelerations: allocator.empty("drape spring accelerations", 16, STORAGE),
         rigid_motion: allocator.empty("drape rigid motion", 48, STORAGE),
         jacobi: None,
+        hash_table: allocator.init("drape hash table", &[], size_of::<GpuSpatialHashHead>() + 4, STORAGE),
+        hashed: allocator.empty("drape hashed particles", 16, STORAGE),
+        self_corrections: allocator.empty("drape self-contact corrections", 16, STORAGE),
+        rest_positions: allocator.empty("drape rest positions", 16, STORAGE),
     })
 }
 
@@ -995,7 +1039,17 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
         aerodynamics: aerodynamics_bind_group(device, layouts, b),
         rigid_damping: rigid_damping_bind_group(device, layouts, b),
         springs: springs_bind_group(device, layouts, b),
+        self_collision: self_collision_bind_group(device, layouts, b),
     }
+}
+
+fn self_collision_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
+    bind_group(
+        device,
+        "drape self-collision data",
+        &layouts.self_collision,
+        &[(0, &b.hash_table), (1, &b.hashed), (2, &b.self_corrections), (3, &b.rest_positions)],
+    )
 }
 
 fn aerodynamics_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {

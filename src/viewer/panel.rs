@@ -9,6 +9,7 @@ use crate::constraints::{BendingModel, UnitType};
 use crate::mass_spring::{MassSpringParams, SpringKind};
 use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::scene::SceneKind;
+use crate::self_collision::SelfCollision;
 use std::path::PathBuf;
 
 /// What the user asked for this frame.
@@ -183,7 +184,20 @@ fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
         ui.add(slider(&mut params.static_friction, 0.0..=1.5).text("static friction"));
         ui.add(slider(&mut params.dynamic_friction, 0.0..=1.5).text("dynamic friction"));
         ui.add(slider(&mut params.restitution, 0.0..=1.0).text("restitution"));
+        self_collision_rows(ui, params);
     });
+}
+
+/// Self-collision: on/off and, when on, its thickness and the friction between layers.
+fn self_collision_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
+    let mut on = params.self_collision.is_some();
+    ui.checkbox(&mut on, "self-collision");
+    params.self_collision = on.then(|| params.self_collision.unwrap_or(SelfCollision::new(0.02)));
+    if let Some(contact) = &mut params.self_collision {
+        ui.add(slider(&mut contact.thickness, 0.002..=0.1).text("thickness").suffix(" m").logarithmic(true));
+        ui.add(slider(&mut contact.static_friction, 0.0..=1.5).text("layer static friction"));
+        ui.add(slider(&mut contact.dynamic_friction, 0.0..=1.5).text("layer dynamic friction"));
+    }
 }
 
 /// What bounds the stretch: tethers (on/off, scale), strain limits and area limits (on/off,
@@ -298,6 +312,9 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
             if let Some(metrics) = session.metrics() {
                 row("max stretch", format!("{:.2} %", 100.0 * (metrics.max_stretch - 1.0)));
                 row("kinetic energy", format!("{:.4} J", metrics.kinetic_energy));
+                if metrics.overflows.self_contacts > 0 {
+                    row("self-contact overflows", format!("{} particle substeps", metrics.overflows.self_contacts));
+                }
                 if metrics.overflows.colliders > 0 {
                     row("collider overflows", format!("{} particle substeps", metrics.overflows.colliders));
                 }

@@ -1,0 +1,299 @@
+// Self-collision, mirroring src/self_collision.rs (the same names and operations in the same
+// order): once per substep, clamp the displacements and count the particles per hash bucket
+// (hash_count), turn the counts into bucket starts (hash_prefix_sum), place each particle in its
+// bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
+// the atomics' order of arrival (hash_sort_buckets), compute each particle's contact correction
+// (self_contacts), then add it and clear the counts for the next substep (apply_self_contacts).
+
+@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
+// The substep's displacement q (xyz), inverse mass in w.
+@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
+
+// The hash table (GpuSpatialHashHead in src/gpu/records.rs, then the buckets).
+struct SpatialHashTable {
+    // Particle substeps that met a bucket fuller than MAX_BUCKET_ENTRIES or more than
+    // MAX_CANDIDATES candidates (Overflows::self_contacts), counted since the host last zeroed
+    // it; the total does not depend on the order of arrival.
+    overflow: atomic<u32>,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    // params.hash_table_size + 1 entries: each bucket's count, then its first slot (the last
+    // entry: the particle count). Zero between substeps.
+    starts: array<atomic<u32>>,
+}
+
+@group(2) @binding(0) var<storage, read_write> table: SpatialHashTable;
+// Per particle i: x = its bucket, y = its rank in the bucket by arrival. Per slot s: z = the
+// particle in slot s (each bucket's slots sorted by particle index).
+@group(2) @binding(1) var<storage, read_write> hashed: array<vec4<u32>>;
+// Each particle's contact correction of the substep (xyz).
+@group(2) @binding(2) var<storage, read_write> self_corrections: array<vec4<f32>>;
+// The rest positions (xyz): pairs closer than the thickness at rest never collide.
+@group(2) @binding(3) var<storage, read> rest_positions: array<vec4<f32>>;
+
+// MAX_BUCKET_ENTRIES, MAX_CANDIDATES, CELL_LIMIT and HASH_PRIMES in src/self_collision.rs.
+const MAX_BUCKET_ENTRIES: u32 = 64u;
+const MAX_CANDIDATES: u32 = 128u;
+const CELL_LIMIT: f32 = 1e9;
+const HASH_PRIME_X: u32 = 92837111u;
+const HASH_PRIME_Y: u32 = 689287499u;
+const HASH_PRIME_Z: u32 = 283923481u;
+// Threads of the one workgroup of the prefix sum.
+const SCAN_THREADS: u32 = 256u;
+
+fn thickness() -> f32 {
+    return params.self_collision.x;
+}
+
+// SelfCollision::cell_size.
+fn cell_size() -> f32 {
+    return thickness();
+}
+
+// cell_of in src/self_collision.rs.
+fn cell_of(p: vec3<f32>, size: f32) -> vec3<i32> {
+    let scaled = p / size;
+    return vec3<i32>(clamp(floor(scaled), vec3<f32>(-CELL_LIMIT), vec3<f32>(CELL_LIMIT)));
+}
+
+// cell_hash in src/self_collision.rs.
+fn cell_hash(cell: vec3<i32>, table_size: u32) -> u32 {
+    let c = bitcast<vec3<u32>>(cell);
+    let mixed = (c.x * HASH_PRIME_X) ^ (c.y * HASH_PRIME_Y) ^ (c.z * HASH_PRIME_Z);
+    return mixed & (table_size - 1u);
+}
+
+// query_cells in src/self_collision.rs: cell k of the 27 around `cell` (x fastest).
+fn query_cell(cell: vec3<i32>, k: u32) -> vec3<i32> {
+    return cell + vec3<i32>(vec3<u32>(k % 3u, (k / 3u) % 3u, k / 9u)) - vec3<i32>(1);
+}
+
+// clamp_displacement in src/self_collision.rs.
+fn clamp_displacement(q: vec3<f32>, limit: f32) -> vec3<f32> {
+    let len = length(q);
+    return select(q, q * (limit / len), len > limit);
+}
+
+// pair_correction in src/self_collision.rs; `found` false for None.
+struct PairCorrection {
+    correction: vec3<f32>,
+    found: bool,
+}
+
+fn pair_correction(p_i: vec3<f32>, p_j: vec3<f32>, q_i: vec3<f32>, q_j: vec3<f32>, w_i: f32, w_j: f32) -> PairCorrection {
+    let h = thickness();
+    let d = p_i - p_j;
+    let distance_squared = dot(d, d);
+    let distance = sqrt(distance_squared);
+    let close = distance_squared < h * h;
+    if (!close || distance <= GEOMETRY_EPSILON) {
+        return PairCorrection(vec3<f32>(0.0), false);
+    }
+    let normal = d / distance;
+    let depth = h - distance;
+    let share = w_i / (w_i + w_j);
+    let relative = q_i - q_j;
+    let tangential = relative - normal * dot(normal, relative);
+    let slide = length(tangential);
+    let static_friction = params.self_collision.y;
+    let dynamic_friction = params.self_collision.z;
+    let kept = select(min(dynamic_friction * depth / max(slide, GEOMETRY_EPSILON), 1.0), 1.0, slide < static_friction * depth);
+    return PairCorrection((normal * depth - tangential * kept) * share, true);
+}
+
+fn predicted(i: u32) -> vec3<f32> {
+    return positions[i].xyz + velocities[i].xyz;
+}
+
+// Clamps particle i's displacement (free particles), then counts it in its bucket, keeping its
+// rank of arrival for the scatter.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn hash_count(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    if (i >= params.particle_count) {
+        return;
+    }
+    let state = velocities[i];
+    if (state.w > 0.0) {
+        velocities[i] = vec4<f32>(clamp_displacement(state.xyz, 0.5 * thickness()), state.w);
+    }
+    let bucket = cell_hash(cell_of(predicted(i), cell_size()), params.hash_table_size);
+    let rank = atomicAdd(&table.starts[bucket], 1u);
+    hashed[i].x = bucket;
+    hashed[i].y = rank;
+}
+
+var<workgroup> scan_totals: array<u32, SCAN_THREADS>;
+
+// Exclusive prefix sum of the bucket counts in one workgroup: each thread sums a run of
+// buckets, the runs' totals are scanned in workgroup memory (Hillis & Steele), then each thread
+// writes its run's starts. Integers: the same result whatever the order.
+@compute @workgroup_size(SCAN_THREADS)
+fn hash_prefix_sum(@builtin(local_invocation_index) t: u32) {
+    let buckets = params.hash_table_size;
+    let run = (buckets + SCAN_THREADS - 1u) / SCAN_THREADS;
+    let first = min(t * run, buckets);
+    let end = min(first + run, buckets);
+    var total = 0u;
+    for (var b = first; b < end; b += 1u) {
+        total += atomicLoad(&table.starts[b]);
+    }
+    scan_totals[t] = total;
+    workgroupBarrier();
+    for (var offset = 1u; offset < SCAN_THREADS; offset <<= 1u) {
+        var before = 0u;
+        if (t >= offset) {
+            before = scan_totals[t - offset];
+        }
+        workgroupBarrier();
+        scan_totals[t] += before;
+        workgroupBarrier();
+    }
+    var start = scan_totals[t] - total;
+    for (var b = first; b < end; b += 1u) {
+        let count = atomicLoad(&table.starts[b]);
+        atomicStore(&table.starts[b], start);
+        start += count;
+    }
+    if (t == SCAN_THREADS - 1u) {
+        atomicStore(&table.starts[buckets], scan_totals[t]);
+    }
+}
+
+// Puts particle i in its bucket's slot of its rank of arrival.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn hash_scatter(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    if (i >= params.particle_count) {
+        return;
+    }
+    let entry = hashed[i];
+    hashed[atomicLoad(&table.starts[entry.x]) + entry.y].z = i;
+}
+
+// Sorts bucket b's particles by index (insertion sort; buckets beyond MAX_BUCKET_ENTRIES are
+// skipped by their readers and left unsorted).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn hash_sort_buckets(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let b = linear_id(workgroup, workgroups, local_index);
+    if (b >= params.hash_table_size) {
+        return;
+    }
+    let start = atomicLoad(&table.starts[b]);
+    let end = atomicLoad(&table.starts[b + 1u]);
+    if (end - start > MAX_BUCKET_ENTRIES) {
+        return;
+    }
+    for (var k = start + 1u; k < end; k += 1u) {
+        let particle = hashed[k].z;
+        var slot = k;
+        while (slot > start && hashed[slot - 1u].z > particle) {
+            hashed[slot].z = hashed[slot - 1u].z;
+            slot -= 1u;
+        }
+        hashed[slot].z = particle;
+    }
+}
+
+// particle_correction in src/self_collision.rs: particle i's contact correction (the sum over
+// its contacts); counts an overflow.
+fn particle_correction(i: u32) -> vec3<f32> {
+    let h_squared = thickness() * thickness();
+    let size = cell_size();
+    let p_i = predicted(i);
+    let state_i = velocities[i];
+    let rest_i = rest_positions[i].xyz;
+    let own = cell_of(p_i, size);
+    var sum = vec3<f32>(0.0);
+    var examined = 0u;
+    var overflow = false;
+    for (var k = 0u; k < 27u; k += 1u) {
+        let cell = query_cell(own, k);
+        let bucket = cell_hash(cell, params.hash_table_size);
+        let start = atomicLoad(&table.starts[bucket]);
+        let end = atomicLoad(&table.starts[bucket + 1u]);
+        if (end - start > MAX_BUCKET_ENTRIES) {
+            overflow = true;
+            continue;
+        }
+        for (var s = start; s < end; s += 1u) {
+            let j = hashed[s].z;
+            if (j == i) {
+                continue;
+            }
+            examined += 1u;
+            if (examined > MAX_CANDIDATES) {
+                overflow = true;
+                break;
+            }
+            let state_j = velocities[j];
+            let p_j = positions[j].xyz + state_j.xyz;
+            if (any(cell_of(p_j, size) != cell)) {
+                continue;
+            }
+            let pair = pair_correction(p_i, p_j, state_i.xyz, state_j.xyz, state_i.w, state_j.w);
+            if (!pair.found) {
+                continue;
+            }
+            let apart_at_rest = rest_i - rest_positions[j].xyz;
+            if (dot(apart_at_rest, apart_at_rest) >= h_squared) {
+                sum += pair.correction;
+            }
+        }
+        if (examined > MAX_CANDIDATES) {
+            break;
+        }
+    }
+    if (overflow) {
+        atomicAdd(&table.overflow, 1u);
+    }
+    return sum;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn self_contacts(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    if (i >= params.particle_count) {
+        return;
+    }
+    var correction = vec3<f32>(0.0);
+    if (velocities[i].w > 0.0) {
+        correction = particle_correction(i);
+    }
+    self_corrections[i] = vec4<f32>(correction, 0.0);
+}
+
+// Adds particle i's correction to its displacement, and clears bucket i's entry for the next
+// substep's count.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apply_self_contacts(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    if (i < params.particle_count) {
+        let state = velocities[i];
+        velocities[i] = vec4<f32>(state.xyz + self_corrections[i].xyz, state.w);
+    }
+    if (i <= params.hash_table_size) {
+        atomicStore(&table.starts[i], 0u);
+    }
+}

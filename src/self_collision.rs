@@ -1,0 +1,299 @@
+//! Self-collision: the cloth keeps a thickness `h` between its own particles (PBD §4.3, with
+//! particle contacts in place of the point–triangle test of eq. 12–13).
+//!
+//! Once per substep, after the constraints and before the colliders, the solver
+//! 1. clamps each free particle's displacement to [`SelfCollision::max_displacement`] (`h/2`),
+//!    so two particles close in by at most `h` per substep and cannot pass each other between
+//!    two contact passes;
+//! 2. hashes the predicted positions `p = x + q` into cells `h` wide ([`cell_of`],
+//!    [`cell_hash`]), so every particle within `h` of `p` lies in the 27 cells around its own
+//!    ([`query_cells`]);
+//! 3. projects every contact at once, Jacobi style: each pair closer than `h` whose rest
+//!    distance is at least `h` (pairs closer at rest, such as the particles of one triangle,
+//!    would push each other apart at rest) is pushed back to `h` apart, shared by inverse mass,
+//!    with Coulomb friction on the pair's relative tangential displacement
+//!    ([`pair_correction`]); a particle moves by the sum of its contacts' corrections. Each
+//!    pair's two corrections carry equal and opposite momentum, so the contacts keep the
+//!    cloth's momentum; dividing by the number of contacts (Jacobi averaging) would not, and
+//!    measurably made a folded cloth creep at rest.
+//!
+//! Order (Huh & Metaxas 2006, clump-free resolution: self → self-proximity → body →
+//! body-proximity): the self contacts come before the colliders' response, which ends every
+//! substep so that no substep ends inside a collider. Penetration and proximity are one contact
+//! here (a pair closer than `h`), in one pass: the displacement clamp keeps pairs from crossing,
+//! so there are no self penetrations to resolve before the proximity. The colliders' response
+//! is likewise one pass for both. Pieces that are not connected (two sheets of one mesh) collide
+//! like any other pair.
+//!
+//! Results do not depend on thread order: each hash bucket lists its particles by index (the
+//! GPU sorts them after its atomic scatter) and every particle sums its contacts in that order.
+//! Fixed capacities — [`MAX_BUCKET_ENTRIES`] per bucket and [`MAX_CANDIDATES`] per particle —
+//! are counted in [`crate::Overflows::self_contacts`] when exceeded. WGSL twin:
+//! `shaders/self_collision.wgsl`.
+
+use crate::constraints::SolveState;
+use crate::error::ParamError;
+use crate::math::GEOMETRY_EPSILON;
+use glam::Vec3;
+
+/// The WGSL twin.
+pub const WGSL: &str = include_str!("../shaders/self_collision.wgsl");
+
+/// Most particles in one hash bucket whose contacts are taken: the particles of a fuller bucket
+/// are skipped by their neighbours, which count an overflow. Buckets are sorted by one thread
+/// each, in `O(n²)`.
+pub const MAX_BUCKET_ENTRIES: u32 = 64;
+/// Most other particles one particle examines per substep; beyond, it stops and counts an
+/// overflow.
+pub const MAX_CANDIDATES: u32 = 128;
+/// Cell coordinates are clamped to ±this, so far or non-finite positions still hash.
+pub const CELL_LIMIT: f32 = 1e9;
+/// Multipliers of the cell hash (Teschner et al. 2003, as in Müller's self-collision demo).
+pub const HASH_PRIMES: [u32; 3] = [92_837_111, 689_287_499, 283_923_481];
+
+/// Self-collision parameters ([`crate::SolverParams::self_collision`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SelfCollision {
+    /// Distance in metres kept between particles that are at least this far apart at rest
+    /// (in (0, 1] m). Around the particle spacing: pairs farther apart than `h` can let a
+    /// particle slip between them. It also bounds speed: no particle moves more than `h/2` per
+    /// substep, so `h = 1 cm` at 60 frames and 10 substeps per second allows 3 m/s.
+    pub thickness: f32,
+    /// Static Coulomb friction between layers (≥ 0): a pair in contact stops sliding while its
+    /// relative tangential motion is below `static_friction` times the contact's depth.
+    pub static_friction: f32,
+    /// Dynamic Coulomb friction between layers (≥ 0): a sliding pair loses up to
+    /// `dynamic_friction` times the depth of its relative tangential motion.
+    pub dynamic_friction: f32,
+}
+
+impl SelfCollision {
+    /// A thickness of `thickness` metres with friction 0.3 (static) and 0.2 (dynamic), cloth on
+    /// cloth.
+    pub fn new(thickness: f32) -> Self {
+        Self { thickness, static_friction: 0.3, dynamic_friction: 0.2 }
+    }
+
+    /// Checks each field against its documented range.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let fields = [
+            ("self_collision.thickness", self.thickness, self.thickness > 0.0 && self.thickness <= 1.0, "in (0, 1] m"),
+            ("self_collision.static_friction", self.static_friction, self.static_friction >= 0.0, "finite and ≥ 0"),
+            ("self_collision.dynamic_friction", self.dynamic_friction, self.dynamic_friction >= 0.0, "finite and ≥ 0"),
+        ];
+        for (name, value, ok, expected) in fields {
+            if !(ok && value.is_finite()) {
+                return Err(ParamError { name, value: value.to_string(), expected });
+            }
+        }
+        Ok(())
+    }
+
+    /// The edge of a hash cell: `h`, so the particles within `h` of a point lie in the 27
+    /// cells around its own. They hold `27h³`, where the 2 × 2 × 2 cells of `2h` nearest a
+    /// point would hold `64h³` and so more candidates to examine.
+    pub fn cell_size(&self) -> f32 {
+        self.thickness
+    }
+
+    /// The most a free particle moves in one substep: `h/2`, so a pair closes in by at most `h`
+    /// and a pair at least `h` apart cannot cross between two contact passes.
+    pub fn max_displacement(&self) -> f32 {
+        0.5 * self.thickness
+    }
+}
+
+/// Buckets of the hash table for `particles` particles: the power of two at or above twice
+/// their number (few buckets shared by distant cells).
+pub fn hash_table_size(particles: usize) -> u32 {
+    (2 * particles.max(1)).next_power_of_two() as u32
+}
+
+/// The integer cell of `p` for cells `cell_size` wide (coordinates clamped, NaN to 0).
+pub fn cell_of(p: Vec3, cell_size: f32) -> [i32; 3] {
+    let scaled = p / cell_size;
+    [scaled.x, scaled.y, scaled.z].map(|c| c.floor().clamp(-CELL_LIMIT, CELL_LIMIT) as i32)
+}
+
+/// The bucket of `cell` in a table of `table_size` buckets (a power of two).
+pub fn cell_hash(cell: [i32; 3], table_size: u32) -> u32 {
+    let [x, y, z] = cell.map(|c| c as u32);
+    let mixed = x.wrapping_mul(HASH_PRIMES[0]) ^ y.wrapping_mul(HASH_PRIMES[1]) ^ z.wrapping_mul(HASH_PRIMES[2]);
+    mixed & (table_size - 1)
+}
+
+/// The 27 cells around `p`'s own, in a fixed order (x fastest): they hold every point within
+/// one cell's width of `p`.
+pub fn query_cells(p: Vec3, cell_size: f32) -> [[i32; 3]; 27] {
+    let [x, y, z] = cell_of(p, cell_size);
+    std::array::from_fn(|k| {
+        let k = k as i32;
+        [x + k % 3 - 1, y + (k / 3) % 3 - 1, z + k / 9 - 1]
+    })
+}
+
+/// `q` shortened to at most `limit` long.
+pub fn clamp_displacement(q: Vec3, limit: f32) -> Vec3 {
+    let length = q.length();
+    if length > limit {
+        q * (limit / length)
+    } else {
+        q
+    }
+}
+
+/// What one contact moves particle `i` by: `i` at `p_i` (displacement `q_i`, inverse mass
+/// `w_i > 0`) against `j`, or `None` when they are at least `h` apart or coincide (no
+/// direction). The pair is pushed to `h` apart along `p_i − p_j`, `i` taking the share
+/// `w_i / (w_i + w_j)` (PBD §3.3 eq. 9 for `C = |p_i − p_j| − h ≥ 0`); its relative tangential
+/// displacement `t` is then removed while `|t| < μ_s·depth` and otherwise reduced by at most
+/// `μ_k·depth` (Macklin et al. 2014, eq. 24), with the same share.
+pub fn pair_correction(
+    p_i: Vec3,
+    p_j: Vec3,
+    q_i: Vec3,
+    q_j: Vec3,
+    w_i: f32,
+    w_j: f32,
+    params: &SelfCollision,
+) -> Option<Vec3> {
+    let h = params.thickness;
+    let d = p_i - p_j;
+    let distance_squared = d.dot(d);
+    let distance = distance_squared.sqrt();
+    // Not `distance_squared >= h²`: a NaN distance is no contact either.
+    let close = distance_squared < h * h;
+    if !close || distance <= GEOMETRY_EPSILON {
+        return None;
+    }
+    let normal = d / distance;
+    let depth = h - distance;
+    let share = w_i / (w_i + w_j);
+    let relative = q_i - q_j;
+    let tangential = relative - normal * normal.dot(relative);
+    let slide = tangential.length();
+    let kept = if slide < params.static_friction * depth {
+        1.0
+    } else {
+        (params.dynamic_friction * depth / slide.max(GEOMETRY_EPSILON)).min(1.0)
+    };
+    Some((normal * depth - tangential * kept) * share)
+}
+
+/// A spatial hash of points: bucket `b` holds the points `entries[starts[b]..starts[b + 1]]`,
+/// by increasing index (what the GPU builds by count, prefix sum, scatter and sort).
+#[derive(Debug, Clone)]
+pub struct SpatialHash {
+    starts: Vec<u32>,
+    entries: Vec<u32>,
+}
+
+impl SpatialHash {
+    /// Hashes `points` into `table_size` buckets (a power of two) of cells `cell_size` wide.
+    pub fn new(points: &[Vec3], cell_size: f32, table_size: u32) -> Self {
+        let buckets: Vec<u32> = points.iter().map(|&p| cell_hash(cell_of(p, cell_size), table_size)).collect();
+        let mut starts = vec![0u32; table_size as usize + 1];
+        for &b in &buckets {
+            starts[b as usize + 1] += 1;
+        }
+        for b in 0..table_size as usize {
+            starts[b + 1] += starts[b];
+        }
+        let mut cursors = starts.clone();
+        let mut entries = vec![0u32; points.len()];
+        for (i, &b) in buckets.iter().enumerate() {
+            entries[cursors[b as usize] as usize] = i as u32;
+            cursors[b as usize] += 1;
+        }
+        Self { starts, entries }
+    }
+
+    /// The points in bucket `bucket`, by increasing index.
+    pub fn bucket(&self, bucket: u32) -> &[u32] {
+        let b = bucket as usize;
+        &self.entries[self.starts[b] as usize..self.starts[b + 1] as usize]
+    }
+}
+
+/// One substep's self-collision on `state` (the reference of the GPU's kernels): clamps the
+/// free particles' displacements, then moves each free particle by the sum of its contacts'
+/// corrections, all computed from the clamped state. `rest` holds the rest positions. Returns the
+/// particles that met a full bucket or too many candidates.
+pub fn collide_self(state: &mut SolveState, rest: &[Vec3], params: &SelfCollision) -> u32 {
+    let limit = params.max_displacement();
+    for (q, &w) in state.displacements.iter_mut().zip(&state.inverse_masses) {
+        if w > 0.0 {
+            *q = clamp_displacement(*q, limit);
+        }
+    }
+    let n = state.positions.len();
+    let predicted: Vec<Vec3> = (0..n).map(|i| state.position(i)).collect();
+    let table_size = hash_table_size(n);
+    let hash = SpatialHash::new(&predicted, params.cell_size(), table_size);
+    let mut overflows = 0u32;
+    let corrections: Vec<Vec3> = (0..n)
+        .map(|i| {
+            if state.inverse_masses[i] == 0.0 {
+                return Vec3::ZERO;
+            }
+            let (correction, overflow) = particle_correction(i, state, &predicted, rest, &hash, table_size, params);
+            overflows += u32::from(overflow);
+            correction
+        })
+        .collect();
+    for (q, c) in state.displacements.iter_mut().zip(corrections) {
+        *q += c;
+    }
+    overflows
+}
+
+/// Particle `i`'s contact correction (the sum over its contacts), and whether it overflowed a
+/// capacity.
+fn particle_correction(
+    i: usize,
+    state: &SolveState,
+    predicted: &[Vec3],
+    rest: &[Vec3],
+    hash: &SpatialHash,
+    table_size: u32,
+    params: &SelfCollision,
+) -> (Vec3, bool) {
+    let h_squared = params.thickness * params.thickness;
+    let mut sum = Vec3::ZERO;
+    let mut examined = 0u32;
+    let mut overflow = false;
+    let cell_size = params.cell_size();
+    'cells: for cell in query_cells(predicted[i], cell_size) {
+        let entries = hash.bucket(cell_hash(cell, table_size));
+        if entries.len() > MAX_BUCKET_ENTRIES as usize {
+            overflow = true;
+            continue;
+        }
+        for &j in entries {
+            let j = j as usize;
+            if j == i {
+                continue;
+            }
+            examined += 1;
+            if examined > MAX_CANDIDATES {
+                overflow = true;
+                break 'cells;
+            }
+            // A bucket holds other cells too (and may be queried for two of the 27): each
+            // particle is taken in its own cell only.
+            if cell_of(predicted[j], cell_size) != cell {
+                continue;
+            }
+            let (q_i, q_j) = (state.displacements[i], state.displacements[j]);
+            let (w_i, w_j) = (state.inverse_masses[i], state.inverse_masses[j]);
+            let Some(c) = pair_correction(predicted[i], predicted[j], q_i, q_j, w_i, w_j, params) else {
+                continue;
+            };
+            let apart_at_rest = rest[i] - rest[j];
+            if apart_at_rest.dot(apart_at_rest) >= h_squared {
+                sum += c;
+            }
+        }
+    }
+    (sum, overflow)
+}
