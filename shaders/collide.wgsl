@@ -206,7 +206,7 @@ fn half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> Ha
     return traced_half_space(collider, x, q, margin);
 }
 
-// A collider's pose (Pose in src/collision.rs): rotation quaternion, then translation.
+// A collider's pose (Pose in src/collision.rs): translation, then rotation quaternion.
 struct Pose {
     translation: vec3<f32>,
     rotation: vec4<f32>,

@@ -46,6 +46,11 @@ fn thickness() -> f32 {
     return params.self_collision.x;
 }
 
+// SelfCollision::max_displacement.
+fn max_displacement() -> f32 {
+    return 0.5 * thickness();
+}
+
 // SelfCollision::cell_size.
 fn cell_size() -> f32 {
     return thickness();
@@ -120,7 +125,7 @@ fn hash_count(
     }
     let state = velocities[i];
     if (state.w > 0.0) {
-        velocities[i] = vec4<f32>(clamp_displacement(state.xyz, 0.5 * thickness()), state.w);
+        velocities[i] = vec4<f32>(clamp_displacement(state.xyz, max_displacement()), state.w);
     }
     let bucket = cell_hash(cell_of(predicted(i), cell_size()), params.hash_table_size);
     let rank = atomicAdd(&table.starts[bucket], 1u);

@@ -1,7 +1,7 @@
 //! Colliders and the collision response: the shapes the cloth collides with (each moved
-//! through a frame by its pose, with its own contact material), the contact projection of PBD §3.4 (every collider at once, so that a particle in a
-//! crevice between two colliders ends outside both), static friction on positions and the
-//! velocity response of PBD Alg. 1 line 16.
+//! through a frame by its pose, with its own contact material), the contact projection of
+//! PBD §3.4 (every collider at once, so that a particle in a crevice between two colliders ends
+//! outside both), static friction on positions and the velocity response of PBD Alg. 1 line 16.
 //! WGSL twin: `shaders/collide.wgsl` (same names, same argument order, the same operations in
 //! the same order, so that the GPU computes the same bits).
 
@@ -275,8 +275,9 @@ pub const TRACE_TOLERANCE: f32 = 1e-5;
 /// once `d ≤` [`TRACE_TOLERANCE`]. A path straight at a face stops in one step; one at a
 /// glancing angle closes in more slowly, and if it has not arrived by the last step but ends
 /// inside, or passes through the shape and out ([`passes_through`]), the last point traced,
-/// short of the surface on the near side, is the contact. The plane through the grown surface point nearest the contact
-/// point, with its normal, supports the convex shape, so it lies outside it.
+/// short of the surface on the near side, is the contact. The plane through the grown surface
+/// point nearest the contact point, with its normal, supports the convex shape, so it lies
+/// outside it.
 pub fn traced_half_space(collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> HalfSpace {
     let length = q.length();
     let start = collider.closest(x);
@@ -392,6 +393,23 @@ fn dot4(a: Vec4, b: Vec4) -> f32 {
     ((a.x * b.x + a.y * b.y) + a.z * b.z) + a.w * b.w
 }
 
+/// A sphere around a shape, or around everything a moving shape sweeps in a frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoundingSphere {
+    /// Centre (m).
+    pub center: Vec3,
+    /// Radius (m).
+    pub radius: f32,
+}
+
+impl BoundingSphere {
+    /// Whether the path `x → x + q` passes within `reach` of the sphere.
+    pub fn meets_path(&self, x: Vec3, q: Vec3, reach: f32) -> bool {
+        let s = ((self.center - x).dot(q) / q.length_squared().max(DENOMINATOR_EPSILON)).clamp(0.0, 1.0);
+        (x + q * s).distance(self.center) <= self.radius + reach
+    }
+}
+
 /// A collider's motion over a frame or a substep: its pose at the start and at the end.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Motion {
@@ -457,26 +475,7 @@ impl Motion {
         let normal = rotate(end.rotation, local.normal);
         HalfSpace { normal, offset: local.offset + normal.dot(end.translation) }
     }
-}
 
-/// A sphere around a shape, or around everything a moving shape sweeps in a frame.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BoundingSphere {
-    /// Centre (m).
-    pub center: Vec3,
-    /// Radius (m).
-    pub radius: f32,
-}
-
-impl BoundingSphere {
-    /// Whether the path `x → x + q` passes within `reach` of the sphere.
-    pub fn meets_path(&self, x: Vec3, q: Vec3, reach: f32) -> bool {
-        let s = ((self.center - x).dot(q) / q.length_squared().max(DENOMINATOR_EPSILON)).clamp(0.0, 1.0);
-        (x + q * s).distance(self.center) <= self.radius + reach
-    }
-}
-
-impl Motion {
     /// A sphere around everything `shape` sweeps in this motion (`None` for a plane). The
     /// translation moves the shape's bounding sphere along a segment; a turn also swings its
     /// centre `c` about the pose's origin, by at most `|c|`.

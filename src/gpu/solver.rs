@@ -150,6 +150,7 @@ impl GpuSolver {
             allocated_bytes: allocator.allocated_bytes,
         };
         solver.fit_colliders();
+        solver.zero_overflows();
         solver.apply(params, DispatchStrategy::Auto)?;
         Ok(solver)
     }
@@ -179,7 +180,7 @@ impl GpuSolver {
         self.colliders = set;
         self.colliders_moved = false;
         self.fit_colliders();
-        self.zero_self_collision_overflow();
+        self.zero_overflows();
         self.write_colliders();
         Ok(())
     }
@@ -251,7 +252,7 @@ impl GpuSolver {
         self.zero(&self.buffers.air_accelerations);
         self.zero(&self.buffers.clock);
         self.fit_colliders();
-        self.zero_self_collision_overflow();
+        self.zero_overflows();
         self.write_pins();
         self.apply(self.params, self.requested_layout)
             .expect("the parameters and layout in use were planned before, and tethers fit by construction");
@@ -585,8 +586,7 @@ impl GpuSolver {
         }
     }
 
-    /// Grows the collider list to hold the colliders (rebinding it when it grew) and zeroes its
-    /// head, with the overflow count. Their exact size was checked against the device's limits;
+    /// Grows the collider list to hold the colliders (rebinding it when it grew). Their exact size was checked against the device's limits;
     /// the list takes room for the next power of two of colliders where the limits allow, so
     /// that adding colliders rarely grows it.
     fn fit_colliders(&mut self) {
@@ -598,15 +598,16 @@ impl GpuSolver {
         if grow(device, &mut buffers.colliders, "drape colliders", size, STORAGE, bytes) {
             self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
         }
-        let head = GpuColliderListHead::zeroed();
-        self.queue.write_buffer(&self.buffers.colliders, 0, bytemuck::bytes_of(&head));
     }
 
-    /// Zeroes the self-collision hash table's overflow count (its buckets are zero between
+    /// Zeroes the overflow counts: the heads of the collider list (its count follows with
+    /// [`GpuSolver::write_colliders`]) and of the hash table (whose buckets are zero between
     /// substeps).
-    fn zero_self_collision_overflow(&self) {
-        let head = GpuSpatialHashHead::zeroed();
-        self.queue.write_buffer(&self.buffers.hash_table, 0, bytemuck::bytes_of(&head));
+    fn zero_overflows(&self) {
+        let colliders = GpuColliderListHead::zeroed();
+        self.queue.write_buffer(&self.buffers.colliders, 0, bytemuck::bytes_of(&colliders));
+        let hash = GpuSpatialHashHead::zeroed();
+        self.queue.write_buffer(&self.buffers.hash_table, 0, bytemuck::bytes_of(&hash));
     }
 
     /// Plans the frame for `params` and `layout` and, only if that succeeds, makes them current:

@@ -83,8 +83,7 @@ pub fn self_intersections(mesh: &ClothMesh, positions: &[Vec3]) -> usize {
 /// keeps every such pair at least `rest_gap` apart). Particles closer at rest are left out: a
 /// thickness only separates what the mesh keeps apart. Neighbours farther apart at rest than
 /// `rest_gap` count (an edge compressed below it reads as a close pair). Non-finite positions
-/// are left out. `+∞` for a `rest_gap` that
-/// is not finite and positive.
+/// are left out. `+∞` for a `rest_gap` that is not finite and positive.
 pub fn min_self_distance(mesh: &ClothMesh, positions: &[Vec3], rest_gap: f32) -> f32 {
     if !(rest_gap > 0.0 && rest_gap.is_finite()) {
         return f32::INFINITY; // nothing is closer than no distance
