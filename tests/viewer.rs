@@ -537,9 +537,13 @@ struct XDisplay {
 impl XDisplay {
     fn start() -> Self {
         for number in 90..140 {
-            if Path::new(&format!("/tmp/.X{number}-lock")).exists() {
+            if display_in_use(number) {
                 continue;
             }
+            // A dead server's lock and socket: the socket would read as ready before Xvfb is.
+            let socket = format!("/tmp/.X11-unix/X{number}");
+            let _ = std::fs::remove_file(format!("/tmp/.X{number}-lock"));
+            let _ = std::fs::remove_file(&socket);
             let spawned = Command::new("Xvfb")
                 .args([format!(":{number}").as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
                 .stdin(Stdio::null())
@@ -547,7 +551,6 @@ impl XDisplay {
                 .stderr(Stdio::null())
                 .spawn();
             let Ok(mut server) = spawned else { break };
-            let socket = format!("/tmp/.X11-unix/X{number}");
             let start = Instant::now();
             while start.elapsed() < Duration::from_secs(15) {
                 if Path::new(&socket).exists() {
@@ -568,11 +571,25 @@ impl XDisplay {
     }
 }
 
+/// Whether X display `number` is taken: its lock file names a live process (a server killed
+/// without cleaning up leaves a stale one).
+#[cfg(all(unix, not(target_os = "macos")))]
+fn display_in_use(number: u32) -> bool {
+    let Ok(lock) = std::fs::read_to_string(format!("/tmp/.X{number}-lock")) else {
+        return false;
+    };
+    lock.trim().parse::<u32>().map_or(true, |pid| Path::new(&format!("/proc/{pid}")).exists())
+}
+
 #[cfg(all(unix, not(target_os = "macos")))]
 impl Drop for XDisplay {
     fn drop(&mut self) {
         if let Some(server) = &mut self.server {
-            let _ = server.kill();
+            // SIGTERM, so that Xvfb removes its lock file and socket (SIGKILL leaves them).
+            let terminated = Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
+            if !terminated.is_ok_and(|status| status.success()) {
+                let _ = server.kill();
+            }
             let _ = server.wait();
         }
     }
