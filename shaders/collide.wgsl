@@ -6,12 +6,15 @@ const COLLIDER_PLANE: u32 = 0u;
 const COLLIDER_SPHERE: u32 = 1u;
 const COLLIDER_CAPSULE: u32 = 2u;
 const COLLIDER_BOX: u32 = 3u;
+const COLLIDER_MESH: u32 = 4u;
 // The most colliders one particle meets in a substep (MAX_NEAR_COLLIDERS in src/collision.rs).
 const MAX_NEAR_COLLIDERS: u32 = 8u;
 
 // A collider (GpuCollider in src/gpu/records.rs): plane (a = normal xyz, offset w), sphere
-// (a = centre xyz, radius w), capsule (a = end xyz, radius w; b = other end xyz) or box (a =
-// centre xyz, rounding w; b = half extents xyz; rotation = quaternion xyzw).
+// (a = centre xyz, radius w), capsule (a = end xyz, radius w; b = other end xyz), box (a =
+// centre xyz, rounding w; b = half extents xyz; rotation = quaternion xyzw) or mesh (a =
+// translation xyz, cell size w; b = the field's origin xyz; rotation; field = its samples along
+// xyz and the first texture layer they start at, w).
 struct Collider {
     a: vec4<f32>,
     b: vec4<f32>,
@@ -25,6 +28,7 @@ struct Collider {
     material: vec4<f32>,
     // The sphere around everything it sweeps in the frame: centre xyz, radius w (−1: a plane).
     bounds: vec4<f32>,
+    field: vec4<u32>,
     kind: u32,
 }
 
@@ -39,6 +43,8 @@ struct ColliderList {
 
 // The integrate module's collider list (group 1, after the particle bindings of predict.wgsl).
 @group(1) @binding(6) var<storage, read_write> collider_list: ColliderList;
+// The mesh colliders' distance fields, stacked along z (src/gpu/fields.rs).
+@group(1) @binding(7) var distance_fields: texture_3d<f32>;
 
 // The half-space normal·p ≥ offset outside a collider grown by the margin (HalfSpace).
 struct HalfSpace {
@@ -133,10 +139,76 @@ fn box_point(p: vec3<f32>, center: vec3<f32>, half_extents: vec3<f32>, rotation:
     return SurfacePoint(distance, rotate(rotation, local_normal));
 }
 
-// Collider::closest: a capsule's or box's signed distance and normal.
+// The steepest slope of a trilinear distance field (FIELD_SLOPE in src/distance_field.rs).
+const FIELD_SLOPE: f32 = 1.7320508;
+
+// lerp in src/distance_field.rs.
+fn lerp(a: f32, b: f32, t: f32) -> f32 {
+    return a + (b - a) * t;
+}
+
+// A field's sample at grid point i.
+fn field_sample(collider: Collider, i: vec3<u32>) -> f32 {
+    return textureLoad(distance_fields, vec3<u32>(i.xy, i.z + collider.field.w), 0).x;
+}
+
+// A signed distance and its gradient (FieldPoint).
+struct FieldPoint {
+    distance: f32,
+    gradient: vec3<f32>,
+}
+
+// DistanceField::surface_point: trilinear inside the sampled box, a lower bound outside it.
+fn field_point(collider: Collider, p: vec3<f32>) -> FieldPoint {
+    let cell = collider.a.w;
+    let top = vec3<f32>(collider.field.xyz - vec3<u32>(1u));
+    let grid = (p - collider.b.xyz) / cell;
+    let clamped = clamp(grid, vec3<f32>(0.0), top);
+    let outside = length((grid - clamped) * cell);
+    let base = min(floor(clamped), top - vec3<f32>(1.0));
+    let f = clamped - base;
+    let corner = vec3<u32>(base);
+    let d000 = field_sample(collider, corner);
+    let d100 = field_sample(collider, corner + vec3<u32>(1u, 0u, 0u));
+    let d010 = field_sample(collider, corner + vec3<u32>(0u, 1u, 0u));
+    let d110 = field_sample(collider, corner + vec3<u32>(1u, 1u, 0u));
+    let d001 = field_sample(collider, corner + vec3<u32>(0u, 0u, 1u));
+    let d101 = field_sample(collider, corner + vec3<u32>(1u, 0u, 1u));
+    let d011 = field_sample(collider, corner + vec3<u32>(0u, 1u, 1u));
+    let d111 = field_sample(collider, corner + vec3<u32>(1u, 1u, 1u));
+    let e00 = lerp(d000, d100, f.x);
+    let e10 = lerp(d010, d110, f.x);
+    let e01 = lerp(d001, d101, f.x);
+    let e11 = lerp(d011, d111, f.x);
+    let f0 = lerp(e00, e10, f.y);
+    let f1 = lerp(e01, e11, f.y);
+    let value = lerp(f0, f1, f.z);
+    let along_x = lerp(lerp(d100 - d000, d110 - d010, f.y), lerp(d101 - d001, d111 - d011, f.y), f.z);
+    let gradient = vec3<f32>(along_x, lerp(e10 - e00, e11 - e01, f.z), f1 - f0) / cell;
+    return FieldPoint(select(value, max(outside, value - outside), outside > 0.0), gradient);
+}
+
+// mesh_point in src/collision.rs: the field in the mesh's frame, its normal back in the world.
+fn mesh_point(collider: Collider, p: vec3<f32>) -> SurfacePoint {
+    let local = rotate(conjugate(collider.rotation), p - collider.a.xyz);
+    let here = field_point(collider, local);
+    let len = length(here.gradient);
+    let normal = select(vec3<f32>(0.0, 1.0, 0.0), here.gradient / max(len, GEOMETRY_EPSILON), len > GEOMETRY_EPSILON);
+    return SurfacePoint(here.distance, rotate(collider.rotation, normal));
+}
+
+// Collider::trace_slope.
+fn trace_slope(collider: Collider) -> f32 {
+    return select(1.0, FIELD_SLOPE, collider.kind == COLLIDER_MESH);
+}
+
+// Collider::closest: a capsule's, box's or mesh's signed distance and normal.
 fn closest(collider: Collider, p: vec3<f32>) -> SurfacePoint {
     if (collider.kind == COLLIDER_CAPSULE) {
         return capsule_point(p, collider.a.xyz, collider.b.xyz, collider.a.w);
+    }
+    if (collider.kind == COLLIDER_MESH) {
+        return mesh_point(collider, p);
     }
     return box_point(p, collider.a.xyz, collider.b.xyz, collider.rotation, collider.a.w);
 }
@@ -163,7 +235,7 @@ fn traced_half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32
             if (arrived) {
                 break;
             }
-            s += (here.distance - margin) / len;
+            s += (here.distance - margin) / (len * trace_slope(collider));
             if (s > 1.0) {
                 break;
             }

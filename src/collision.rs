@@ -6,9 +6,11 @@
 //! the same order, so that the GPU computes the same bits).
 
 use crate::constraints::DENOMINATOR_EPSILON;
+use crate::distance_field::{DistanceField, FIELD_SLOPE};
 use crate::error::{Error, ParamError};
 use crate::math::{atan2, GEOMETRY_EPSILON};
 use glam::{Quat, Vec3, Vec4};
+use std::sync::Arc;
 
 /// The most colliders one particle meets in one substep: those whose surface lies within its
 /// reach ([`near_colliders`]). A solver takes any number of colliders; a particle near more
@@ -16,9 +18,10 @@ use glam::{Quat, Vec3, Vec4};
 /// ([`crate::metrics::Overflows::colliders`]).
 pub const MAX_NEAR_COLLIDERS: usize = 8;
 
-/// A collider shape. Every shape is convex, so the tangent half-space where a particle meets it
-/// lies outside it (the contact projection relies on this).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A collider shape. Every shape but the mesh is convex, so the tangent half-space where a
+/// particle meets it lies outside it; a mesh's is its tangent plane at the contact, outside it
+/// near there (what every distance-field collider projects onto).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Collider {
     /// The half-space `normal·p ≥ offset` (a ground plane: `normal = +Y`, `offset = height`).
     Plane {
@@ -56,6 +59,14 @@ pub enum Collider {
         /// Radius of the rounded edges and corners (m, ≥ 0; the box grows by it).
         rounding: f32,
     },
+    /// A closed triangle mesh, through its signed distance field (static in its own frame;
+    /// poses move it like any collider).
+    Mesh {
+        /// The mesh's field, shared by every collider of the same mesh.
+        field: Arc<DistanceField>,
+        /// Where the mesh's frame lies in the world.
+        pose: Pose,
+    },
 }
 
 impl Collider {
@@ -90,6 +101,11 @@ impl Collider {
         Self::Box { center, half_extents, rotation, rounding: 0.0 }
     }
 
+    /// A mesh collider at `pose`.
+    pub fn mesh(field: Arc<DistanceField>, pose: Pose) -> Self {
+        Self::Mesh { field, pose }
+    }
+
     /// The same shape with a unit plane normal and a unit box rotation ([`Collider::validate`]
     /// accepts ±1e-3 of length error; the collision math needs them exact).
     pub fn normalized(&self) -> Self {
@@ -98,7 +114,8 @@ impl Collider {
             Self::Box { center, half_extents, rotation, rounding } => {
                 Self::Box { center, half_extents, rotation: rotation.normalize(), rounding }
             }
-            shape => shape,
+            Self::Mesh { ref field, pose } => Self::Mesh { field: field.clone(), pose: pose.normalized() },
+            ref shape => shape.clone(),
         }
     }
 
@@ -122,6 +139,13 @@ impl Collider {
                 rotation: quaternion_product(pose.rotation, rotation),
                 rounding,
             },
+            Self::Mesh { ref field, pose: own } => Self::Mesh {
+                field: field.clone(),
+                pose: Pose {
+                    translation: pose.to_world(own.translation),
+                    rotation: quaternion_product(pose.rotation, own.rotation),
+                },
+            },
         }
     }
 
@@ -132,8 +156,11 @@ impl Collider {
             Self::Sphere { center, radius } => (center, Vec3::splat(radius)),
             Self::Capsule { a, b, radius } => (0.5 * (a + b), 0.5 * (b - a).abs() + radius),
             Self::Box { center, half_extents, rotation, rounding } => {
-                let axes = [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| rotate(rotation, axis).abs());
-                (center, axes[0] * half_extents.x + axes[1] * half_extents.y + axes[2] * half_extents.z + rounding)
+                (center, rotated_extent(rotation, half_extents) + rounding)
+            }
+            Self::Mesh { ref field, pose } => {
+                let (center, half) = field_box(field);
+                (pose.to_world(center), rotated_extent(pose.rotation, half))
             }
         };
         Some((center - extent, center + extent))
@@ -147,6 +174,10 @@ impl Collider {
             Self::Sphere { center, radius } => (center, radius),
             Self::Capsule { a, b, radius } => (0.5 * (a + b), 0.5 * a.distance(b) + radius),
             Self::Box { center, half_extents, rounding, .. } => (center, half_extents.length() + rounding),
+            Self::Mesh { ref field, pose } => {
+                let (center, half) = field_box(field);
+                (pose.to_world(center), half.length())
+            }
         };
         Some(BoundingSphere { center, radius })
     }
@@ -181,6 +212,7 @@ impl Collider {
                     Ok(())
                 }
             }
+            Self::Mesh { pose, .. } => pose.validate(),
             _ => Ok(()),
         }
     }
@@ -196,8 +228,40 @@ impl Collider {
             Self::Box { center, half_extents, rotation, rounding } => {
                 box_point(p, center, half_extents, rotation, rounding)
             }
+            Self::Mesh { ref field, pose } => mesh_point(p, field, pose),
         }
     }
+
+    /// The steepest slope of the shape's distance: 1 for an exact distance, [`FIELD_SLOPE`] for
+    /// a mesh's interpolated one. Sphere tracing divides its steps by it.
+    fn trace_slope(&self) -> f32 {
+        match self {
+            Self::Mesh { .. } => FIELD_SLOPE,
+            _ => 1.0,
+        }
+    }
+}
+
+/// The half extents of the box `rotation` turns `half_extents` into, along the world's axes.
+fn rotated_extent(rotation: Quat, half_extents: Vec3) -> Vec3 {
+    let axes = [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| rotate(rotation, axis).abs());
+    axes[0] * half_extents.x + axes[1] * half_extents.y + axes[2] * half_extents.z
+}
+
+/// The centre and half extents of a field's sampled box, in the mesh's frame.
+fn field_box(field: &DistanceField) -> (Vec3, Vec3) {
+    let (low, high) = (field.origin(), field.far_corner());
+    (0.5 * (low + high), 0.5 * (high - low))
+}
+
+/// A mesh at `pose`: `p` in the mesh's frame, the field there ([`DistanceField::surface_point`]),
+/// its normalised gradient turned back into the world (`+Y` where it vanishes).
+fn mesh_point(p: Vec3, field: &DistanceField, pose: Pose) -> SurfacePoint {
+    let local = rotate(pose.rotation.conjugate(), p - pose.translation);
+    let here = field.surface_point(local);
+    let length = here.gradient.length();
+    let normal = if length > GEOMETRY_EPSILON { here.gradient / length } else { Vec3::Y };
+    SurfacePoint { distance: here.distance, normal: rotate(pose.rotation, normal) }
 }
 
 /// A point's signed distance to a surface and the outward unit normal there.
@@ -292,7 +356,7 @@ pub fn traced_half_space(collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> 
             if arrived {
                 break;
             }
-            s += (here.distance - margin) / length;
+            s += (here.distance - margin) / (length * collider.trace_slope());
             if s > 1.0 {
                 break;
             }
@@ -584,11 +648,11 @@ impl ColliderSet {
         let materials = self.materials(default);
         let parts = self.shapes.iter().zip(&self.motions).zip(materials);
         parts
-            .map(|((&shape, &motion), material)| MovingCollider {
-                shape,
+            .map(|((shape, &motion), material)| MovingCollider {
+                shape: shape.clone(),
                 motion,
                 material,
-                bounds: motion.swept_bounds(&shape),
+                bounds: motion.swept_bounds(shape),
             })
             .collect()
     }
@@ -910,7 +974,7 @@ pub struct ContactResponse {
 
 /// A collider over a frame or one of its substeps: its shape as given, its motion over that
 /// time, its material and a sphere around everything it sweeps in the frame.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MovingCollider {
     /// The shape as given (placed by the motion's poses).
     pub shape: Collider,
@@ -925,7 +989,7 @@ pub struct MovingCollider {
 impl MovingCollider {
     /// This collider over substep `substep` of `substeps` of its frame.
     pub fn substep(&self, substep: u32, substeps: u32) -> Self {
-        Self { motion: self.motion.substep(substep, substeps), ..*self }
+        Self { motion: self.motion.substep(substep, substeps), ..self.clone() }
     }
 }
 

@@ -110,6 +110,37 @@ impl ClothMesh {
         Self::new(positions, triangles, Some(uvs))
     }
 
+    /// A closed torus about the y axis through the origin: `segments` vertices around the ring
+    /// of radius `major` (the tube's centre line), `sides` around the tube of radius `minor`,
+    /// triangles counter-clockwise seen from outside. A mesh collider's shape
+    /// ([`crate::DistanceField`]) more than a cloth.
+    pub fn torus(major: f32, minor: f32, segments: u32, sides: u32) -> Result<Self, Error> {
+        if !(minor > 0.0 && major > minor && major.is_finite() && segments >= 3 && sides >= 3) {
+            return Err(MeshError::InvalidGrid {
+                reason: "a torus needs 0 < minor < major and ≥ 3 segments and sides",
+            }
+            .into());
+        }
+        let vertex = |i: u32, j: u32| (i % segments) * sides + j % sides;
+        let mut positions = Vec::with_capacity((segments * sides) as usize);
+        for i in 0..segments {
+            let (sin_around, cos_around) = (std::f32::consts::TAU * i as f32 / segments as f32).sin_cos();
+            for j in 0..sides {
+                let (sin_tube, cos_tube) = (std::f32::consts::TAU * j as f32 / sides as f32).sin_cos();
+                let ring = major + minor * cos_tube;
+                positions.push(Vec3::new(ring * cos_around, minor * sin_tube, ring * sin_around));
+            }
+        }
+        let mut triangles = Vec::with_capacity(2 * positions.len());
+        for i in 0..segments {
+            for j in 0..sides {
+                let (a, b, c, d) = (vertex(i, j), vertex(i, j + 1), vertex(i + 1, j + 1), vertex(i + 1, j));
+                triangles.extend([[a, b, c], [a, c, d]]);
+            }
+        }
+        Self::new(positions, triangles, None)
+    }
+
     /// This mesh moved rigidly: turned by `rotation` about the origin, then moved by
     /// `translation`.
     pub fn moved(&self, rotation: Quat, translation: Vec3) -> Self {

@@ -1,7 +1,8 @@
 //! Scenes shared by the examples, tests and benches.
 
 use crate::aerodynamics::{Aerodynamics, Gusts};
-use crate::collision::Collider;
+use crate::collision::{Collider, Pose};
+use crate::distance_field::DistanceField;
 use crate::error::Error;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
@@ -9,6 +10,7 @@ use crate::params::{SolverParams, Stiffness};
 use glam::{Quat, Vec3};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// A ready-to-run cloth setup.
 #[derive(Debug, Clone)]
@@ -21,6 +23,28 @@ pub struct Scene {
     pub params: SolverParams,
     /// The scene's colliders.
     pub colliders: Vec<Collider>,
+    /// Colliders the scene keeps turning ([`Scene::collider_poses`]).
+    pub spins: Vec<Spin>,
+}
+
+/// A collider turning at a constant rate about an axis through a fixed point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spin {
+    /// Which collider (an index into the scene's colliders).
+    pub collider: usize,
+    /// A point of the axis (m).
+    pub center: Vec3,
+    /// The axis times the rate (rad/s).
+    pub angular_velocity: Vec3,
+}
+
+impl Spin {
+    /// The collider's pose `time` seconds after the start: turned by `|ω|·time` about the axis,
+    /// the axis point staying where it is.
+    pub fn pose_at(&self, time: f32) -> Pose {
+        let rotation = Quat::from_scaled_axis(self.angular_velocity * time);
+        Pose { translation: self.center - rotation * self.center, rotation }
+    }
 }
 
 /// The library's scenes.
@@ -47,11 +71,17 @@ pub enum SceneKind {
     /// Three 1.2 m × 1.2 m sheets, 15 cm apart and turned 30° from each other, falling onto a
     /// sphere (r = 0.5 m) on the ground: one cloth of three pieces.
     Stack,
+    /// A 1 m × 1 m cloth falling onto a sphere (r = 0.4 m, 0.4 m up) that turns about the
+    /// vertical at 2 rad/s: friction turns the cloth with it ([`Scene::spins`]).
+    Spin,
+    /// A 1.2 m × 1.2 m cloth falling onto a torus (ring radius 0.4 m, tube radius 0.15 m) lying
+    /// on the ground: a mesh collider ([`DistanceField`]), which the cloth sags into the hole of.
+    Mesh,
 }
 
 impl SceneKind {
     /// Every scene, in menu order.
-    pub const ALL: [SceneKind; 8] = [
+    pub const ALL: [SceneKind; 10] = [
         Self::Hanging,
         Self::Drape,
         Self::FreeFall,
@@ -60,6 +90,8 @@ impl SceneKind {
         Self::Capsules,
         Self::Fold,
         Self::Stack,
+        Self::Spin,
+        Self::Mesh,
     ];
 
     /// The scene's command-line name.
@@ -73,6 +105,8 @@ impl SceneKind {
             Self::Capsules => "capsules",
             Self::Fold => "fold",
             Self::Stack => "stack",
+            Self::Spin => "spin",
+            Self::Mesh => "mesh",
         }
     }
 }
@@ -129,6 +163,14 @@ impl Scene {
                 vec![],
                 vec![Collider::ground(0.0), Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5)],
             ),
+            SceneKind::Spin => (
+                1.0,
+                GridPlane::Horizontal,
+                Vec3::new(-0.5, 1.0, -0.5),
+                vec![],
+                vec![Collider::ground(0.0), Collider::sphere(SPIN_CENTER, 0.4)],
+            ),
+            SceneKind::Mesh => (1.2, GridPlane::Horizontal, Vec3::new(-0.6, 0.8, -0.6), vec![], torus_on_the_ground()?),
         };
         let vertices = cells.saturating_add(1);
         let grid = ClothMesh::grid(vertices, vertices, size / cells as f32, plane, origin)?;
@@ -148,8 +190,41 @@ impl Scene {
             _ => params,
         };
         let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
-        Ok(Self { kind, model, params, colliders })
+        let spins = match kind {
+            SceneKind::Spin => {
+                vec![Spin { collider: 1, center: SPIN_CENTER, angular_velocity: Vec3::new(0.0, 2.0, 0.0) }]
+            }
+            _ => vec![],
+        };
+        Ok(Self { kind, model, params, colliders, spins })
     }
+
+    /// Every collider's pose `time` seconds after the start, for
+    /// [`crate::GpuSolver::set_collider_poses`] before each frame (the frame ending at `time`),
+    /// or `None` when nothing in the scene moves.
+    pub fn collider_poses(&self, time: f32) -> Option<Vec<Pose>> {
+        if self.spins.is_empty() {
+            return None;
+        }
+        let mut poses = vec![Pose::IDENTITY; self.colliders.len()];
+        for spin in &self.spins {
+            poses[spin.collider] = spin.pose_at(time);
+        }
+        Some(poses)
+    }
+}
+
+/// The spin scene's sphere centre.
+const SPIN_CENTER: Vec3 = Vec3::new(0.0, 0.4, 0.0);
+
+/// Samples along the mesh scene's torus's longest side.
+const TORUS_FIELD_RESOLUTION: u32 = 64;
+
+/// The mesh scene's colliders: the ground and a torus lying on it.
+fn torus_on_the_ground() -> Result<Vec<Collider>, Error> {
+    let field = DistanceField::from_mesh(&ClothMesh::torus(0.4, 0.15, 48, 24)?, TORUS_FIELD_RESOLUTION)?;
+    let pose = Pose { translation: Vec3::new(0.0, 0.15, 0.0), rotation: Quat::IDENTITY };
+    Ok(vec![Collider::ground(0.0), Collider::mesh(Arc::new(field), pose)])
 }
 
 /// The capsules scene's colliders: the ground, a bar across the cloth's middle at 1 m and a

@@ -213,13 +213,13 @@ fn resolve(x: Vec3, q: Vec3, colliders: &[Collider], margin: f32) -> Vec3 {
 fn collisions_end_outside_every_collider() {
     let margin = 0.01;
     let ground = Collider::ground(0.0);
-    let p = resolve(Vec3::new(0.3, 0.5, 0.1), Vec3::new(0.0, -0.7, 0.0), &[ground], margin);
+    let p = resolve(Vec3::new(0.3, 0.5, 0.1), Vec3::new(0.0, -0.7, 0.0), std::slice::from_ref(&ground), margin);
     assert!((p - Vec3::new(0.3, margin, 0.1)).length() < 1e-6, "{p}");
     let sphere = Collider::sphere(Vec3::ZERO, 1.0);
     let mut rng = Rng(7);
     for _ in 0..500 {
         let x = rng.vec().normalize() * (1.0 + margin + 0.5 * rng.next());
-        let p = resolve(x, rng.vec() * 1.2, &[sphere], margin);
+        let p = resolve(x, rng.vec() * 1.2, std::slice::from_ref(&sphere), margin);
         assert!(sphere.signed_distance(p) >= margin - 1e-6, "{p} inside");
     }
     // A sphere resting on the ground leaves a crevice around its foot: a particle that starts
@@ -234,7 +234,7 @@ fn collisions_end_outside_every_collider() {
         }
         crevice += 1;
         let p = resolve(x, rng.vec() * 0.05, &resting, margin);
-        for collider in resting {
+        for collider in &resting {
             assert!(collider.signed_distance(p) >= margin - 1e-6, "{p}: {}", collider.signed_distance(p));
         }
     }
@@ -399,13 +399,13 @@ fn thin_boxes_and_bars_stop_fast_particles_where_they_enter() {
     let step = 10.0 / 600.0;
     let plate = Collider::cuboid(Vec3::ZERO, Vec3::new(1.0, 0.005, 1.0), Quat::IDENTITY);
     let bar = Collider::capsule(Vec3::new(0.0, 0.0, -1.0), Vec3::new(0.0, 0.0, 1.0), 0.005);
-    for shape in [plate, bar] {
+    for shape in [plate.clone(), bar] {
         for direction in [Vec3::NEG_Y, Vec3::new(1.0, -1.0, 0.0).normalize()] {
             let x = direction * (0.0102 / direction.y);
             let q = direction * step;
             // Past the middle: the surface nearest to where it went is underneath.
             assert!((x + q).y < 0.0);
-            let p = resolve(x, q, &[shape], margin);
+            let p = resolve(x, q, std::slice::from_ref(&shape), margin);
             assert!(p.y > 0.0 && shape.signed_distance(p) >= margin - 1e-5, "{shape:?}, {direction}: ended at {p}");
         }
     }
@@ -415,7 +415,7 @@ fn thin_boxes_and_bars_stop_fast_particles_where_they_enter() {
         let q = glancing * length;
         // Past the middle, or out through the far side.
         assert!((x + q).y < 0.0);
-        let p = resolve(x, q, &[plate], margin);
+        let p = resolve(x, q, std::slice::from_ref(&plate), margin);
         assert!(p.y > 0.0 && plate.signed_distance(p) >= margin - 1e-5, "glancing {length} m: ended at {p}");
     }
 }
@@ -451,10 +451,10 @@ fn a_contact_projection_is_the_closest_point_outside() {
 fn spheres_stop_fast_particles_at_their_entry_point() {
     let sphere = Collider::sphere(Vec3::ZERO, 1.0);
     // Straight through the sphere in one substep: stopped on the entry side.
-    let p = resolve(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(4.0, 0.0, 0.0), &[sphere], 0.0);
+    let p = resolve(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(4.0, 0.0, 0.0), std::slice::from_ref(&sphere), 0.0);
     assert!((p - Vec3::NEG_X).length() < 1e-5, "{p}");
     // Starting inside: pushed to the closest surface point of where it went.
-    let p = resolve(Vec3::new(0.0, 0.5, 0.0), Vec3::new(0.0, 0.1, 0.0), &[sphere], 0.0);
+    let p = resolve(Vec3::new(0.0, 0.5, 0.0), Vec3::new(0.0, 0.1, 0.0), std::slice::from_ref(&sphere), 0.0);
     assert!((p - Vec3::Y).length() < 1e-6, "{p}");
     // Starting on the surface and sliding along it: kept on the tangent plane where it started,
     // with no cancellation in the entry point.

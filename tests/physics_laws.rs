@@ -344,7 +344,7 @@ fn static_friction_holds_a_cloth_on_an_incline() {
     let start = centre_of_mass(&model, &model.mesh().positions);
     for incline in [plane, incline_box(angle)] {
         for mode in MODES {
-            let mut solver = solver(&model, SolverParams { mode, ..params }, &[incline]);
+            let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&incline));
             for _ in 0..120 {
                 solver.step();
             }
@@ -365,7 +365,7 @@ fn a_cloth_slides_down_an_incline_with_coulomb_acceleration() {
     let downhill = Quat::from_rotation_z(angle) * Vec3::NEG_X;
     for incline in [plane, incline_box(angle)] {
         for mode in MODES {
-            let mut solver = solver(&model, SolverParams { mode, ..params }, &[incline]);
+            let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&incline));
             let mut speed = |frames: usize| {
                 for _ in 0..frames {
                     solver.step();
@@ -393,8 +393,8 @@ fn a_fast_cloth_does_not_tunnel_through_a_thin_plate() {
     let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
     let plate = Collider::cuboid(Vec3::ZERO, Vec3::new(0.5, 0.005, 0.5), Quat::IDENTITY);
     for mode in MODES {
-        let mut gpu = solver(&model, SolverParams { mode, ..params }, &[plate]);
-        let mut cpu = CpuSolver::new(&model, SolverParams { mode, ..params }, &[plate]).unwrap();
+        let mut gpu = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&plate));
+        let mut cpu = CpuSolver::new(&model, SolverParams { mode, ..params }, std::slice::from_ref(&plate)).unwrap();
         let mut fastest = 0.0f32;
         for frame in 0..75 {
             gpu.step();
@@ -499,7 +499,7 @@ fn each_collider_meets_the_cloth_with_its_own_material() {
                 dynamic_friction: params.dynamic_friction,
                 ..Default::default()
             };
-            let mut solver = solver(&model, params, &[incline]);
+            let mut solver = solver(&model, params, std::slice::from_ref(&incline));
             solver.set_collider_materials(&[Some(own)]).unwrap();
             solver
         };
@@ -526,7 +526,7 @@ fn each_collider_meets_the_cloth_with_its_own_material() {
     for (margin, height, restitution) in [(0.02, 0.02, 0.0), (0.005, h0 + 0.005, e)] {
         let mesh = ClothMesh::grid(3, 3, 0.1, GridPlane::Horizontal, Vec3::new(0.0, height, 0.0)).unwrap();
         let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
-        let mut solver = solver(&model, params, &[ground]);
+        let mut solver = solver(&model, params, std::slice::from_ref(&ground));
         let own = ContactMaterial { collision_margin: margin, restitution, ..params.contact_material() };
         solver.set_collider_materials(&[Some(own)]).unwrap();
         let mut apex = 0.0f32;
@@ -578,8 +578,8 @@ fn a_rotating_sphere_turns_the_cloth_on_it() {
     };
     for mode in MODES {
         let params = SolverParams { mode, ..params };
-        let mut gpu = solver(&model, params, &[sphere]);
-        let mut cpu = CpuSolver::new(&model, params, &[sphere]).unwrap();
+        let mut gpu = solver(&model, params, std::slice::from_ref(&sphere));
+        let mut cpu = CpuSolver::new(&model, params, std::slice::from_ref(&sphere)).unwrap();
         for frame in 1..=60 {
             gpu.set_collider_poses(&[pose(frame)]).unwrap();
             cpu.set_collider_poses(&[pose(frame)]).unwrap();
@@ -610,7 +610,7 @@ fn a_moving_platform_carries_the_cloth_on_it() {
     let platform = Collider::cuboid(Vec3::ZERO, Vec3::new(0.5, 0.1, 0.5), Quat::IDENTITY);
     let start = centre_of_mass(&model, &model.mesh().positions);
     for mode in MODES {
-        let mut solver = solver(&model, SolverParams { mode, ..params }, &[platform]);
+        let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&platform));
         for frame in 1..=60 {
             let translation = Vec3::X * speed * frame as f32 * params.time_step;
             solver.set_collider_poses(&[Pose { translation, rotation: Quat::IDENTITY }]).unwrap();
@@ -634,7 +634,7 @@ fn a_fast_rising_plate_lifts_the_cloth_without_tunnelling() {
     let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
     let plate = Collider::cuboid(Vec3::ZERO, Vec3::new(0.5, 0.005, 0.5), Quat::IDENTITY);
     for mode in MODES {
-        let mut solver = solver(&model, SolverParams { mode, ..params }, &[plate]);
+        let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&plate));
         for frame in 1..=12 {
             let height = 10.0 * frame as f32 * params.time_step;
             solver.set_collider_poses(&[Pose { translation: Vec3::Y * height, rotation: Quat::IDENTITY }]).unwrap();
@@ -660,7 +660,7 @@ fn a_dropped_cloth_bounces_to_e_squared_of_its_height() {
     let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
     let ground = Collider::ground(0.0);
     for mode in MODES {
-        let mut solver = solver(&model, SolverParams { mode, ..params }, &[ground]);
+        let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&ground));
         let mut bounced = false;
         let mut apex = 0.0f32;
         for _ in 0..90 {

@@ -385,6 +385,8 @@ fn shared_constants_match_their_wgsl_twins() {
     assert_eq!(wgsl_constant(&collide, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
     assert_eq!(wgsl_constant(&collide, "COLLIDER_CAPSULE"), U32(GpuCollider::CAPSULE));
     assert_eq!(wgsl_constant(&collide, "COLLIDER_BOX"), U32(GpuCollider::BOX));
+    assert_eq!(wgsl_constant(&collide, "COLLIDER_MESH"), U32(GpuCollider::MESH));
+    assert_eq!(wgsl_constant(&collide, "FIELD_SLOPE"), F32(drape::distance_field::FIELD_SLOPE));
     let near = drape::collision::MAX_NEAR_COLLIDERS as u32;
     assert_eq!(wgsl_constant(&collide, "MAX_NEAR_COLLIDERS"), U32(near));
     assert_eq!(wgsl_constant(&collide, "MAX_CONTACTS"), U32(drape::collision::MAX_CONTACTS as u32));
@@ -437,6 +439,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             end_rotation,
             material,
             bounds,
+            field,
             kind
         ),
     );
@@ -537,7 +540,9 @@ fn viewer_shaders_validate_and_match_their_rust_twins() {
         size_of::<ViewUniform>(),
         rust_offsets!(ViewUniform, view_proj, eye, light_direction),
     );
-    for (file, pipeline) in [("cloth.wgsl", "cloth"), ("shapes.wgsl", "shape"), ("planes.wgsl", "plane")] {
+    let pipelines =
+        [("cloth.wgsl", "cloth"), ("shapes.wgsl", "shape"), ("planes.wgsl", "plane"), ("meshes.wgsl", "mesh")];
+    for (file, pipeline) in pipelines {
         let stage = viewer::FILES.iter().find(|(n, _)| *n == file).unwrap_or_else(|| panic!("no {file}")).1;
         let module = parse_and_validate(file, &viewer::module_source(stage));
         for suffix in ["vertex", "fragment"] {
@@ -545,5 +550,5 @@ fn viewer_shaders_validate_and_match_their_rust_twins() {
             assert!(module.entry_points.iter().any(|e| e.name == entry), "{file} lacks {entry}");
         }
     }
-    assert_eq!(viewer::FILES.len(), 4, "a new viewer shader needs a line here");
+    assert_eq!(viewer::FILES.len(), 5, "a new viewer shader needs a line here");
 }

@@ -358,7 +358,7 @@ fn the_sphere_can_be_dragged() {
 #[test]
 fn a_capsule_can_be_dragged() {
     let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Capsules), 4);
-    let before = session.colliders()[1];
+    let before = session.colliders()[1].clone();
     // Head-on along −z at the bar's height, from below the falling cloth's edge.
     let camera = head_on(Vec3::new(0.3, 1.0, 0.0), 4.0);
     let viewport = Vec2::new(400.0, 400.0);
@@ -366,7 +366,7 @@ fn a_capsule_can_be_dragged() {
     session.drag(&camera.ray(Vec2::new(200.0, 140.0), viewport)).expect("drag");
     session.end_grab().expect("release");
     let (Collider::Capsule { a, b, radius }, Collider::Capsule { a: a0, b: b0, radius: r0 }) =
-        (session.colliders()[1], before)
+        (session.colliders()[1].clone(), before)
     else {
         panic!("no bar")
     };
@@ -408,7 +408,7 @@ fn obj_cloths_load_with_their_top_pinned_and_bad_files_give_errors() {
     assert!(pinned.len() == 2 && pinned.iter().all(|p| p.y == 1.0), "the two top vertices are pinned: {pinned:?}");
     let below = Vec3::new(0.5, -0.1, 0.0);
     assert!(
-        matches!(setup.colliders[..], [ground @ Collider::Plane { .. }] if ground.signed_distance(below) > 0.0),
+        matches!(setup.colliders[..], [ref ground @ Collider::Plane { .. }] if ground.signed_distance(below) > 0.0),
         "one ground plane below the cloth: {:?}",
         setup.colliders
     );

@@ -1,6 +1,7 @@
 //! The words of the solver's data buffers: the kinds' records (`shaders/units.wgsl`) and the
 //! Gauss-Seidel schedule (`shaders/schedule.wgsl`) as the kernels read them.
 
+use super::fields::FieldAtlas;
 use super::records::{GpuCollider, GpuColliderListHead, GpuSpatialHashHead};
 use crate::constraints::{Constraints, Kind, UnitType};
 use crate::model::ClothModel;
@@ -126,6 +127,8 @@ pub(crate) struct Buffers {
     /// The collider list: its head ([`GpuColliderListHead`], with the overflow count) and a
     /// [`GpuCollider`] per collider, with room to grow.
     pub colliders: wgpu::Buffer,
+    /// The mesh colliders' distance fields (a texture, bound beside the collider list).
+    pub fields: FieldAtlas,
     pub normals: wgpu::Buffer,
     pub triangles: wgpu::Buffer,
     pub vertex_triangles: wgpu::Buffer,

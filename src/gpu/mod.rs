@@ -3,6 +3,7 @@
 
 mod buffers;
 pub mod device;
+mod fields;
 mod pipelines;
 mod plan;
 pub(crate) mod readback;

@@ -32,6 +32,20 @@ fn uniform(binding: u32, has_dynamic_offset: bool) -> wgpu::BindGroupLayoutEntry
     }
 }
 
+/// The mesh colliders' distance fields: a 3-D `r32float` texture read with `textureLoad`.
+fn distance_fields(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D3,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
 /// Every bind group layout. Group 0 (the frame) is shared by all kernels; the pipeline layouts
 /// are `[frame, particles, data]` ([`GroupLayout::PIPELINES`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +54,7 @@ pub(crate) enum GroupLayout {
     Frame,
     /// Group 1 of predict and finalize: positions and velocities written, pins and the air's
     /// accelerations read, the clock written, the springs' accelerations read, the collider
-    /// list read (its overflow count written).
+    /// list read (its overflow count written), the mesh colliders' distance fields read.
     Integrate,
     /// Group 1 of the projections: positions read, displacements written.
     Solve,
@@ -97,6 +111,7 @@ impl GroupLayout {
                     storage(4, written),
                     storage(5, read),
                     storage(6, written),
+                    distance_fields(7),
                 ]
             }
             Self::Solve => vec![storage(0, true), storage(1, false)],

@@ -30,11 +30,11 @@ pub const DISPATCH_ENTRY_STRIDE: u64 = 256;
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuCollider {
     /// Plane: normal xyz, offset w. Sphere: centre xyz, radius w. Capsule: end `a` xyz, radius
-    /// w. Box: centre xyz, rounding w.
+    /// w. Box: centre xyz, rounding w. Mesh: translation xyz, cell size w.
     pub a: [f32; 4],
-    /// Capsule: end `b` xyz. Box: half extents xyz.
+    /// Capsule: end `b` xyz. Box: half extents xyz. Mesh: the field's origin xyz.
     pub b: [f32; 4],
-    /// Box: rotation quaternion (x, y, z, w).
+    /// Box and mesh: rotation quaternion (x, y, z, w).
     pub rotation: [f32; 4],
     /// The frame's motion ([`Motion`]): the translation at its start (w unused).
     pub start_translation: [f32; 4],
@@ -50,10 +50,13 @@ pub struct GpuCollider {
     /// The sphere around everything it sweeps in the frame: centre xyz, radius w (−1 for a
     /// plane, unbounded).
     pub bounds: [f32; 4],
-    /// [`GpuCollider::PLANE`], [`GpuCollider::SPHERE`], [`GpuCollider::CAPSULE`] or
-    /// [`GpuCollider::BOX`].
+    /// Mesh: the field's samples along x, y and z, and the texture layer its samples start at
+    /// ([`super::fields::FieldAtlas`]).
+    pub field: [u32; 4],
+    /// [`GpuCollider::PLANE`], [`GpuCollider::SPHERE`], [`GpuCollider::CAPSULE`],
+    /// [`GpuCollider::BOX`] or [`GpuCollider::MESH`].
     pub kind: u32,
-    /// Pads the array stride to 160 bytes.
+    /// Pads the array stride to 176 bytes.
     pub _pad: [u32; 3],
 }
 
@@ -66,12 +69,19 @@ impl GpuCollider {
     pub const CAPSULE: u32 = 2;
     /// `COLLIDER_BOX` in WGSL.
     pub const BOX: u32 = 3;
+    /// `COLLIDER_MESH` in WGSL.
+    pub const MESH: u32 = 4;
 
-    /// The record of `collider` over the coming frame.
-    pub fn new(collider: &MovingCollider) -> Self {
+    /// The record of `collider` over the coming frame, its field (a mesh's) starting at texture
+    /// layer `first_layer`.
+    pub fn new(collider: &MovingCollider, first_layer: u32) -> Self {
         let zero = [0.0; 4];
-        let MovingCollider { shape, motion, material, bounds } = *collider;
-        let (a, b, rotation, kind) = match shape {
+        let MovingCollider { ref shape, motion, material, bounds } = *collider;
+        let field = match shape {
+            Collider::Mesh { field, .. } => field.size().extend(first_layer).to_array(),
+            _ => [0; 4],
+        };
+        let (a, b, rotation, kind) = match *shape {
             Collider::Plane { normal, offset } => (normal.extend(offset).to_array(), zero, zero, Self::PLANE),
             Collider::Sphere { center, radius } => (center.extend(radius).to_array(), zero, zero, Self::SPHERE),
             Collider::Capsule { a, b, radius } => {
@@ -82,6 +92,12 @@ impl GpuCollider {
                 half_extents.extend(0.0).to_array(),
                 rotation.to_array(),
                 Self::BOX,
+            ),
+            Collider::Mesh { ref field, pose } => (
+                pose.translation.extend(field.cell_size()).to_array(),
+                field.origin().extend(0.0).to_array(),
+                pose.rotation.to_array(),
+                Self::MESH,
             ),
         };
         let Motion { start, end } = motion;
@@ -100,6 +116,7 @@ impl GpuCollider {
                 material.restitution,
             ],
             bounds: bounds.map_or([0.0, 0.0, 0.0, -1.0], |sphere| sphere.center.extend(sphere.radius).to_array()),
+            field,
             kind,
             _pad: [0; 3],
         }

@@ -12,6 +12,7 @@ use super::buffers::{
     COLLIDER_LIST_HEAD, STORAGE,
 };
 use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter};
+use super::fields::FieldAtlas;
 use super::pipelines::{Block, BlockSizes, DataGroup, Layouts, Pipelines};
 use super::plan::{
     auto_layout, frame_plan, workgroups_for, Dispatch, DispatchStrategy, FramePlan, PlanContext, WorkgroupSizes,
@@ -25,7 +26,7 @@ use super::records::{
     DispatchInfo, GpuCollider, GpuColliderListHead, GpuParams, GpuSpatialHashHead, JacobiLayout, DISPATCH_ENTRY_STRIDE,
     WORKGROUP_SIZE,
 };
-use crate::collision::{Collider, ColliderSet, ContactMaterial, Pose};
+use crate::collision::{Collider, ColliderSet, ContactMaterial, MovingCollider, Pose};
 use crate::constraints::area::TriangleAreas;
 use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::constraints::UnitType;
@@ -116,8 +117,9 @@ impl GpuSolver {
         let blocks = block_sizes(device, model);
         let (schedule, stripe_entries, unit_table) = schedule_words(model, blocks.stripe.is_some());
         let pins = Pins::new(model);
-        let mut allocator = Allocator { device, allocated_bytes: 0 };
-        let buffers = create_buffers(&mut allocator, model, &pins, &schedule)?;
+        let fields = FieldAtlas::new(device, queue, colliders.shapes())?;
+        let mut allocator = Allocator { device, allocated_bytes: fields.bytes() };
+        let buffers = create_buffers(&mut allocator, model, &pins, &schedule, fields)?;
         let layouts = Layouts::new(device);
         let unit_types: Vec<UnitType> = UnitType::ALL.into_iter().filter(|&t| !model.units(t).is_empty()).collect();
         let pipelines = Pipelines::new(device, &layouts, workgroup_sizes, blocks, &unit_types);
@@ -177,6 +179,12 @@ impl GpuSolver {
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
         let set = ColliderSet::new(colliders)?;
         check_buffer_size(&self.device, "colliders", collider_list_bytes(colliders.len()))?;
+        if !self.buffers.fields.holds(set.shapes()) {
+            let fields = FieldAtlas::new(&self.device, &self.queue, set.shapes())?;
+            self.allocated_bytes = self.allocated_bytes + fields.bytes() - self.buffers.fields.bytes();
+            self.buffers.fields = fields;
+            self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
+        }
         self.colliders = set;
         self.colliders_moved = false;
         self.fit_colliders();
@@ -576,8 +584,16 @@ impl GpuSolver {
 
     /// Uploads the colliders' count and records over the coming frame (not the overflow count).
     fn write_colliders(&self) {
+        let fields = &self.buffers.fields;
+        let record = |c: &MovingCollider| {
+            let first_layer = match &c.shape {
+                Collider::Mesh { field, .. } => fields.first_layer(field),
+                _ => 0,
+            };
+            GpuCollider::new(c, first_layer)
+        };
         let records: Vec<GpuCollider> =
-            self.colliders.this_frame(self.params.contact_material()).iter().map(GpuCollider::new).collect();
+            self.colliders.this_frame(self.params.contact_material()).iter().map(record).collect();
         let count = records.len() as u32;
         let count_offset = offset_of!(GpuColliderListHead, count) as u64;
         self.queue.write_buffer(&self.buffers.colliders, count_offset, bytemuck::bytes_of(&count));
@@ -861,6 +877,7 @@ fn create_buffers(
     model: &ClothModel,
     pins: &Pins,
     schedule: &[u32],
+    fields: FieldAtlas,
 ) -> Result<Buffers, Error> {
     let device = allocator.device;
     let n = model.particle_count();
@@ -893,6 +910,7 @@ fn create_buffers(
         ),
         pins: allocator.init("drape pins", bytemuck::cast_slice(&pin_records), size_of::<PinRecord>(), STORAGE),
         colliders: allocator.init("drape colliders", &[], collider_list_bytes(0) as usize, STORAGE),
+        fields,
         normals: allocator.init(
             "drape normals",
             bytemuck::cast_slice(&vectors(&model.vertex_normals(rest), |_| 0.0)),
@@ -983,20 +1001,17 @@ fn frame_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wg
 }
 
 fn integrate_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    bind_group(
-        device,
-        "drape particles (integrate)",
-        &layouts.integrate,
-        &[
-            (0, &b.positions),
-            (1, &b.velocities),
-            (2, &b.pins),
-            (3, &b.air_accelerations),
-            (4, &b.clock),
-            (5, &b.spring_accelerations),
-            (6, &b.colliders),
-        ],
-    )
+    let buffers = [&b.positions, &b.velocities, &b.pins, &b.air_accelerations, &b.clock, &b.spring_accelerations];
+    let mut entries: Vec<wgpu::BindGroupEntry> = (0..)
+        .zip(buffers.into_iter().chain([&b.colliders]))
+        .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
+        .collect();
+    entries.push(wgpu::BindGroupEntry { binding: 7, resource: wgpu::BindingResource::TextureView(&b.fields.view) });
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("drape particles (integrate)"),
+        layout: &layouts.integrate,
+        entries: &entries,
+    })
 }
 
 fn springs_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {

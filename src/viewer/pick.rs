@@ -86,7 +86,7 @@ pub fn ray_collider(ray: &Ray, collider: &Collider, reach: f32) -> Option<f32> {
     match *collider {
         Collider::Plane { .. } => None,
         Collider::Sphere { center, radius } => ray_sphere(ray, center, radius).filter(|&t| t <= reach),
-        shape => {
+        ref shape => {
             let mut t = 0.0;
             for _ in 0..64 {
                 let distance = shape.signed_distance(ray.at(t));

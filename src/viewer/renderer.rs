@@ -1,15 +1,17 @@
 //! Draws a cloth scene with wgpu: the cloth straight from the solver's position and normal
-//! buffers (no copy through the CPU), sphere, capsule, box and plane colliders, and markers on pinned or
-//! grabbed particles. It records into any colour target with a [`DEPTH_FORMAT`] depth buffer,
+//! buffers (no copy through the CPU), sphere, capsule, box, mesh and plane colliders, and markers
+//! on pinned or grabbed particles. It records into any colour target with a [`DEPTH_FORMAT`] depth buffer,
 //! so the window and the headless screenshots share it.
 
 use super::camera::{bounding_box, OrbitCamera};
-use crate::collision::Collider;
+use crate::collision::{Collider, Pose};
+use crate::distance_field::DistanceField;
 use crate::gpu::GpuSolver;
 use crate::model::ClothModel;
 use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec2, Vec3};
 use std::mem::size_of;
+use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 /// Depth buffer format the renderer's pipelines expect.
@@ -71,7 +73,7 @@ impl ShapeInstance {
         }
     }
 
-    /// A collider's shape, or `None` for a plane (drawn by the plane pipeline).
+    /// A collider's shape, or `None` for a plane or a mesh (drawn by their own pipelines).
     fn collider(collider: &Collider) -> Option<Self> {
         Some(match collider.normalized() {
             Collider::Plane { .. } => return None,
@@ -85,8 +87,52 @@ impl ShapeInstance {
             Collider::Box { center, half_extents, rotation, rounding } => {
                 Self::rounded_box(center, half_extents, rotation, rounding, COLLIDER_ALBEDO)
             }
+            Collider::Mesh { .. } => return None,
         })
     }
+}
+
+/// A vertex of a mesh collider's triangles placed in the world (`shaders/viewer/meshes.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct MeshVertex {
+    /// Position (m).
+    pub position: [f32; 3],
+    /// The triangle's unit normal.
+    pub normal: [f32; 3],
+    /// Linear RGB albedo.
+    pub albedo: [f32; 3],
+}
+
+/// The mesh colliders' triangles, one vertex per corner with its triangle's normal, each mesh at
+/// its pose.
+fn mesh_vertices(colliders: &[Collider]) -> Vec<MeshVertex> {
+    let mut vertices = Vec::new();
+    for collider in colliders {
+        let Collider::Mesh { field, pose } = collider.normalized() else { continue };
+        let mesh = field.mesh();
+        for triangle in &mesh.triangles {
+            let corners = triangle.map(|i| pose.to_world(mesh.positions[i as usize]));
+            let normal = (corners[1] - corners[0]).cross(corners[2] - corners[0]).normalize_or_zero();
+            let albedo = [COLLIDER_ALBEDO[0], COLLIDER_ALBEDO[1], COLLIDER_ALBEDO[2]];
+            vertices.extend(corners.map(|p| MeshVertex { position: p.to_array(), normal: normal.to_array(), albedo }));
+        }
+    }
+    vertices
+}
+
+/// Which meshes are where: the prepared mesh vertices are rebuilt only when this changes.
+fn mesh_placements(colliders: &[Collider]) -> Vec<(Arc<DistanceField>, Pose)> {
+    let placement = |collider: &Collider| match collider {
+        Collider::Mesh { field, pose } => Some((field.clone(), *pose)),
+        _ => None,
+    };
+    colliders.iter().filter_map(placement).collect()
+}
+
+/// Whether two placements put the same meshes (the same fields, not equal ones) at the same poses.
+fn same_placements(a: &[(Arc<DistanceField>, Pose)], b: &[(Arc<DistanceField>, Pose)]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|((f, p), (g, q))| Arc::ptr_eq(f, g) && p == q)
 }
 
 /// One instanced plane (`shaders/viewer/planes.wgsl`).
@@ -184,6 +230,7 @@ pub struct SceneRenderer {
     cloth_pipeline: wgpu::RenderPipeline,
     shape_pipeline: wgpu::RenderPipeline,
     plane_pipeline: wgpu::RenderPipeline,
+    mesh_pipeline: wgpu::RenderPipeline,
     shape_vertices: wgpu::Buffer,
     shape_indices: wgpu::Buffer,
     shape_index_count: u32,
@@ -193,6 +240,9 @@ pub struct SceneRenderer {
     shapes: InstanceBuffer,
     collider_shapes: u32,
     planes: InstanceBuffer,
+    /// The mesh colliders' vertices, and the meshes and poses they were placed for.
+    mesh_vertices: InstanceBuffer,
+    mesh_placements: Vec<(Arc<DistanceField>, Pose)>,
 }
 
 impl SceneRenderer {
@@ -235,6 +285,7 @@ impl SceneRenderer {
             cloth_pipeline: builder.cloth(),
             shape_pipeline: builder.shapes(),
             plane_pipeline: builder.planes(),
+            mesh_pipeline: builder.meshes(),
             view_buffer,
             view_bind_group,
             shape_vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -253,6 +304,8 @@ impl SceneRenderer {
             shapes: InstanceBuffer::new::<ShapeInstance>(device, "drape viewer shape instances", 64),
             collider_shapes: 0,
             planes: InstanceBuffer::new::<PlaneInstance>(device, "drape viewer plane instances", 8),
+            mesh_vertices: InstanceBuffer::new::<MeshVertex>(device, "drape viewer mesh vertices", 1),
+            mesh_placements: Vec::new(),
         }
     }
 
@@ -292,6 +345,11 @@ impl SceneRenderer {
         }));
         self.shapes.write(device, queue, &shapes);
         self.planes.write(device, queue, &planes);
+        let placements = mesh_placements(scene.colliders);
+        if !same_placements(&placements, &self.mesh_placements) {
+            self.mesh_vertices.write(device, queue, &mesh_vertices(scene.colliders));
+            self.mesh_placements = placements;
+        }
     }
 
     /// Records a render pass that clears `colour` and `depth` and draws the scene, into the
@@ -336,6 +394,11 @@ impl SceneRenderer {
             pass.set_pipeline(&self.plane_pipeline);
             pass.set_vertex_buffer(0, self.planes.buffer.slice(..));
             pass.draw(0..6, 0..self.planes.count);
+        }
+        if options.colliders && self.mesh_vertices.count > 0 {
+            pass.set_pipeline(&self.mesh_pipeline);
+            pass.set_vertex_buffer(0, self.mesh_vertices.buffer.slice(..));
+            pass.draw(0..self.mesh_vertices.count, 0..1);
         }
         // Collider shapes first, then markers.
         let first = if options.colliders { 0 } else { self.collider_shapes };
@@ -455,7 +518,7 @@ fn unit_sphere(rings: u32, segments: u32) -> (Vec<[f32; 3]>, Vec<u32>) {
     (vertices, indices)
 }
 
-/// Builds the renderer's three pipelines, which differ only in shader and vertex layout.
+/// Builds the renderer's four pipelines, which differ only in shader and vertex layout.
 struct PipelineBuilder<'a> {
     device: &'a wgpu::Device,
     layout: &'a wgpu::PipelineLayout,
@@ -468,12 +531,16 @@ const FLOAT2_AT_2: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Fl
 const SHAPE_INSTANCE: [wgpu::VertexAttribute; 4] =
     wgpu::vertex_attr_array![1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4];
 const PLANE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
+const MESH_VERTEX: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x3];
 // The instance attributes above are tightly packed vec4s; the Rust structs must be too.
 const _: () = assert!(
     std::mem::offset_of!(ShapeInstance, albedo) == 48
         && size_of::<ShapeInstance>() == 64
         && std::mem::offset_of!(PlaneInstance, albedo) == 16
         && size_of::<PlaneInstance>() == 32
+        && std::mem::offset_of!(MeshVertex, albedo) == 24
+        && size_of::<MeshVertex>() == 36
 );
 
 impl PipelineBuilder<'_> {
@@ -526,6 +593,18 @@ impl PipelineBuilder<'_> {
                 array_stride: size_of::<PlaneInstance>() as u64,
                 step_mode: wgpu::VertexStepMode::Instance,
                 attributes: &PLANE_INSTANCE,
+            })],
+        )
+    }
+
+    fn meshes(&self) -> wgpu::RenderPipeline {
+        self.build(
+            "mesh",
+            super::shaders::MESHES,
+            &[Some(wgpu::VertexBufferLayout {
+                array_stride: size_of::<MeshVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &MESH_VERTEX,
             })],
         )
     }

@@ -14,7 +14,7 @@ use crate::mesh::ClothMesh;
 use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
-use crate::scene::{Scene, SceneKind};
+use crate::scene::{Scene, SceneKind, Spin};
 use glam::Vec3;
 use std::fmt;
 use std::path::PathBuf;
@@ -96,6 +96,8 @@ pub struct ClothSetup {
     pub colliders: Vec<Collider>,
     /// The scene's parameters.
     pub params: SolverParams,
+    /// Colliders the scene keeps turning.
+    pub spins: Vec<Spin>,
 }
 
 impl ClothSetup {
@@ -104,11 +106,11 @@ impl ClothSetup {
     pub fn load(source: &ClothSource, grid: u32) -> Result<Self, Error> {
         match source {
             ClothSource::Scene(kind) => {
-                let Scene { model, params, mut colliders, .. } = Scene::new(*kind, grid)?;
+                let Scene { model, params, mut colliders, spins, .. } = Scene::new(*kind, grid)?;
                 if colliders.is_empty() {
                     colliders.push(Collider::ground(0.0));
                 }
-                Ok(Self { model, colliders, params })
+                Ok(Self { model, colliders, params, spins })
             }
             ClothSource::Obj(path) => {
                 let mesh = ClothMesh::from_obj(path)?;
@@ -116,7 +118,8 @@ impl ClothSetup {
                 let (min, max) = bounding_box(&mesh.positions);
                 let ground = min.y - 0.5 * (max - min).max_element().max(0.1);
                 let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
-                Ok(Self { model, colliders: vec![Collider::ground(ground)], params: SolverParams::default() })
+                let colliders = vec![Collider::ground(ground)];
+                Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new() })
             }
         }
     }
@@ -180,6 +183,8 @@ pub struct Session {
     overrides: ParamOverrides,
     /// The scene's colliders, which a reset brings back.
     scene_colliders: Vec<Collider>,
+    /// The scene's turning colliders, turned before every frame.
+    spins: Vec<Spin>,
     solver: GpuSolver,
     /// The pinned particles, listed when pins change so markers need no scan per frame.
     pinned: Vec<u32>,
@@ -218,6 +223,7 @@ impl Session {
             overrides,
             pinned: pinned_particles(&solver),
             scene_colliders: setup.colliders,
+            spins: setup.spins,
             solver,
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
@@ -245,7 +251,7 @@ impl Session {
         let model = setup.model.with_bending_model(self.overrides.bending.unwrap_or_default())?;
         let params = self.overrides.params_for(&model, setup.params);
         self.solver = GpuSolver::new(&self.device, &self.queue, &model, params, &setup.colliders)?;
-        (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
+        (self.source, self.grid, self.scene_colliders, self.spins) = (source, grid, setup.colliders, setup.spins);
         self.restart();
         Ok(())
     }
@@ -349,6 +355,7 @@ impl Session {
         if let Some(timer) = &self.timer {
             timer.begin(encoder);
         }
+        self.turn_spinning_colliders();
         self.solver.encode_step(encoder);
         if let Some(timer) = &mut self.timer {
             timer.end(encoder);
@@ -356,6 +363,23 @@ impl Session {
         self.cpu_ms = start.elapsed().as_secs_f64() * 1e3;
         self.frames += 1;
         true
+    }
+
+    /// Sets the turning colliders' poses for the coming frame (the end of frame `frames + 1`);
+    /// a turning collider that was dragged turns about its axis where the drag left it.
+    fn turn_spinning_colliders(&mut self) {
+        if self.spins.is_empty() {
+            return;
+        }
+        let time = (self.frames + 1) as f32 * self.solver.params().time_step;
+        let mut poses = self.solver.collider_poses();
+        for spin in &self.spins {
+            let dragged =
+                poses[spin.collider].translation - spin.pose_at(time - self.solver.params().time_step).translation;
+            let turned = spin.pose_at(time);
+            poses[spin.collider] = Pose { translation: turned.translation + dragged, ..turned };
+        }
+        self.solver.set_collider_poses(&poses).expect("turning colliders have valid poses");
     }
 
     /// Records a frame into an encoder of its own and submits it (for runs without a window);
