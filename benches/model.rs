@@ -6,11 +6,14 @@
 //! the builder has not kept them); for the benchmark scene (two pinned corners) and the flag (a
 //! pinned edge, so every particle has four anchors).
 //!
+//! And a mesh collider's distance field, built from the mesh scene's torus (48 × 24 vertices,
+//! 2304 triangles) at 32, 64 and 128 samples across.
+//!
 //! `cargo bench --bench model`; `DRAPE_BENCH_GRIDS=512` limits the grid sizes.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode};
 use drape::constraints::tether::{TetherBuilder, Tethers};
-use drape::{Scene, SceneKind};
+use drape::{ClothMesh, DistanceField, Scene, SceneKind};
 
 fn grids() -> Vec<u32> {
     std::env::var("DRAPE_BENCH_GRIDS")
@@ -63,5 +66,17 @@ fn tether_rebuild(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, model, tether_rebuild);
+fn distance_field(c: &mut Criterion) {
+    let mut group = c.benchmark_group("distance field");
+    group.sampling_mode(SamplingMode::Flat).sample_size(10);
+    let torus = ClothMesh::torus(0.4, 0.15, 48, 24).expect("torus");
+    for resolution in [32, 64, 128] {
+        group.bench_function(BenchmarkId::new("torus", resolution), |b| {
+            b.iter(|| DistanceField::from_mesh(&torus, resolution).expect("field"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, model, tether_rebuild, distance_field);
 criterion_main!(benches);

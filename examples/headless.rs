@@ -166,7 +166,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     for frame in 0..frames {
         let start = Instant::now();
         let mut encoder = device.create_command_encoder(&Default::default());
-        if let Some(poses) = scene.collider_poses((frame + 1) as f32 * params.time_step) {
+        if let Some(poses) = scene.collider_poses((frame + 1) as f32 * params.time_step)? {
             solver.set_collider_poses(&poses)?;
         }
         let timed = timer.as_ref().filter(|t| frame < t.frames);

@@ -159,7 +159,7 @@ impl Collider {
                 (center, rotated_extent(rotation, half_extents) + rounding)
             }
             Self::Mesh { ref field, pose } => {
-                let (center, half) = field_box(field);
+                let (center, half) = mesh_box(field);
                 (pose.to_world(center), rotated_extent(pose.rotation, half))
             }
         };
@@ -175,7 +175,7 @@ impl Collider {
             Self::Capsule { a, b, radius } => (0.5 * (a + b), 0.5 * a.distance(b) + radius),
             Self::Box { center, half_extents, rounding, .. } => (center, half_extents.length() + rounding),
             Self::Mesh { ref field, pose } => {
-                let (center, half) = field_box(field);
+                let (center, half) = mesh_box(field);
                 (pose.to_world(center), half.length())
             }
         };
@@ -234,7 +234,7 @@ impl Collider {
 
     /// The steepest slope of the shape's distance: 1 for an exact distance, [`FIELD_SLOPE`] for
     /// a mesh's interpolated one. Sphere tracing divides its steps by it.
-    fn trace_slope(&self) -> f32 {
+    pub fn trace_slope(&self) -> f32 {
         match self {
             Self::Mesh { .. } => FIELD_SLOPE,
             _ => 1.0,
@@ -248,9 +248,9 @@ fn rotated_extent(rotation: Quat, half_extents: Vec3) -> Vec3 {
     axes[0] * half_extents.x + axes[1] * half_extents.y + axes[2] * half_extents.z
 }
 
-/// The centre and half extents of a field's sampled box, in the mesh's frame.
-fn field_box(field: &DistanceField) -> (Vec3, Vec3) {
-    let (low, high) = (field.origin(), field.far_corner());
+/// The centre and half extents of the box around a field's mesh, in the mesh's frame.
+fn mesh_box(field: &DistanceField) -> (Vec3, Vec3) {
+    let (low, high) = field.mesh_bounds();
     (0.5 * (low + high), 0.5 * (high - low))
 }
 

@@ -10,7 +10,7 @@
 
 use crate::constraints::DENOMINATOR_EPSILON;
 use crate::error::Error;
-use crate::math::GEOMETRY_EPSILON;
+use crate::math::{bounding_box, GEOMETRY_EPSILON};
 use crate::mesh::ClothMesh;
 use glam::{DVec2, I64Vec3, UVec3, Vec3};
 use std::path::Path;
@@ -19,11 +19,16 @@ use std::path::Path;
 /// within a few cells of the surface can ask.
 pub const FIELD_PADDING: u32 = 3;
 
-/// Fewest samples along the mesh's longest side ([`DistanceField::from_mesh`]).
-pub const MIN_FIELD_RESOLUTION: u32 = 8;
+/// Fewest samples along the field's longest side ([`DistanceField::from_mesh`]): one cell across
+/// the mesh besides the padding.
+pub const MIN_FIELD_RESOLUTION: u32 = 2 * FIELD_PADDING + 2;
 
-/// Most samples along the mesh's longest side: a field of `256³` samples takes 64 MiB.
+/// Most samples along the field's longest side: a field of `256³` samples takes 64 MiB.
 pub const MAX_FIELD_RESOLUTION: u32 = 256;
+
+/// The largest coordinate a mesh collider's mesh may have (m): far beyond any scene, and far
+/// enough within f32's range that distances and their squares stay finite.
+pub const MAX_FIELD_COORDINATE: f32 = 1e5;
 
 /// The steepest slope of a trilinearly interpolated distance field: each partial derivative
 /// is a blend of finite differences of a 1-Lipschitz function, so `|∇d| ≤ √3`. Sphere tracing
@@ -41,12 +46,14 @@ pub struct DistanceField {
     origin: Vec3,
     /// Distance between neighbouring samples (m).
     cell: f32,
-    /// Samples along x, y and z (each ≥ 2).
+    /// Samples along x, y and z (each ≥ [`MIN_FIELD_RESOLUTION`]).
     size: UVec3,
     /// Signed distances (m), x fastest, then y, then z.
     samples: Vec<f32>,
     /// The mesh.
     mesh: ClothMesh,
+    /// The smallest box around the mesh, `(low, high)`.
+    mesh_bounds: (Vec3, Vec3),
 }
 
 /// A signed distance and the direction it grows fastest in (the outward normal).
@@ -60,9 +67,10 @@ pub struct FieldPoint {
 
 impl DistanceField {
     /// The field of a closed mesh (every edge shared by two triangles, as
-    /// [`ClothMesh::validate`] checks manifoldness), `resolution` samples along its longest side
-    /// ([`MIN_FIELD_RESOLUTION`] to [`MAX_FIELD_RESOLUTION`]) and [`FIELD_PADDING`] more on each
-    /// side. Thin parts need a cell well below their thickness. Between samples the interpolated
+    /// [`ClothMesh::validate`] checks manifoldness, coordinates within
+    /// ±[`MAX_FIELD_COORDINATE`]), `resolution` samples along its longest side
+    /// ([`MIN_FIELD_RESOLUTION`] to [`MAX_FIELD_RESOLUTION`]), [`FIELD_PADDING`] of them beyond
+    /// the mesh at each end. Thin parts need a cell well below their thickness. Between samples the interpolated
     /// distance of a curved surface is off by up to about a tenth of a cell (it rounds edges and
     /// bulges over curved parts), so contacts keep the margin to within that.
     pub fn from_mesh(mesh: &ClothMesh, resolution: u32) -> Result<Self, Error> {
@@ -78,16 +86,21 @@ impl DistanceField {
                 open.a, open.b
             )));
         }
-        let (low, high) = bounds(&mesh.positions);
+        let (low, high) = bounding_box(&mesh.positions);
+        if low.min_element() < -MAX_FIELD_COORDINATE || high.max_element() > MAX_FIELD_COORDINATE {
+            return Err(Error::Collider(format!(
+                "a mesh collider's mesh must lie within ±{MAX_FIELD_COORDINATE} m, not {low} to {high}"
+            )));
+        }
         let cell = (high - low).max_element() / (resolution - 1 - 2 * FIELD_PADDING) as f32;
-        if !(cell.is_finite() && cell > GEOMETRY_EPSILON) {
-            return Err(Error::Collider("a mesh collider's mesh must have a positive, finite size".into()));
+        if cell <= GEOMETRY_EPSILON {
+            return Err(Error::Collider("a mesh collider's mesh must have a positive size".into()));
         }
         let origin = low - Vec3::splat(FIELD_PADDING as f32 * cell);
         let cells = ((high - low) / cell).ceil().as_uvec3();
         let size = (cells + UVec3::splat(1 + 2 * FIELD_PADDING)).min(UVec3::splat(resolution));
-        let mut field = Self { origin, cell, size, samples: Vec::new(), mesh: mesh.clone() };
-        let (distances, _) = field.unsigned_distances();
+        let mut field = Self { origin, cell, size, samples: Vec::new(), mesh: mesh.clone(), mesh_bounds: (low, high) };
+        let distances = field.unsigned_distances();
         let inside = field.inside();
         field.samples = distances.iter().zip(inside).map(|(&d, inside)| if inside { -d } else { d }).collect();
         Ok(field)
@@ -123,14 +136,9 @@ impl DistanceField {
         &self.mesh
     }
 
-    /// The far corner of the sampled box (m).
-    pub fn far_corner(&self) -> Vec3 {
-        self.origin + (self.size - UVec3::ONE).as_vec3() * self.cell
-    }
-
-    /// The signed distance at `p` (m, in the mesh's frame).
-    pub fn distance(&self, p: Vec3) -> f32 {
-        self.surface_point(p).distance
+    /// The smallest box around the mesh, `(low, high)` (m, in the mesh's frame).
+    pub fn mesh_bounds(&self) -> (Vec3, Vec3) {
+        self.mesh_bounds
     }
 
     /// The field at `p` (m, in the mesh's frame): inside the sampled box the trilinear
@@ -176,10 +184,12 @@ impl DistanceField {
         self.mesh.triangles[t].map(|i| self.mesh.positions[i as usize])
     }
 
-    /// Each sample's distance to the mesh and the triangle it is closest to: exact in a band of
-    /// [`BAND`] cells around each triangle, then two rounds of fast sweeping in the eight
-    /// diagonal orders, each sample trying the triangles of its seven neighbours behind it.
-    fn unsigned_distances(&self) -> (Vec<f32>, Vec<u32>) {
+    /// Each sample's distance to the mesh: exact in a band of [`BAND`] cells around each
+    /// triangle, then two rounds of fast sweeping in the eight diagonal orders, each sample
+    /// trying the nearest triangles of its three neighbours behind it (a triangle nearest to a
+    /// sample is nearest to one of them in practice; beyond the band the distances are within a
+    /// fraction of a percent).
+    fn unsigned_distances(&self) -> Vec<f32> {
         let count = self.samples_count();
         let (mut distance, mut nearest) = (vec![f32::INFINITY; count], vec![u32::MAX; count]);
         let mut try_triangle = |index: usize, p: Vec3, t: u32, triangle: [Vec3; 3]| {
@@ -191,7 +201,7 @@ impl DistanceField {
         let top = (self.size - UVec3::ONE).as_i64vec3();
         for t in 0..self.mesh.triangles.len() {
             let triangle = self.triangle(t);
-            let (low, high) = bounds(&triangle);
+            let (low, high) = bounding_box(&triangle);
             let from = (((low - self.origin) / self.cell).floor().as_i64vec3() - BAND).clamp(I64Vec3::ZERO, top);
             let to = (((high - self.origin) / self.cell).ceil().as_i64vec3() + BAND).clamp(I64Vec3::ZERO, top);
             for z in from.z..=to.z {
@@ -209,28 +219,22 @@ impl DistanceField {
                 self.sweep(step, &mut distance, &mut nearest);
             }
         }
-        (distance, nearest)
+        distance
     }
 
     /// One fast sweep along `step` (±1 per axis).
     fn sweep(&self, step: [i64; 3], distance: &mut [f32], nearest: &mut [u32]) {
         let s = self.size.as_i64vec3();
-        let order = |n: i64, step: i64| -> Vec<i64> {
-            if step > 0 {
-                (0..n).collect()
-            } else {
-                (0..n).rev().collect()
-            }
-        };
+        let order = |n: i64, step: i64| (0..n).map(move |k| if step > 0 { k } else { n - 1 - k });
         for z in order(s.z, step[2]) {
             for y in order(s.y, step[1]) {
                 for x in order(s.x, step[0]) {
                     let i = UVec3::new(x as u32, y as u32, z as u32);
                     let (index, p) = (self.index(i), self.point(i));
-                    for behind in 1..8 {
-                        let back = [1, 2, 4].map(|bit| if behind & bit == 0 { 0 } else { 1 });
-                        let n = [x - back[0] * step[0], y - back[1] * step[1], z - back[2] * step[2]];
-                        if (0..3).any(|a| n[a] < 0 || n[a] >= s[a]) {
+                    for axis in 0..3 {
+                        let mut n = [x, y, z];
+                        n[axis] -= step[axis];
+                        if n[axis] < 0 || n[axis] >= s[axis] {
                             continue;
                         }
                         let t = nearest[self.index(UVec3::new(n[0] as u32, n[1] as u32, n[2] as u32))];
@@ -301,17 +305,12 @@ impl DistanceField {
 }
 
 /// `a + (b − a)·t`, written out (the WGSL twin computes the same bits; `mix` may not).
-pub fn lerp(a: f32, b: f32, t: f32) -> f32 {
+fn lerp(a: f32, b: f32, t: f32) -> f32 {
     a + (b - a) * t
 }
 
 fn cross2(a: DVec2, b: DVec2) -> f64 {
     a.x * b.y - a.y * b.x
-}
-
-/// The smallest box `(low, high)` around the points.
-fn bounds(points: &[Vec3]) -> (Vec3, Vec3) {
-    points.iter().fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(low, high), &p| (low.min(p), high.max(p)))
 }
 
 /// The point of triangle `abc` closest to `p`, by the Voronoi regions of its vertices, edges and

@@ -2,8 +2,9 @@
 //!
 //! The whole simulation runs in WGSL compute shaders: predict, project stretch and bending
 //! constraints (coloured Gauss-Seidel or Jacobi, PBD stiffness or XPBD compliance, with
-//! substeps), push the cloth with the air (drag, lift, wind and gusts), collide with spheres and
-//! planes, update velocities with friction and restitution, and recompute normals. A mass-spring
+//! substeps), push the cloth with the air (drag, lift, wind and gusts), collide with itself and
+//! with planes, spheres, capsules, boxes and triangle meshes ([`DistanceField`]), still or
+//! moving, update velocities with friction and restitution, and recompute normals. A mass-spring
 //! cloth ([`mass_spring`], semi-implicit Euler) runs through the same steps as a baseline to
 //! compare with. The host builds the model once ([`ClothModel`]) and the solver ([`GpuSolver`])
 //! records frames into your own encoder.

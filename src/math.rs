@@ -51,3 +51,10 @@ pub fn atan2(y: f32, x: f32) -> f32 {
 
 /// `tan(π/8)`: above it [`atan2`] reduces its argument by `atan t = π/4 + atan((t − 1)/(t + 1))`.
 const TAN_PI_8: f32 = 0.414_213_57;
+
+/// Smallest and largest coordinates of `points` (`±∞` for none).
+pub fn bounding_box(points: &[Vec3]) -> (Vec3, Vec3) {
+    let min = points.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
+    let max = points.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
+    (min, max)
+}

@@ -121,6 +121,10 @@ impl ClothMesh {
             }
             .into());
         }
+        if segments.checked_mul(sides).is_none_or(|n| n as usize > MAX_VERTICES) {
+            let count = segments as usize * sides as usize;
+            return Err(MeshError::TooLarge { what: "vertices", count, limit: MAX_VERTICES }.into());
+        }
         let vertex = |i: u32, j: u32| (i % segments) * sides + j % sides;
         let mut positions = Vec::with_capacity((segments * sides) as usize);
         for i in 0..segments {

@@ -39,6 +39,17 @@ pub struct Spin {
 }
 
 impl Spin {
+    /// Checks the collider is one of `colliders` and the axis point and rate are finite.
+    pub fn validate(&self, colliders: usize) -> Result<(), Error> {
+        if self.collider >= colliders {
+            Err(Error::Collider(format!("spin of collider {} among {colliders}", self.collider)))
+        } else if !(self.center.is_finite() && self.angular_velocity.is_finite()) {
+            Err(Error::Collider(format!("spin {self:?} must be finite")))
+        } else {
+            Ok(())
+        }
+    }
+
     /// The collider's pose `time` seconds after the start: turned by `|ω|·time` about the axis,
     /// the axis point staying where it is.
     pub fn pose_at(&self, time: f32) -> Pose {
@@ -201,16 +212,18 @@ impl Scene {
 
     /// Every collider's pose `time` seconds after the start, for
     /// [`crate::GpuSolver::set_collider_poses`] before each frame (the frame ending at `time`),
-    /// or `None` when nothing in the scene moves.
-    pub fn collider_poses(&self, time: f32) -> Option<Vec<Pose>> {
+    /// or `None` when nothing in the scene moves. Fails on a spin that does not validate
+    /// ([`Spin::validate`]).
+    pub fn collider_poses(&self, time: f32) -> Result<Option<Vec<Pose>>, Error> {
         if self.spins.is_empty() {
-            return None;
+            return Ok(None);
         }
         let mut poses = vec![Pose::IDENTITY; self.colliders.len()];
         for spin in &self.spins {
+            spin.validate(self.colliders.len())?;
             poses[spin.collider] = spin.pose_at(time);
         }
-        Some(poses)
+        Ok(Some(poses))
     }
 }
 

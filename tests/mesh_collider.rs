@@ -96,6 +96,9 @@ fn a_field_needs_a_closed_mesh_and_reads_obj_files() {
     for resolution in [0, 7, 257] {
         assert!(matches!(DistanceField::from_mesh(&torus, resolution), Err(Error::Collider(_))), "{resolution}");
     }
+    let far = torus.moved(Quat::IDENTITY, Vec3::new(2e5, 0.0, 0.0));
+    assert!(matches!(DistanceField::from_mesh(&far, 16), Err(Error::Collider(m)) if m.contains("within")));
+    assert!(matches!(ClothMesh::torus(MAJOR, MINOR, 1 << 16, 1 << 16), Err(Error::Mesh(_))));
     let mut obj = String::new();
     for p in &torus.positions {
         obj += &format!("v {} {} {}\n", p.x, p.y, p.z);
@@ -208,7 +211,7 @@ fn the_spin_scene_turns_the_cloth_with_its_sphere() {
     let mut solver = solver(&scene.model, params, &scene.colliders);
     let frames = 120;
     for frame in 1..=frames {
-        let poses = scene.collider_poses(frame as f32 * params.time_step).expect("the sphere turns");
+        let poses = scene.collider_poses(frame as f32 * params.time_step).unwrap().expect("the sphere turns");
         solver.set_collider_poses(&poses).unwrap();
         solver.step();
     }
@@ -220,6 +223,10 @@ fn the_spin_scene_turns_the_cloth_with_its_sphere() {
     let omega = moment / inertia;
     let expected = scene.spins[0].angular_velocity.y;
     assert!((omega - expected).abs() < 0.1 * expected, "the cloth turns at {omega} rad/s, the sphere at {expected}");
+    // A spin of a collider the scene lacks is an error, not a panic.
+    let mut broken = scene.clone();
+    broken.spins[0].collider = 2;
+    assert!(matches!(broken.collider_poses(0.0), Err(Error::Collider(_))));
 }
 
 /// Fields that do not fit the device's largest 3-D texture are a typed error, when the solver is

@@ -640,12 +640,13 @@ fn keys_map_to_the_documented_commands() {
     assert_eq!(command_for_key(&key("5"), false), Some(Command::Scene(SceneKind::Flag)));
     assert_eq!(command_for_key(&key("6"), false), Some(Command::Scene(SceneKind::Capsules)));
     assert_eq!(command_for_key(&key("8"), false), Some(Command::Scene(SceneKind::Stack)));
-    assert_eq!(command_for_key(&key("9"), false), Some(Command::ObjScene));
-    // The help lists the same digits.
-    let scenes = SceneKind::ALL.len();
-    let help = format!("1–{scenes}: scenes ({}: the --obj file)", scenes + 1);
-    assert!(drape::viewer::controls::CONTROLS.iter().any(|line| line.contains(&help)), "{help}");
-    assert_eq!(command_for_key(&key("0"), false), None);
+    assert_eq!(command_for_key(&key("9"), false), Some(Command::Scene(SceneKind::Spin)));
+    assert_eq!(command_for_key(&key("0"), false), Some(Command::Scene(SceneKind::Mesh)));
+    assert_eq!(command_for_key(&key("o"), false), Some(Command::ObjScene));
+    // The help lists the same keys, and the digits reach every scene.
+    assert_eq!(SceneKind::ALL.len(), 10, "a new scene needs a key");
+    let help = "1–9, 0: scenes · O: the --obj file";
+    assert!(drape::viewer::controls::CONTROLS.iter().any(|line| line.contains(help)), "{help}");
     assert_eq!(command_for_key(&Key::Named(NamedKey::Escape), false), Some(Command::Quit));
     let Some(Command::Orbit(yaw, 0.0)) = command_for_key(&Key::Named(NamedKey::ArrowLeft), false) else {
         panic!("arrows orbit")

@@ -77,9 +77,13 @@ impl FieldAtlas {
         wanted.len() == self.fields.len() && wanted.iter().zip(&self.fields).all(|(a, b)| Arc::ptr_eq(a, b))
     }
 
-    /// The layer `field` starts at (0 for a field not in the atlas, which no record names).
-    pub fn first_layer(&self, field: &Arc<DistanceField>) -> u32 {
-        self.fields.iter().position(|f| Arc::ptr_eq(f, field)).map_or(0, |k| self.first_layers[k])
+    /// The layer a mesh collider's field starts at (0 for other shapes, whose records do not
+    /// read it). The atlas holds every field of the colliders it was built for
+    /// ([`FieldAtlas::holds`]).
+    pub fn first_layer(&self, shape: &Collider) -> u32 {
+        let Collider::Mesh { field, .. } = shape else { return 0 };
+        let k = self.fields.iter().position(|f| Arc::ptr_eq(f, field)).expect("the atlas holds the colliders' fields");
+        self.first_layers[k]
     }
 
     /// Bytes the texture takes.

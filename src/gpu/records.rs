@@ -72,8 +72,8 @@ impl GpuCollider {
     /// `COLLIDER_MESH` in WGSL.
     pub const MESH: u32 = 4;
 
-    /// The record of `collider` over the coming frame, its field (a mesh's) starting at texture
-    /// layer `first_layer`.
+    /// The record of `collider` over the coming frame; a mesh's field starts at texture layer
+    /// `first_layer` ([`super::fields::FieldAtlas::first_layer`], 0 for other shapes).
     pub fn new(collider: &MovingCollider, first_layer: u32) -> Self {
         let zero = [0.0; 4];
         let MovingCollider { ref shape, motion, material, bounds } = *collider;

@@ -365,7 +365,7 @@ impl GpuSolver {
         self.blocks.stripe.is_some()
     }
 
-    /// Bytes of GPU buffers this solver has allocated.
+    /// Bytes of GPU buffers and textures this solver has allocated.
     pub fn allocated_bytes(&self) -> u64 {
         self.allocated_bytes
     }
@@ -585,13 +585,7 @@ impl GpuSolver {
     /// Uploads the colliders' count and records over the coming frame (not the overflow count).
     fn write_colliders(&self) {
         let fields = &self.buffers.fields;
-        let record = |c: &MovingCollider| {
-            let first_layer = match &c.shape {
-                Collider::Mesh { field, .. } => fields.first_layer(field),
-                _ => 0,
-            };
-            GpuCollider::new(c, first_layer)
-        };
+        let record = |c: &MovingCollider| GpuCollider::new(c, fields.first_layer(&c.shape));
         let records: Vec<GpuCollider> =
             self.colliders.this_frame(self.params.contact_material()).iter().map(record).collect();
         let count = records.len() as u32;

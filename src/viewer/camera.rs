@@ -8,13 +8,6 @@ const MAX_PITCH: f32 = 1.55;
 /// Closest and farthest orbit distances (m).
 const DISTANCE_RANGE: (f32, f32) = (0.05, 500.0);
 
-/// Smallest and largest coordinates of `points` (`±∞` for none).
-pub fn bounding_box(points: &[Vec3]) -> (Vec3, Vec3) {
-    let min = points.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
-    let max = points.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
-    (min, max)
-}
-
 /// A ray `origin + t·direction`, `direction` of unit length.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ray {

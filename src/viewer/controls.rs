@@ -70,13 +70,12 @@ fn character_command(key: &str) -> Option<Command> {
         "f" => Some(Command::Frame),
         "+" | "=" => Some(Command::Zoom(ZOOM_PER_STEP)),
         "-" => Some(Command::Zoom(1.0 / ZOOM_PER_STEP)),
-        // Digits 1, 2, … pick the library scenes in order; the next digit, the OBJ file.
+        "o" => Some(Command::ObjScene),
+        // Digits 1, 2, …, 9, 0 pick the library scenes in order.
         digit => {
-            let index = digit.parse::<usize>().ok()?.checked_sub(1)?;
-            match SceneKind::ALL.get(index) {
-                Some(&kind) => Some(Command::Scene(kind)),
-                None => (index == SceneKind::ALL.len()).then_some(Command::ObjScene),
-            }
+            let number = digit.parse::<usize>().ok()?;
+            let index = if number == 0 { 9 } else { number - 1 };
+            SceneKind::ALL.get(index).map(|&kind| Command::Scene(kind))
         }
     }
 }
@@ -84,11 +83,11 @@ fn character_command(key: &str) -> Option<Command> {
 /// The controls, as the panel lists them.
 pub const CONTROLS: &[&str] = &[
     "left drag on cloth: pull a particle",
-    "left drag on a sphere, capsule or box: move it",
+    "left drag on a sphere, capsule, box or mesh: move it",
     "left drag elsewhere / arrows: orbit",
     "right or middle drag / shift+drag / shift+arrows: pan",
     "wheel / + − / PageUp PageDown: zoom",
     "space: pause · S: single step · R: reset",
     "G: switch Gauss-Seidel / Jacobi",
-    "1–8: scenes (9: the --obj file) · F: frame · Esc: quit",
+    "1–9, 0: scenes · O: the --obj file · F: frame · Esc: quit",
 ];

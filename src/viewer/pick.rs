@@ -80,8 +80,9 @@ pub fn ray_sphere(ray: &Ray, center: Vec3, radius: f32) -> Option<f32> {
 }
 
 /// Distance along `ray` to a collider's surface, if the ray hits it in front of its origin
-/// within `reach` (m); planes are not picked. Spheres in closed form ([`ray_sphere`]); capsules
-/// and boxes by sphere tracing their exact distance (64 steps, a hit within 0.1 mm).
+/// within `reach` (m); planes are not picked. Spheres in closed form ([`ray_sphere`]); capsules,
+/// boxes and meshes by sphere tracing their distance (64 steps, each divided by the shape's
+/// [`Collider::trace_slope`], a hit within 0.1 mm).
 pub fn ray_collider(ray: &Ray, collider: &Collider, reach: f32) -> Option<f32> {
     match *collider {
         Collider::Plane { .. } => None,
@@ -93,7 +94,7 @@ pub fn ray_collider(ray: &Ray, collider: &Collider, reach: f32) -> Option<f32> {
                 if distance <= 1e-4 {
                     return Some(t);
                 }
-                t += distance;
+                t += distance / shape.trace_slope();
                 if t > reach {
                     return None;
                 }

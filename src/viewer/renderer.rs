@@ -3,10 +3,11 @@
 //! on pinned or grabbed particles. It records into any colour target with a [`DEPTH_FORMAT`] depth buffer,
 //! so the window and the headless screenshots share it.
 
-use super::camera::{bounding_box, OrbitCamera};
+use super::camera::OrbitCamera;
 use crate::collision::{Collider, Pose};
 use crate::distance_field::DistanceField;
 use crate::gpu::GpuSolver;
+use crate::math::bounding_box;
 use crate::model::ClothModel;
 use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec2, Vec3};

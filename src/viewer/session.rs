@@ -1,7 +1,7 @@
 //! A simulation as the demo drives it: which cloth, the solver, pause / single step / reset,
 //! grabbing a particle or a collider with the mouse, GPU frame timing and cloth statistics.
 
-use super::camera::{bounding_box, OrbitCamera, Ray};
+use super::camera::{OrbitCamera, Ray};
 use super::pick::{pick_particle, ray_collider};
 use super::renderer::{Marker, MarkerKind};
 use crate::collision::{Collider, Pose};
@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::gpu::readback::BackgroundMap;
 use crate::gpu::{GpuSolver, TIMESTAMP_FEATURES};
 use crate::mass_spring::{MassSpringParams, SpringNetwork};
+use crate::math::bounding_box;
 use crate::mesh::ClothMesh;
 use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, DEFAULT_DENSITY};
@@ -106,7 +107,9 @@ impl ClothSetup {
     pub fn load(source: &ClothSource, grid: u32) -> Result<Self, Error> {
         match source {
             ClothSource::Scene(kind) => {
-                let Scene { model, params, mut colliders, spins, .. } = Scene::new(*kind, grid)?;
+                let scene = Scene::new(*kind, grid)?;
+                scene.collider_poses(0.0)?;
+                let Scene { model, params, mut colliders, spins, .. } = scene;
                 if colliders.is_empty() {
                     colliders.push(Collider::ground(0.0));
                 }
@@ -168,7 +171,26 @@ enum Grab {
     /// A collider (not a plane), moved with the cursor from where it was grabbed: its pose
     /// `original` moved by the drag in the plane through the grabbed point facing the camera.
     /// The next frame carries it there, so the cloth it touches feels its velocity.
-    Collider { collider: usize, original: Pose, plane_point: Vec3, plane_normal: Vec3 },
+    /// A turning collider keeps turning: the drag moves its axis, from `original_offset`.
+    Collider { collider: usize, original: Pose, original_offset: Vec3, plane_point: Vec3, plane_normal: Vec3 },
+}
+
+/// A collider the scene turns, moved by `offset` where it was dragged.
+#[derive(Debug, Clone, Copy)]
+struct Turning {
+    spin: Spin,
+    offset: Vec3,
+}
+
+impl Turning {
+    /// The pose `time` seconds after the start (the time taken modulo a turn, so the angle
+    /// stays accurate however long the demo runs).
+    fn pose_at(&self, time: f64) -> Pose {
+        let rate = f64::from(self.spin.angular_velocity.length());
+        let period = if rate > 0.0 { std::f64::consts::TAU / rate } else { 1.0 };
+        let pose = self.spin.pose_at((time % period) as f32);
+        Pose { translation: pose.translation + self.offset, ..pose }
+    }
 }
 
 /// How far along the cursor's ray a collider can be grabbed (m).
@@ -184,7 +206,9 @@ pub struct Session {
     /// The scene's colliders, which a reset brings back.
     scene_colliders: Vec<Collider>,
     /// The scene's turning colliders, turned before every frame.
-    spins: Vec<Spin>,
+    turning: Vec<Turning>,
+    /// Simulated seconds since the start (the turning colliders' clock).
+    time: f64,
     solver: GpuSolver,
     /// The pinned particles, listed when pins change so markers need no scan per frame.
     pinned: Vec<u32>,
@@ -223,7 +247,8 @@ impl Session {
             overrides,
             pinned: pinned_particles(&solver),
             scene_colliders: setup.colliders,
-            spins: setup.spins,
+            turning: turning(&setup.spins),
+            time: 0.0,
             solver,
             relaxation: match params.mode {
                 SolverMode::Jacobi { relaxation } => relaxation,
@@ -251,7 +276,8 @@ impl Session {
         let model = setup.model.with_bending_model(self.overrides.bending.unwrap_or_default())?;
         let params = self.overrides.params_for(&model, setup.params);
         self.solver = GpuSolver::new(&self.device, &self.queue, &model, params, &setup.colliders)?;
-        (self.source, self.grid, self.scene_colliders, self.spins) = (source, grid, setup.colliders, setup.spins);
+        (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
+        self.turning = turning(&setup.spins);
         self.restart();
         Ok(())
     }
@@ -277,6 +303,8 @@ impl Session {
 
     fn restart(&mut self) {
         self.frames = 0;
+        self.time = 0.0;
+        self.turning = self.turning.iter().map(|t| Turning { offset: Vec3::ZERO, ..*t }).collect();
         self.grab = None;
         self.metrics = None;
         self.pinned = pinned_particles(&self.solver);
@@ -362,24 +390,22 @@ impl Session {
         }
         self.cpu_ms = start.elapsed().as_secs_f64() * 1e3;
         self.frames += 1;
+        self.time += f64::from(self.solver.params().time_step);
         true
     }
 
-    /// Sets the turning colliders' poses for the coming frame (the end of frame `frames + 1`);
-    /// a turning collider that was dragged turns about its axis where the drag left it.
+    /// Sets the turning colliders' poses for the end of the coming frame. Their spins were
+    /// validated when the scene was loaded, so the poses are valid.
     fn turn_spinning_colliders(&mut self) {
-        if self.spins.is_empty() {
+        if self.turning.is_empty() {
             return;
         }
-        let time = (self.frames + 1) as f32 * self.solver.params().time_step;
+        let time = self.time + f64::from(self.solver.params().time_step);
         let mut poses = self.solver.collider_poses();
-        for spin in &self.spins {
-            let dragged =
-                poses[spin.collider].translation - spin.pose_at(time - self.solver.params().time_step).translation;
-            let turned = spin.pose_at(time);
-            poses[spin.collider] = Pose { translation: turned.translation + dragged, ..turned };
+        for turning in &self.turning {
+            poses[turning.spin.collider] = turning.pose_at(time);
         }
-        self.solver.set_collider_poses(&poses).expect("turning colliders have valid poses");
+        self.solver.set_collider_poses(&poses).expect("validated spins give valid poses");
     }
 
     /// Records a frame into an encoder of its own and submits it (for runs without a window);
@@ -463,7 +489,8 @@ impl Session {
             }
             (_, Some((collider, t))) => {
                 let original = self.solver.collider_poses()[collider];
-                Some(Grab::Collider { collider, original, plane_point: ray.at(t), plane_normal })
+                let original_offset = self.turning_of(collider).map_or(Vec3::ZERO, |t| t.offset);
+                Some(Grab::Collider { collider, original, original_offset, plane_point: ray.at(t), plane_normal })
             }
             _ => None,
         };
@@ -478,10 +505,16 @@ impl Session {
                     self.solver.set_pin_target(index, point)?;
                 }
             }
-            Some(Grab::Collider { collider, original, plane_point, plane_normal }) => {
+            Some(Grab::Collider { collider, original, original_offset, plane_point, plane_normal }) => {
                 if let Some(point) = ray.intersect_plane(plane_point, plane_normal) {
                     let mut poses = self.solver.collider_poses();
-                    poses[collider] = Pose { translation: original.translation + (point - plane_point), ..original };
+                    let moved = point - plane_point;
+                    poses[collider] = Pose { translation: original.translation + moved, ..original };
+                    let time = self.time;
+                    if let Some(turning) = self.turning.iter_mut().find(|t| t.spin.collider == collider) {
+                        turning.offset = original_offset + moved;
+                        poses[collider] = turning.pose_at(time);
+                    }
                     // Paused, drags add up with no frame to carry them: place the collider instead.
                     if self.paused {
                         self.solver.place_colliders(&poses)?;
@@ -493,6 +526,11 @@ impl Session {
             None => {}
         }
         Ok(())
+    }
+
+    /// The turning of `collider`, if the scene turns it.
+    fn turning_of(&self, collider: usize) -> Option<&Turning> {
+        self.turning.iter().find(|t| t.spin.collider == collider)
     }
 
     /// Lets go: a grabbed particle that was not pinned before is released (with the velocity
@@ -655,4 +693,9 @@ fn timestamp_readback(device: &wgpu::Device) -> BackgroundMap {
 /// A buffer for two 64-bit timestamps.
 fn timestamp_buffer(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size: 16, usage, mapped_at_creation: false })
+}
+
+/// The scene's spins, none of them dragged yet.
+fn turning(spins: &[Spin]) -> Vec<Turning> {
+    spins.iter().map(|&spin| Turning { spin, offset: Vec3::ZERO }).collect()
 }
