@@ -74,6 +74,14 @@ fn query_cell(cell: vec3<i32>, k: u32) -> vec3<i32> {
     return cell + vec3<i32>(vec3<u32>(k % 3u, (k / 3u) % 3u, k / 9u)) - vec3<i32>(1);
 }
 
+// cell_within_reach in src/self_collision.rs: whether the box of `cell` comes within `reach`
+// of p.
+fn cell_within_reach(p: vec3<f32>, cell: vec3<i32>, size: f32, reach: f32) -> bool {
+    let low = vec3<f32>(cell) * size;
+    let gap = max(max(low - p, p - (low + vec3<f32>(size))), vec3<f32>(0.0));
+    return dot(gap, gap) < reach * reach;
+}
+
 // clamp_displacement in src/self_collision.rs.
 fn clamp_displacement(q: vec3<f32>, limit: f32) -> vec3<f32> {
     let len = length(q);
@@ -225,9 +233,24 @@ fn particle_correction(i: u32) -> vec3<f32> {
     var sum = vec3<f32>(0.0);
     var examined = 0u;
     var overflow = false;
+    // Buckets already examined (two cells may share one).
+    var visited: array<u32, 27>;
+    var visits = 0u;
     for (var k = 0u; k < 27u; k += 1u) {
         let cell = query_cell(own, k);
+        if (!cell_within_reach(p_i, cell, size, thickness())) {
+            continue;
+        }
         let bucket = cell_hash(cell, params.hash_table_size);
+        var seen = false;
+        for (var v = 0u; v < visits; v += 1u) {
+            seen = seen || visited[v] == bucket;
+        }
+        if (seen) {
+            continue;
+        }
+        visited[visits] = bucket;
+        visits += 1u;
         let start = atomicLoad(&table.starts[bucket]);
         let end = atomicLoad(&table.starts[bucket + 1u]);
         if (end - start > MAX_BUCKET_ENTRIES) {
@@ -246,9 +269,6 @@ fn particle_correction(i: u32) -> vec3<f32> {
             }
             let state_j = velocities[j];
             let p_j = positions[j].xyz + state_j.xyz;
-            if (any(cell_of(p_j, size) != cell)) {
-                continue;
-            }
             let pair = pair_correction(p_i, p_j, state_i.xyz, state_j.xyz, state_i.w, state_j.w);
             if (!pair.found) {
                 continue;

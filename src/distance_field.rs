@@ -5,8 +5,8 @@
 //!
 //! Building follows Bridson's level-set construction: exact point–triangle distances in a band
 //! around each triangle, spread to the whole grid by fast sweeping (each sample tries the
-//! nearest triangles of its already-swept neighbours), and the sign from the parity of a ray's
-//! crossings with the mesh along x.
+//! nearest triangles of its already-swept neighbours), and the sign from the parity of rays'
+//! crossings with the mesh along x, y and z (the majority of the three).
 
 use crate::constraints::DENOMINATOR_EPSILON;
 use crate::error::Error;
@@ -46,7 +46,7 @@ pub struct DistanceField {
     origin: Vec3,
     /// Distance between neighbouring samples (m).
     cell: f32,
-    /// Samples along x, y and z (each ≥ [`MIN_FIELD_RESOLUTION`]).
+    /// Samples along x, y and z (each ≥ `2·FIELD_PADDING + 1`).
     size: UVec3,
     /// Signed distances (m), x fastest, then y, then z.
     samples: Vec<f32>,
@@ -255,49 +255,66 @@ impl DistanceField {
         (self.size.x * self.size.y * self.size.z) as usize
     }
 
-    /// Which samples lie inside the mesh: along each grid row in x, the parity of the mesh's
-    /// crossings before the sample. The rows are moved off the grid by a fraction of a cell
+    /// Which samples lie inside the mesh: the majority of three votes, each the parity of the
+    /// mesh's crossings before the sample along grid rows in x, y or z
+    /// ([`DistanceField::parity_along`]). A row that grazes an edge or a vertex miscounts its
+    /// crossings and flips the rest of that row; the two other directions outvote it.
+    fn inside(&self) -> Vec<bool> {
+        let votes = [0, 1, 2].map(|axis| self.parity_along(axis));
+        (0..self.samples_count()).map(|k| votes.iter().filter(|vote| vote[k]).count() >= 2).collect()
+    }
+
+    /// Which samples an odd number of the mesh's faces lie before along the grid row through
+    /// them in the direction of `axis`. The rows are moved off the grid by a fraction of a cell
     /// (irrational multiples of it), so that no row passes exactly through a vertex or an edge
     /// of a mesh built on round coordinates; crossings are counted in f64.
-    fn inside(&self) -> Vec<bool> {
-        let (sx, sy, sz) = (self.size.x as usize, self.size.y as usize, self.size.z as usize);
-        let shift = DVec2::new(1.414_213_562e-4, 1.732_050_808e-4) * f64::from(self.cell);
-        let origin = self.origin.as_dvec3();
+    fn parity_along(&self, axis: usize) -> Vec<bool> {
+        let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+        let size = self.size.to_array().map(|n| n as usize);
         let cell = f64::from(self.cell);
+        let origin = self.origin.as_dvec3().to_array();
+        let across = |p: [f64; 3]| DVec2::new(p[u], p[v]);
+        let row_origin = across(origin) + DVec2::new(1.414_213_562e-4, 1.732_050_808e-4) * cell;
+        let index = |along: usize, iu: usize, iv: usize| {
+            let mut i = [0; 3];
+            (i[axis], i[u], i[v]) = (along, iu, iv);
+            (i[2] * size[1] + i[1]) * size[0] + i[0]
+        };
         let mut crossings = vec![0u32; self.samples_count()];
         for t in 0..self.mesh.triangles.len() {
-            let [a, b, c] = self.triangle(t).map(|v| v.as_dvec3());
-            let [a2, b2, c2] = [a, b, c].map(|v| DVec2::new(v.y, v.z));
-            let low = a2.min(b2).min(c2);
-            let high = a2.max(b2).max(c2);
-            let grid_origin = DVec2::new(origin.y, origin.z) + shift;
-            let first = ((low - grid_origin) / cell).ceil().max(DVec2::ZERO);
-            let last = ((high - grid_origin) / cell).floor().min(DVec2::new((sy - 1) as f64, (sz - 1) as f64));
+            let corners = self.triangle(t).map(|c| c.as_dvec3().to_array());
+            let [a, b, c] = corners.map(across);
+            let first = ((a.min(b).min(c) - row_origin) / cell).ceil().max(DVec2::ZERO);
+            let last = ((a.max(b).max(c) - row_origin) / cell)
+                .floor()
+                .min(DVec2::new((size[u] - 1) as f64, (size[v] - 1) as f64));
             if first.x > last.x || first.y > last.y {
                 continue;
             }
-            for z in first.y as usize..=last.y as usize {
-                for y in first.x as usize..=last.x as usize {
-                    let ray = grid_origin + DVec2::new(y as f64, z as f64) * cell;
-                    let w = [cross2(b2 - ray, c2 - ray), cross2(c2 - ray, a2 - ray), cross2(a2 - ray, b2 - ray)];
-                    let same_side = w.iter().all(|&v| v > 0.0) || w.iter().all(|&v| v < 0.0);
-                    if !same_side {
+            for iv in first.y as usize..=last.y as usize {
+                for iu in first.x as usize..=last.x as usize {
+                    let ray = row_origin + DVec2::new(iu as f64, iv as f64) * cell;
+                    let w = [cross2(b - ray, c - ray), cross2(c - ray, a - ray), cross2(a - ray, b - ray)];
+                    if !(w.iter().all(|&x| x > 0.0) || w.iter().all(|&x| x < 0.0)) {
                         continue;
                     }
-                    let x_hit = (w[0] * a.x + w[1] * b.x + w[2] * c.x) / (w[0] + w[1] + w[2]);
-                    let after = ((x_hit - origin.x) / cell).floor() + 1.0;
-                    if after < sx as f64 {
-                        crossings[(z * sy + y) * sx + after.max(0.0) as usize] += 1;
+                    let hit = (0..3).map(|k| w[k] * corners[k][axis]).sum::<f64>() / (w[0] + w[1] + w[2]);
+                    let after = ((hit - origin[axis]) / cell).floor() + 1.0;
+                    if after < size[axis] as f64 {
+                        crossings[index(after.max(0.0) as usize, iu, iv)] += 1;
                     }
                 }
             }
         }
         let mut inside = vec![false; crossings.len()];
-        for row in 0..sy * sz {
-            let mut parity = false;
-            for x in 0..sx {
-                parity ^= crossings[row * sx + x] % 2 == 1;
-                inside[row * sx + x] = parity;
+        for iv in 0..size[v] {
+            for iu in 0..size[u] {
+                let mut parity = false;
+                for along in 0..size[axis] {
+                    let k = index(along, iu, iv);
+                    parity ^= crossings[k] % 2 == 1;
+                    inside[k] = parity;
+                }
             }
         }
         inside

@@ -31,6 +31,33 @@ fn mesh_distance(mesh: &ClothMesh, p: Vec3) -> f32 {
     mesh.triangles.iter().map(|t| p.distance(closest_on_triangle(p, triangle(t)))).fold(f32::INFINITY, f32::min)
 }
 
+/// A closed box mesh of half extents `half` about the origin: twelve triangles,
+/// counter-clockwise from outside.
+fn box_mesh(half: Vec3) -> ClothMesh {
+    let corners = (0..8).map(|k| half * Vec3::new([-1.0, 1.0][k & 1], [-1.0, 1.0][(k >> 1) & 1], [-1.0, 1.0][k >> 2]));
+    // Faces −x, +x, −y, +y, −z, +z.
+    let quads = [[0, 4, 6, 2], [1, 3, 7, 5], [0, 1, 5, 4], [2, 6, 7, 3], [0, 2, 3, 1], [4, 5, 7, 6]];
+    let triangles = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
+    ClothMesh::new(corners.collect(), triangles, None).unwrap()
+}
+
+/// A box's field is the box's exact signed distance at every sample (its faces lie on round
+/// coordinates, where grid rows could graze its edges: the sign votes over three directions).
+#[test]
+fn a_box_field_is_the_box_signed_distance() {
+    let half = Vec3::new(0.3, 0.2, 0.1);
+    let field = DistanceField::from_mesh(&box_mesh(half), 24).unwrap();
+    let exact = Collider::cuboid(Vec3::ZERO, half, Quat::IDENTITY);
+    let size = field.size();
+    for (k, &sample) in field.samples().iter().enumerate() {
+        let k = k as u32;
+        let grid = glam::UVec3::new(k % size.x, k / size.x % size.y, k / (size.x * size.y));
+        let p = field.origin() + grid.as_vec3() * field.cell_size();
+        let d = exact.signed_distance(p);
+        assert!((sample - d).abs() < 1e-5 || d.abs() < 1e-5, "{p}: sample {sample}, box {d}");
+    }
+}
+
 fn torus_field(resolution: u32) -> DistanceField {
     DistanceField::from_mesh(&ClothMesh::torus(MAJOR, MINOR, 64, 32).unwrap(), resolution).unwrap()
 }
@@ -175,12 +202,7 @@ fn gpu_matches_the_reference_on_a_mesh_collider() {
 /// at 10 m/s, 1.67 cm per substep, and no particle gets below it on the GPU or the CPU.
 #[test]
 fn a_fast_cloth_does_not_tunnel_through_a_thin_mesh() {
-    let corners: Vec<Vec3> =
-        (0..8).map(|k| Vec3::new([-0.15, 0.15][k & 1], [-0.005, 0.005][(k >> 1) & 1], [-0.15, 0.15][k >> 2])).collect();
-    // Faces counter-clockwise from outside: −x, +x, −y, +y, −z, +z.
-    let quads = [[0, 4, 6, 2], [1, 3, 7, 5], [0, 1, 5, 4], [2, 6, 7, 3], [0, 2, 3, 1], [4, 5, 7, 6]];
-    let triangles = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
-    let plate = ClothMesh::new(corners, triangles, None).unwrap();
+    let plate = box_mesh(Vec3::new(0.15, 0.005, 0.15));
     let field = Arc::new(DistanceField::from_mesh(&plate, 128).unwrap());
     let colliders = [Collider::mesh(field, Pose::IDENTITY)];
     let params = SolverParams { substeps: 10, iterations: 2, damping: 0.0, ..Default::default() };

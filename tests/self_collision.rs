@@ -6,7 +6,8 @@ mod support;
 
 use drape::metrics::self_contact::{min_self_distance, self_intersections};
 use drape::self_collision::{
-    cell_hash, cell_of, clamp_displacement, hash_table_size, pair_correction, query_cells, SelfCollision, SpatialHash,
+    cell_hash, cell_of, cell_within_reach, clamp_displacement, hash_table_size, pair_correction, query_cells,
+    SelfCollision, SpatialHash,
 };
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
 use drape::{SolverParams, Stiffness};
@@ -15,16 +16,27 @@ use support::{device, max_distance, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
-/// Every point within one cell of a point lies in one of the 27 cells queried around it.
+/// Every point within one cell of a point lies in one of the 27 cells queried around it, in
+/// one within reach; on average 1 + 6 + 12·π/4 + 8·π/6 ≈ 20.6 of them are (the own cell, the
+/// faces always, an edge neighbour when the point is within a cell of the edge, a corner one
+/// within a cell of the corner).
 #[test]
 fn the_queried_cells_hold_every_point_within_a_cell() {
     let mut rng = Rng(7);
     let size = 0.013;
-    for _ in 0..2000 {
+    let mut within = 0;
+    let samples = 20_000;
+    for _ in 0..samples {
         let p = rng.vec() * 0.5;
         let near = p + rng.vec().normalize_or_zero() * size * rng.next();
-        assert!(query_cells(p, size).contains(&cell_of(near, size)), "{near} not found around {p}");
+        let cells = query_cells(p, size);
+        assert!(cells.contains(&cell_of(near, size)), "{near} not found around {p}");
+        assert!(cell_within_reach(p, cell_of(near, size), size, size), "{near}'s cell is out of reach of {p}");
+        within += cells.iter().filter(|&&c| cell_within_reach(p, c, size, size)).count();
     }
+    let mean = within as f64 / samples as f64;
+    let expected = 7.0 + 12.0 * std::f64::consts::FRAC_PI_4 + 8.0 * std::f64::consts::PI / 6.0;
+    assert!((mean - expected).abs() < 0.1, "{mean} cells within reach on average, not {expected}");
     assert_eq!(cell_of(Vec3::splat(f32::NAN), size), [0; 3], "non-finite positions hash");
     assert_eq!(cell_of(Vec3::splat(1e30), size), [1_000_000_000; 3], "far positions are clamped");
 }
