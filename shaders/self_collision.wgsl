@@ -24,8 +24,9 @@ struct SpatialHashTable {
 }
 
 @group(2) @binding(0) var<storage, read_write> table: SpatialHashTable;
-// Per particle i: x = its bucket, y = its rank in the bucket by arrival. Per slot s: z = the
-// particle in slot s (each bucket's slots sorted by particle index).
+// Slots 0 to n − 1: each slot s's particle (x) and its predicted position's bits (yzw), each
+// bucket's slots sorted by particle index, so that a particle's candidates are read in one run.
+// Entries n to 2n − 1, per particle i: its bucket (x) and its rank in the bucket by arrival (y).
 @group(2) @binding(1) var<storage, read_write> hashed: array<vec4<u32>>;
 // Each particle's contact correction of the substep (xyz).
 @group(2) @binding(2) var<storage, read_write> self_corrections: array<vec4<f32>>;
@@ -137,8 +138,7 @@ fn hash_count(
     }
     let bucket = cell_hash(cell_of(predicted(i), cell_size()), params.hash_table_size);
     let rank = atomicAdd(&table.starts[bucket], 1u);
-    hashed[i].x = bucket;
-    hashed[i].y = rank;
+    hashed[params.particle_count + i] = vec4<u32>(bucket, rank, 0u, 0u);
 }
 
 var<workgroup> scan_totals: array<u32, SCAN_THREADS>;
@@ -178,7 +178,7 @@ fn hash_prefix_sum(@builtin(local_invocation_index) t: u32) {
     }
 }
 
-// Puts particle i in its bucket's slot of its rank of arrival.
+// Puts particle i and its predicted position in its bucket's slot of its rank of arrival.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_scatter(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -189,8 +189,8 @@ fn hash_scatter(
     if (i >= params.particle_count) {
         return;
     }
-    let entry = hashed[i];
-    hashed[atomicLoad(&table.starts[entry.x]) + entry.y].z = i;
+    let entry = hashed[params.particle_count + i];
+    hashed[atomicLoad(&table.starts[entry.x]) + entry.y] = vec4<u32>(i, bitcast<vec3<u32>>(predicted(i)));
 }
 
 // Sorts bucket b's particles by index (insertion sort; buckets beyond MAX_BUCKET_ENTRIES are
@@ -211,13 +211,13 @@ fn hash_sort_buckets(
         return;
     }
     for (var k = start + 1u; k < end; k += 1u) {
-        let particle = hashed[k].z;
+        let entry = hashed[k];
         var slot = k;
-        while (slot > start && hashed[slot - 1u].z > particle) {
-            hashed[slot].z = hashed[slot - 1u].z;
+        while (slot > start && hashed[slot - 1u].x > entry.x) {
+            hashed[slot] = hashed[slot - 1u];
             slot -= 1u;
         }
-        hashed[slot].z = particle;
+        hashed[slot] = entry;
     }
 }
 
@@ -258,7 +258,8 @@ fn particle_correction(i: u32) -> vec3<f32> {
             continue;
         }
         for (var s = start; s < end; s += 1u) {
-            let j = hashed[s].z;
+            let entry = hashed[s];
+            let j = entry.x;
             if (j == i) {
                 continue;
             }
@@ -267,8 +268,13 @@ fn particle_correction(i: u32) -> vec3<f32> {
                 overflow = true;
                 break;
             }
+            // Most candidates are farther than h: rejected before reading their state.
+            let p_j = bitcast<vec3<f32>>(entry.yzw);
+            let d = p_i - p_j;
+            if (!(dot(d, d) < h_squared)) {
+                continue;
+            }
             let state_j = velocities[j];
-            let p_j = positions[j].xyz + state_j.xyz;
             let pair = pair_correction(p_i, p_j, state_i.xyz, state_j.xyz, state_i.w, state_j.w);
             if (!pair.found) {
                 continue;

@@ -28,6 +28,8 @@
 //!
 //! Results do not depend on thread order: each hash bucket lists its particles by index (the
 //! GPU sorts them after its atomic scatter) and every particle sums its contacts in that order.
+//! The GPU keeps each particle's predicted position beside its index in the bucket's slot, so a
+//! particle reads its candidates in one run.
 //! Fixed capacities — [`MAX_BUCKET_ENTRIES`] per bucket and [`MAX_CANDIDATES`] per particle —
 //! are counted in [`crate::Overflows::self_contacts`] when exceeded. WGSL twin:
 //! `shaders/self_collision.wgsl`.

@@ -158,7 +158,7 @@ pub(crate) struct Buffers {
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
     /// Self-collision (`shaders/self_collision.wgsl`): the hash table (its head, with the
-    /// overflow count, then the bucket starts), the hashed particles (`vec4<u32>`), the
+    /// overflow count, then the bucket starts), the hashed particles (two `vec4<u32>` each), the
     /// contact corrections and the rest positions (`vec4`); placeholders until it is first
     /// used.
     pub hash_table: wgpu::Buffer,

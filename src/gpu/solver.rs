@@ -698,7 +698,7 @@ impl GpuSolver {
         let particle_bytes = 16 * n as u64;
         let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
         grow(device, &mut buffers.hash_table, "drape hash table", table_bytes, STORAGE, bytes);
-        grow(device, &mut buffers.hashed, "drape hashed particles", particle_bytes, STORAGE, bytes);
+        grow(device, &mut buffers.hashed, "drape hashed particles", 2 * particle_bytes, STORAGE, bytes);
         grow(device, &mut buffers.self_corrections, "drape self-contact corrections", particle_bytes, STORAGE, bytes);
         grow(device, &mut buffers.rest_positions, "drape rest positions", particle_bytes, STORAGE, bytes);
         self.zero(&self.buffers.hash_table);
