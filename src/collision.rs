@@ -338,7 +338,7 @@ pub const TRACE_TOLERANCE: f32 = 1e-5;
 /// distance to the grown surface, so no step crosses it; at most [`TRACE_STEPS`] steps, a hit
 /// once `d ≤` [`TRACE_TOLERANCE`]. A path straight at a face stops in one step; one at a
 /// glancing angle closes in more slowly, and if it has not arrived by the last step but ends
-/// inside, or passes through the shape and out ([`passes_through`]), the last point traced,
+/// inside, or passes through the shape and out (`passes_through`), the last point traced,
 /// short of the surface on the near side, is the contact. The plane through the grown surface
 /// point nearest the contact point, with its normal, supports the convex shape, so it lies
 /// outside it.

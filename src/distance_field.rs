@@ -70,9 +70,9 @@ impl DistanceField {
     /// [`ClothMesh::validate`] checks manifoldness, coordinates within
     /// ±[`MAX_FIELD_COORDINATE`]), `resolution` samples along its longest side
     /// ([`MIN_FIELD_RESOLUTION`] to [`MAX_FIELD_RESOLUTION`]), [`FIELD_PADDING`] of them beyond
-    /// the mesh at each end. Thin parts need a cell well below their thickness. Between samples the interpolated
-    /// distance of a curved surface is off by up to about a tenth of a cell (it rounds edges and
-    /// bulges over curved parts), so contacts keep the margin to within that.
+    /// the mesh at each end. Thin parts need a cell well below their thickness. Between samples
+    /// the interpolated distance of a curved surface is off by up to about a tenth of a cell (it
+    /// rounds edges and bulges over curved parts), so contacts keep the margin to within that.
     pub fn from_mesh(mesh: &ClothMesh, resolution: u32) -> Result<Self, Error> {
         if !(MIN_FIELD_RESOLUTION..=MAX_FIELD_RESOLUTION).contains(&resolution) {
             return Err(Error::Collider(format!(

@@ -51,7 +51,7 @@ pub struct GpuCollider {
     /// plane, unbounded).
     pub bounds: [f32; 4],
     /// Mesh: the field's samples along x, y and z, and the texture layer its samples start at
-    /// ([`super::fields::FieldAtlas`]).
+    /// (`FieldAtlas` in `src/gpu/fields.rs`).
     pub field: [u32; 4],
     /// [`GpuCollider::PLANE`], [`GpuCollider::SPHERE`], [`GpuCollider::CAPSULE`],
     /// [`GpuCollider::BOX`] or [`GpuCollider::MESH`].
@@ -73,7 +73,7 @@ impl GpuCollider {
     pub const MESH: u32 = 4;
 
     /// The record of `collider` over the coming frame; a mesh's field starts at texture layer
-    /// `first_layer` ([`super::fields::FieldAtlas::first_layer`], 0 for other shapes).
+    /// `first_layer` (`FieldAtlas::first_layer` in `src/gpu/fields.rs`, 0 for other shapes).
     pub fn new(collider: &MovingCollider, first_layer: u32) -> Self {
         let zero = [0.0; 4];
         let MovingCollider { ref shape, motion, material, bounds } = *collider;

@@ -596,9 +596,9 @@ impl GpuSolver {
         }
     }
 
-    /// Grows the collider list to hold the colliders (rebinding it when it grew). Their exact size was checked against the device's limits;
-    /// the list takes room for the next power of two of colliders where the limits allow, so
-    /// that adding colliders rarely grows it.
+    /// Grows the collider list to hold the colliders (rebinding it when it grew). Their exact
+    /// size was checked against the device's limits; the list takes room for the next power of
+    /// two of colliders where the limits allow, so that adding colliders rarely grows it.
     fn fit_colliders(&mut self) {
         let count = self.colliders.shapes().len();
         let limits = self.device.limits();
