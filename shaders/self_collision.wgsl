@@ -57,10 +57,11 @@ fn cell_size() -> f32 {
     return thickness();
 }
 
-// cell_of in src/self_collision.rs.
+// cell_of in src/self_collision.rs; NaN to 0 by a comparison (clamp leaves NaN undefined).
 fn cell_of(p: vec3<f32>, size: f32) -> vec3<i32> {
-    let scaled = p / size;
-    return vec3<i32>(clamp(floor(scaled), vec3<f32>(-CELL_LIMIT), vec3<f32>(CELL_LIMIT)));
+    let scaled = floor(p / size);
+    let finite_or_infinite = select(vec3<f32>(0.0), scaled, scaled == scaled);
+    return vec3<i32>(clamp(finite_or_infinite, vec3<f32>(-CELL_LIMIT), vec3<f32>(CELL_LIMIT)));
 }
 
 // cell_hash in src/self_collision.rs.
@@ -79,7 +80,10 @@ fn query_cell(cell: vec3<i32>, k: u32) -> vec3<i32> {
 // of p.
 fn cell_within_reach(p: vec3<f32>, cell: vec3<i32>, size: f32, reach: f32) -> bool {
     let low = vec3<f32>(cell) * size;
-    let gap = max(max(low - p, p - (low + vec3<f32>(size))), vec3<f32>(0.0));
+    let below = low - p;
+    let above = p - (low + vec3<f32>(size));
+    let far = select(above, below, below > above);
+    let gap = select(vec3<f32>(0.0), far, far > vec3<f32>(0.0));
     return dot(gap, gap) < reach * reach;
 }
 

@@ -137,11 +137,15 @@ pub fn query_cells(p: Vec3, cell_size: f32) -> [[i32; 3]; 27] {
 
 /// Whether the box of `cell` (cells `cell_size` wide) comes within `reach` of `p`: a cell
 /// farther away holds no particle closer than `reach`. With cells as wide as the reach, the own
-/// cell and its six face neighbours always do; an edge neighbour does about 79 % of the time
-/// and a corner one 52 %, so about 21 of the 27 cells are visited.
+/// cell and its six face neighbours do (but for a point exactly on a face); an edge neighbour
+/// does about 79 % of the time and a corner one 52 %, so about 21 of the 27 cells are visited.
+/// The maxima are comparisons, defined for NaN (a NaN point reaches every cell), so that the
+/// WGSL twin computes the same on every driver.
 pub fn cell_within_reach(p: Vec3, cell: [i32; 3], cell_size: f32, reach: f32) -> bool {
     let low = Vec3::new(cell[0] as f32, cell[1] as f32, cell[2] as f32) * cell_size;
-    let gap = (low - p).max(p - (low + cell_size)).max(Vec3::ZERO);
+    let (below, above) = (low - p, p - (low + cell_size));
+    let far = Vec3::select(below.cmpgt(above), below, above);
+    let gap = Vec3::select(far.cmpgt(Vec3::ZERO), far, Vec3::ZERO);
     gap.dot(gap) < reach * reach
 }
 
@@ -276,8 +280,8 @@ fn particle_correction(
     let mut examined = 0u32;
     let mut overflow = false;
     let cell_size = params.cell_size();
-    // Buckets already examined: two cells may share one. A bucket also holds particles of
-    // cells not queried, which are farther than `h` and so no contact.
+    // Buckets already examined: two cells may share one. A bucket also holds particles of other
+    // cells, none within `h` (up to rounding); they still count as examined.
     let mut visited = [0u32; 27];
     let mut visits = 0;
     'cells: for cell in query_cells(predicted[i], cell_size) {
@@ -304,6 +308,13 @@ fn particle_correction(
             if examined > MAX_CANDIDATES {
                 overflow = true;
                 break 'cells;
+            }
+            // Most candidates are farther than h: rejected before reading their state (the
+            // GPU reads it only then).
+            let d = predicted[i] - predicted[j];
+            let within = d.dot(d) < h_squared; // false for NaN
+            if !within {
+                continue;
             }
             let (q_i, q_j) = (state.displacements[i], state.displacements[j]);
             let (w_i, w_j) = (state.inverse_masses[i], state.inverse_masses[j]);

@@ -696,6 +696,7 @@ impl GpuSolver {
         }
         check_buffer_size(&self.device, "self-collision hash table", table_bytes)?;
         let particle_bytes = 16 * n as u64;
+        check_buffer_size(&self.device, "self-collision hashed particles", 2 * particle_bytes)?;
         let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
         grow(device, &mut buffers.hash_table, "drape hash table", table_bytes, STORAGE, bytes);
         grow(device, &mut buffers.hashed, "drape hashed particles", 2 * particle_bytes, STORAGE, bytes);
