@@ -192,12 +192,6 @@ impl DistanceField {
     fn unsigned_distances(&self) -> Vec<f32> {
         let count = self.samples_count();
         let (mut distance, mut nearest) = (vec![f32::INFINITY; count], vec![u32::MAX; count]);
-        let mut try_triangle = |index: usize, p: Vec3, t: u32, triangle: [Vec3; 3]| {
-            let d = p.distance(closest_on_triangle(p, triangle));
-            if d < distance[index] {
-                (distance[index], nearest[index]) = (d, t);
-            }
-        };
         let top = (self.size - UVec3::ONE).as_i64vec3();
         for t in 0..self.mesh.triangles.len() {
             let triangle = self.triangle(t);
@@ -207,8 +201,7 @@ impl DistanceField {
             for z in from.z..=to.z {
                 for y in from.y..=to.y {
                     for x in from.x..=to.x {
-                        let i = UVec3::new(x as u32, y as u32, z as u32);
-                        try_triangle(self.index(i), self.point(i), t as u32, triangle);
+                        self.offer(UVec3::new(x as u32, y as u32, z as u32), t as u32, &mut distance, &mut nearest);
                     }
                 }
             }
@@ -230,7 +223,7 @@ impl DistanceField {
             for y in order(s.y, step[1]) {
                 for x in order(s.x, step[0]) {
                     let i = UVec3::new(x as u32, y as u32, z as u32);
-                    let (index, p) = (self.index(i), self.point(i));
+                    let index = self.index(i);
                     for axis in 0..3 {
                         let mut n = [x, y, z];
                         n[axis] -= step[axis];
@@ -238,16 +231,21 @@ impl DistanceField {
                             continue;
                         }
                         let t = nearest[self.index(UVec3::new(n[0] as u32, n[1] as u32, n[2] as u32))];
-                        if t == u32::MAX || t == nearest[index] {
-                            continue;
-                        }
-                        let d = p.distance(closest_on_triangle(p, self.triangle(t as usize)));
-                        if d < distance[index] {
-                            (distance[index], nearest[index]) = (d, t);
+                        if t != u32::MAX && t != nearest[index] {
+                            self.offer(i, t, distance, nearest);
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Makes triangle `t` sample `i`'s nearest when it is nearer than the one it has.
+    fn offer(&self, i: UVec3, t: u32, distance: &mut [f32], nearest: &mut [u32]) {
+        let (index, p) = (self.index(i), self.point(i));
+        let d = p.distance(closest_on_triangle(p, self.triangle(t as usize)));
+        if d < distance[index] {
+            (distance[index], nearest[index]) = (d, t);
         }
     }
 

@@ -148,9 +148,9 @@ impl CpuSolver {
 
     /// Advances one frame: rigid damping, then `substeps` × (air → springs → predict →
     /// `iterations` projections → area limits → tethers → self-collision → collide and update
-    /// velocities), then
-    /// recomputes normals (PBD Alg. 1 with XPBD substepping) and advances the time. Mass-spring
-    /// mode has springs and no projections, area limits or tethers; the others the reverse.
+    /// velocities), then recomputes normals (PBD Alg. 1 with XPBD substepping) and advances the
+    /// time. Mass-spring mode has springs and no projections, area limits or tethers; the others
+    /// the reverse.
     pub fn step(&mut self) {
         self.update_tethers();
         self.damp_to_rigid_motion();

@@ -12,7 +12,7 @@ use drape::{
 };
 use glam::{Quat, Vec3};
 use std::sync::Arc;
-use support::{device, max_distance, Rng};
+use support::{box_mesh, device, max_distance, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -29,16 +29,6 @@ fn torus_distance(p: Vec3) -> f32 {
 fn mesh_distance(mesh: &ClothMesh, p: Vec3) -> f32 {
     let triangle = |t: &[u32; 3]| t.map(|i| mesh.positions[i as usize]);
     mesh.triangles.iter().map(|t| p.distance(closest_on_triangle(p, triangle(t)))).fold(f32::INFINITY, f32::min)
-}
-
-/// A closed box mesh of half extents `half` about the origin: twelve triangles,
-/// counter-clockwise from outside.
-fn box_mesh(half: Vec3) -> ClothMesh {
-    let corners = (0..8).map(|k| half * Vec3::new([-1.0, 1.0][k & 1], [-1.0, 1.0][(k >> 1) & 1], [-1.0, 1.0][k >> 2]));
-    // Faces −x, +x, −y, +y, −z, +z.
-    let quads = [[0, 4, 6, 2], [1, 3, 7, 5], [0, 1, 5, 4], [2, 6, 7, 3], [0, 2, 3, 1], [4, 5, 7, 6]];
-    let triangles = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
-    ClothMesh::new(corners.collect(), triangles, None).unwrap()
 }
 
 /// A box's field is the box's exact signed distance at every sample (its faces lie on round

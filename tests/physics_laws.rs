@@ -7,10 +7,11 @@ mod support;
 
 use drape::constraints::Kind;
 use drape::{
-    BendingModel, ClothMesh, ClothModel, Collider, ContactMaterial, CpuSolver, GpuSolver, GridPlane, Pose, Scene,
-    SceneKind, SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams,
+    BendingModel, ClothMesh, ClothModel, Collider, ContactMaterial, CpuSolver, DistanceField, GpuSolver, GridPlane,
+    Pose, Scene, SceneKind, SolverMode, SolverParams, Stiffness, StrainLimits, TetherParams,
 };
 use glam::{Quat, Vec3};
+use std::sync::Arc;
 use support::{device, geodesic_distances, max_distance, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
@@ -581,7 +582,8 @@ fn a_rotating_sphere_turns_the_cloth_on_it() {
     }
 }
 
-/// A cloth resting on a platform (a box) that starts sliding at 0.5 m/s is carried along: static
+/// A cloth resting on a platform (a box, and the same box as a mesh collider) that starts
+/// sliding at 0.5 m/s is carried along: static
 /// friction brings it to the platform's speed within a few frames (at most `μ_s·g` of
 /// acceleration), and after a second it moves with it and has kept its place on it.
 #[test]
@@ -591,20 +593,26 @@ fn a_moving_platform_carries_the_cloth_on_it() {
     let top = 0.1 + params.collision_margin;
     let mesh = ClothMesh::grid(6, 6, 0.05, GridPlane::Horizontal, Vec3::new(-0.125, top, -0.125)).unwrap();
     let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
-    let platform = Collider::cuboid(Vec3::ZERO, Vec3::new(0.5, 0.1, 0.5), Quat::IDENTITY);
+    let half = Vec3::new(0.5, 0.1, 0.5);
+    let box_field = DistanceField::from_mesh(&support::box_mesh(half), 32).unwrap();
+    let platforms = [
+        ("box", Collider::cuboid(Vec3::ZERO, half, Quat::IDENTITY)),
+        ("mesh", Collider::mesh(Arc::new(box_field), Pose::IDENTITY)),
+    ];
     let start = centre_of_mass(&model, &model.mesh().positions);
-    for mode in MODES {
-        let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&platform));
+    for (mode, (name, platform)) in MODES.into_iter().flat_map(|mode| platforms.iter().map(move |p| (mode, p))) {
+        let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(platform));
         for frame in 1..=60 {
             let translation = Vec3::X * speed * frame as f32 * params.time_step;
             solver.set_collider_poses(&[Pose { translation, rotation: Quat::IDENTITY }]).unwrap();
             solver.step();
         }
         let v = centre_of_mass(&model, &solver.read_velocities().unwrap());
-        assert!((v.x - speed).abs() <= 0.02 * speed && v.y.abs() < 1e-3, "{mode:?}: moving at {v}");
+        assert!((v.x - speed).abs() <= 0.02 * speed && v.y.abs() < 1e-3, "{mode:?} {name}: moving at {v}");
         let moved = centre_of_mass(&model, &solver.read_positions().unwrap()) - start;
         // A lag of about v²/(2μg) = 2 cm while static friction speeds it up.
-        assert!((moved.x - speed).abs() < 0.04 && moved.y.abs() < 1e-3, "{mode:?}: moved {moved} with the platform");
+        let carried = (moved.x - speed).abs() < 0.04 && moved.y.abs() < 1e-3;
+        assert!(carried, "{mode:?} {name}: moved {moved} with the platform");
     }
 }
 

@@ -15,7 +15,8 @@ use std::ops::Range;
 /// mass-spring, which projects nothing, dispatches particle by particle in every layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DispatchStrategy {
-    /// Picks a layout by adapter, mode and cloth size (see `auto_layout` in `src/gpu/plan.rs` for the rule).
+    /// Picks a layout by adapter, mode and cloth size (`auto_layout` in `src/gpu/plan.rs` has
+    /// the rule).
     #[default]
     Auto,
     /// Each substep's iterations in one dispatch of one workgroup, colours separated by

@@ -77,26 +77,27 @@ impl GpuCollider {
     pub fn new(collider: &MovingCollider, first_layer: u32) -> Self {
         let zero = [0.0; 4];
         let MovingCollider { ref shape, motion, material, bounds } = *collider;
-        let field = match shape {
-            Collider::Mesh { field, .. } => field.size().extend(first_layer).to_array(),
-            _ => [0; 4],
-        };
-        let (a, b, rotation, kind) = match *shape {
-            Collider::Plane { normal, offset } => (normal.extend(offset).to_array(), zero, zero, Self::PLANE),
-            Collider::Sphere { center, radius } => (center.extend(radius).to_array(), zero, zero, Self::SPHERE),
+        let no_field = [0; 4];
+        let (a, b, rotation, field, kind) = match *shape {
+            Collider::Plane { normal, offset } => (normal.extend(offset).to_array(), zero, zero, no_field, Self::PLANE),
+            Collider::Sphere { center, radius } => {
+                (center.extend(radius).to_array(), zero, zero, no_field, Self::SPHERE)
+            }
             Collider::Capsule { a, b, radius } => {
-                (a.extend(radius).to_array(), b.extend(0.0).to_array(), zero, Self::CAPSULE)
+                (a.extend(radius).to_array(), b.extend(0.0).to_array(), zero, no_field, Self::CAPSULE)
             }
             Collider::Box { center, half_extents, rotation, rounding } => (
                 center.extend(rounding).to_array(),
                 half_extents.extend(0.0).to_array(),
                 rotation.to_array(),
+                no_field,
                 Self::BOX,
             ),
             Collider::Mesh { ref field, pose } => (
                 pose.translation.extend(field.cell_size()).to_array(),
                 field.origin().extend(0.0).to_array(),
                 pose.rotation.to_array(),
+                field.size().extend(first_layer).to_array(),
                 Self::MESH,
             ),
         };

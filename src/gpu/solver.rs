@@ -996,9 +996,10 @@ fn frame_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wg
 }
 
 fn integrate_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    let buffers = [&b.positions, &b.velocities, &b.pins, &b.air_accelerations, &b.clock, &b.spring_accelerations];
+    let buffers =
+        [&b.positions, &b.velocities, &b.pins, &b.air_accelerations, &b.clock, &b.spring_accelerations, &b.colliders];
     let mut entries: Vec<wgpu::BindGroupEntry> = (0..)
-        .zip(buffers.into_iter().chain([&b.colliders]))
+        .zip(buffers)
         .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
         .collect();
     entries.push(wgpu::BindGroupEntry { binding: 7, resource: wgpu::BindingResource::TextureView(&b.fields.view) });

@@ -1,7 +1,7 @@
 //! Draws a cloth scene with wgpu: the cloth straight from the solver's position and normal
 //! buffers (no copy through the CPU), sphere, capsule, box, mesh and plane colliders, and markers
-//! on pinned or grabbed particles. It records into any colour target with a [`DEPTH_FORMAT`] depth buffer,
-//! so the window and the headless screenshots share it.
+//! on pinned or grabbed particles. It records into any colour target with a [`DEPTH_FORMAT`]
+//! depth buffer, so the window and the headless screenshots share it.
 
 use super::camera::OrbitCamera;
 use crate::collision::{Collider, Pose};

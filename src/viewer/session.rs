@@ -489,7 +489,7 @@ impl Session {
             }
             (_, Some((collider, t))) => {
                 let original = self.solver.collider_poses()[collider];
-                let original_offset = self.turning_of(collider).map_or(Vec3::ZERO, |t| t.offset);
+                let original_offset = self.turning_of(collider).map_or(Vec3::ZERO, |k| self.turning[k].offset);
                 Some(Grab::Collider { collider, original, original_offset, plane_point: ray.at(t), plane_normal })
             }
             _ => None,
@@ -511,9 +511,9 @@ impl Session {
                     let moved = point - plane_point;
                     poses[collider] = Pose { translation: original.translation + moved, ..original };
                     let time = self.time;
-                    if let Some(turning) = self.turning.iter_mut().find(|t| t.spin.collider == collider) {
-                        turning.offset = original_offset + moved;
-                        poses[collider] = turning.pose_at(time);
+                    if let Some(k) = self.turning_of(collider) {
+                        self.turning[k].offset = original_offset + moved;
+                        poses[collider] = self.turning[k].pose_at(time);
                     }
                     // Paused, drags add up with no frame to carry them: place the collider instead.
                     if self.paused {
@@ -529,8 +529,8 @@ impl Session {
     }
 
     /// The turning of `collider`, if the scene turns it.
-    fn turning_of(&self, collider: usize) -> Option<&Turning> {
-        self.turning.iter().find(|t| t.spin.collider == collider)
+    fn turning_of(&self, collider: usize) -> Option<usize> {
+        self.turning.iter().position(|t| t.spin.collider == collider)
     }
 
     /// Lets go: a grabbed particle that was not pinned before is released (with the velocity

@@ -148,3 +148,13 @@ pub fn assert_a_fast_cloth_stops_above_ground(colliders: &[drape::Collider], mod
     }
     assert!(fastest > 9.5, "{mode:?}: the cloth should have hit at 10 m/s, not {fastest}");
 }
+
+/// A closed box mesh of half extents `half` about the origin: twelve triangles,
+/// counter-clockwise from outside.
+pub fn box_mesh(half: Vec3) -> drape::ClothMesh {
+    let corners = (0..8).map(|k| half * Vec3::new([-1.0, 1.0][k & 1], [-1.0, 1.0][(k >> 1) & 1], [-1.0, 1.0][k >> 2]));
+    // Faces −x, +x, −y, +y, −z, +z.
+    let quads = [[0, 4, 6, 2], [1, 3, 7, 5], [0, 1, 5, 4], [2, 6, 7, 3], [0, 2, 3, 1], [4, 5, 7, 6]];
+    let triangles = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
+    drape::ClothMesh::new(corners.collect(), triangles, None).unwrap()
+}
