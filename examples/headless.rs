@@ -38,7 +38,7 @@ enum Layout {
 #[derive(Debug, Parser)]
 #[command(about = "Run a drape scene headless and report timings and cloth metrics")]
 struct Args {
-    /// hanging, drape, free_fall, benchmark, flag, capsules, fold or stack.
+    /// hanging, drape, free_fall, benchmark, flag, capsules, fold, stack, spin or mesh.
     #[arg(long, default_value = "hanging")]
     scene: SceneKind,
     /// Grid cells per side.

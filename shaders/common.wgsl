@@ -93,7 +93,8 @@ struct Params {
     // flexion springs (N/m) by kind id, then their damping (N·s/m); zero in the other modes.
     springs: vec4<f32>,
     // Self-collision (shaders/self_collision.wgsl): thickness h (m), static and dynamic
-    // friction between layers; w unused. Zero when off.
+    // friction between layers, the exponent of the triangle contacts' fixed point
+    // (shaders/self_collision_triangles.wgsl). Zero when off.
     self_collision: vec4<f32>,
     // Jacobi over-relaxation ω.
     relaxation: f32,
@@ -120,6 +121,8 @@ struct Params {
     rigid_damping: f32,
     // Buckets of the self-collision hash table (a power of two).
     hash_table_size: u32,
+    // The cloth's triangles.
+    triangle_count: u32,
 }
 
 // What one dispatch works on (DispatchInfo in src/gpu/records.rs), bound with a dynamic offset

@@ -3,7 +3,9 @@
 // (hash_count), turn the counts into bucket starts (hash_prefix_sum), place each particle in its
 // bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
 // the atomics' order of arrival (hash_sort_buckets), compute each particle's contact correction
-// (self_contacts), then add it and clear the counts for the next substep (apply_self_contacts).
+// (self_contacts) and each triangle's point contacts (triangle_contacts in
+// shaders/self_collision_triangles.wgsl), then add them and clear the counts and sums for the
+// next substep (apply_self_contacts).
 
 @group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
 // The substep's displacement q (xyz), inverse mass in w.
@@ -19,7 +21,8 @@ struct SpatialHashTable {
     _pad1: u32,
     _pad2: u32,
     // params.hash_table_size + 1 entries: each bucket's count, then its first slot (the last
-    // entry: the particle count). Zero between substeps.
+    // entry: the particle count); then three per particle: the fixed-point sums of its triangle
+    // contacts' corrections (i32 bits, sum_slot). Zero between substeps.
     starts: array<atomic<u32>>,
 }
 
@@ -30,8 +33,9 @@ struct SpatialHashTable {
 @group(2) @binding(1) var<storage, read_write> hashed: array<vec4<u32>>;
 // Each particle's contact correction of the substep (xyz).
 @group(2) @binding(2) var<storage, read_write> self_corrections: array<vec4<f32>>;
-// The rest positions (xyz): pairs closer than the thickness at rest never collide.
-@group(2) @binding(3) var<storage, read> rest_positions: array<vec4<f32>>;
+// The rest positions' bits (xyz), one per particle: pairs closer than the thickness at rest never
+// collide. Then each triangle's corners (xyz).
+@group(2) @binding(3) var<storage, read> rest_shape: array<vec4<u32>>;
 
 // MAX_BUCKET_ENTRIES, MAX_CANDIDATES, CELL_LIMIT and HASH_PRIMES in src/self_collision.rs.
 const MAX_BUCKET_ENTRIES: u32 = 64u;
@@ -62,6 +66,13 @@ fn cell_of(p: vec3<f32>, size: f32) -> vec3<i32> {
     let scaled = floor(p / size);
     let finite_or_infinite = select(vec3<f32>(0.0), scaled, scaled == scaled);
     return vec3<i32>(clamp(finite_or_infinite, vec3<f32>(-CELL_LIMIT), vec3<f32>(CELL_LIMIT)));
+}
+
+// cell_coordinate in src/self_collision.rs, as cell_of.
+fn cell_coordinate(c: f32, size: f32) -> i32 {
+    let scaled = floor(c / size);
+    let finite_or_infinite = select(0.0, scaled, scaled == scaled);
+    return i32(clamp(finite_or_infinite, -CELL_LIMIT, CELL_LIMIT));
 }
 
 // cell_hash in src/self_collision.rs.
@@ -113,11 +124,15 @@ fn pair_correction(p_i: vec3<f32>, p_j: vec3<f32>, q_i: vec3<f32>, q_j: vec3<f32
     let share = w_i / (w_i + w_j);
     let relative = q_i - q_j;
     let tangential = relative - normal * dot(normal, relative);
-    let slide = length(tangential);
+    let kept = friction_kept(length(tangential), depth);
+    return PairCorrection((normal * depth - tangential * kept) * share, true);
+}
+
+// friction_kept in src/self_collision.rs.
+fn friction_kept(slide: f32, depth: f32) -> f32 {
     let static_friction = params.self_collision.y;
     let dynamic_friction = params.self_collision.z;
-    let kept = select(min(dynamic_friction * depth / max(slide, GEOMETRY_EPSILON), 1.0), 1.0, slide < static_friction * depth);
-    return PairCorrection((normal * depth - tangential * kept) * share, true);
+    return select(min(dynamic_friction * depth / max(slide, GEOMETRY_EPSILON), 1.0), 1.0, slide < static_friction * depth);
 }
 
 fn predicted(i: u32) -> vec3<f32> {
@@ -232,7 +247,7 @@ fn particle_correction(i: u32) -> vec3<f32> {
     let size = cell_size();
     let p_i = predicted(i);
     let state_i = velocities[i];
-    let rest_i = rest_positions[i].xyz;
+    let rest_i = rest_position(i);
     let own = cell_of(p_i, size);
     var sum = vec3<f32>(0.0);
     var examined = 0u;
@@ -283,7 +298,7 @@ fn particle_correction(i: u32) -> vec3<f32> {
             if (!pair.found) {
                 continue;
             }
-            let apart_at_rest = rest_i - rest_positions[j].xyz;
+            let apart_at_rest = rest_i - rest_position(j);
             if (dot(apart_at_rest, apart_at_rest) >= h_squared) {
                 sum += pair.correction;
             }
@@ -315,8 +330,8 @@ fn self_contacts(
     self_corrections[i] = vec4<f32>(correction, 0.0);
 }
 
-// Adds particle i's correction to its displacement, and clears bucket i's entry for the next
-// substep's count.
+// Adds particle i's corrections to its displacement (its pair contacts', then its triangle
+// contacts' sum, which it clears), and clears bucket i's entry for the next substep's count.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply_self_contacts(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -326,7 +341,14 @@ fn apply_self_contacts(
     let i = linear_id(workgroup, workgroups, local_index);
     if (i < params.particle_count) {
         let state = velocities[i];
-        velocities[i] = vec4<f32>(state.xyz + self_corrections[i].xyz, state.w);
+        let slot = sum_slot(i);
+        let bits = vec3<u32>(
+            atomicExchange(&table.starts[slot], 0u),
+            atomicExchange(&table.starts[slot + 1u], 0u),
+            atomicExchange(&table.starts[slot + 2u], 0u),
+        );
+        let triangles = from_fixed(bitcast<vec3<i32>>(bits), fixed_point_exponent());
+        velocities[i] = vec4<f32>(state.xyz + self_corrections[i].xyz + triangles, state.w);
     }
     if (i <= params.hash_table_size) {
         atomicStore(&table.starts[i], 0u);

@@ -5,10 +5,9 @@
 //! WGSL twin: `shaders/collide.wgsl` (same names, same argument order, the same operations in
 //! the same order, so that the GPU computes the same bits).
 
-use crate::constraints::DENOMINATOR_EPSILON;
 use crate::distance_field::{DistanceField, FIELD_SLOPE};
 use crate::error::{Error, ParamError};
-use crate::math::{atan2, GEOMETRY_EPSILON};
+use crate::math::{atan2, DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
 use glam::{Quat, Vec3, Vec4};
 use std::sync::Arc;
 

@@ -8,9 +8,8 @@
 //! nearest triangles of its already-swept neighbours), and the sign from the parity of rays'
 //! crossings with the mesh along x, y and z (the majority of the three).
 
-use crate::constraints::DENOMINATOR_EPSILON;
 use crate::error::Error;
-use crate::math::{bounding_box, GEOMETRY_EPSILON};
+use crate::math::{bounding_box, closest_on_triangle, GEOMETRY_EPSILON};
 use crate::mesh::ClothMesh;
 use glam::{DVec2, I64Vec3, UVec3, Vec3};
 use std::path::Path;
@@ -326,38 +325,4 @@ fn lerp(a: f32, b: f32, t: f32) -> f32 {
 
 fn cross2(a: DVec2, b: DVec2) -> f64 {
     a.x * b.y - a.y * b.x
-}
-
-/// The point of triangle `abc` closest to `p`, by the Voronoi regions of its vertices, edges and
-/// face (Ericson, *Real-Time Collision Detection* §5.1.5).
-pub fn closest_on_triangle(p: Vec3, [a, b, c]: [Vec3; 3]) -> Vec3 {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return a;
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return b;
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return a + ab * (d1 / (d1 - d3));
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return c;
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return a + ac * (d2 / (d2 - d6));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
-    }
-    let denominator = (va + vb + vc).max(DENOMINATOR_EPSILON);
-    a + ab * (vb / denominator) + ac * (vc / denominator)
 }

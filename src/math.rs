@@ -1,6 +1,7 @@
 //! Pure f32 helpers shared by several kinds and stages, mirrored in WGSL with the same names:
-//! `shaders/common.wgsl` (the epsilons, `atan2_portable` and `weighted_face_normal`) and
-//! `shaders/normals.wgsl` (`normalize_or_up`).
+//! `shaders/common.wgsl` (the epsilons, `atan2_portable` and `weighted_face_normal`),
+//! `shaders/normals.wgsl` (`normalize_or_up`) and `shaders/self_collision_triangles.wgsl`
+//! (`closest_on_triangle`).
 
 use glam::Vec3;
 use std::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
@@ -8,6 +9,10 @@ use std::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 /// Below this length (m) an edge or a triangle's doubled area gives no usable direction
 /// (`GEOMETRY_EPSILON` in `shaders/common.wgsl`; a test checks they agree).
 pub const GEOMETRY_EPSILON: f32 = 1e-9;
+
+/// Below this the generalised mass `Σ w|∇C|² + α̃` of a constraint, or another denominator, is
+/// treated as zero (`DENOMINATOR_EPSILON` in `shaders/common.wgsl`).
+pub const DENOMINATOR_EPSILON: f32 = 1e-12;
 
 /// Area-weighted triangle normal contribution: `(p1 − p0) × (p2 − p0)`, whose length is twice
 /// the triangle's area.
@@ -57,4 +62,38 @@ pub fn bounding_box(points: &[Vec3]) -> (Vec3, Vec3) {
     let min = points.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
     let max = points.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
     (min, max)
+}
+
+/// The point of triangle `abc` closest to `p`, by the Voronoi regions of its vertices, edges and
+/// face (Ericson, *Real-Time Collision Detection* §5.1.5).
+pub fn closest_on_triangle(p: Vec3, [a, b, c]: [Vec3; 3]) -> Vec3 {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let denominator = (va + vb + vc).max(DENOMINATOR_EPSILON);
+    a + ab * (vb / denominator) + ac * (vc / denominator)
 }

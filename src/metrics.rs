@@ -37,9 +37,12 @@ pub struct Overflows {
     /// Particle substeps near more colliders than one particle takes
     /// ([`crate::collision::MAX_NEAR_COLLIDERS`]; it took the first ones in list order).
     pub colliders: u32,
-    /// Particle substeps of self-collision that met a hash bucket fuller than
-    /// [`crate::self_collision::MAX_BUCKET_ENTRIES`] (whose particles they skipped) or more
-    /// than [`crate::self_collision::MAX_CANDIDATES`] candidates (the rest skipped).
+    /// Particle and triangle substeps of self-collision that met a hash bucket fuller than
+    /// [`crate::self_collision::MAX_BUCKET_ENTRIES`] (whose particles they skipped), more than
+    /// [`crate::self_collision::MAX_CANDIDATES`] candidates for a particle or
+    /// [`crate::self_collision::triangles::MAX_TRIANGLE_CANDIDATES`] for a triangle (the rest
+    /// skipped), or a triangle spanning more than
+    /// [`crate::self_collision::triangles::MAX_TRIANGLE_CELLS`] cells (its contacts skipped).
     pub self_contacts: u32,
 }
 

@@ -185,8 +185,8 @@ pub struct SolverParams {
     /// substep, and the finalize and next predict of a substep become two.
     pub aerodynamics: Option<Aerodynamics>,
     /// Self-collision (default `None`, off; [`crate::self_collision`]): the cloth keeps a
-    /// thickness between its own particles, its layers and separate pieces alike. Costs six
-    /// dispatches per substep, and caps each particle's motion at half the thickness per
+    /// thickness between its own particles and between its particles and triangles, its layers
+    /// and separate pieces alike. Costs seven dispatches per substep, and caps each particle's motion at half the thickness per
     /// substep.
     pub self_collision: Option<SelfCollision>,
     /// Solver mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer

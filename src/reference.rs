@@ -171,7 +171,7 @@ impl CpuSolver {
                 project_tethers(self.tethers.tethers(), k, self.params.tethers.scale, response, &mut self.solve);
             }
             if let Some(self_collision) = &self.params.self_collision {
-                let overflows = collide_self(&mut self.solve, &self.model.mesh().positions, self_collision);
+                let overflows = collide_self(&mut self.solve, self.model.mesh(), self_collision);
                 // Wraps like the GPU's atomic counter.
                 self.overflows.self_contacts = self.overflows.self_contacts.wrapping_add(overflows);
             }

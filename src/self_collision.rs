@@ -1,5 +1,5 @@
-//! Self-collision: the cloth keeps a thickness `h` between its own particles (PBD §4.3, with
-//! particle contacts in place of the point–triangle test of eq. 12–13).
+//! Self-collision: the cloth keeps a thickness `h` between its own particles, and between its
+//! particles and its triangles' faces (PBD §4.3).
 //!
 //! Once per substep, after the constraints and before the colliders, the solver
 //! 1. clamps each free particle's displacement to [`SelfCollision::max_displacement`] (`h/2`),
@@ -9,35 +9,44 @@
 //!    [`cell_hash`]), so every particle within `h` of `p` lies in the 27 cells around its own
 //!    ([`query_cells`]), of which those within `h` of `p` are examined ([`cell_within_reach`]),
 //!    each bucket once;
-//! 3. projects every contact at once, Jacobi style: each pair closer than `h` whose rest
-//!    distance is at least `h` (pairs closer at rest, such as the particles of one triangle,
-//!    would push each other apart at rest) is pushed back to `h` apart, shared by inverse mass,
-//!    with Coulomb friction on the pair's relative tangential displacement
-//!    ([`pair_correction`]); a particle moves by the sum of its contacts' corrections. Each
-//!    pair's two corrections carry equal and opposite momentum, so the contacts keep the
-//!    cloth's momentum; dividing by the number of contacts (Jacobi averaging) would not, and
-//!    measurably made a folded cloth creep at rest.
+//! 3. finds every contact in the clamped state: each pair of particles closer than `h` whose
+//!    rest distance is at least `h` (pairs closer at rest, such as the particles of one
+//!    triangle, would push each other apart at rest) is pushed back to `h` apart, shared by
+//!    inverse mass, with Coulomb friction on the pair's relative tangential displacement
+//!    ([`pair_correction`]); each particle closer than `h` to a triangle's face is pushed back
+//!    to `h` on the side it came from ([`triangles`]), which particle pairs miss where the
+//!    cloth's particles are more than `h` apart;
+//! 4. moves each particle by the sum of its contacts' corrections, Jacobi style. Each contact's
+//!    corrections carry opposite momenta, so the contacts keep the cloth's momentum; dividing
+//!    by the number of contacts (Jacobi averaging) would not, and measurably made a folded
+//!    cloth creep at rest.
 //!
 //! Order (Huh & Metaxas 2006, clump-free resolution: self → self-proximity → body →
 //! body-proximity): the self contacts come before the colliders' response, which ends every
 //! substep so that no substep ends inside a collider. Penetration and proximity are one contact
-//! here (a pair closer than `h`), in one pass: the displacement clamp keeps pairs from crossing,
-//! so there are no self penetrations to resolve before the proximity. The colliders' response
-//! is likewise one pass for both. Pieces that are not connected (two sheets of one mesh) collide
-//! like any other pair.
+//! here (closer than `h`), in one pass: the displacement clamp keeps pairs from crossing, and a
+//! particle that crossed a triangle is taken back to the side it came from, so there are no
+//! self penetrations to resolve before the proximity. The colliders' response is likewise one
+//! pass for both. Pieces that are not connected (two sheets of one mesh) collide like any other
+//! particles.
 //!
 //! Results do not depend on thread order: each hash bucket lists its particles by index (the
-//! GPU sorts them after its atomic scatter) and every particle sums its contacts in that order.
+//! GPU sorts them after its atomic scatter), every particle sums its pair contacts in that
+//! order, and the triangle contacts are summed in fixed point by integer atomics.
 //! The GPU keeps each particle's predicted position beside its index in the bucket's slot, so a
 //! particle reads its candidates in one run.
-//! Fixed capacities — [`MAX_BUCKET_ENTRIES`] per bucket and [`MAX_CANDIDATES`] per particle —
-//! are counted in [`crate::Overflows::self_contacts`] when exceeded. WGSL twin:
-//! `shaders/self_collision.wgsl`.
+//! Fixed capacities — [`MAX_BUCKET_ENTRIES`] per bucket, [`MAX_CANDIDATES`] per particle and
+//! those of [`triangles`] — are counted in [`crate::Overflows::self_contacts`] when exceeded.
+//! WGSL twin: `shaders/self_collision.wgsl`.
+
+pub mod triangles;
 
 use crate::constraints::SolveState;
 use crate::error::ParamError;
 use crate::math::GEOMETRY_EPSILON;
-use glam::Vec3;
+use crate::mesh::ClothMesh;
+use glam::{IVec3, Vec3};
+use triangles::{add_triangle_contacts, fixed_point_exponent, from_fixed};
 
 /// The WGSL twin.
 pub const WGSL: &str = include_str!("../shaders/self_collision.wgsl");
@@ -57,9 +66,11 @@ pub const HASH_PRIMES: [u32; 3] = [92_837_111, 689_287_499, 283_923_481];
 /// Self-collision parameters ([`crate::SolverParams::self_collision`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SelfCollision {
-    /// Distance in metres kept between particles that are at least this far apart at rest
-    /// (in (0, 1] m). Around the particle spacing: pairs farther apart than `h` can let a
-    /// particle slip between them. It also bounds speed: no particle moves more than `h/2` per
+    /// Distance in metres kept between particles that are at least this far apart at rest,
+    /// and between a particle and a triangle's face (in (0, 1] m). Below the particle spacing
+    /// the triangle contacts keep particles from slipping between particles, but two edges can
+    /// still cross (there are no edge–edge contacts), and a triangle more than about ten
+    /// thicknesses across spans too many cells to take contacts. It also bounds speed: no particle moves more than `h/2` per
     /// substep, so `h = 1 cm` at 60 frames and 10 substeps per second allows 3 m/s.
     pub thickness: f32,
     /// Static Coulomb friction between layers (≥ 0): a pair in contact stops sliding while its
@@ -114,8 +125,12 @@ pub fn hash_table_size(particles: usize) -> u32 {
 
 /// The integer cell of `p` for cells `cell_size` wide (coordinates clamped, NaN to 0).
 pub fn cell_of(p: Vec3, cell_size: f32) -> [i32; 3] {
-    let scaled = p / cell_size;
-    [scaled.x, scaled.y, scaled.z].map(|c| c.floor().clamp(-CELL_LIMIT, CELL_LIMIT) as i32)
+    [p.x, p.y, p.z].map(|c| cell_coordinate(c, cell_size))
+}
+
+/// The integer cell coordinate of `c` along one axis (clamped, NaN to 0).
+pub fn cell_coordinate(c: f32, cell_size: f32) -> i32 {
+    (c / cell_size).floor().clamp(-CELL_LIMIT, CELL_LIMIT) as i32
 }
 
 /// The bucket of `cell` in a table of `table_size` buckets (a power of two).
@@ -188,13 +203,19 @@ pub fn pair_correction(
     let share = w_i / (w_i + w_j);
     let relative = q_i - q_j;
     let tangential = relative - normal * normal.dot(relative);
-    let slide = tangential.length();
-    let kept = if slide < params.static_friction * depth {
+    let kept = friction_kept(tangential.length(), depth, params);
+    Some((normal * depth - tangential * kept) * share)
+}
+
+/// The fraction of a contact's relative tangential displacement (`slide` long) its friction
+/// removes: all of it while `slide < μ_s·depth`, otherwise `μ_k·depth` of it (Macklin et al.
+/// 2014, eq. 24).
+pub fn friction_kept(slide: f32, depth: f32, params: &SelfCollision) -> f32 {
+    if slide < params.static_friction * depth {
         1.0
     } else {
         (params.dynamic_friction * depth / slide.max(GEOMETRY_EPSILON)).min(1.0)
-    };
-    Some((normal * depth - tangential * kept) * share)
+    }
 }
 
 /// A spatial hash of points: bucket `b` holds the points `entries[starts[b]..starts[b + 1]]`,
@@ -232,11 +253,11 @@ impl SpatialHash {
     }
 }
 
-/// One substep's self-collision on `state` (the reference of the GPU's kernels): clamps the
-/// free particles' displacements, then moves each free particle by the sum of its contacts'
-/// corrections, all computed from the clamped state. `rest` holds the rest positions. Returns the
-/// particles that met a full bucket or too many candidates.
-pub fn collide_self(state: &mut SolveState, rest: &[Vec3], params: &SelfCollision) -> u32 {
+/// One substep's self-collision on `state` of the cloth `mesh` (the reference of the GPU's
+/// kernels): clamps the free particles' displacements, then moves each particle by the sum of
+/// its pair and triangle contacts' corrections, all computed from the clamped state. Returns the
+/// particles and triangles that met a full bucket, too many cells or too many candidates.
+pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, params: &SelfCollision) -> u32 {
     let limit = params.max_displacement();
     for (q, &w) in state.displacements.iter_mut().zip(&state.inverse_masses) {
         if w > 0.0 {
@@ -247,6 +268,7 @@ pub fn collide_self(state: &mut SolveState, rest: &[Vec3], params: &SelfCollisio
     let predicted: Vec<Vec3> = (0..n).map(|i| state.position(i)).collect();
     let table_size = hash_table_size(n);
     let hash = SpatialHash::new(&predicted, params.cell_size(), table_size);
+    let rest = &mesh.positions;
     let mut overflows = 0u32;
     let corrections: Vec<Vec3> = (0..n)
         .map(|i| {
@@ -258,8 +280,11 @@ pub fn collide_self(state: &mut SolveState, rest: &[Vec3], params: &SelfCollisio
             correction
         })
         .collect();
-    for (q, c) in state.displacements.iter_mut().zip(corrections) {
-        *q += c;
+    let mut sums = vec![IVec3::ZERO; n];
+    overflows += add_triangle_contacts(state, &predicted, mesh, &hash, table_size, params, &mut sums);
+    let exponent = fixed_point_exponent(params.thickness);
+    for ((q, c), sum) in state.displacements.iter_mut().zip(corrections).zip(sums) {
+        *q = *q + c + from_fixed(sum, exponent);
     }
     overflows
 }

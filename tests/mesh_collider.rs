@@ -5,7 +5,8 @@
 
 mod support;
 
-use drape::distance_field::{closest_on_triangle, DistanceField};
+use drape::distance_field::DistanceField;
+use drape::math::closest_on_triangle;
 use drape::{
     ClothMesh, ClothModel, Collider, CpuSolver, Error, GpuSolver, GridPlane, Pose, Scene, SceneKind, SolverMode,
     SolverParams,

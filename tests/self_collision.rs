@@ -186,7 +186,7 @@ fn a_cloth_folded_on_itself_rests_without_jitter() {
 
 /// The GPU computes what the reference does with self-collision on, in both modes, with the
 /// same overflow counts (the fold scene crumpled with a thickness large enough to fill buckets
-/// beyond their capacity), and two GPU runs are bit-identical. Self-collision adds six
+/// beyond their capacity), and two GPU runs are bit-identical. Self-collision adds seven
 /// dispatches per substep.
 #[test]
 fn self_collision_matches_reference_and_repeats_bit_for_bit() {
@@ -206,7 +206,7 @@ fn self_collision_matches_reference_and_repeats_bit_for_bit() {
             let without = SolverParams { self_collision: None, ..params };
             let dispatches = |p| GpuSolver::new(&device, &queue, &scene.model, p, &scene.colliders).unwrap();
             let added = dispatches(params).dispatches_per_frame() - dispatches(without).dispatches_per_frame();
-            assert_eq!(added, 6 * params.substeps as usize, "six dispatches per substep");
+            assert_eq!(added, 7 * params.substeps as usize, "seven dispatches per substep");
             let mut cpu = CpuSolver::new(&scene.model, params, &scene.colliders).unwrap();
             for _ in 0..50 {
                 cpu.step();

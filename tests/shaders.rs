@@ -413,6 +413,11 @@ fn shared_constants_match_their_wgsl_twins() {
     for (axis, prime) in ["X", "Y", "Z"].into_iter().zip(sc::HASH_PRIMES) {
         assert_eq!(wgsl_constant(&hash, &format!("HASH_PRIME_{axis}")), U32(prime));
     }
+    use sc::triangles as st;
+    assert_eq!(wgsl_constant(&hash, "RELAXATION"), F32(st::RELAXATION));
+    assert_eq!(wgsl_constant(&hash, "MAX_TRIANGLE_COLUMNS"), U32(st::MAX_TRIANGLE_COLUMNS));
+    assert_eq!(wgsl_constant(&hash, "MAX_TRIANGLE_CANDIDATES"), U32(st::MAX_TRIANGLE_CANDIDATES));
+    assert_eq!(wgsl_constant(&hash, "MAX_FIXED_POINT"), F32(st::MAX_FIXED_POINT));
 }
 
 macro_rules! rust_offsets {
@@ -485,6 +490,7 @@ fn gpu_structs_match_their_wgsl_twins() {
             tether_particles,
             rigid_damping,
             hash_table_size,
+            triangle_count,
         ),
     );
     assert_layout(

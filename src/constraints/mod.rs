@@ -23,9 +23,7 @@ use isometric::IsometricConstraints;
 use std::ops::{Index, IndexMut};
 use stretch::{StretchConstraints, StretchRecord};
 
-/// Below this the generalised mass `Σ w|∇C|² + α̃` of a constraint is treated as zero
-/// (`DENOMINATOR_EPSILON` in `shaders/common.wgsl`).
-pub const DENOMINATOR_EPSILON: f32 = 1e-12;
+pub use crate::math::DENOMINATOR_EPSILON;
 
 /// How a constraint responds, `[k, α̃]`: `Δλ = k·(−C − α̃λ)/(Σ w|∇C|² + α̃)`. PBD stiffness is
 /// `[k', 0]`, XPBD compliance `[1, α/h²]` (see [`crate::Stiffness::response`]).

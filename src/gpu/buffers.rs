@@ -158,19 +158,21 @@ pub(crate) struct Buffers {
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
     /// Self-collision (`shaders/self_collision.wgsl`): the hash table (its head, with the
-    /// overflow count, then the bucket starts), the hashed particles (two `vec4<u32>` each), the
-    /// contact corrections and the rest positions (`vec4`); placeholders until it is first
+    /// overflow count, then the bucket starts and three fixed-point sums per particle), the
+    /// hashed particles (two `vec4<u32>` each), the pair contacts' corrections (`vec4`) and the
+    /// rest shape (a `vec4<u32>` per particle and per triangle); placeholders until it is first
     /// used.
     pub hash_table: wgpu::Buffer,
     pub hashed: wgpu::Buffer,
     pub self_corrections: wgpu::Buffer,
-    pub rest_positions: wgpu::Buffer,
+    pub rest_shape: wgpu::Buffer,
 }
 
-/// Bytes of the self-collision hash table of `particles` particles: its head and
-/// [`crate::self_collision::hash_table_size`] + 1 bucket starts.
+/// Bytes of the self-collision hash table of `particles` particles: its head,
+/// [`crate::self_collision::hash_table_size`] + 1 bucket starts and each particle's three
+/// fixed-point sums of triangle contacts.
 pub(crate) fn hash_table_bytes(particles: usize) -> u64 {
-    (size_of::<GpuSpatialHashHead>() + 4 * (hash_table_size(particles) as usize + 1)) as u64
+    (size_of::<GpuSpatialHashHead>() + 4 * (hash_table_size(particles) as usize + 1 + 3 * particles)) as u64
 }
 
 /// Where the collider records start in the collider list.

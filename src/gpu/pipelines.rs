@@ -78,7 +78,7 @@ pub(crate) enum GroupLayout {
     /// Group 2 of the springs: their lists read, their accelerations written.
     Springs,
     /// Group 2 of self-collision: the hash table, the hashed particles and the corrections
-    /// written, the rest positions read.
+    /// written, the rest shape read.
     SelfCollision,
 }
 
@@ -232,6 +232,7 @@ pub(crate) struct Pipelines {
     hash_scatter: wgpu::ComputePipeline,
     hash_sort_buckets: wgpu::ComputePipeline,
     self_contacts: wgpu::ComputePipeline,
+    triangle_contacts: wgpu::ComputePipeline,
     apply_self_contacts: wgpu::ComputePipeline,
     pub normals: wgpu::ComputePipeline,
 }
@@ -339,6 +340,7 @@ impl Pipelines {
             hash_scatter: pipeline(&self_collision, &self_collision_layout, "hash_scatter", &[]),
             hash_sort_buckets: pipeline(&self_collision, &self_collision_layout, "hash_sort_buckets", &[]),
             self_contacts: pipeline(&self_collision, &self_collision_layout, "self_contacts", &[]),
+            triangle_contacts: pipeline(&self_collision, &self_collision_layout, "triangle_contacts", &[]),
             apply_self_contacts: pipeline(&self_collision, &self_collision_layout, "apply_self_contacts", &[]),
             normals: pipeline(&normals, &normals_layout, "compute_normals", &[]),
         }
@@ -374,6 +376,7 @@ impl Pipelines {
             Kernel::HashScatter => &self.hash_scatter,
             Kernel::HashSortBuckets => &self.hash_sort_buckets,
             Kernel::SelfContacts => &self.self_contacts,
+            Kernel::TriangleContacts => &self.triangle_contacts,
             Kernel::ApplySelfContacts => &self.apply_self_contacts,
         }
     }
@@ -393,6 +396,7 @@ impl Pipelines {
             | Kernel::HashScatter
             | Kernel::HashSortBuckets
             | Kernel::SelfContacts
+            | Kernel::TriangleContacts
             | Kernel::ApplySelfContacts => DataGroup::SelfCollision,
             _ => DataGroup::GaussSeidel,
         }

@@ -129,12 +129,13 @@ pub(crate) enum Kernel {
     DampToRigidMotion,
     Springs,
     /// Self-collision (`shaders/self_collision.wgsl`): the hash rebuild's four kernels, then
-    /// the contacts and their application.
+    /// the particle and triangle contacts and their application.
     HashCount,
     HashPrefixSum,
     HashScatter,
     HashSortBuckets,
     SelfContacts,
+    TriangleContacts,
     ApplySelfContacts,
 }
 
@@ -270,7 +271,7 @@ pub(crate) fn frame_plan(
             plan.push(Kernel::ProjectTethers, DispatchInfo::zeroed(), workgroups_for(context.tether_particles));
         }
         if let Some(buckets) = context.hash_buckets {
-            push_self_collision(&mut plan, particles, buckets);
+            push_self_collision(&mut plan, particles, model.mesh().triangles.len() as u32, buckets);
         }
         // Finalize and the next substep's predict work particle by particle: one dispatch.
         let next = substep + 1;
@@ -285,15 +286,17 @@ pub(crate) fn frame_plan(
 }
 
 /// A substep's self-collision: the hash rebuilt from the predicted positions in four dispatches
-/// (count, prefix sum in one workgroup, scatter, sort each bucket), the contacts, then their
-/// application (which also clears the table's buckets).
-fn push_self_collision(plan: &mut FramePlan, particles: u32, buckets: u32) {
+/// (count, prefix sum in one workgroup, scatter, sort each bucket), the particle contacts and
+/// the triangle contacts, then their application (which also clears the table's buckets and
+/// sums).
+fn push_self_collision(plan: &mut FramePlan, particles: u32, triangles: u32, buckets: u32) {
     let whole = DispatchInfo::zeroed();
     plan.push(Kernel::HashCount, whole, workgroups_for(particles));
     plan.push(Kernel::HashPrefixSum, whole, [1, 1]);
     plan.push(Kernel::HashScatter, whole, workgroups_for(particles));
     plan.push(Kernel::HashSortBuckets, whole, workgroups_for(buckets));
     plan.push(Kernel::SelfContacts, whole, workgroups_for(particles));
+    plan.push(Kernel::TriangleContacts, whole, workgroups_for(triangles));
     plan.push(Kernel::ApplySelfContacts, whole, workgroups_for(particles.max(buckets + 1)));
 }
 

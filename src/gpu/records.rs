@@ -11,6 +11,7 @@ use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams};
 use crate::rigid_damping::frame_fraction;
 use crate::self_collision::hash_table_size;
+use crate::self_collision::triangles::fixed_point_exponent;
 use bytemuck::{Pod, Zeroable};
 
 /// Workgroup size of the per-element kernels (`WORKGROUP_SIZE` in `common.wgsl`).
@@ -222,8 +223,9 @@ pub struct GpuParams {
     pub tether_particles: u32,
     pub rigid_damping: f32,
     pub hash_table_size: u32,
+    pub triangle_count: u32,
     /// Pads the struct to 16 bytes.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 impl GpuParams {
@@ -278,7 +280,9 @@ impl GpuParams {
                 _ => [0.0; 4],
             },
             self_collision: match params.self_collision {
-                Some(s) => [s.thickness, s.static_friction, s.dynamic_friction, 0.0],
+                Some(s) => {
+                    [s.thickness, s.static_friction, s.dynamic_friction, fixed_point_exponent(s.thickness) as f32]
+                }
                 None => [0.0; 4],
             },
             relaxation: match params.mode {
@@ -298,7 +302,8 @@ impl GpuParams {
             tether_particles: tether_particles as u32,
             rigid_damping: frame_fraction(params.rigid_damping, params.time_step),
             hash_table_size: hash_table_size(model.particle_count()),
-            _pad: [0; 2],
+            triangle_count: model.mesh().triangles.len() as u32,
+            _pad: 0,
         }
     }
 }

@@ -50,8 +50,11 @@ pub fn files() -> Vec<(String, &'static str)> {
         UnitType::ALL.iter().filter_map(|t| t.wgsl().map(|source| (format!("constraints/{}.wgsl", t.name()), source)));
     let passes = [("tether", crate::constraints::tether::WGSL), ("area", crate::constraints::area::WGSL)];
     let passes = passes.into_iter().map(|(name, source)| (format!("constraints/{name}.wgsl"), source));
-    let self_collision = ("self_collision.wgsl".to_string(), crate::self_collision::WGSL);
-    stages.chain(kinds).chain(units).chain(passes).chain([self_collision]).collect()
+    let self_collision = [
+        ("self_collision.wgsl".to_string(), crate::self_collision::WGSL),
+        ("self_collision_triangles.wgsl".to_string(), crate::self_collision::triangles::WGSL),
+    ];
+    stages.chain(kinds).chain(units).chain(passes).chain(self_collision).collect()
 }
 
 /// The kinds' files, each after its generated constants (`KIND_<NAME>`, its index in
@@ -130,7 +133,7 @@ pub fn mass_spring_module_source() -> String {
 
 /// The self-collision module.
 pub fn self_collision_module_source() -> String {
-    [COMMON, crate::self_collision::WGSL].concat()
+    [COMMON, crate::self_collision::WGSL, crate::self_collision::triangles::WGSL].concat()
 }
 
 /// Only the shared structs, for layout reflection.

@@ -32,6 +32,7 @@ use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::constraints::UnitType;
 use crate::error::{Error, ParamError};
 use crate::mass_spring::SpringNetwork;
+use crate::mesh::ClothMesh;
 use crate::metrics::{ClothMetrics, Overflows};
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
@@ -687,7 +688,7 @@ impl GpuSolver {
     }
 
     /// Self-collision's buffers, the first time it is used: the hash table (zeroed), the hashed
-    /// particles, the corrections and the rest positions.
+    /// particles, the corrections and the rest shape (rest positions, then triangles).
     fn prepare_self_collision(&mut self) -> Result<(), Error> {
         let n = self.model.particle_count();
         let table_bytes = hash_table_bytes(n);
@@ -697,14 +698,16 @@ impl GpuSolver {
         check_buffer_size(&self.device, "self-collision hash table", table_bytes)?;
         let particle_bytes = 16 * n as u64;
         check_buffer_size(&self.device, "self-collision hashed particles", 2 * particle_bytes)?;
+        let shape = rest_shape(self.model.mesh());
+        let shape_bytes: &[u8] = bytemuck::cast_slice(&shape);
+        check_buffer_size(&self.device, "self-collision rest shape", shape_bytes.len() as u64)?;
         let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
         grow(device, &mut buffers.hash_table, "drape hash table", table_bytes, STORAGE, bytes);
         grow(device, &mut buffers.hashed, "drape hashed particles", 2 * particle_bytes, STORAGE, bytes);
         grow(device, &mut buffers.self_corrections, "drape self-contact corrections", particle_bytes, STORAGE, bytes);
-        grow(device, &mut buffers.rest_positions, "drape rest positions", particle_bytes, STORAGE, bytes);
+        grow(device, &mut buffers.rest_shape, "drape rest shape", shape_bytes.len() as u64, STORAGE, bytes);
         self.zero(&self.buffers.hash_table);
-        let rest = vectors(&self.model.mesh().positions, |_| 1.0);
-        self.queue.write_buffer(&self.buffers.rest_positions, 0, bytemuck::cast_slice(&rest));
+        self.queue.write_buffer(&self.buffers.rest_shape, 0, shape_bytes);
         self.bind_groups.self_collision = self_collision_bind_group(&self.device, &self.layouts, &self.buffers);
         Ok(())
     }
@@ -935,7 +938,7 @@ fn create_buffers(
         hash_table: allocator.init("drape hash table", &[], size_of::<GpuSpatialHashHead>() + 4, STORAGE),
         hashed: allocator.empty("drape hashed particles", 16, STORAGE),
         self_corrections: allocator.empty("drape self-contact corrections", 16, STORAGE),
-        rest_positions: allocator.empty("drape rest positions", 16, STORAGE),
+        rest_shape: allocator.empty("drape rest shape", 16, STORAGE),
     })
 }
 
@@ -1055,12 +1058,23 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
     }
 }
 
+/// Self-collision's rest shape (`rest_shape` in `shaders/self_collision.wgsl`): each rest
+/// position's bits, then each triangle's corners.
+fn rest_shape(mesh: &ClothMesh) -> Vec<[u32; 4]> {
+    let positions = mesh.positions.iter().map(|p| {
+        let [x, y, z] = p.to_array().map(f32::to_bits);
+        [x, y, z, 0]
+    });
+    let triangles = mesh.triangles.iter().map(|&[a, b, c]| [a, b, c, 0]);
+    positions.chain(triangles).collect()
+}
+
 fn self_collision_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
     bind_group(
         device,
         "drape self-collision data",
         &layouts.self_collision,
-        &[(0, &b.hash_table), (1, &b.hashed), (2, &b.self_corrections), (3, &b.rest_positions)],
+        &[(0, &b.hash_table), (1, &b.hashed), (2, &b.self_corrections), (3, &b.rest_shape)],
     )
 }
 
