@@ -42,7 +42,8 @@ pub struct Overflows {
     /// [`crate::self_collision::MAX_CANDIDATES`] candidates for a particle or
     /// [`crate::self_collision::triangles::MAX_TRIANGLE_CANDIDATES`] for a triangle (the rest
     /// skipped), or a triangle spanning more than
-    /// [`crate::self_collision::triangles::MAX_TRIANGLE_CELLS`] cells (its contacts skipped).
+    /// [`crate::self_collision::triangles::MAX_TRIANGLE_COLUMNS`] columns of cells (its contacts
+    /// skipped).
     pub self_contacts: u32,
 }
 

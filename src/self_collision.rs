@@ -69,9 +69,10 @@ pub struct SelfCollision {
     /// Distance in metres kept between particles that are at least this far apart at rest,
     /// and between a particle and a triangle's face (in (0, 1] m). Below the particle spacing
     /// the triangle contacts keep particles from slipping between particles, but two edges can
-    /// still cross (there are no edge–edge contacts), and a triangle more than about ten
-    /// thicknesses across spans too many cells to take contacts. It also bounds speed: no particle moves more than `h/2` per
-    /// substep, so `h = 1 cm` at 60 frames and 10 substeps per second allows 3 m/s.
+    /// still cross (there are no edge–edge contacts), and the contacts cost more the more
+    /// cells a triangle spans (up to [`triangles::MAX_TRIANGLE_COLUMNS`] columns). It also
+    /// bounds speed: no particle moves more than `h/2` per substep, so `h = 1 cm` at 60 frames
+    /// and 10 substeps per second allows 3 m/s.
     pub thickness: f32,
     /// Static Coulomb friction between layers (≥ 0): a pair in contact stops sliding while its
     /// relative tangential motion is below `static_friction` times the contact's depth.
