@@ -12,7 +12,7 @@ use drape::self_collision::{
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
 use drape::{SolverParams, Stiffness};
 use glam::Vec3;
-use support::{device, max_distance, Rng};
+use support::{device, fastest_at_rest, max_distance, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -132,7 +132,6 @@ fn fold_and_stack_never_pass_through_themselves() {
 /// after the same iterations, leave the contacts a residual motion of a few mm/s.
 #[test]
 fn a_cloth_folded_on_itself_rests_without_jitter() {
-    let (device, queue) = device();
     let (spacing, h, margin) = (0.02, 0.025, 0.005);
     let (columns, rows) = (15u32, 5u32);
     let mesh = ClothMesh::grid(columns, rows, spacing, GridPlane::Horizontal, Vec3::ZERO).unwrap();
@@ -154,34 +153,17 @@ fn a_cloth_folded_on_itself_rests_without_jitter() {
             }
         })
         .collect();
-    let ground = [Collider::ground(0.0)];
-    {
-        let params = SolverParams {
-            bending: Stiffness::Pbd(0.0),
-            collision_margin: margin,
-            self_collision: Some(SelfCollision::new(h)),
-            ..SolverParams::default()
-        };
-        let mut gpu = GpuSolver::new(&device, &queue, &model, params, &ground).unwrap();
-        gpu.set_positions(&folded).unwrap();
-        let mut cpu = CpuSolver::new(&model, params, &ground).unwrap();
-        cpu.positions = folded.clone();
-        let mut fastest = [0f32; 2];
-        for frame in 0..240 {
-            gpu.step();
-            cpu.step();
-            if frame >= 180 {
-                let speeds = [gpu.read_velocities().unwrap(), cpu.velocities.clone()]
-                    .map(|v| v.iter().map(|v| v.length()).fold(0.0, f32::max));
-                fastest = [0, 1].map(|k| fastest[k].max(speeds[k]));
-            }
-        }
-        assert!(fastest.iter().all(|&v| v <= 1e-3), "fastest particle at rest {fastest:?} m/s");
-        let positions = gpu.read_positions().unwrap();
-        let top = positions.iter().map(|p| p.y).fold(f32::MIN, f32::max);
-        assert!(top > margin + 0.5 * h, "the upper half lies {top} m up, on the lower one");
-        assert_eq!(self_intersections(model.mesh(), &positions), 0);
-    }
+    let params = SolverParams {
+        bending: Stiffness::Pbd(0.0),
+        collision_margin: margin,
+        self_collision: Some(SelfCollision::new(h)),
+        ..SolverParams::default()
+    };
+    let (fastest, positions) = fastest_at_rest(&model, params, &[Collider::ground(0.0)], &folded, 240, 180);
+    assert!(fastest.iter().all(|&v| v <= 1e-3), "fastest particle at rest {fastest:?} m/s");
+    let top = positions.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+    assert!(top > margin + 0.5 * h, "the upper half lies {top} m up, on the lower one");
+    assert_eq!(self_intersections(model.mesh(), &positions), 0);
 }
 
 /// The GPU computes what the reference does with self-collision on, in both modes, with the

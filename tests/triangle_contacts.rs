@@ -15,7 +15,7 @@ use drape::self_collision::triangles::{
 use drape::self_collision::{cell_of, SelfCollision};
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, SolverMode, SolverParams};
 use glam::{IVec3, Vec3};
-use support::{device, max_distance, Rng};
+use support::{device, fastest_at_rest, max_distance, Rng};
 
 const H: f32 = 0.01;
 /// A triangle of 10 cm legs in the ground plane, its normal up (+y).
@@ -254,32 +254,16 @@ fn coarse_sheets_do_not_pass_through_each_other() {
 /// 1.7 cm/s.)
 #[test]
 fn a_coarse_sheet_rests_on_another_without_jitter() {
-    let (device, queue) = device();
     let margin = 0.005;
     let model = coarse_sheets(5, 4, 1.1 * H);
     let start: Vec<Vec3> = model.mesh().positions.iter().map(|p| *p + Vec3::Y * margin).collect();
-    let ground = [Collider::ground(0.0)];
     let params = SolverParams {
         collision_margin: margin,
         self_collision: Some(SelfCollision::new(H)),
         ..SolverParams::default()
     };
-    let mut gpu = GpuSolver::new(&device, &queue, &model, params, &ground).unwrap();
-    gpu.set_positions(&start).unwrap();
-    let mut cpu = CpuSolver::new(&model, params, &ground).unwrap();
-    cpu.positions = start;
-    let mut fastest = [0f32; 2];
-    for frame in 0..180 {
-        gpu.step();
-        cpu.step();
-        if frame >= 120 {
-            let speeds = [gpu.read_velocities().unwrap(), cpu.velocities.clone()]
-                .map(|v| v.iter().map(|v| v.length()).fold(0.0, f32::max));
-            fastest = [0, 1].map(|k| fastest[k].max(speeds[k]));
-        }
-    }
+    let (fastest, positions) = fastest_at_rest(&model, params, &[Collider::ground(0.0)], &start, 180, 120);
     assert!(fastest.iter().all(|&v| v <= 1e-3), "fastest particle at rest {fastest:?} m/s");
-    let positions = gpu.read_positions().unwrap();
     let n_lower = 25;
     let lowest_upper = positions[n_lower..].iter().map(|p| p.y).fold(f32::MAX, f32::min);
     assert!(lowest_upper > margin + 0.9 * H, "the upper sheet sank to {lowest_upper} m");

@@ -158,3 +158,33 @@ pub fn box_mesh(half: Vec3) -> drape::ClothMesh {
     let triangles = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
     drape::ClothMesh::new(corners.collect(), triangles, None).unwrap()
 }
+
+/// A cloth set down at `start` that should come to rest: runs it on the GPU and the CPU
+/// reference for `frames` frames and returns each one's fastest particle speed over the frames
+/// from `settled` on, and the GPU's final positions.
+pub fn fastest_at_rest(
+    model: &drape::ClothModel,
+    params: drape::SolverParams,
+    colliders: &[drape::Collider],
+    start: &[Vec3],
+    frames: u32,
+    settled: u32,
+) -> ([f32; 2], Vec<Vec3>) {
+    use drape::{CpuSolver, GpuSolver};
+    let (device, queue) = device();
+    let mut gpu = GpuSolver::new(&device, &queue, model, params, colliders).unwrap();
+    gpu.set_positions(start).unwrap();
+    let mut cpu = CpuSolver::new(model, params, colliders).unwrap();
+    cpu.positions = start.to_vec();
+    let mut fastest = [0f32; 2];
+    for frame in 0..frames {
+        gpu.step();
+        cpu.step();
+        if frame >= settled {
+            let speeds = [gpu.read_velocities().unwrap(), cpu.velocities.clone()]
+                .map(|v| v.iter().map(|v| v.length()).fold(0.0, f32::max));
+            fastest = [0, 1].map(|k| fastest[k].max(speeds[k]));
+        }
+    }
+    (fastest, gpu.read_positions().unwrap())
+}
