@@ -13,16 +13,15 @@
 
 // The hash table (GpuSpatialHashHead in src/gpu/records.rs, then the buckets).
 struct SpatialHashTable {
-    // Particle substeps that met a bucket fuller than MAX_BUCKET_ENTRIES or more than
-    // MAX_CANDIDATES candidates (Overflows::self_contacts), counted since the host last zeroed
-    // it; the total does not depend on the order of arrival.
+    // Particle and triangle substeps that overflowed a capacity (Overflows::self_contacts),
+    // counted since the host last zeroed it; the total does not depend on the order of arrival.
     overflow: atomic<u32>,
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
     // params.hash_table_size + 1 entries: each bucket's count, then its first slot (the last
-    // entry: the particle count); then three per particle: the fixed-point sums of its triangle
-    // contacts' corrections (i32 bits, sum_slot). Zero between substeps.
+    // entry: the particle count); then four per particle (sum_slot): the fixed-point sum of its
+    // triangle contacts' corrections (i32 bits) and their count. Zero between substeps.
     starts: array<atomic<u32>>,
 }
 
@@ -342,13 +341,18 @@ fn apply_self_contacts(
     if (i < params.particle_count) {
         let state = velocities[i];
         let slot = sum_slot(i);
-        let bits = vec3<u32>(
+        let bits = vec4<u32>(
             atomicExchange(&table.starts[slot], 0u),
             atomicExchange(&table.starts[slot + 1u], 0u),
             atomicExchange(&table.starts[slot + 2u], 0u),
+            atomicExchange(&table.starts[slot + 3u], 0u),
         );
-        let triangles = from_fixed(bitcast<vec3<i32>>(bits), fixed_point_exponent());
-        velocities[i] = vec4<f32>(state.xyz + self_corrections[i].xyz + triangles, state.w);
+        let sum = bitcast<vec4<i32>>(bits);
+        let triangles = summed_correction(sum.xyz, sum.w, fixed_point_exponent());
+        if (!triangles.taken) {
+            atomicAdd(&table.overflow, 1u);
+        }
+        velocities[i] = vec4<f32>(state.xyz + self_corrections[i].xyz + triangles.correction, state.w);
     }
     if (i <= params.hash_table_size) {
         atomicStore(&table.starts[i], 0u);

@@ -4,32 +4,52 @@
 // bucket starts (triangle_contacts); apply_self_contacts (shaders/self_collision.wgsl) adds them
 // to the displacements. Integer sums: the same whatever order the triangles' threads run in.
 
-// RELAXATION, MAX_TRIANGLE_COLUMNS, MAX_TRIANGLE_CANDIDATES and MAX_FIXED_POINT in
-// src/self_collision/triangles.rs.
+// RELAXATION, MAX_TRIANGLE_COLUMNS, MAX_TRIANGLE_CANDIDATES, MAX_TRIANGLE_STEPS,
+// MAX_FIXED_POINT and MAX_PARTICLE_CORRECTIONS in src/self_collision/triangles.rs.
 const RELAXATION: f32 = 0.5;
 const MAX_TRIANGLE_COLUMNS: u32 = 1024u;
 const MAX_TRIANGLE_CANDIDATES: u32 = 128u;
-const MAX_FIXED_POINT: f32 = 536870912.0;
+const MAX_TRIANGLE_STEPS: u32 = 16384u;
+const MAX_FIXED_POINT: f32 = 67108864.0;
+const MAX_PARTICLE_CORRECTIONS: i32 = 31;
 
 // fixed_point_exponent in src/self_collision/triangles.rs, derived on the host.
 fn fixed_point_exponent() -> i32 {
     return i32(params.self_collision.w);
 }
 
-// Where particle i's three fixed-point sums lie in table.starts: after the buckets' starts.
+// Where particle i's fixed-point sum (three words) and count of triangle-contact corrections lie
+// in table.starts: after the buckets' starts.
 fn sum_slot(i: u32) -> u32 {
-    return params.hash_table_size + 1u + 3u * i;
+    return params.hash_table_size + 1u + 4u * i;
 }
 
-// to_fixed in src/self_collision/triangles.rs (ldexp scales exactly, round ties to even).
+// to_fixed in src/self_collision/triangles.rs (ldexp scales exactly, round ties to even; NaN to
+// 0 by a comparison, since clamp and the conversion leave it undefined).
 fn to_fixed(v: vec3<f32>, exponent: i32) -> vec3<i32> {
-    let scaled = ldexp(v, vec3<i32>(exponent));
-    return vec3<i32>(clamp(round(scaled), vec3<f32>(-MAX_FIXED_POINT), vec3<f32>(MAX_FIXED_POINT)));
+    let rounded = round(ldexp(v, vec3<i32>(exponent)));
+    let number = select(vec3<f32>(0.0), rounded, rounded == rounded);
+    return vec3<i32>(clamp(number, vec3<f32>(-MAX_FIXED_POINT), vec3<f32>(MAX_FIXED_POINT)));
 }
 
-// from_fixed in src/self_collision/triangles.rs.
+// from_fixed in src/self_collision/triangles.rs: each component in two exact parts.
 fn from_fixed(sum: vec3<i32>, exponent: i32) -> vec3<f32> {
-    return ldexp(vec3<f32>(sum), vec3<i32>(-exponent));
+    let whole = vec3<f32>(sum >> vec3<u32>(12u)) * 4096.0 + vec3<f32>(sum & vec3<i32>(0xfff));
+    return ldexp(whole, vec3<i32>(-exponent));
+}
+
+// summed_correction in src/self_collision/triangles.rs: the correction of a particle's sum (xyz)
+// of `count` corrections; `taken` false when there were too many.
+struct SummedCorrection {
+    correction: vec3<f32>,
+    taken: bool,
+}
+
+fn summed_correction(sum: vec3<i32>, count: i32, exponent: i32) -> SummedCorrection {
+    if (count > MAX_PARTICLE_CORRECTIONS) {
+        return SummedCorrection(vec3<f32>(0.0), false);
+    }
+    return SummedCorrection(from_fixed(sum, exponent), true);
 }
 
 // plane_axes in src/self_collision/triangles.rs: [d, u, v].
@@ -203,6 +223,7 @@ fn add_contact(j: u32, corners: vec3<u32>) {
             atomicAdd(&table.starts[slot], fixed.x);
             atomicAdd(&table.starts[slot + 1u], fixed.y);
             atomicAdd(&table.starts[slot + 2u], fixed.z);
+            atomicAdd(&table.starts[slot + 3u], 1u);
         }
     }
 }
@@ -241,6 +262,7 @@ fn add_triangle_contacts(corners: vec3<u32>) -> bool {
     }
     var overflow = false;
     var examined = 0u;
+    var steps = 0u;
     for (var column_u = first[u]; column_u <= last[u]; column_u += 1) {
         for (var column_v = first[v]; column_v <= last[v]; column_v += 1) {
             let slab = slab_cells(vec2<i32>(column_u, column_v), axes, p0, n, size, h);
@@ -252,9 +274,14 @@ fn add_triangle_contacts(corners: vec3<u32>) -> bool {
                 let bucket = cell_hash(cell, params.hash_table_size);
                 let start = atomicLoad(&table.starts[bucket]);
                 let end = atomicLoad(&table.starts[bucket + 1u]);
+                steps += 1u;
                 if (end - start > MAX_BUCKET_ENTRIES) {
                     overflow = true;
                     continue;
+                }
+                steps += end - start;
+                if (steps > MAX_TRIANGLE_STEPS) {
+                    return true;
                 }
                 for (var s = start; s < end; s += 1u) {
                     let entry = hashed[s];

@@ -41,9 +41,12 @@ pub struct Overflows {
     /// [`crate::self_collision::MAX_BUCKET_ENTRIES`] (whose particles they skipped), more than
     /// [`crate::self_collision::MAX_CANDIDATES`] candidates for a particle or
     /// [`crate::self_collision::triangles::MAX_TRIANGLE_CANDIDATES`] for a triangle (the rest
-    /// skipped), or a triangle spanning more than
-    /// [`crate::self_collision::triangles::MAX_TRIANGLE_COLUMNS`] columns of cells (its contacts
-    /// skipped).
+    /// skipped), a triangle spanning more than
+    /// [`crate::self_collision::triangles::MAX_TRIANGLE_COLUMNS`] columns of cells or visiting
+    /// more than [`crate::self_collision::triangles::MAX_TRIANGLE_STEPS`] cells and entries
+    /// (its contacts, or the rest of them, skipped), and particles given more than
+    /// [`crate::self_collision::triangles::MAX_PARTICLE_CORRECTIONS`] triangle-contact
+    /// corrections (all of them skipped).
     pub self_contacts: u32,
 }
 

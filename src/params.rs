@@ -186,8 +186,8 @@ pub struct SolverParams {
     pub aerodynamics: Option<Aerodynamics>,
     /// Self-collision (default `None`, off; [`crate::self_collision`]): the cloth keeps a
     /// thickness between its own particles and between its particles and triangles, its layers
-    /// and separate pieces alike. Costs seven dispatches per substep, and caps each particle's motion at half the thickness per
-    /// substep.
+    /// and separate pieces alike. Costs seven dispatches per substep, and caps each particle's
+    /// motion at half the thickness per substep.
     pub self_collision: Option<SelfCollision>,
     /// Solver mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants

@@ -45,8 +45,8 @@ use crate::constraints::SolveState;
 use crate::error::ParamError;
 use crate::math::GEOMETRY_EPSILON;
 use crate::mesh::ClothMesh;
-use glam::{IVec3, Vec3};
-use triangles::{add_triangle_contacts, fixed_point_exponent, from_fixed};
+use glam::{IVec4, Vec3};
+use triangles::{add_triangle_contacts, fixed_point_exponent, summed_correction};
 
 /// The WGSL twin.
 pub const WGSL: &str = include_str!("../shaders/self_collision.wgsl");
@@ -257,7 +257,8 @@ impl SpatialHash {
 /// One substep's self-collision on `state` of the cloth `mesh` (the reference of the GPU's
 /// kernels): clamps the free particles' displacements, then moves each particle by the sum of
 /// its pair and triangle contacts' corrections, all computed from the clamped state. Returns the
-/// particles and triangles that met a full bucket, too many cells or too many candidates.
+/// particles and triangles that met a full bucket, too many columns, steps, candidates or
+/// triangle-contact corrections.
 pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, params: &SelfCollision) -> u32 {
     let limit = params.max_displacement();
     for (q, &w) in state.displacements.iter_mut().zip(&state.inverse_masses) {
@@ -281,11 +282,15 @@ pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, params: &SelfColli
             correction
         })
         .collect();
-    let mut sums = vec![IVec3::ZERO; n];
+    let mut sums = vec![IVec4::ZERO; n];
     overflows += add_triangle_contacts(state, &predicted, mesh, &hash, table_size, params, &mut sums);
     let exponent = fixed_point_exponent(params.thickness);
     for ((q, c), sum) in state.displacements.iter_mut().zip(corrections).zip(sums) {
-        *q = *q + c + from_fixed(sum, exponent);
+        let triangles = summed_correction(sum, exponent).unwrap_or_else(|| {
+            overflows += 1;
+            Vec3::ZERO
+        });
+        *q = *q + c + triangles;
     }
     overflows
 }

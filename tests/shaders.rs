@@ -373,7 +373,7 @@ fn wgsl_constant(module: &naga::Module, name: &str) -> naga::Literal {
 
 #[test]
 fn shared_constants_match_their_wgsl_twins() {
-    use naga::Literal::{F32, U32};
+    use naga::Literal::{F32, I32, U32};
     let module = parse_and_validate("common.wgsl", shaders::common_source());
     assert_eq!(wgsl_constant(&module, "GEOMETRY_EPSILON"), F32(drape::math::GEOMETRY_EPSILON));
     assert_eq!(wgsl_constant(&module, "DENOMINATOR_EPSILON"), F32(drape::constraints::DENOMINATOR_EPSILON));
@@ -418,6 +418,8 @@ fn shared_constants_match_their_wgsl_twins() {
     assert_eq!(wgsl_constant(&hash, "MAX_TRIANGLE_COLUMNS"), U32(st::MAX_TRIANGLE_COLUMNS));
     assert_eq!(wgsl_constant(&hash, "MAX_TRIANGLE_CANDIDATES"), U32(st::MAX_TRIANGLE_CANDIDATES));
     assert_eq!(wgsl_constant(&hash, "MAX_FIXED_POINT"), F32(st::MAX_FIXED_POINT));
+    assert_eq!(wgsl_constant(&hash, "MAX_TRIANGLE_STEPS"), U32(st::MAX_TRIANGLE_STEPS));
+    assert_eq!(wgsl_constant(&hash, "MAX_PARTICLE_CORRECTIONS"), I32(st::MAX_PARTICLE_CORRECTIONS));
 }
 
 macro_rules! rust_offsets {

@@ -158,7 +158,7 @@ pub(crate) struct Buffers {
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
     /// Self-collision (`shaders/self_collision.wgsl`): the hash table (its head, with the
-    /// overflow count, then the bucket starts and three fixed-point sums per particle), the
+    /// overflow count, then the bucket starts and four fixed-point sum words per particle), the
     /// hashed particles (two `vec4<u32>` each), the pair contacts' corrections (`vec4`) and the
     /// rest shape (a `vec4<u32>` per particle and per triangle); placeholders until it is first
     /// used.
@@ -169,10 +169,10 @@ pub(crate) struct Buffers {
 }
 
 /// Bytes of the self-collision hash table of `particles` particles: its head,
-/// [`crate::self_collision::hash_table_size`] + 1 bucket starts and each particle's three
-/// fixed-point sums of triangle contacts.
+/// [`crate::self_collision::hash_table_size`] + 1 bucket starts and each particle's fixed-point
+/// sum of triangle-contact corrections (xyz) and their count.
 pub(crate) fn hash_table_bytes(particles: usize) -> u64 {
-    (size_of::<GpuSpatialHashHead>() + 4 * (hash_table_size(particles) as usize + 1 + 3 * particles)) as u64
+    (size_of::<GpuSpatialHashHead>() + 4 * (hash_table_size(particles) as usize + 1 + 4 * particles)) as u64
 }
 
 /// Where the collider records start in the collider list.

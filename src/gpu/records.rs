@@ -142,7 +142,7 @@ pub struct GpuColliderListHead {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuSpatialHashHead {
-    /// Particle substeps that met a full bucket or too many candidates
+    /// Particle and triangle substeps that overflowed a self-collision capacity
     /// ([`crate::metrics::Overflows::self_contacts`]).
     pub overflow: u32,
     /// Aligns the buckets to 16 bytes.

@@ -31,7 +31,7 @@ use super::{cell_coordinate, cell_hash, cell_of, friction_kept, SelfCollision, S
 use crate::constraints::SolveState;
 use crate::math::{closest_on_triangle, weighted_face_normal, DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
 use crate::mesh::ClothMesh;
-use glam::{IVec3, Vec3};
+use glam::{IVec3, IVec4, Vec3};
 
 /// The WGSL twin.
 pub const WGSL: &str = include_str!("../../shaders/self_collision_triangles.wgsl");
@@ -44,6 +44,10 @@ pub const MAX_TRIANGLE_COLUMNS: u32 = 1024;
 /// Most particles within a triangle's grown box it examines per substep; beyond, it stops and
 /// counts an overflow.
 pub const MAX_TRIANGLE_CANDIDATES: u32 = 128;
+/// Most cells plus bucket entries one triangle visits per substep; beyond, it stops and counts
+/// an overflow. Keeps each invocation's loops well within the 65 535 iterations a CPU adapter
+/// (llvmpipe) allows an invocation, past which it would end them silently.
+pub const MAX_TRIANGLE_STEPS: u32 = 16_384;
 /// The fraction of its depth (and slide) one contact takes out. Where two layers touch, every
 /// gap between them is closed twice, by the particles of each layer against the faces of the
 /// other: at full strength the sum overshoots to the gap's mirror image, and a sheet resting on
@@ -51,32 +55,41 @@ pub const MAX_TRIANGLE_CANDIDATES: u32 = 128;
 /// lone particle against a face closes its gap over a few substeps; one that crossed the face
 /// still ends on its side, since the clamp keeps the crossing within `h`.
 pub const RELAXATION: f32 = 0.5;
-/// Bits of a thickness in fixed point: the unit is a power of two of at most `h·2⁻²⁶` metres.
+/// Bits of a thickness in fixed point: the unit is a power of two of at most `h·2⁻²⁴` metres.
 /// Each correction is rounded to it, so a contact's corrections keep momentum to within half a
 /// unit each, a random walk over the contacts (with 20 bits, a collision of coarse sheets
-/// drifted by 3·10⁻⁵ of its momentum, by 2·10⁻⁵ with 24 bits at 40 substeps).
-pub const FIXED_POINT_BITS: i32 = 26;
-/// Largest magnitude of one correction component in fixed-point units (`2²⁹`, from 4 to 8
-/// thicknesses, more than a contact moves a particle): 4 of them still sum within `i32`.
-pub const MAX_FIXED_POINT: f32 = 536_870_912.0;
+/// drifted by 3·10⁻⁵ of its momentum; with 24, by 2·10⁻⁵ at 40 substeps a frame).
+pub const FIXED_POINT_BITS: i32 = 24;
+/// Largest magnitude of one correction component in fixed-point units (`2²⁶`, from 2 to 4
+/// thicknesses: a contact moves a particle by at most about `h` unless its corners' masses
+/// differ greatly).
+pub const MAX_FIXED_POINT: f32 = 67_108_864.0;
+/// Most triangle-contact corrections one particle takes per substep: 31 of the largest still
+/// sum within `i32`. A particle given more takes none of them and counts an overflow, so that
+/// no sum wraps.
+pub const MAX_PARTICLE_CORRECTIONS: i32 = 31;
 
 /// The exponent `e` of the fixed-point unit `2⁻ᵉ` m for thickness `h`: the smallest with
 /// `2⁻ᵉ ≤ h·2⁻²⁶`. A power of two, so scaling by it is exact.
 pub fn fixed_point_exponent(thickness: f32) -> i32 {
-    FIXED_POINT_BITS - thickness.log2().floor() as i32
+    // At most 126, so that the unit stays a normal f32 (thicknesses below 2⁻¹⁰² m).
+    (FIXED_POINT_BITS - thickness.log2().floor() as i32).min(126)
 }
 
-/// `v` in fixed-point units of `2⁻ᵉ` m: rounded to nearest (ties to even, as WGSL's `round`) and
-/// clamped to ±[`MAX_FIXED_POINT`].
+/// `v` in fixed-point units of `2⁻ᵉ` m: rounded to nearest (ties to even, as WGSL's `round`),
+/// clamped to ±[`MAX_FIXED_POINT`], NaN to 0.
 pub fn to_fixed(v: Vec3, exponent: i32) -> IVec3 {
     let scaled = v * 2f32.powi(exponent);
     let component = |c: f32| c.round_ties_even().clamp(-MAX_FIXED_POINT, MAX_FIXED_POINT) as i32;
     IVec3::new(component(scaled.x), component(scaled.y), component(scaled.z))
 }
 
-/// The vector of a fixed-point sum.
+/// The vector of a fixed-point sum. Each component converts in two exact parts (its high bits
+/// and its low 12), so the one rounding is the final addition's, the same on every GPU (WGSL
+/// leaves the rounding of an inexact integer conversion open).
 pub fn from_fixed(sum: IVec3, exponent: i32) -> Vec3 {
-    sum.as_vec3() * 2f32.powi(-exponent)
+    let component = |c: i32| ((c >> 12) as f32 * 4096.0 + (c & 0xfff) as f32) * 2f32.powi(-exponent);
+    Vec3::new(component(sum.x), component(sum.y), component(sum.z))
 }
 
 /// The axes `[d, u, v]` of a plane of unit normal `n`: `d` the one `n` is most along (the first
@@ -114,8 +127,8 @@ pub fn slab_cells(column: [i32; 2], axes: [usize; 3], a: Vec3, n: Vec3, cell_siz
 ///
 /// With `p = x + q`, unit normal `n` of the predicted triangle, the point's side `s` (the sign
 /// of its start against the start plane) and height `s·n·(p₀ − p_a)` in `(−h, h)`, each corner
-/// at least `h` from it, and its projection's barycentric weights `β` all ≥ 0: `C = s·n·(p₀ − Σβₖpₖ) − h ≥ 0` (PBD §4.3
-/// eq. 12 at the closest point), so `λ = −C / (w₀ + Σβₖ²wₖ)`, the point moves by `λw₀·s·n` and
+/// at least `h` from it, and its projection's barycentric weights `β` all ≥ 0:
+/// `C = s·n·(p₀ − Σβₖpₖ) − h ≥ 0` (PBD §4.3 eq. 12 at the closest point), so `λ = −C / (w₀ + Σβₖ²wₖ)`, the point moves by `λw₀·s·n` and
 /// corner `k` by `−λβₖwₖ·s·n` (eq. 13 with `n` held fixed): their momenta cancel since
 /// `Σβₖ = 1`. The relative tangential displacement `t` of the point against the triangle's point
 /// beneath it is removed or reduced as in [`super::pair_correction`], with the same shares. All
@@ -169,8 +182,8 @@ pub fn point_triangle_correction(x: [Vec3; 4], q: [Vec3; 4], w: [f32; 4], params
 
 /// One substep's point–triangle contacts on the clamped `state` (the reference of the
 /// `triangle_contacts` kernel): adds each contact's corrections, in fixed point of exponent
-/// [`fixed_point_exponent`], to the particles' `sums`. Returns the triangles that met a full
-/// bucket, too many columns or too many candidates.
+/// [`fixed_point_exponent`], to the particles' `sums` (xyz), and counts them (w). Returns the
+/// triangles that met a full bucket, too many columns, steps or candidates.
 pub fn add_triangle_contacts(
     state: &SolveState,
     predicted: &[Vec3],
@@ -178,7 +191,7 @@ pub fn add_triangle_contacts(
     hash: &SpatialHash,
     table_size: u32,
     params: &SelfCollision,
-    sums: &mut [IVec3],
+    sums: &mut [IVec4],
 ) -> u32 {
     let triangles = TriangleContacts { state, predicted, mesh, hash, table_size, params };
     let mut overflows = 0u32;
@@ -201,7 +214,7 @@ struct TriangleContacts<'a> {
 impl TriangleContacts<'_> {
     /// Adds the contacts of the triangle of `corners` to `sums`; returns whether it overflowed a
     /// capacity.
-    fn add_contacts(&self, corners: [u32; 3], sums: &mut [IVec3]) -> bool {
+    fn add_contacts(&self, corners: [u32; 3], sums: &mut [IVec4]) -> bool {
         let h = self.params.thickness;
         let size = self.params.cell_size();
         let p = corners.map(|k| self.predicted[k as usize]);
@@ -228,7 +241,7 @@ impl TriangleContacts<'_> {
             return true;
         }
         let mut overflow = false;
-        let mut examined = 0u32;
+        let (mut examined, mut steps) = (0u32, 0u32);
         for column_u in first[u]..=last[u] {
             for column_v in first[v]..=last[v] {
                 let [from, to] = slab_cells([column_u, column_v], axes, p[0], n, size, h);
@@ -236,9 +249,14 @@ impl TriangleContacts<'_> {
                     let mut cell = [0; 3];
                     (cell[d], cell[u], cell[v]) = (along, column_u, column_v);
                     let entries = self.hash.bucket(cell_hash(cell, self.table_size));
+                    steps += 1;
                     if entries.len() > MAX_BUCKET_ENTRIES as usize {
                         overflow = true;
                         continue;
+                    }
+                    steps += entries.len() as u32;
+                    if steps > MAX_TRIANGLE_STEPS {
+                        return true;
                     }
                     for &j in entries {
                         let p_j = self.predicted[j as usize];
@@ -266,7 +284,7 @@ impl TriangleContacts<'_> {
     }
 
     /// Adds the contact of particle `j` against the triangle of `corners`, if any, to `sums`.
-    fn add_contact(&self, j: u32, corners: [u32; 3], sums: &mut [IVec3]) {
+    fn add_contact(&self, j: u32, corners: [u32; 3], sums: &mut [IVec4]) {
         let particles = [j, corners[0], corners[1], corners[2]].map(|k| k as usize);
         let state = self.state;
         let x = particles.map(|k| state.positions[k]);
@@ -284,10 +302,17 @@ impl TriangleContacts<'_> {
         let exponent = fixed_point_exponent(h);
         for ((k, correction), w) in particles.into_iter().zip(corrections).zip(w) {
             if w > 0.0 {
-                sums[k] = sums[k].wrapping_add(to_fixed(correction, exponent));
+                sums[k] = sums[k].wrapping_add(to_fixed(correction, exponent).extend(1));
             }
         }
     }
+}
+
+/// The correction a particle's fixed-point `sum` of triangle-contact corrections (xyz) stands
+/// for, or `None` when it took more than [`MAX_PARTICLE_CORRECTIONS`] of them (w), whose sum
+/// may have wrapped.
+pub fn summed_correction(sum: IVec4, exponent: i32) -> Option<Vec3> {
+    (sum.w <= MAX_PARTICLE_CORRECTIONS).then(|| from_fixed(sum.truncate(), exponent))
 }
 
 /// Whether every point of the triangle `p` lies within `h` of one of its corners: a point then
