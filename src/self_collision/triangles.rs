@@ -9,13 +9,13 @@
 //! triangle looks up the hashed particles (the hash the particle contacts built) in the cells
 //! of its box grown by `h` that come within `h` of its plane: column by column across the axis
 //! nearest its normal ([`plane_axes`]), the cells of each column that the slab within `h` of
-//! the plane crosses ([`slab_cells`]). A
-//! contact is taken when the particle's projection on the plane lies on the triangle (on or
-//! inside its edges), it is less than `h` from the plane but at least `h` from each corner (the
-//! particle contact with a corner acts there: both would push the particle twice, and a folded
-//! cloth jittered at rest), and at least `h` from the triangle at rest (a particle of a
-//! neighbouring triangle would otherwise push the cloth apart at rest, as for the particle
-//! pairs).
+//! the plane crosses ([`slab_cells`]). A contact is taken when the particle's projection on the
+//! plane lies on the triangle (on or inside its edges), it is less than `h` from the plane but
+//! at least `h` from each corner (the particle contact with a corner acts there: both would
+//! push the particle twice, and a folded cloth jittered at rest), and at least `h` from the
+//! triangle at rest (a particle of a neighbouring triangle would otherwise push the cloth apart
+//! at rest, as for the particle pairs). Each contact takes out half its depth
+//! ([`RELAXATION`]).
 //!
 //! The side a particle came from is that of its position at the substep's start against the
 //! triangle's plane then, so a particle that crossed the plane during the substep is taken
@@ -70,7 +70,7 @@ pub const MAX_FIXED_POINT: f32 = 67_108_864.0;
 pub const MAX_PARTICLE_CORRECTIONS: i32 = 31;
 
 /// The exponent `e` of the fixed-point unit `2⁻ᵉ` m for thickness `h`: the smallest with
-/// `2⁻ᵉ ≤ h·2⁻²⁶`. A power of two, so scaling by it is exact.
+/// `2⁻ᵉ ≤ h·2⁻²⁴`. A power of two, so scaling by it is exact.
 pub fn fixed_point_exponent(thickness: f32) -> i32 {
     // At most 126, so that the unit stays a normal f32 (thicknesses below 2⁻¹⁰² m).
     (FIXED_POINT_BITS - thickness.log2().floor() as i32).min(126)
@@ -128,11 +128,12 @@ pub fn slab_cells(column: [i32; 2], axes: [usize; 3], a: Vec3, n: Vec3, cell_siz
 /// With `p = x + q`, unit normal `n` of the predicted triangle, the point's side `s` (the sign
 /// of its start against the start plane) and height `s·n·(p₀ − p_a)` in `(−h, h)`, each corner
 /// at least `h` from it, and its projection's barycentric weights `β` all ≥ 0:
-/// `C = s·n·(p₀ − Σβₖpₖ) − h ≥ 0` (PBD §4.3 eq. 12 at the closest point), so `λ = −C / (w₀ + Σβₖ²wₖ)`, the point moves by `λw₀·s·n` and
-/// corner `k` by `−λβₖwₖ·s·n` (eq. 13 with `n` held fixed): their momenta cancel since
-/// `Σβₖ = 1`. The relative tangential displacement `t` of the point against the triangle's point
-/// beneath it is removed or reduced as in [`super::pair_correction`], with the same shares. All
-/// of it is scaled by [`RELAXATION`].
+/// `C = s·n·(p₀ − Σβₖpₖ) − h ≥ 0` (PBD §4.3 eq. 12 at the closest point), so
+/// `λ = −C / (w₀ + Σβₖ²wₖ)`, the point moves by `λw₀·s·n` and corner `k` by `−λβₖwₖ·s·n`
+/// (eq. 13 with `n` held fixed): their momenta cancel since `Σβₖ = 1`. The relative tangential
+/// displacement `t` of the point against the triangle's point beneath it is removed or reduced
+/// as in [`super::pair_correction`], with the same shares. All of it is scaled by
+/// [`RELAXATION`].
 pub fn point_triangle_correction(x: [Vec3; 4], q: [Vec3; 4], w: [f32; 4], params: &SelfCollision) -> Option<[Vec3; 4]> {
     let h = params.thickness;
     let p = [x[0] + q[0], x[1] + q[1], x[2] + q[2], x[3] + q[3]];
