@@ -175,7 +175,7 @@ fn rest_position(i: u32) -> vec3<f32> {
 
 // Whether each component of p is finite (is_finite in Rust).
 fn finite(p: vec3<f32>) -> bool {
-    return all(abs(p) <= vec3<f32>(3.40282347e38));
+    return all(abs(p) <= vec3<f32>(F32_MAX));
 }
 
 // covered_by_corners in src/self_collision/triangles.rs.

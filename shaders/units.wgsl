@@ -46,7 +46,6 @@ fn record_word(kind: u32, words: u32, c: u32, k: u32) -> u32 {
 // A response [k, α̃] for a constraint `scale` times as stiff (scaled_response in
 // src/constraints/mod.rs): XPBD α̃/scale (at most the largest f32), PBD and hard constraints
 // min(k·scale, 1); exactly the response at scale 1.
-const F32_MAX: f32 = 3.40282347e38;
 
 fn scaled_response(response: vec2<f32>, scale: f32) -> vec2<f32> {
     // Without a map every scale is 1: skip the arithmetic (the same result).

@@ -12,7 +12,7 @@ use drape::self_collision::{
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
 use drape::{SolverParams, Stiffness};
 use glam::Vec3;
-use support::{device, fastest_at_rest, max_distance, Rng};
+use support::{device, fastest_at_rest, max_distance, zero_gravity_self_collision, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -222,15 +222,7 @@ fn self_contacts_keep_momentum_in_every_mode() {
     let modes =
         [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }, SolverMode::MassSpring(Default::default())];
     for mode in modes {
-        let params = SolverParams {
-            gravity: Vec3::ZERO,
-            damping: 0.0,
-            // The springs of these light 2 cm cells are stable from 33 substeps.
-            substeps: if mode.projects() { 10 } else { 40 },
-            mode,
-            self_collision: Some(SelfCollision::new(0.02)),
-            ..SolverParams::default()
-        };
+        let params = zero_gravity_self_collision(mode, 0.02);
         let mut solver = GpuSolver::new(&device, &queue, &model, params, &[]).unwrap();
         solver.set_velocities(&velocities).unwrap();
         for _ in 0..30 {

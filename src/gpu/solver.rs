@@ -1061,10 +1061,7 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
 /// Self-collision's rest shape (`rest_shape` in `shaders/self_collision.wgsl`): each rest
 /// position's bits, then each triangle's corners.
 fn rest_shape(mesh: &ClothMesh) -> Vec<[u32; 4]> {
-    let positions = mesh.positions.iter().map(|p| {
-        let [x, y, z] = p.to_array().map(f32::to_bits);
-        [x, y, z, 0]
-    });
+    let positions = vectors(&mesh.positions, |_| 0.0).into_iter().map(bytemuck::cast::<[f32; 4], [u32; 4]>);
     let triangles = mesh.triangles.iter().map(|&[a, b, c]| [a, b, c, 0]);
     positions.chain(triangles).collect()
 }

@@ -194,7 +194,8 @@ pub fn add_triangle_contacts(
     params: &SelfCollision,
     sums: &mut [IVec4],
 ) -> u32 {
-    let triangles = TriangleContacts { state, predicted, mesh, hash, table_size, params };
+    let exponent = fixed_point_exponent(params.thickness);
+    let triangles = TriangleContacts { state, predicted, mesh, hash, table_size, params, exponent };
     let mut overflows = 0u32;
     for &corners in &mesh.triangles {
         overflows += u32::from(triangles.add_contacts(corners, sums));
@@ -210,6 +211,8 @@ struct TriangleContacts<'a> {
     hash: &'a SpatialHash,
     table_size: u32,
     params: &'a SelfCollision,
+    /// [`fixed_point_exponent`] of the thickness.
+    exponent: i32,
 }
 
 impl TriangleContacts<'_> {
@@ -300,10 +303,9 @@ impl TriangleContacts<'_> {
         if apart_at_rest.dot(apart_at_rest) < h * h {
             return;
         }
-        let exponent = fixed_point_exponent(h);
         for ((k, correction), w) in particles.into_iter().zip(corrections).zip(w) {
             if w > 0.0 {
-                sums[k] = sums[k].wrapping_add(to_fixed(correction, exponent).extend(1));
+                sums[k] = sums[k].wrapping_add(to_fixed(correction, self.exponent).extend(1));
             }
         }
     }
