@@ -94,9 +94,9 @@ struct Params {
     // Mass-spring mode (shaders/mass_spring.wgsl): stiffness of the structural, shear and
     // flexion springs (N/m) by kind id, then their damping (N·s/m); zero in the other modes.
     springs: vec4<f32>,
-    // Self-collision (shaders/self_collision.wgsl): thickness h (m), static and dynamic
-    // friction between layers, the exponent of the triangle contacts' fixed point
-    // (shaders/self_collision_triangles.wgsl). Zero when off.
+    // Self-collision (shaders/self_collision.wgsl): thickness h (m), friction between layers,
+    // the exponent of the triangle contacts' fixed point (shaders/self_collision_triangles.wgsl),
+    // unused. Zero when off.
     self_collision: vec4<f32>,
     // Jacobi over-relaxation ω.
     relaxation: f32,

@@ -129,9 +129,8 @@ fn pair_correction(p_i: vec3<f32>, p_j: vec3<f32>, q_i: vec3<f32>, q_j: vec3<f32
 
 // friction_kept in src/self_collision.rs.
 fn friction_kept(slide: f32, depth: f32) -> f32 {
-    let static_friction = params.self_collision.y;
-    let dynamic_friction = params.self_collision.z;
-    return select(min(dynamic_friction * depth / max(slide, GEOMETRY_EPSILON), 1.0), 1.0, slide < static_friction * depth);
+    let friction = params.self_collision.y;
+    return min(friction * depth / max(slide, GEOMETRY_EPSILON), 1.0);
 }
 
 fn predicted(i: u32) -> vec3<f32> {

@@ -15,7 +15,7 @@ const MAX_PARTICLE_CORRECTIONS: i32 = 31;
 
 // fixed_point_exponent in src/self_collision/triangles.rs, derived on the host.
 fn fixed_point_exponent() -> i32 {
-    return i32(params.self_collision.w);
+    return i32(params.self_collision.z);
 }
 
 // Where particle i's fixed-point sum (three words) and count of triangle-contact corrections lie

@@ -63,11 +63,8 @@ fn out_of_range_parameters_are_rejected_by_name() {
         (SelfCollision::new(0.0), "self_collision.thickness"),
         (SelfCollision::new(f32::NAN), "self_collision.thickness"),
         (SelfCollision::new(2.0), "self_collision.thickness"),
-        (SelfCollision { static_friction: -0.1, ..SelfCollision::new(0.01) }, "self_collision.static_friction"),
-        (
-            SelfCollision { dynamic_friction: f32::INFINITY, ..SelfCollision::new(0.01) },
-            "self_collision.dynamic_friction",
-        ),
+        (SelfCollision { friction: -0.1, ..SelfCollision::new(0.01) }, "self_collision.friction"),
+        (SelfCollision { friction: f32::INFINITY, ..SelfCollision::new(0.01) }, "self_collision.friction"),
     ] {
         assert_eq!(rejected(self_collision(bad)), name);
     }

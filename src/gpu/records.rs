@@ -280,9 +280,7 @@ impl GpuParams {
                 _ => [0.0; 4],
             },
             self_collision: match params.self_collision {
-                Some(s) => {
-                    [s.thickness, s.static_friction, s.dynamic_friction, fixed_point_exponent(s.thickness) as f32]
-                }
+                Some(s) => [s.thickness, s.friction, fixed_point_exponent(s.thickness) as f32, 0.0],
                 None => [0.0; 4],
             },
             relaxation: match params.mode {

@@ -195,8 +195,7 @@ fn self_collision_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
     params.self_collision = on.then(|| params.self_collision.unwrap_or(SelfCollision::new(0.02)));
     if let Some(contact) = &mut params.self_collision {
         ui.add(slider(&mut contact.thickness, 0.002..=0.1).text("thickness").suffix(" m").logarithmic(true));
-        ui.add(slider(&mut contact.static_friction, 0.0..=1.5).text("layer static friction"));
-        ui.add(slider(&mut contact.dynamic_friction, 0.0..=1.5).text("layer dynamic friction"));
+        ui.add(slider(&mut contact.friction, 0.0..=1.5).text("layer friction"));
     }
 }
 
