@@ -8,12 +8,14 @@ use drape::viewer::camera::{OrbitCamera, Ray};
 use drape::viewer::headless::render_picture;
 use drape::viewer::panel::{self, PanelAction, PanelState};
 use drape::viewer::pick::{pick_particle, ray_collider, ray_sphere};
-use drape::viewer::renderer::{rest_uvs, DrawOptions};
+use drape::viewer::renderer::{rest_uvs, DrawOptions, SceneRenderer, SceneView};
 use drape::viewer::session::{ClothSetup, ClothSource, ParamOverrides, Session};
-use drape::{ClothMesh, ClothModel, Collider, Error, GridPlane, SceneKind};
+use drape::viewer::{Offscreen, OFFSCREEN_FORMAT};
+use drape::{ClothMesh, ClothModel, Collider, DistanceField, Error, GridPlane, Pose, SceneKind};
 use glam::{Quat, Vec2, Vec3};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 // ---------------------------------------------------------------- camera and picking (no GPU)
@@ -395,6 +397,40 @@ fn capsules_and_boxes_are_drawn_where_they_are() {
     assert!(collider_coloured(Vec3::new(0.0, 1.0, 0.0)) && collider_coloured(Vec3::new(0.7, 1.0, 0.0)), "the bar");
     assert!(!collider_coloured(Vec3::new(0.0, 1.15, 0.0)) && !collider_coloured(Vec3::new(1.1, 1.0, 0.0)), "beside it");
     assert!(collider_coloured(Vec3::new(0.0, 0.22, 0.0)), "the box");
+}
+
+/// A mesh collider is drawn at its pose, and follows it when only the pose changes: a torus
+/// stood up facing the camera shows the collider's colour on its ring and not in its hole, and
+/// moved half a metre right it shows it there instead.
+#[test]
+fn mesh_colliders_are_drawn_at_their_poses() {
+    let (device, queue, session) = session(ClothSource::Scene(SceneKind::Drape), 4);
+    let field = Arc::new(DistanceField::from_mesh(&ClothMesh::torus(0.4, 0.15, 24, 12).unwrap(), 16).unwrap());
+    let camera = head_on(Vec3::new(0.0, 1.0, 0.0), 3.0);
+    let options = DrawOptions { cloth: false, markers: false, ..DrawOptions::default() };
+    let target = Offscreen::new(&device, 160, 160).unwrap();
+    let mut renderer = SceneRenderer::new(&device, OFFSCREEN_FORMAT, session.solver().model());
+    let stood_up = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+    let mut picture_at = |centre: Vec3| {
+        let colliders = [Collider::mesh(field.clone(), Pose { translation: centre, rotation: stood_up })];
+        let view = SceneView { camera: &camera, aspect: 1.0, colliders: &colliders, markers: &[] };
+        renderer.prepare(&device, &queue, &view);
+        target.capture(&device, &queue, &renderer, session.solver(), options).unwrap()
+    };
+    let projection = camera.view_projection(1.0);
+    let collider_coloured = |picture: &image::RgbaImage, p: Vec3| {
+        let clip = projection * p.extend(1.0);
+        let (x, y) = (clip.x / clip.w, clip.y / clip.w);
+        let [r, g, b, _] = picture.get_pixel(((x + 1.0) * 80.0) as u32, ((1.0 - y) * 80.0) as u32).0.map(i32::from);
+        g > r + 8 && g > b + 8
+    };
+    for centre in [Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.5, 1.0, 0.0)] {
+        let picture = picture_at(centre);
+        let ring = [Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y].map(|d| centre + 0.4 * d);
+        assert!(ring.iter().all(|&p| collider_coloured(&picture, p)), "the ring around {centre}");
+        assert!(!collider_coloured(&picture, centre), "the hole at {centre}");
+        assert!(!collider_coloured(&picture, centre + Vec3::new(0.0, 0.65, 0.0)), "above the ring at {centre}");
+    }
 }
 
 #[test]

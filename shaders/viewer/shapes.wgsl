@@ -25,12 +25,6 @@ struct ShapeFragment {
     @location(2) albedo: vec3<f32>,
 }
 
-// v rotated by the unit quaternion r.
-fn rotate(r: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
-    let t = cross(r.xyz, v) * 2.0;
-    return v + t * r.w + cross(r.xyz, t);
-}
-
 @vertex
 fn shape_vertex(v: ShapeVertex) -> ShapeFragment {
     var out: ShapeFragment;

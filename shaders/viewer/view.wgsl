@@ -24,3 +24,9 @@ fn shade(albedo: vec3<f32>, normal: vec3<f32>, world: vec3<f32>) -> vec3<f32> {
     let specular = 0.12 * pow(max(dot(n, h), 0.0), 48.0);
     return albedo * (ambient + 0.9 * diffuse) + vec3(specular);
 }
+
+// v rotated by the unit quaternion r.
+fn rotate(r: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let t = cross(r.xyz, v) * 2.0;
+    return v + t * r.w + cross(r.xyz, t);
+}

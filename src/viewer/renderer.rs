@@ -12,6 +12,7 @@ use crate::model::ClothModel;
 use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec2, Vec3};
 use std::mem::size_of;
+use std::ops::Range;
 use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
@@ -93,47 +94,68 @@ impl ShapeInstance {
     }
 }
 
-/// A vertex of a mesh collider's triangles placed in the world (`shaders/viewer/meshes.wgsl`).
+/// A vertex of a mesh collider's triangles in the mesh's own frame (`shaders/viewer/meshes.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 pub struct MeshVertex {
-    /// Position (m).
+    /// Position in the mesh's frame (m).
     pub position: [f32; 3],
-    /// The triangle's unit normal.
+    /// The triangle's unit normal in the mesh's frame.
     pub normal: [f32; 3],
     /// Linear RGB albedo.
     pub albedo: [f32; 3],
 }
 
-/// The mesh colliders' triangles, one vertex per corner with its triangle's normal, each mesh at
-/// its pose.
-fn mesh_vertices(colliders: &[Collider]) -> Vec<MeshVertex> {
+/// A mesh collider's pose, one instance per mesh (`shaders/viewer/meshes.wgsl`): the triangles
+/// are uploaded once, and a moving mesh writes only this.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct MeshInstance {
+    /// Translation (m); w unused.
+    pub translation: [f32; 4],
+    /// Rotation as a unit quaternion (x, y, z, w).
+    pub rotation: [f32; 4],
+}
+
+impl MeshInstance {
+    fn new(pose: &Pose) -> Self {
+        Self { translation: pose.translation.extend(0.0).to_array(), rotation: pose.rotation.to_array() }
+    }
+}
+
+/// The mesh colliders' triangles in their own frames, one vertex per corner with its triangle's
+/// normal, and each mesh's range of vertices.
+fn mesh_vertices(fields: &[Arc<DistanceField>]) -> (Vec<MeshVertex>, Vec<Range<u32>>) {
     let mut vertices = Vec::new();
-    for collider in colliders {
-        let Collider::Mesh { field, pose } = collider.normalized() else { continue };
+    let mut ranges = Vec::with_capacity(fields.len());
+    for field in fields {
         let mesh = field.mesh();
+        let start = vertices.len() as u32;
         for triangle in &mesh.triangles {
-            let corners = triangle.map(|i| pose.to_world(mesh.positions[i as usize]));
+            let corners = triangle.map(|i| mesh.positions[i as usize]);
             let normal = (corners[1] - corners[0]).cross(corners[2] - corners[0]).normalize_or_zero();
             let albedo = [COLLIDER_ALBEDO[0], COLLIDER_ALBEDO[1], COLLIDER_ALBEDO[2]];
             vertices.extend(corners.map(|p| MeshVertex { position: p.to_array(), normal: normal.to_array(), albedo }));
         }
+        ranges.push(start..vertices.len() as u32);
     }
-    vertices
+    (vertices, ranges)
 }
 
-/// Which meshes are where: the prepared mesh vertices are rebuilt only when this changes.
-fn mesh_placements(colliders: &[Collider]) -> Vec<(Arc<DistanceField>, Pose)> {
-    let placement = |collider: &Collider| match collider {
-        Collider::Mesh { field, pose } => Some((field.clone(), *pose)),
-        _ => None,
-    };
-    colliders.iter().filter_map(placement).collect()
+/// The mesh colliders' fields and poses (rotations normalised), in collider order.
+fn mesh_placements(colliders: &[Collider]) -> (Vec<Arc<DistanceField>>, Vec<MeshInstance>) {
+    colliders
+        .iter()
+        .filter_map(|collider| match collider.normalized() {
+            Collider::Mesh { field, pose } => Some((field, MeshInstance::new(&pose))),
+            _ => None,
+        })
+        .unzip()
 }
 
-/// Whether two placements put the same meshes (the same fields, not equal ones) at the same poses.
-fn same_placements(a: &[(Arc<DistanceField>, Pose)], b: &[(Arc<DistanceField>, Pose)]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|((f, p), (g, q))| Arc::ptr_eq(f, g) && p == q)
+/// Whether two lists hold the same fields (the same ones, not equal ones) in the same order.
+fn same_fields(a: &[Arc<DistanceField>], b: &[Arc<DistanceField>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(f, g)| Arc::ptr_eq(f, g))
 }
 
 /// One instanced plane (`shaders/viewer/planes.wgsl`).
@@ -241,9 +263,12 @@ pub struct SceneRenderer {
     shapes: InstanceBuffer,
     collider_shapes: u32,
     planes: InstanceBuffer,
-    /// The mesh colliders' vertices, and the meshes and poses they were placed for.
+    /// The mesh colliders' vertices in their own frames, the fields they were built from, each
+    /// mesh's range of vertices, and the meshes' poses.
     mesh_vertices: InstanceBuffer,
-    mesh_placements: Vec<(Arc<DistanceField>, Pose)>,
+    mesh_fields: Vec<Arc<DistanceField>>,
+    mesh_ranges: Vec<Range<u32>>,
+    mesh_poses: InstanceBuffer,
 }
 
 impl SceneRenderer {
@@ -306,7 +331,9 @@ impl SceneRenderer {
             collider_shapes: 0,
             planes: InstanceBuffer::new::<PlaneInstance>(device, "drape viewer plane instances", 8),
             mesh_vertices: InstanceBuffer::new::<MeshVertex>(device, "drape viewer mesh vertices", 1),
-            mesh_placements: Vec::new(),
+            mesh_fields: Vec::new(),
+            mesh_ranges: Vec::new(),
+            mesh_poses: InstanceBuffer::new::<MeshInstance>(device, "drape viewer mesh poses", 1),
         }
     }
 
@@ -346,11 +373,13 @@ impl SceneRenderer {
         }));
         self.shapes.write(device, queue, &shapes);
         self.planes.write(device, queue, &planes);
-        let placements = mesh_placements(scene.colliders);
-        if !same_placements(&placements, &self.mesh_placements) {
-            self.mesh_vertices.write(device, queue, &mesh_vertices(scene.colliders));
-            self.mesh_placements = placements;
+        let (fields, poses) = mesh_placements(scene.colliders);
+        if !same_fields(&fields, &self.mesh_fields) {
+            let (vertices, ranges) = mesh_vertices(&fields);
+            self.mesh_vertices.write(device, queue, &vertices);
+            (self.mesh_fields, self.mesh_ranges) = (fields, ranges);
         }
+        self.mesh_poses.write(device, queue, &poses);
     }
 
     /// Records a render pass that clears `colour` and `depth` and draws the scene, into the
@@ -396,10 +425,13 @@ impl SceneRenderer {
             pass.set_vertex_buffer(0, self.planes.buffer.slice(..));
             pass.draw(0..6, 0..self.planes.count);
         }
-        if options.colliders && self.mesh_vertices.count > 0 {
+        if options.colliders && !self.mesh_ranges.is_empty() {
             pass.set_pipeline(&self.mesh_pipeline);
             pass.set_vertex_buffer(0, self.mesh_vertices.buffer.slice(..));
-            pass.draw(0..self.mesh_vertices.count, 0..1);
+            pass.set_vertex_buffer(1, self.mesh_poses.buffer.slice(..));
+            for (mesh, vertices) in (0u32..).zip(&self.mesh_ranges) {
+                pass.draw(vertices.clone(), mesh..mesh + 1);
+            }
         }
         // Collider shapes first, then markers.
         let first = if options.colliders { 0 } else { self.collider_shapes };
@@ -534,6 +566,7 @@ const SHAPE_INSTANCE: [wgpu::VertexAttribute; 4] =
 const PLANE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
 const MESH_VERTEX: [wgpu::VertexAttribute; 3] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x3];
+const MESH_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![3 => Float32x4, 4 => Float32x4];
 // The instance attributes above are tightly packed vec4s; the Rust structs must be too.
 const _: () = assert!(
     std::mem::offset_of!(ShapeInstance, albedo) == 48
@@ -542,6 +575,8 @@ const _: () = assert!(
         && size_of::<PlaneInstance>() == 32
         && std::mem::offset_of!(MeshVertex, albedo) == 24
         && size_of::<MeshVertex>() == 36
+        && std::mem::offset_of!(MeshInstance, rotation) == 16
+        && size_of::<MeshInstance>() == 32
 );
 
 impl PipelineBuilder<'_> {
@@ -602,11 +637,18 @@ impl PipelineBuilder<'_> {
         self.build(
             "mesh",
             super::shaders::MESHES,
-            &[Some(wgpu::VertexBufferLayout {
-                array_stride: size_of::<MeshVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &MESH_VERTEX,
-            })],
+            &[
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<MeshVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &MESH_VERTEX,
+                }),
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<MeshInstance>() as u64,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &MESH_INSTANCE,
+                }),
+            ],
         )
     }
 
