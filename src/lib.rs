@@ -54,7 +54,9 @@ pub use constraints::stretch::StrainLimits;
 pub use constraints::BendingModel;
 pub use distance_field::DistanceField;
 pub use error::{Error, MeshError, ParamError};
-pub use gpu::{headless_device, request_device, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};
+#[cfg(not(target_arch = "wasm32"))]
+pub use gpu::{headless_device, request_device};
+pub use gpu::{request_device_async, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};
 pub use mass_spring::MassSpringParams;
 pub use mesh::{ClothMesh, GridPlane};
 pub use metrics::{ClothMetrics, Overflows};

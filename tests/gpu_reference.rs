@@ -542,16 +542,58 @@ fn background_metrics_measure_the_cloth_of_their_request() {
     assert_eq!(solver.allocated_bytes(), before_request + readback_bytes, "an idle buffer stays");
 }
 
-/// Polls for requested metrics until they arrive (lavapipe delivers them within milliseconds).
-fn collect_metrics(solver: &mut GpuSolver) -> drape::ClothMetrics {
+/// A background read of the positions (the web's readback) returns the positions of the
+/// frame it was requested after, bit for bit what the blocking read gives then, whatever frames
+/// follow before it is collected; it is collected once, a second request waits for the first,
+/// and a reset drops a pending one with its buffer.
+#[test]
+fn background_positions_are_those_of_their_request() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Drape, 12).unwrap();
+    let mut solver = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
+    for _ in 0..5 {
+        solver.step();
+    }
+    let at_request = solver.read_positions().unwrap();
+    let before_request = solver.allocated_bytes();
+    assert!(solver.request_positions());
+    assert!(!solver.request_positions(), "a second request started before the first was collected");
+    for _ in 0..5 {
+        solver.step();
+    }
+    let collected = poll_until(|| solver.poll_positions().unwrap());
+    let bits = |v: &[Vec3]| v.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect::<Vec<u32>>();
+    assert_eq!(bits(&collected), bits(&at_request));
+    assert_eq!(solver.poll_positions().unwrap(), None, "positions are collected once");
+    assert_ne!(solver.read_positions().unwrap(), at_request, "the cloth did not move after the request");
+    let readback_bytes = solver.allocated_bytes() - before_request;
+    assert!(solver.request_positions(), "the collected request's buffer is reused");
+    solver.reset();
+    assert_eq!(solver.allocated_bytes(), before_request, "a reset drops a pending request and its buffer");
+    assert!(solver.request_positions());
+    assert_eq!(solver.allocated_bytes(), before_request + readback_bytes);
+    assert_eq!(
+        poll_until(|| solver.poll_positions().unwrap()),
+        scene.model.mesh().positions,
+        "at rest after the reset"
+    );
+}
+
+/// Polls `poll` until it gives a value (lavapipe delivers background reads within milliseconds).
+fn poll_until<T>(mut poll: impl FnMut() -> Option<T>) -> T {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
-        if let Some(metrics) = solver.poll_metrics().unwrap() {
-            return metrics;
+        if let Some(value) = poll() {
+            return value;
         }
-        assert!(std::time::Instant::now() < deadline, "requested metrics never arrived");
+        assert!(std::time::Instant::now() < deadline, "a background read never arrived");
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
+}
+
+/// Polls for requested metrics until they arrive.
+fn collect_metrics(solver: &mut GpuSolver) -> drape::ClothMetrics {
+    poll_until(|| solver.poll_metrics().unwrap())
 }
 
 /// A frame dispatches predict once, each iteration's projections, the tethers once per substep

@@ -7,6 +7,7 @@ use crate::error::Error;
 use std::mem::size_of;
 
 /// How to get a Vulkan driver on a machine without a GPU (for "no adapter" messages).
+#[cfg(not(target_arch = "wasm32"))]
 const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan driver lavapipe \
     (Debian/Ubuntu: `apt-get install mesa-vulkan-drivers`)";
 
@@ -23,7 +24,9 @@ pub struct HeadlessOptions {
 
 /// A device with no window: honours `WGPU_BACKEND` (e.g. `vulkan`, `gl`) and
 /// `WGPU_ADAPTER_NAME` (a case-insensitive substring of the adapter name). See
-/// [`request_device`] for the limits and features it asks for.
+/// [`request_device`] for the limits and features it asks for. Native only: it blocks until the
+/// device is there, which a browser cannot do.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn headless_device(options: HeadlessOptions) -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), Error> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(choose_adapter(&instance, None))?;
@@ -137,25 +140,39 @@ pub(crate) fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) 
 
 /// Requests a device with [`required_limits`] from an adapter (a headless one, or one
 /// compatible with a window's surface), plus timestamp queries when asked for and offered.
+/// Native only: it blocks until the device is there; on the web, await
+/// [`request_device_async`].
+#[cfg(not(target_arch = "wasm32"))]
 pub fn request_device(adapter: &wgpu::Adapter, options: HeadlessOptions) -> Result<(wgpu::Device, wgpu::Queue), Error> {
+    pollster::block_on(request_device_async(adapter, options))
+}
+
+/// [`request_device`] without blocking, for the web (and any async program).
+pub async fn request_device_async(
+    adapter: &wgpu::Adapter,
+    options: HeadlessOptions,
+) -> Result<(wgpu::Device, wgpu::Queue), Error> {
     let info = adapter.get_info();
     let required_features = if options.timestamps && adapter.features().contains(TIMESTAMP_FEATURES) {
         TIMESTAMP_FEATURES
     } else {
         wgpu::Features::empty()
     };
-    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("drape device"),
-        required_features,
-        required_limits: required_limits(adapter),
-        ..Default::default()
-    }))
-    .map_err(|e| Error::Device(format!("{e} (adapter {})", info.name)))
+    adapter
+        .request_device(&wgpu::DeviceDescriptor {
+            label: Some("drape device"),
+            required_features,
+            required_limits: required_limits(adapter),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| Error::Device(format!("{e} (adapter {})", info.name)))
 }
 
 /// The adapter named by `WGPU_ADAPTER_NAME` (a case-insensitive substring), or else the one
 /// `WGPU_POWER_PREF` (default high performance) prefers; when drawing to `surface`, only adapters
 /// that can present to it.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) async fn choose_adapter(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface<'_>>,

@@ -11,6 +11,8 @@ pub mod records;
 pub mod shaders;
 mod solver;
 
-pub use device::{headless_device, request_device, required_limits, HeadlessOptions, TIMESTAMP_FEATURES};
+#[cfg(not(target_arch = "wasm32"))]
+pub use device::{headless_device, request_device};
+pub use device::{request_device_async, required_limits, HeadlessOptions, TIMESTAMP_FEATURES};
 pub use plan::DispatchStrategy;
 pub use solver::GpuSolver;

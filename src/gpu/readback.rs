@@ -1,5 +1,5 @@
 //! Reading GPU buffers back to the host, outside the step: a blocking read that waits for the
-//! GPU ([`read_mapped`], for tools and tests), and a background read ([`BackgroundMap`]) that a
+//! GPU (`read_mapped`, for native tools and tests), and a background read ([`BackgroundMap`]) that a
 //! renderer polls once per frame without ever waiting, so showing statistics does not stall it.
 
 use super::records::{GpuColliderListHead, GpuSpatialHashHead};
@@ -16,7 +16,9 @@ const _: () = assert!(size_of::<GpuColliderListHead>() + size_of::<GpuSpatialHas
 
 /// Maps all of `buffer` (already filled by a submitted copy), waits for the GPU, hands its
 /// bytes to `read` and unmaps. Only for explicit readbacks, never inside a step. On error a map
-/// may still be pending, so the caller should not reuse the buffer.
+/// may still be pending, so the caller should not reuse the buffer. Native only: a browser
+/// cannot wait for the GPU.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn read_mapped<T>(
     device: &wgpu::Device,
     buffer: &wgpu::Buffer,

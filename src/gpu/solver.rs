@@ -7,6 +7,9 @@
 //! finalize derives never goes through a difference of metre-scale coordinates, whose rounding
 //! would otherwise reach the velocity divided by h every substep.
 
+#[cfg(not(target_arch = "wasm32"))]
+mod blocking_reads;
+
 use super::buffers::{
     collider_list_bytes, constraint_records, grow, hash_table_bytes, schedule_words, Allocator, Buffers,
     COLLIDER_LIST_HEAD, STORAGE,
@@ -20,7 +23,7 @@ use super::plan::{
 };
 use super::readback::{
     decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, particle_readback_buffer,
-    read_mapped, BackgroundMap, READBACK_SLOTS,
+    BackgroundMap,
 };
 use super::records::{
     DispatchInfo, GpuCollider, GpuColliderListHead, GpuParams, GpuSpatialHashHead, JacobiLayout, DISPATCH_ENTRY_STRIDE,
@@ -33,7 +36,7 @@ use crate::constraints::UnitType;
 use crate::error::{Error, ParamError};
 use crate::mass_spring::SpringNetwork;
 use crate::mesh::ClothMesh;
-use crate::metrics::{ClothMetrics, Overflows};
+use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::pins::{PinRecord, Pins};
@@ -91,10 +94,14 @@ pub struct GpuSolver {
     layouts: Layouts,
     bind_groups: BindGroups,
     pipelines: Pipelines,
+    /// The blocking reads' buffer ([`blocking_reads`]).
+    #[cfg(not(target_arch = "wasm32"))]
     readback: Option<wgpu::Buffer>,
     /// Positions and velocities of [`GpuSolver::request_metrics`], with the colliders of the
     /// moment they were requested.
     metrics_read: Option<(BackgroundMap, Vec<Collider>)>,
+    /// Positions of [`GpuSolver::request_positions`].
+    positions_read: Option<BackgroundMap>,
     allocated_bytes: u64,
 }
 
@@ -148,8 +155,10 @@ impl GpuSolver {
             layouts,
             bind_groups,
             pipelines,
+            #[cfg(not(target_arch = "wasm32"))]
             readback: None,
             metrics_read: None,
+            positions_read: None,
             allocated_bytes: allocator.allocated_bytes,
         };
         solver.fit_colliders();
@@ -244,11 +253,15 @@ impl GpuSolver {
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
     /// (targets at rest), rest normals, time zero (for gusts) and no overflows. Parameters and
     /// colliders stay;
-    /// no pipeline or cloth buffer is rebuilt. An uncollected [`GpuSolver::request_metrics`] is dropped (it measured
-    /// the cloth before), with its readback buffer if the map was still pending.
+    /// no pipeline or cloth buffer is rebuilt. An uncollected [`GpuSolver::request_metrics`] or
+    /// [`GpuSolver::request_positions`] is dropped (it read the cloth before), with its readback
+    /// buffer if the map was still pending.
     pub fn reset(&mut self) {
         if self.metrics_read.as_ref().is_some_and(|(map, _)| !map.is_idle()) {
             self.drop_metrics_read();
+        }
+        if self.positions_read.as_ref().is_some_and(|map| !map.is_idle()) {
+            self.drop_positions_read();
         }
         self.pins = Pins::new(&self.model);
         let rest = &self.model.mesh().positions;
@@ -435,37 +448,6 @@ impl GpuSolver {
         &self.pins
     }
 
-    /// Reads the positions back (waits for the GPU).
-    pub fn read_positions(&mut self) -> Result<Vec<Vec3>, Error> {
-        let [positions] = self.read_vectors([Which::Positions])?;
-        Ok(positions)
-    }
-
-    /// Reads the velocities back (waits for the GPU).
-    pub fn read_velocities(&mut self) -> Result<Vec<Vec3>, Error> {
-        let [velocities] = self.read_vectors([Which::Velocities])?;
-        Ok(velocities)
-    }
-
-    /// Reads the normals back (waits for the GPU).
-    pub fn read_normals(&mut self) -> Result<Vec<Vec3>, Error> {
-        let [normals] = self.read_vectors([Which::Normals])?;
-        Ok(normals)
-    }
-
-    /// Reads positions and velocities back in one copy and wait, and measures the cloth
-    /// against the current colliders.
-    pub fn metrics(&mut self) -> Result<ClothMetrics, Error> {
-        let ([positions, velocities], overflows) = self.read_back([Which::Positions, Which::Velocities])?;
-        Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders.placed_at_start(), overflows))
-    }
-
-    /// What fixed capacities left out since the solver was made, reset or its colliders set
-    /// (waits for the GPU).
-    pub fn overflows(&mut self) -> Result<Overflows, Error> {
-        Ok(self.read_back([])?.1)
-    }
-
     /// Starts measuring the cloth as the frames submitted so far leave it, without waiting:
     /// positions and velocities are copied in a submit of their own and mapped in the
     /// background. Collect the result with [`GpuSolver::poll_metrics`]; frames submitted in the
@@ -487,6 +469,47 @@ impl GpuSolver {
         map.start();
         *colliders = self.colliders.placed_at_start();
         true
+    }
+
+    /// Starts reading the positions back as the frames submitted so far leave them, without
+    /// waiting: the readback a browser can do (the blocking [`GpuSolver::read_positions`] is
+    /// native only). They are copied in a submit of their own and mapped in the background;
+    /// collect them with [`GpuSolver::poll_positions`]. Returns `false`, and starts nothing,
+    /// while an earlier request has not been collected.
+    pub fn request_positions(&mut self) -> bool {
+        let n = self.model.particle_count();
+        let map = self.positions_read.get_or_insert_with(|| {
+            BackgroundMap::new(counted_readback_buffer(&self.device, n, &mut self.allocated_bytes))
+        });
+        if !map.is_idle() {
+            return false;
+        }
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape positions") });
+        encode_particle_copies(&mut encoder, &[&self.buffers.positions], map.buffer(), n);
+        self.queue.submit([encoder.finish()]);
+        map.start();
+        true
+    }
+
+    /// The positions of the last [`GpuSolver::request_positions`] once the GPU has delivered
+    /// them. Checks once without waiting: `Ok(None)` while they are on their way, and when there
+    /// is nothing to collect. After an error (the map failed) the request is gone and the next
+    /// one starts afresh.
+    pub fn poll_positions(&mut self) -> Result<Option<Vec<Vec3>>, Error> {
+        let Some(map) = &self.positions_read else {
+            return Ok(None);
+        };
+        let n = self.model.particle_count();
+        let positions = map.try_read(&self.device, |bytes| {
+            let [positions] = decode_particles(bytes, n);
+            positions
+        });
+        if positions.is_err() {
+            // A failed map leaves its buffer unusable: the next request makes a new one.
+            self.drop_positions_read();
+        }
+        positions
     }
 
     /// The metrics of the last [`GpuSolver::request_metrics`] once the GPU has delivered them,
@@ -515,37 +538,10 @@ impl GpuSolver {
         }
     }
 
-    /// Copies up to two particle buffers into the readback buffer, one submit, one wait.
-    fn read_vectors<const N: usize>(&mut self, which: [Which; N]) -> Result<[Vec<Vec3>; N], Error> {
-        Ok(self.read_back(which)?.0)
-    }
-
-    /// Copies up to two particle buffers and the overflow counts into the readback buffer, one
-    /// submit, one wait.
-    fn read_back<const N: usize>(&mut self, which: [Which; N]) -> Result<([Vec<Vec3>; N], Overflows), Error> {
-        const { assert!(N <= READBACK_SLOTS, "more particle buffers than the readback buffer holds") };
-        let n = self.model.particle_count();
-        let readback =
-            self.readback.get_or_insert_with(|| counted_readback_buffer(&self.device, n, &mut self.allocated_bytes));
-        let sources = which.map(|which| match which {
-            Which::Positions => &self.buffers.positions,
-            Which::Velocities => &self.buffers.velocities,
-            Which::Normals => &self.buffers.normals,
-        });
-        let mut encoder =
-            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
-        encode_particle_copies(&mut encoder, &sources, readback, n);
-        encode_overflow_copy(&mut encoder, [&self.buffers.colliders, &self.buffers.hash_table], readback, n);
-        self.queue.submit([encoder.finish()]);
-        let mapped =
-            read_mapped(&self.device, readback, |bytes| (decode_particles(bytes, n), decode_overflows(bytes, n)));
-        if mapped.is_err() {
-            // A map may still be pending: start from a fresh buffer next time.
-            if let Some(buffer) = self.readback.take() {
-                self.allocated_bytes -= buffer.size();
-            }
+    fn drop_positions_read(&mut self) {
+        if let Some(map) = self.positions_read.take() {
+            self.allocated_bytes -= map.buffer().size();
         }
-        mapped
     }
 
     /// Writes particle `index`'s inverse mass into the w lane of its velocity.
@@ -847,12 +843,6 @@ impl GpuSolver {
         }
         self.queue.write_buffer(&self.buffers.dispatch_table, 0, &bytes);
     }
-}
-
-enum Which {
-    Positions,
-    Velocities,
-    Normals,
 }
 
 /// `vec4` per particle: the vector in xyz, `w(i)` in w.

@@ -1,0 +1,84 @@
+//! The solver's blocking reads: copy, submit and wait for the GPU. Native only — a browser
+//! cannot wait for the GPU, and reads in the background instead
+//! ([`GpuSolver::request_metrics`], [`GpuSolver::request_positions`]).
+
+use super::super::readback::{
+    decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, read_mapped, READBACK_SLOTS,
+};
+use super::{counted_readback_buffer, GpuSolver};
+use crate::error::Error;
+use crate::metrics::{ClothMetrics, Overflows};
+use glam::Vec3;
+
+enum Which {
+    Positions,
+    Velocities,
+    Normals,
+}
+
+impl GpuSolver {
+    /// Reads the positions back (waits for the GPU; native only, see
+    /// [`GpuSolver::request_positions`]).
+    pub fn read_positions(&mut self) -> Result<Vec<Vec3>, Error> {
+        let [positions] = self.read_vectors([Which::Positions])?;
+        Ok(positions)
+    }
+
+    /// Reads the velocities back (waits for the GPU; native only).
+    pub fn read_velocities(&mut self) -> Result<Vec<Vec3>, Error> {
+        let [velocities] = self.read_vectors([Which::Velocities])?;
+        Ok(velocities)
+    }
+
+    /// Reads the normals back (waits for the GPU; native only).
+    pub fn read_normals(&mut self) -> Result<Vec<Vec3>, Error> {
+        let [normals] = self.read_vectors([Which::Normals])?;
+        Ok(normals)
+    }
+
+    /// Reads positions and velocities back in one copy and wait, and measures the cloth
+    /// against the current colliders (native only, see [`GpuSolver::request_metrics`]).
+    pub fn metrics(&mut self) -> Result<ClothMetrics, Error> {
+        let ([positions, velocities], overflows) = self.read_back([Which::Positions, Which::Velocities])?;
+        Ok(ClothMetrics::measure(&self.model, &positions, &velocities, &self.colliders.placed_at_start(), overflows))
+    }
+
+    /// What fixed capacities left out since the solver was made, reset or its colliders set
+    /// (waits for the GPU; native only).
+    pub fn overflows(&mut self) -> Result<Overflows, Error> {
+        Ok(self.read_back([])?.1)
+    }
+
+    /// Copies up to two particle buffers into the readback buffer, one submit, one wait.
+    fn read_vectors<const N: usize>(&mut self, which: [Which; N]) -> Result<[Vec<Vec3>; N], Error> {
+        Ok(self.read_back(which)?.0)
+    }
+
+    /// Copies up to two particle buffers and the overflow counts into the readback buffer, one
+    /// submit, one wait.
+    fn read_back<const N: usize>(&mut self, which: [Which; N]) -> Result<([Vec<Vec3>; N], Overflows), Error> {
+        const { assert!(N <= READBACK_SLOTS, "more particle buffers than the readback buffer holds") };
+        let n = self.model.particle_count();
+        let readback =
+            self.readback.get_or_insert_with(|| counted_readback_buffer(&self.device, n, &mut self.allocated_bytes));
+        let sources = which.map(|which| match which {
+            Which::Positions => &self.buffers.positions,
+            Which::Velocities => &self.buffers.velocities,
+            Which::Normals => &self.buffers.normals,
+        });
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
+        encode_particle_copies(&mut encoder, &sources, readback, n);
+        encode_overflow_copy(&mut encoder, [&self.buffers.colliders, &self.buffers.hash_table], readback, n);
+        self.queue.submit([encoder.finish()]);
+        let mapped =
+            read_mapped(&self.device, readback, |bytes| (decode_particles(bytes, n), decode_overflows(bytes, n)));
+        if mapped.is_err() {
+            // A map may still be pending: start from a fresh buffer next time.
+            if let Some(buffer) = self.readback.take() {
+                self.allocated_bytes -= buffer.size();
+            }
+        }
+        mapped
+    }
+}
