@@ -566,8 +566,10 @@ fn background_positions_are_those_of_their_request() {
     assert_eq!(bits(&collected), bits(&at_request));
     assert_eq!(solver.poll_positions().unwrap(), None, "positions are collected once");
     assert_ne!(solver.read_positions().unwrap(), at_request, "the cloth did not move after the request");
-    let readback_bytes = solver.allocated_bytes() - before_request;
+    let readback_bytes = 16 * scene.model.particle_count() as u64;
+    assert_eq!(solver.allocated_bytes(), before_request + readback_bytes, "one buffer of positions");
     assert!(solver.request_positions(), "the collected request's buffer is reused");
+    assert_eq!(solver.allocated_bytes(), before_request + readback_bytes);
     solver.reset();
     assert_eq!(solver.allocated_bytes(), before_request, "a reset drops a pending request and its buffer");
     assert!(solver.request_positions());

@@ -399,37 +399,45 @@ fn capsules_and_boxes_are_drawn_where_they_are() {
     assert!(collider_coloured(Vec3::new(0.0, 0.22, 0.0)), "the box");
 }
 
-/// A mesh collider is drawn at its pose, and follows it when only the pose changes: a torus
-/// stood up facing the camera shows the collider's colour on its ring and not in its hole, and
-/// moved half a metre right it shows it there instead.
+/// Mesh colliders are drawn at their poses, each with its own triangles, and follow their poses
+/// when only those change: two tori of other sizes stood up facing the camera side by side show
+/// the collider's colour on their rings and not in their holes, and swapped, each shows it where
+/// the other was.
 #[test]
 fn mesh_colliders_are_drawn_at_their_poses() {
     let (device, queue, session) = session(ClothSource::Scene(SceneKind::Drape), 4);
-    let field = Arc::new(DistanceField::from_mesh(&ClothMesh::torus(0.4, 0.15, 24, 12).unwrap(), 16).unwrap());
-    let camera = head_on(Vec3::new(0.0, 1.0, 0.0), 3.0);
+    let torus = |major| Arc::new(DistanceField::from_mesh(&ClothMesh::torus(major, 0.1, 24, 12).unwrap(), 16).unwrap());
+    let (large, small) = ((0.5, torus(0.5)), (0.3, torus(0.3)));
+    let camera = head_on(Vec3::new(0.0, 1.0, 0.0), 4.0);
     let options = DrawOptions { cloth: false, markers: false, ..DrawOptions::default() };
-    let target = Offscreen::new(&device, 160, 160).unwrap();
+    let target = Offscreen::new(&device, 200, 200).unwrap();
     let mut renderer = SceneRenderer::new(&device, OFFSCREEN_FORMAT, session.solver().model());
     let stood_up = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
-    let mut picture_at = |centre: Vec3| {
-        let colliders = [Collider::mesh(field.clone(), Pose { translation: centre, rotation: stood_up })];
-        let view = SceneView { camera: &camera, aspect: 1.0, colliders: &colliders, markers: &[] };
-        renderer.prepare(&device, &queue, &view);
-        target.capture(&device, &queue, &renderer, session.solver(), options).unwrap()
-    };
     let projection = camera.view_projection(1.0);
-    let collider_coloured = |picture: &image::RgbaImage, p: Vec3| {
-        let clip = projection * p.extend(1.0);
-        let (x, y) = (clip.x / clip.w, clip.y / clip.w);
-        let [r, g, b, _] = picture.get_pixel(((x + 1.0) * 80.0) as u32, ((1.0 - y) * 80.0) as u32).0.map(i32::from);
-        g > r + 8 && g > b + 8
-    };
-    for centre in [Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.5, 1.0, 0.0)] {
-        let picture = picture_at(centre);
-        let ring = [Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y].map(|d| centre + 0.4 * d);
-        assert!(ring.iter().all(|&p| collider_coloured(&picture, p)), "the ring around {centre}");
-        assert!(!collider_coloured(&picture, centre), "the hole at {centre}");
-        assert!(!collider_coloured(&picture, centre + Vec3::new(0.0, 0.65, 0.0)), "above the ring at {centre}");
+    let (left, right) = (Vec3::new(-0.6, 1.0, 0.0), Vec3::new(0.7, 1.0, 0.0));
+    for (at_left, at_right) in [(&large, &small), (&small, &large)] {
+        let colliders = [(at_left, left), (at_right, right)].map(|((_, field), centre)| {
+            Collider::mesh(field.clone(), Pose { translation: centre, rotation: stood_up })
+        });
+        renderer.prepare(
+            &device,
+            &queue,
+            &SceneView { camera: &camera, aspect: 1.0, colliders: &colliders, markers: &[] },
+        );
+        let picture = target.capture(&device, &queue, &renderer, session.solver(), options).unwrap();
+        let collider_coloured = |p: Vec3| {
+            let clip = projection * p.extend(1.0);
+            let (x, y) = (clip.x / clip.w, clip.y / clip.w);
+            let [r, g, b, _] =
+                picture.get_pixel(((x + 1.0) * 100.0) as u32, ((1.0 - y) * 100.0) as u32).0.map(i32::from);
+            g > r + 8 && g > b + 8
+        };
+        for ((major, _), centre) in [(at_left, left), (at_right, right)] {
+            let ring = [Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y].map(|d| centre + *major * d);
+            assert!(ring.iter().all(|&p| collider_coloured(p)), "the ring of radius {major} around {centre}");
+            assert!(!collider_coloured(centre), "the hole at {centre}");
+            assert!(!collider_coloured(centre + Vec3::new(0.0, major + 0.25, 0.0)), "above the ring at {centre}");
+        }
     }
 }
 

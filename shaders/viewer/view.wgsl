@@ -1,5 +1,5 @@
-// Shared by the viewer's render shaders: the camera and the light. Mirrors `ViewUniform` in
-// src/viewer/renderer.rs (checked by tests/shaders.rs).
+// Shared by the viewer's render shaders: the camera, the light, shading and rotation by a
+// quaternion. Mirrors `ViewUniform` in src/viewer/renderer.rs (checked by tests/shaders.rs).
 
 struct ViewUniform {
     view_proj: mat4x4<f32>,

@@ -15,7 +15,7 @@ const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan dri
 pub const TIMESTAMP_FEATURES: wgpu::Features =
     wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
 
-/// Options for [`headless_device`].
+/// Options for the device helpers (`headless_device`, `request_device`, [`request_device_async`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HeadlessOptions {
     /// Also request timestamp queries (inside encoders) when the adapter offers them.
@@ -147,7 +147,7 @@ pub fn request_device(adapter: &wgpu::Adapter, options: HeadlessOptions) -> Resu
     pollster::block_on(request_device_async(adapter, options))
 }
 
-/// [`request_device`] without blocking, for the web (and any async program).
+/// `request_device` without blocking, for the web (and any async program).
 pub async fn request_device_async(
     adapter: &wgpu::Adapter,
     options: HeadlessOptions,

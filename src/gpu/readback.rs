@@ -43,12 +43,23 @@ pub(crate) const READBACK_SLOTS: usize = 2;
 /// list's head, then the self-collision hash table's.
 const OVERFLOW_BYTES: u64 = 32;
 
-/// A mappable buffer with room for READBACK_SLOTS particle buffers of `particle_count` particles
-/// and the overflow counts.
-pub(crate) fn particle_readback_buffer(device: &wgpu::Device, particle_count: usize) -> wgpu::Buffer {
+/// Bytes of a readback buffer with room for READBACK_SLOTS particle buffers of `particle_count`
+/// particles and the overflow counts.
+pub(crate) fn readback_bytes(particle_count: usize) -> u64 {
+    READBACK_SLOTS as u64 * particle_bytes(particle_count) + OVERFLOW_BYTES
+}
+
+/// Bytes of one particle buffer: a readback buffer for it alone.
+pub(crate) fn particle_bytes(particle_count: usize) -> u64 {
+    PARTICLE_BYTES * particle_count as u64
+}
+
+/// A mappable buffer of `size` bytes that particle buffers (and the overflow counts) are copied
+/// into.
+pub(crate) fn readback_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("drape readback"),
-        size: READBACK_SLOTS as u64 * PARTICLE_BYTES * particle_count as u64 + OVERFLOW_BYTES,
+        size,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
@@ -143,8 +154,9 @@ impl BackgroundMap {
         });
     }
 
-    /// Runs the device's finished callbacks without blocking. Once the map has arrived, hands
-    /// the bytes to `read`, unmaps (the buffer is idle again) and returns `read`'s value;
+    /// Runs the device's finished callbacks without blocking (natively; a browser runs them once
+    /// control has gone back to it). Once the map has arrived, hands the bytes to `read`, unmaps
+    /// (the buffer is idle again) and returns `read`'s value;
     /// `Ok(None)` while the map is on its way or none was started. A failed map is an error and
     /// leaves the buffer unusable (wgpu keeps its range marked as mapped, and unmapping a buffer
     /// the device never mapped is a validation error): drop this map and make a new one.

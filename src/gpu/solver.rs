@@ -22,8 +22,8 @@ use super::plan::{
     CPU_LOOP_BUDGET,
 };
 use super::readback::{
-    decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, particle_readback_buffer,
-    BackgroundMap,
+    decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, particle_bytes, readback_buffer,
+    readback_bytes, BackgroundMap,
 };
 use super::records::{
     DispatchInfo, GpuCollider, GpuColliderListHead, GpuParams, GpuSpatialHashHead, JacobiLayout, DISPATCH_ENTRY_STRIDE,
@@ -456,7 +456,8 @@ impl GpuSolver {
     pub fn request_metrics(&mut self) -> bool {
         let n = self.model.particle_count();
         let (map, colliders) = self.metrics_read.get_or_insert_with(|| {
-            (BackgroundMap::new(counted_readback_buffer(&self.device, n, &mut self.allocated_bytes)), Vec::new())
+            let buffer = counted_readback_buffer(&self.device, readback_bytes(n), &mut self.allocated_bytes);
+            (BackgroundMap::new(buffer), Vec::new())
         });
         if !map.is_idle() {
             return false;
@@ -472,14 +473,14 @@ impl GpuSolver {
     }
 
     /// Starts reading the positions back as the frames submitted so far leave them, without
-    /// waiting: the readback a browser can do (the blocking [`GpuSolver::read_positions`] is
+    /// waiting: the readback a browser can do (the blocking `GpuSolver::read_positions` is
     /// native only). They are copied in a submit of their own and mapped in the background;
     /// collect them with [`GpuSolver::poll_positions`]. Returns `false`, and starts nothing,
     /// while an earlier request has not been collected.
     pub fn request_positions(&mut self) -> bool {
         let n = self.model.particle_count();
         let map = self.positions_read.get_or_insert_with(|| {
-            BackgroundMap::new(counted_readback_buffer(&self.device, n, &mut self.allocated_bytes))
+            BackgroundMap::new(counted_readback_buffer(&self.device, particle_bytes(n), &mut self.allocated_bytes))
         });
         if !map.is_idle() {
             return false;
@@ -495,7 +496,8 @@ impl GpuSolver {
     /// The positions of the last [`GpuSolver::request_positions`] once the GPU has delivered
     /// them. Checks once without waiting: `Ok(None)` while they are on their way, and when there
     /// is nothing to collect. After an error (the map failed) the request is gone and the next
-    /// one starts afresh.
+    /// one starts afresh. In a browser the map arrives only once control has gone back to it:
+    /// poll on a later frame, not in a loop.
     pub fn poll_positions(&mut self) -> Result<Option<Vec<Vec3>>, Error> {
         let Some(map) = &self.positions_read else {
             return Ok(None);
@@ -515,7 +517,8 @@ impl GpuSolver {
     /// The metrics of the last [`GpuSolver::request_metrics`] once the GPU has delivered them,
     /// measured against the colliders of the request. Checks once without waiting: `Ok(None)`
     /// while they are on their way, and when there is nothing to collect. After an error (the
-    /// map failed) the request is gone and the next one starts afresh.
+    /// map failed) the request is gone and the next one starts afresh. In a browser the map
+    /// arrives only once control has gone back to it: poll on a later frame, not in a loop.
     pub fn poll_metrics(&mut self) -> Result<Option<ClothMetrics>, Error> {
         let Some((map, colliders)) = &self.metrics_read else {
             return Ok(None);
@@ -949,9 +952,9 @@ fn strided<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
     bytes
 }
 
-/// A particle readback buffer ([`particle_readback_buffer`]), counted in `allocated_bytes`.
-fn counted_readback_buffer(device: &wgpu::Device, particle_count: usize, allocated_bytes: &mut u64) -> wgpu::Buffer {
-    let buffer = particle_readback_buffer(device, particle_count);
+/// A readback buffer of `size` bytes ([`readback_buffer`]), counted in `allocated_bytes`.
+fn counted_readback_buffer(device: &wgpu::Device, size: u64, allocated_bytes: &mut u64) -> wgpu::Buffer {
+    let buffer = readback_buffer(device, size);
     *allocated_bytes += buffer.size();
     buffer
 }

@@ -1,5 +1,5 @@
-//! The viewer's WGSL: each module is `view.wgsl` (camera, light, shading) followed by one
-//! drawing stage.
+//! The viewer's WGSL: each module is `view.wgsl` (camera, light, shading, rotation by a
+//! quaternion) followed by one drawing stage.
 
 /// `(file name, source)` of every viewer WGSL file, for validation tests.
 pub const FILES: &[(&str, &str)] = &[

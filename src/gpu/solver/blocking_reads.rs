@@ -3,7 +3,8 @@
 //! ([`GpuSolver::request_metrics`], [`GpuSolver::request_positions`]).
 
 use super::super::readback::{
-    decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, read_mapped, READBACK_SLOTS,
+    decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, read_mapped, readback_bytes,
+    READBACK_SLOTS,
 };
 use super::{counted_readback_buffer, GpuSolver};
 use crate::error::Error;
@@ -59,8 +60,9 @@ impl GpuSolver {
     fn read_back<const N: usize>(&mut self, which: [Which; N]) -> Result<([Vec<Vec3>; N], Overflows), Error> {
         const { assert!(N <= READBACK_SLOTS, "more particle buffers than the readback buffer holds") };
         let n = self.model.particle_count();
-        let readback =
-            self.readback.get_or_insert_with(|| counted_readback_buffer(&self.device, n, &mut self.allocated_bytes));
+        let readback = self
+            .readback
+            .get_or_insert_with(|| counted_readback_buffer(&self.device, readback_bytes(n), &mut self.allocated_bytes));
         let sources = which.map(|which| match which {
             Which::Positions => &self.buffers.positions,
             Which::Velocities => &self.buffers.velocities,
