@@ -60,14 +60,13 @@ fn cell_size() -> f32 {
     return thickness();
 }
 
-// cell_of in src/self_collision.rs; NaN to 0 by a comparison (clamp leaves NaN undefined).
+// cell_of in src/self_collision.rs.
 fn cell_of(p: vec3<f32>, size: f32) -> vec3<i32> {
-    let scaled = floor(p / size);
-    let finite_or_infinite = select(vec3<f32>(0.0), scaled, scaled == scaled);
-    return vec3<i32>(clamp(finite_or_infinite, vec3<f32>(-CELL_LIMIT), vec3<f32>(CELL_LIMIT)));
+    return vec3<i32>(cell_coordinate(p.x, size), cell_coordinate(p.y, size), cell_coordinate(p.z, size));
 }
 
-// cell_coordinate in src/self_collision.rs, as cell_of.
+// cell_coordinate in src/self_collision.rs; NaN to 0 by a comparison (clamp leaves NaN
+// undefined).
 fn cell_coordinate(c: f32, size: f32) -> i32 {
     let scaled = floor(c / size);
     let finite_or_infinite = select(0.0, scaled, scaled == scaled);

@@ -144,6 +144,21 @@ impl BackgroundMap {
         self.state.load(Ordering::Acquire) == IDLE
     }
 
+    /// Records the copies into the buffer (`record` gets the encoder and the buffer), submits
+    /// them on their own and starts mapping the buffer; only when idle.
+    pub(crate) fn copy_and_start(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        label: &str,
+        record: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::Buffer),
+    ) {
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        record(&mut encoder, &self.buffer);
+        queue.submit([encoder.finish()]);
+        self.start();
+    }
+
     /// Starts mapping the buffer; call after submitting the copy into it, and only when idle.
     pub(crate) fn start(&self) {
         debug_assert!(self.is_idle(), "a background map started twice");

@@ -462,12 +462,11 @@ impl GpuSolver {
         if !map.is_idle() {
             return false;
         }
-        let mut encoder =
-            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape metrics") });
-        encode_particle_copies(&mut encoder, &[&self.buffers.positions, &self.buffers.velocities], map.buffer(), n);
-        encode_overflow_copy(&mut encoder, [&self.buffers.colliders, &self.buffers.hash_table], map.buffer(), n);
-        self.queue.submit([encoder.finish()]);
-        map.start();
+        let buffers = &self.buffers;
+        map.copy_and_start(&self.device, &self.queue, "drape metrics", |encoder, readback| {
+            encode_particle_copies(encoder, &[&buffers.positions, &buffers.velocities], readback, n);
+            encode_overflow_copy(encoder, [&buffers.colliders, &buffers.hash_table], readback, n);
+        });
         *colliders = self.colliders.placed_at_start();
         true
     }
@@ -485,11 +484,10 @@ impl GpuSolver {
         if !map.is_idle() {
             return false;
         }
-        let mut encoder =
-            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape positions") });
-        encode_particle_copies(&mut encoder, &[&self.buffers.positions], map.buffer(), n);
-        self.queue.submit([encoder.finish()]);
-        map.start();
+        let positions = &self.buffers.positions;
+        map.copy_and_start(&self.device, &self.queue, "drape positions", |encoder, readback| {
+            encode_particle_copies(encoder, &[positions], readback, n);
+        });
         true
     }
 
