@@ -13,7 +13,7 @@ const GEOMETRY_EPSILON: f32 = 1e-9;
 // Below this the generalised mass of a constraint is treated as zero.
 const DENOMINATOR_EPSILON: f32 = 1e-12;
 // The largest finite f32.
-const F32_MAX: f32 = 3.40282347e38;
+const F32_MAX: f32 = 0x1.fffffep+127f;
 const PI: f32 = 3.14159265358979;
 const TAU: f32 = 6.28318530717959;
 const TAN_PI_8: f32 = 0.41421357;

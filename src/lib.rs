@@ -45,7 +45,7 @@ pub mod rigid_damping;
 pub mod scene;
 pub mod schedule;
 pub mod self_collision;
-#[cfg(feature = "viewer")]
+#[cfg(feature = "render")]
 pub mod viewer;
 // The viewer opens native windows and waits for the GPU; the browser build leaves it out.
 #[cfg(all(feature = "viewer", target_arch = "wasm32"))]

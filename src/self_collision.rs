@@ -80,6 +80,13 @@ pub struct SelfCollision {
     pub friction: f32,
 }
 
+/// 2 cm apart, friction 0.3: the demos' setting, for cloths of a metre or two.
+impl Default for SelfCollision {
+    fn default() -> Self {
+        Self::new(0.02)
+    }
+}
+
 impl SelfCollision {
     /// A thickness of `thickness` metres with friction 0.3, cloth on cloth.
     pub fn new(thickness: f32) -> Self {

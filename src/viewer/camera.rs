@@ -3,6 +3,13 @@
 
 use glam::{Mat4, Vec2, Vec3};
 
+/// Radians of orbit per pixel of pointer motion.
+pub const ORBIT_PER_PIXEL: f32 = 0.006;
+/// How close (in pixels) the cursor must be to a particle to grab it off the cloth's surface.
+pub const GRAB_RADIUS_PIXELS: f32 = 12.0;
+/// Distance factor per zoom step: a key press or a wheel notch (< 1 zooms in).
+pub const ZOOM_PER_STEP: f32 = 0.9;
+
 /// Pitch stays this far from the poles so the view never flips.
 const MAX_PITCH: f32 = 1.55;
 /// Closest and farthest orbit distances (m).
@@ -100,6 +107,19 @@ impl OrbitCamera {
         let right = self.forward().cross(Vec3::Y).normalize_or_zero();
         let up = right.cross(self.forward());
         self.target += metres_per_pixel * (-pixels.x * right + pixels.y * up);
+    }
+
+    /// Orbits as a pointer dragged by `pixels` asks: right turns the view left, down tilts it
+    /// up, [`ORBIT_PER_PIXEL`] radians per pixel.
+    pub fn orbit_by_drag(&mut self, pixels: Vec2) {
+        self.orbit(-ORBIT_PER_PIXEL * pixels.x, ORBIT_PER_PIXEL * pixels.y);
+    }
+
+    /// How far (m) from a cursor's ray at depth `t` a particle may be to be grabbed: within
+    /// [`GRAB_RADIUS_PIXELS`] on screen, for a `viewport_height`-pixel view.
+    pub fn grab_tolerance(&self, viewport_height: f32) -> impl Fn(f32) -> f32 {
+        let camera = *self;
+        move |depth| GRAB_RADIUS_PIXELS * camera.pixel_size_at(depth, viewport_height)
     }
 
     /// Multiplies the distance to the target by `factor` (< 1 zooms in), within sane bounds.

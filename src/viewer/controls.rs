@@ -1,6 +1,7 @@
 //! The demo's keyboard controls: which key does what, as a pure mapping the window applies
 //! (and the tests check).
 
+use super::camera::ZOOM_PER_STEP;
 use crate::scene::SceneKind;
 use glam::Vec2;
 use winit::keyboard::{Key, NamedKey};
@@ -9,8 +10,6 @@ use winit::keyboard::{Key, NamedKey};
 const ORBIT_PER_KEY: f32 = 0.08;
 /// Pixels of pan per shift+arrow press.
 const PAN_PER_KEY: f32 = 24.0;
-/// Distance factor per zoom key press (< 1 zooms in).
-pub const ZOOM_PER_STEP: f32 = 0.9;
 
 /// What a key asks the demo to do.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -9,7 +9,6 @@ use crate::constraints::{BendingModel, UnitType};
 use crate::mass_spring::{MassSpringParams, SpringKind};
 use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::scene::SceneKind;
-use crate::self_collision::SelfCollision;
 use std::path::PathBuf;
 
 /// What the user asked for this frame.
@@ -192,7 +191,7 @@ fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
 fn self_collision_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
     let mut on = params.self_collision.is_some();
     ui.checkbox(&mut on, "self-collision");
-    params.self_collision = on.then(|| params.self_collision.unwrap_or(SelfCollision::new(0.02)));
+    params.self_collision = on.then(|| params.self_collision.unwrap_or_default());
     if let Some(contact) = &mut params.self_collision {
         ui.add(slider(&mut contact.thickness, 0.002..=0.1).text("thickness").suffix(" m").logarithmic(true));
         ui.add(slider(&mut contact.friction, 0.0..=1.5).text("layer friction"));

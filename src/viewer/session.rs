@@ -6,7 +6,7 @@ use super::pick::{pick_particle, ray_collider};
 use super::renderer::{Marker, MarkerKind};
 use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
-use crate::error::Error;
+use crate::error::{Error, ParamError};
 use crate::gpu::readback::BackgroundMap;
 use crate::gpu::{GpuSolver, TIMESTAMP_FEATURES};
 use crate::mass_spring::{MassSpringParams, SpringNetwork};
@@ -19,7 +19,7 @@ use crate::scene::{Scene, SceneKind, Spin};
 use glam::Vec3;
 use std::fmt;
 use std::path::PathBuf;
-use std::time::Instant;
+use web_time::Instant;
 
 /// Jacobi over-relaxation ω used when switching to Jacobi without a value given.
 pub const DEFAULT_RELAXATION: f32 = 1.5;
@@ -428,7 +428,8 @@ impl Session {
     }
 
     /// Reads the cloth back (waits for the GPU) and measures it; call a few times a second at
-    /// most.
+    /// most. Native only: on the web, [`Session::request_metrics`] and [`Session::poll_metrics`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn refresh_metrics(&mut self) -> Result<ClothMetrics, Error> {
         let metrics = self.solver.metrics()?;
         // The wait also delivered any background request, which measured an older state: drop
@@ -454,23 +455,43 @@ impl Session {
         Ok(metrics.is_some())
     }
 
-    /// Reads the particle positions back (waits for the GPU).
+    /// Reads the particle positions back (waits for the GPU). Native only: on the web,
+    /// [`GpuSolver::request_positions`] through [`Session::solver_mut`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read_positions(&mut self) -> Result<Vec<Vec3>, Error> {
         self.solver.read_positions()
     }
 
     /// Tries to grab what lies under the cursor ray: the nearer of a cloth particle (within
     /// `tolerance(t)` metres of the ray at depth `t`) and a collider (not a plane). Reads positions
-    /// back once. Returns whether something was grabbed.
+    /// back once (waits for the GPU; native only). Returns whether something was grabbed.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn begin_grab(
         &mut self,
         ray: &Ray,
         view_direction: Vec3,
         tolerance: impl Fn(f32) -> f32,
     ) -> Result<bool, Error> {
-        self.end_grab()?;
         let positions = self.solver.read_positions()?;
-        let particle = pick_particle(ray, &positions, &self.solver.model().mesh().triangles, tolerance);
+        self.begin_grab_among(&positions, ray, view_direction, tolerance)
+    }
+
+    /// [`Session::begin_grab`] among `positions` read earlier, for programs that must not wait
+    /// for the GPU (the web): the cloth may have moved a little since, and a grabbed particle
+    /// is pinned where it was then.
+    pub fn begin_grab_among(
+        &mut self,
+        positions: &[Vec3],
+        ray: &Ray,
+        view_direction: Vec3,
+        tolerance: impl Fn(f32) -> f32,
+    ) -> Result<bool, Error> {
+        self.end_grab()?;
+        if positions.len() != self.solver.model().particle_count() {
+            let value = positions.len().to_string();
+            return Err(ParamError { name: "positions.len()", value, expected: "the cloth's particle count" }.into());
+        }
+        let particle = pick_particle(ray, positions, &self.solver.model().mesh().triangles, tolerance);
         let collider = self
             .solver
             .colliders()
@@ -543,13 +564,18 @@ impl Session {
         Ok(())
     }
 
+    /// The particle the mouse holds, if it holds one.
+    pub fn grabbed_particle(&self) -> Option<u32> {
+        match self.grab {
+            Some(Grab::Particle { index, .. }) => Some(index),
+            _ => None,
+        }
+    }
+
     /// Markers for the pinned particles (and the grabbed one).
     pub fn markers(&self) -> Vec<Marker> {
         let pins = self.solver.pins();
-        let grabbed = match self.grab {
-            Some(Grab::Particle { index, .. }) => Some(index),
-            _ => None,
-        };
+        let grabbed = self.grabbed_particle();
         self.pinned
             .iter()
             .map(|&i| Marker {
@@ -576,6 +602,11 @@ impl Session {
     /// The solver.
     pub fn solver(&self) -> &GpuSolver {
         &self.solver
+    }
+
+    /// The solver, for what the session does not wrap (background reads of positions).
+    pub fn solver_mut(&mut self) -> &mut GpuSolver {
+        &mut self.solver
     }
 
     /// The colliders where they are (one may have been dragged).

@@ -2,8 +2,8 @@
 //! mouse/keyboard interaction. The simulation, rendering and UI each stay in their own module;
 //! this one routes events and records each frame into one encoder.
 
-use super::camera::{OrbitCamera, Ray};
-use super::controls::{command_for_key, Command, ZOOM_PER_STEP};
+use super::camera::{OrbitCamera, Ray, ZOOM_PER_STEP};
+use super::controls::{command_for_key, Command};
 use super::panel::{self, PanelAction, PanelState};
 use super::renderer::{DepthBuffer, SceneRenderer, SceneView};
 use super::session::{ClothSource, ParamOverrides, Session};
@@ -24,10 +24,6 @@ use winit::window::{Window, WindowId};
 
 /// Width of the side panel in points.
 const PANEL_WIDTH: f32 = 300.0;
-/// Radians of orbit per pixel of mouse motion.
-const ORBIT_PER_PIXEL: f32 = 0.006;
-/// How close (in pixels) the cursor must be to a particle to grab it off the cloth's surface.
-const GRAB_RADIUS_PIXELS: f32 = 12.0;
 /// How often the panel's statistics read the cloth back.
 const METRICS_INTERVAL: Duration = Duration::from_millis(500);
 
@@ -336,8 +332,7 @@ impl Viewer {
     /// Grabs the particle or sphere under the cursor, if any.
     fn grab_under_cursor(&mut self) -> Result<bool, Error> {
         let ray = self.cursor_ray();
-        let (camera, height) = (self.camera, self.viewport().y);
-        let tolerance = move |depth: f32| GRAB_RADIUS_PIXELS * camera.pixel_size_at(depth, height);
+        let tolerance = self.camera.grab_tolerance(self.viewport().y);
         self.session.begin_grab(&ray, self.camera.forward(), tolerance)
     }
 
@@ -350,7 +345,7 @@ impl Viewer {
 
     fn mouse_moved(&mut self, delta: Vec2) {
         match self.drag.map(|drag| drag.mode) {
-            Some(DragMode::Orbit) => self.camera.orbit(-ORBIT_PER_PIXEL * delta.x, ORBIT_PER_PIXEL * delta.y),
+            Some(DragMode::Orbit) => self.camera.orbit_by_drag(delta),
             Some(DragMode::Pan) => self.camera.pan(delta, self.viewport().y),
             Some(DragMode::Grab) => {
                 let ray = self.cursor_ray();

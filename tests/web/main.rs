@@ -1,0 +1,111 @@
+//! The web demo in a real browser: `web/build.sh` builds it (cargo rebuilds only what changed),
+//! the test serves it on 127.0.0.1 and opens it in headless Chromium over WebDriver. WebGPU
+//! runs there on SwiftShader, a CPU adapter like lavapipe. The page publishes its state as
+//! `window.drape`; the tests read it, compare the cloth with the native CPU reference, look at
+//! a screenshot and drag the cloth with the mouse.
+//!
+//! Needs Chromium and chromedriver (`apt-get install chromium chromium-driver`; `.ci/run`
+//! installs them) and what `web/build.sh` needs.
+
+mod browser;
+mod server;
+
+use browser::Browser;
+use drape::{Collider, CpuSolver, Scene, SceneKind};
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+/// Grid cells per side of the browser runs: small, as SwiftShader runs on the CPU.
+const GRID: u32 = 12;
+/// How long a browser run may take to reach a state (SwiftShader on two cores, cold caches).
+const PATIENCE: Duration = Duration::from_secs(240);
+
+/// The built site, built once per test run.
+fn site() -> &'static Path {
+    static SITE: OnceLock<PathBuf> = OnceLock::new();
+    SITE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out = root.join("target/web/site");
+        let status = Command::new(root.join("web/build.sh")).arg(&out).status().expect("web/build.sh runs");
+        assert!(status.success(), "web/build.sh failed");
+        out
+    })
+}
+
+/// One browser at a time: each keeps a CPU core busy with SwiftShader.
+fn one_browser_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn vec3s(value: &Value) -> Vec<Vec3> {
+    let floats: Vec<f32> = value.as_array().expect("an array").iter().map(|v| v.as_f64().unwrap() as f32).collect();
+    floats.chunks_exact(3).map(Vec3::from_slice).collect()
+}
+
+fn centre(points: &[Vec3]) -> Vec3 {
+    points.iter().sum::<Vec3>() / points.len() as f32
+}
+
+/// Where the page draws `point`, in CSS pixels of the canvas (from its published camera).
+fn on_screen(browser: &Browser, point: Vec3) -> Vec2 {
+    let matrix: Vec<f32> =
+        browser.state("viewProjection").as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
+    let viewport = browser.state("viewport");
+    let size = Vec2::new(viewport[0].as_f64().unwrap() as f32, viewport[1].as_f64().unwrap() as f32);
+    let clip = Mat4::from_cols_slice(&matrix) * Vec4::from((point, 1.0));
+    let ndc = Vec2::new(clip.x, clip.y) / clip.w;
+    Vec2::new((ndc.x + 1.0) * 0.5 * size.x, (1.0 - ndc.y) * 0.5 * size.y)
+}
+
+/// The drape scene, 60 frames in the browser: the page found an adapter, the cloth fell onto
+/// the sphere and rests on it outside its margin, every value is finite, the positions are the
+/// native CPU reference's, and the canvas shows it.
+#[test]
+fn the_drape_scene_runs_in_the_browser_as_the_reference_does() {
+    const FRAMES: u64 = 60;
+    let _one = one_browser_at_a_time();
+    let address = server::serve(site());
+    let browser = Browser::start(true);
+    browser.open(&format!("{address}/?scene=drape&grid={GRID}&frames={FRAMES}"));
+    browser.wait_for("the frame limit and its positions", PATIENCE, |b| {
+        b.state("paused") == json!(true) && b.state("positionsFrame") == json!(FRAMES)
+    });
+    let adapter = browser.state("adapter");
+    assert!(adapter.as_str().is_some_and(|name| !name.is_empty()), "no adapter name: {adapter}");
+    assert_eq!(browser.state("frames"), json!(FRAMES));
+    let positions = vec3s(&browser.state("positions"));
+
+    let scene = Scene::new(SceneKind::Drape, GRID).unwrap();
+    assert_eq!(positions.len(), scene.model.particle_count());
+    assert!(positions.iter().all(|p| p.is_finite()), "non-finite positions in the browser");
+    let mut reference = CpuSolver::new(&scene.model, scene.params, &scene.colliders).unwrap();
+    for _ in 0..FRAMES {
+        reference.step();
+    }
+    let distance = positions.iter().zip(&reference.positions).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
+    assert!(distance <= 1e-4, "browser and CPU reference differ by {distance} m after {FRAMES} frames");
+
+    // Independent of the reference: it fell, and rests on the sphere outside its margin.
+    let rest = &scene.model.mesh().positions;
+    let drop = centre(rest).y - centre(&positions).y;
+    assert!(drop > 0.1, "the cloth's centre fell only {drop} m");
+    let margin = scene.params.collision_margin;
+    let closest = |collider: &Collider| positions.iter().map(|&p| collider.signed_distance(p)).fold(f32::MAX, f32::min);
+    for collider in &scene.colliders {
+        let gap = closest(collider);
+        assert!(gap >= margin - 1e-4, "a particle is {gap} m from {collider:?}, inside the margin {margin}");
+    }
+    let touching = scene.colliders.iter().any(|c| closest(c) <= margin + 0.01);
+    assert!(touching, "the cloth touches no collider after {FRAMES} frames");
+
+    let picture = image::load_from_memory(&browser.screenshot("#canvas")).expect("a PNG").to_rgba8();
+    let background = *picture.get_pixel(0, 0);
+    let differing = picture.pixels().filter(|&&p| p != background).count();
+    let share = differing as f64 / f64::from(picture.width() * picture.height());
+    assert!(share > 0.05, "the canvas is nearly blank: {:.1} % of it differs from its corner", 100.0 * share);
+}

@@ -1,0 +1,129 @@
+//! The page's HTML controls: the scene, run buttons and main parameters. Their listeners only
+//! queue a [`Control`]; the app applies it at its next frame and then [`show`]s the session's
+//! state in them again (a rejected value springs back, and a scene brings its own parameters).
+
+use crate::page::{element, solver_mode, solver_name, GRID_RANGE};
+use drape::params::{MAX_ITERATIONS, MAX_SUBSTEPS};
+use drape::viewer::Session;
+use drape::SceneKind;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlButtonElement, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement};
+
+/// Wind speeds the slider offers (m/s).
+const WIND_RANGE: (f32, f32) = (0.0, 20.0);
+
+/// What a control asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Control {
+    Scene(SceneKind),
+    Grid(u32),
+    TogglePause,
+    Step,
+    Reset,
+    FrameCamera,
+    Solver(drape::SolverMode),
+    Substeps(u32),
+    Iterations(u32),
+    SelfCollision(bool),
+    /// Wind speed (m/s) along the wind's heading (+z when there was no wind).
+    Wind(f32),
+    /// A value the control could not read: says which.
+    Unreadable(&'static str),
+}
+
+/// Fills the scene list and the sliders' ranges from the library's own definitions, and
+/// queues what the controls ask for into `queue`.
+pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
+    let scenes: HtmlSelectElement = element("scene")?;
+    for kind in SceneKind::ALL {
+        let option = HtmlOptionElement::new_with_text_and_value(kind.name(), kind.name())
+            .map_err(|e| crate::page::js_message(&e))?;
+        scenes.add_with_html_option_element(&option).map_err(|e| crate::page::js_message(&e))?;
+    }
+    set_range("grid", *GRID_RANGE.start() as f32, *GRID_RANGE.end() as f32)?;
+    set_range("substeps", 1.0, MAX_SUBSTEPS as f32)?;
+    set_range("iterations", 1.0, MAX_ITERATIONS as f32)?;
+    set_range("wind", WIND_RANGE.0, WIND_RANGE.1)?;
+
+    on_change(queue, "scene", |value| value.parse().map(Control::Scene).unwrap_or(Control::Unreadable("scene")))?;
+    on_change(queue, "grid", |value| value.parse().map(Control::Grid).unwrap_or(Control::Unreadable("grid")))?;
+    on_change(queue, "solver", |value| {
+        solver_mode(&value).map(Control::Solver).unwrap_or(Control::Unreadable("solver"))
+    })?;
+    on_change(queue, "substeps", |value| {
+        value.parse().map(Control::Substeps).unwrap_or(Control::Unreadable("substeps"))
+    })?;
+    on_change(queue, "iterations", |value| {
+        value.parse().map(Control::Iterations).unwrap_or(Control::Unreadable("iterations"))
+    })?;
+    on_change(queue, "wind", |value| value.parse().map(Control::Wind).unwrap_or(Control::Unreadable("wind")))?;
+    let checkbox: HtmlInputElement = element("self-collision")?;
+    listen_to(queue, &checkbox, "change", move |c: &HtmlInputElement| Control::SelfCollision(c.checked()))?;
+    for (id, control) in [
+        ("pause", Control::TogglePause),
+        ("step", Control::Step),
+        ("reset", Control::Reset),
+        ("frame", Control::FrameCamera),
+    ] {
+        let button: HtmlButtonElement = element(id)?;
+        listen_to(queue, &button, "click", move |_: &HtmlButtonElement| control)?;
+    }
+    Ok(())
+}
+
+/// Shows the session's state in the controls.
+pub fn show(session: &Session) -> Result<(), String> {
+    let params = session.params();
+    element::<HtmlSelectElement>("scene")?.set_value(&session.source().to_string());
+    element::<HtmlInputElement>("grid")?.set_value(&session.grid().to_string());
+    element::<HtmlSelectElement>("solver")?.set_value(solver_name(&params.mode));
+    element::<HtmlButtonElement>("pause")?.set_text_content(Some(if session.paused() { "run" } else { "pause" }));
+    show_number("substeps", params.substeps as f32)?;
+    show_number("iterations", params.iterations as f32)?;
+    show_number("wind", params.aerodynamics.map_or(0.0, |air| air.wind.length()))?;
+    element::<HtmlInputElement>("self-collision")?.set_checked(params.self_collision.is_some());
+    Ok(())
+}
+
+/// Sets an input's value and the `<output>` beside it (`ID-value`).
+fn show_number(id: &str, value: f32) -> Result<(), String> {
+    element::<HtmlInputElement>(id)?.set_value(&value.to_string());
+    element::<HtmlElement>(&format!("{id}-value"))?.set_text_content(Some(&format!("{value}")));
+    Ok(())
+}
+
+fn set_range(id: &str, min: f32, max: f32) -> Result<(), String> {
+    let input: HtmlInputElement = element(id)?;
+    input.set_min(&min.to_string());
+    input.set_max(&max.to_string());
+    Ok(())
+}
+
+/// Queues `read(value)` when the control `id` (an input or a select) changes.
+fn on_change(queue: &Rc<RefCell<Vec<Control>>>, id: &str, read: fn(String) -> Control) -> Result<(), String> {
+    let target: HtmlElement = element(id)?;
+    listen_to(queue, &target, "change", move |target: &HtmlElement| {
+        let value = js_sys::Reflect::get(target, &"value".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
+        read(value)
+    })
+}
+
+/// Queues `make(target)` on every `event` of `target`, for the page's whole life.
+fn listen_to<T: JsCast + Clone + 'static>(
+    queue: &Rc<RefCell<Vec<Control>>>,
+    target: &T,
+    event: &str,
+    make: impl Fn(&T) -> Control + 'static,
+) -> Result<(), String> {
+    let (queue, element) = (Rc::clone(queue), target.clone());
+    let listener = Closure::<dyn FnMut()>::new(move || queue.borrow_mut().push(make(&element)));
+    target
+        .unchecked_ref::<web_sys::EventTarget>()
+        .add_event_listener_with_callback(event, listener.as_ref().unchecked_ref())
+        .map_err(|e| crate::page::js_message(&e))?;
+    listener.forget();
+    Ok(())
+}
