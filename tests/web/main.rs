@@ -109,3 +109,94 @@ fn the_drape_scene_runs_in_the_browser_as_the_reference_does() {
     let share = differing as f64 / f64::from(picture.width() * picture.height());
     assert!(share > 0.05, "the canvas is nearly blank: {:.1} % of it differs from its corner", 100.0 * share);
 }
+
+/// Opens the drape scene and waits until it has paused after `frames` frames with their
+/// positions published.
+fn open_paused_drape(address: &str, frames: u64) -> Browser {
+    let browser = Browser::start(true);
+    browser.open(&format!("{address}/?scene=drape&grid={GRID}&frames={frames}"));
+    browser.wait_for("the frame limit and its positions", PATIENCE, |b| {
+        b.state("paused") == json!(true) && b.state("positionsFrame") == json!(frames)
+    });
+    browser
+}
+
+/// A mouse drag on the canvas grabs the particle under the cursor and carries it: while the
+/// button is held the particle stays under the cursor as it moves; letting go releases it.
+#[test]
+fn dragging_with_the_mouse_carries_the_grabbed_particle() {
+    let _one = one_browser_at_a_time();
+    let address = server::serve(site());
+    let browser = open_paused_drape(&address, 30);
+    // The highest particle lies on top of the sphere, in plain view of the framing camera.
+    let positions = vec3s(&browser.state("positions"));
+    let (top, &point) = positions.iter().enumerate().max_by(|a, b| a.1.y.total_cmp(&b.1.y)).unwrap();
+    let start = on_screen(&browser, point).round();
+    browser.click("#pause");
+    browser.wait_for("the run button", PATIENCE, |b| b.state("paused") == json!(false));
+    let end = start - Vec2::new(0.0, 80.0);
+    browser.pointer_actions(json!([
+        {"type": "pointerMove", "x": start.x as i32, "y": start.y as i32, "origin": "viewport", "duration": 0},
+        {"type": "pointerDown", "button": 0},
+        {"type": "pointerMove", "x": end.x as i32, "y": end.y as i32, "origin": "viewport", "duration": 300},
+    ]));
+    browser.wait_for("a grabbed particle", PATIENCE, |b| b.state("grabbed").as_i64().is_some_and(|i| i >= 0));
+    let grabbed = browser.state("grabbed").as_u64().unwrap() as usize;
+    let near_top = positions[grabbed].distance(point);
+    assert!(near_top < 0.1, "grabbed particle {grabbed}, {near_top} m from the one under the cursor ({top})");
+    let frames = browser.state("frames").as_u64().unwrap();
+    browser.wait_for("positions read while held", PATIENCE, |b| {
+        b.state("positionsFrame").as_u64().is_some_and(|f| f > frames + 2)
+    });
+    let held = vec3s(&browser.state("positions"))[grabbed];
+    let offset = on_screen(&browser, held).distance(end);
+    assert!(offset < 4.0, "the held particle is {offset} px from the cursor");
+    assert!(held.y > positions[grabbed].y + 0.05, "the particle rose only {} m", held.y - positions[grabbed].y);
+
+    browser.pointer_actions(json!([{"type": "pointerUp", "button": 0}]));
+    browser.wait_for("the release", PATIENCE, |b| b.state("grabbed") == json!(-1));
+}
+
+/// The HTML controls drive the session: a scene chosen in the list loads, a slider's value
+/// reaches the solver, and a grid the page does not offer is refused with a message while the
+/// cloth stays.
+#[test]
+fn the_controls_switch_scenes_and_refuse_bad_values() {
+    let _one = one_browser_at_a_time();
+    let address = server::serve(site());
+    let browser = open_paused_drape(&address, 2);
+    let set = |id: &str, value: &str| {
+        let script = "const e = document.getElementById(arguments[0]); e.value = arguments[1]; \
+                      e.dispatchEvent(new Event('change'));";
+        browser.eval(script, json!([id, value]));
+    };
+    let text = |id: &str| browser.eval("return document.getElementById(arguments[0]).textContent;", json!([id]));
+
+    set("substeps", "3");
+    browser.wait_for("3 substeps", PATIENCE, |_| text("substeps-value") == json!("3"));
+
+    browser.click("#scene option[value=hanging]");
+    browser.wait_for("the hanging scene", PATIENCE, |b| b.state("scene") == json!("hanging"));
+    let hanging = Scene::new(SceneKind::Hanging, GRID).unwrap();
+    assert_eq!(browser.state("particles"), json!(hanging.model.particle_count()));
+
+    set("grid", "1000");
+    browser.wait_for("the refusal", PATIENCE, |_| {
+        text("message").as_str().is_some_and(|m| m.contains("1000") && m.contains("256"))
+    });
+    assert_eq!(browser.state("grid"), json!(GRID));
+    let shown = browser.eval("return document.getElementById('grid').value;", json!([]));
+    assert_eq!(shown, json!(GRID.to_string()), "the grid control did not spring back");
+}
+
+/// A browser without WebGPU gets the page's explanation, not a blank canvas.
+#[test]
+fn a_browser_without_webgpu_is_told_so() {
+    let _one = one_browser_at_a_time();
+    let address = server::serve(site());
+    let browser = Browser::start(false);
+    browser.open(&format!("{address}/"));
+    browser.wait_for("the no-WebGPU status", PATIENCE, |b| b.state("status") == json!("no-webgpu"));
+    let shown = browser.eval("return !document.getElementById('no-webgpu').hidden;", json!([]));
+    assert_eq!(shown, json!(true));
+}

@@ -56,13 +56,13 @@ impl App {
     pub async fn launch() -> Result<(), String> {
         publish("status", &"starting".into());
         let options = Options::from_address()?;
-        if !page::has_webgpu() {
+        let canvas: HtmlCanvasElement = element("canvas")?;
+        let gpu = if page::has_webgpu() { Gpu::new(canvas.clone()).await? } else { None };
+        let Some(mut gpu) = gpu else {
             element::<web_sys::HtmlElement>("no-webgpu")?.set_hidden(false);
             publish("status", &"no-webgpu".into());
             return Ok(());
-        }
-        let canvas: HtmlCanvasElement = element("canvas")?;
-        let mut gpu = Gpu::new(canvas.clone()).await?;
+        };
         gpu.fit_canvas();
         let source = ClothSource::Scene(options.scene);
         let session = Session::new(&gpu.device, &gpu.queue, source, options.grid, options.overrides)
@@ -263,7 +263,10 @@ impl App {
         let params = *self.session.params();
         let result = match control {
             Control::Scene(kind) => return self.load(ClothSource::Scene(kind), self.session.grid()),
-            Control::Grid(grid) => return self.load(self.session.source().clone(), grid),
+            Control::Grid(grid) => {
+                let grid = page::grid_in_range(grid).map_err(|e| format!("a grid of {grid}: {e}"))?;
+                return self.load(self.session.source().clone(), grid);
+            }
             Control::TogglePause => {
                 self.session.set_paused(!self.session.paused());
                 Ok(())

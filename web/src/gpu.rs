@@ -7,10 +7,6 @@ use web_sys::HtmlCanvasElement;
 
 /// A device and the canvas it draws to.
 pub struct Gpu {
-    /// Kept for the page's life: once the instance is gone, Chromium aborts every map and
-    /// "work done" promise ("a valid external Instance reference no longer exists").
-    _instance: wgpu::Instance,
-    _adapter: wgpu::Adapter,
     pub surface: wgpu::Surface<'static>,
     pub config: wgpu::SurfaceConfiguration,
     /// The format the scene is drawn in: the sRGB view of the surface's format, so the shading
@@ -25,7 +21,8 @@ pub struct Gpu {
 impl Gpu {
     /// Asks the browser for an adapter that can draw to `canvas`, and a device with drape's
     /// limits ([`drape::required_limits`]: the WebGPU defaults where the adapter offers no more).
-    pub async fn new(canvas: HtmlCanvasElement) -> Result<Self, String> {
+    /// `Ok(None)` when the browser offers no adapter (WebGPU turned off, a blocked GPU).
+    pub async fn new(canvas: HtmlCanvasElement) -> Result<Option<Self>, String> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
             backends: wgpu::Backends::BROWSER_WEBGPU,
             ..wgpu::InstanceDescriptor::new_without_display_handle()
@@ -33,14 +30,14 @@ impl Gpu {
         let surface = instance
             .create_surface(wgpu::SurfaceTarget::Canvas(canvas.clone()))
             .map_err(|e| format!("cannot draw to the canvas: {e}"))?;
-        let adapter = instance
-            .request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                compatible_surface: Some(&surface),
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| format!("the browser has WebGPU but gave no adapter: {e}"))?;
+        let options = wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            compatible_surface: Some(&surface),
+            ..Default::default()
+        };
+        let Ok(adapter) = instance.request_adapter(&options).await else {
+            return Ok(None);
+        };
         let (device, queue) = drape::request_device_async(&adapter, HeadlessOptions { timestamps: true })
             .await
             .map_err(|e| e.to_string())?;
@@ -64,17 +61,7 @@ impl Gpu {
         };
         surface.configure(&device, &config);
         let info = adapter.get_info();
-        Ok(Self {
-            _instance: instance,
-            _adapter: adapter,
-            surface,
-            config,
-            view_format,
-            device,
-            queue,
-            adapter: info,
-            canvas,
-        })
+        Ok(Some(Self { surface, config, view_format, device, queue, adapter: info, canvas }))
     }
 
     /// The adapter's name, or its kind where the browser keeps the name private.

@@ -60,7 +60,7 @@ pub fn show_message(message: &str) {
     }
 }
 
-/// Whether the browser offers WebGPU at all (`navigator.gpu`); without it the page says so.
+/// Whether the browser offers WebGPU at all (`navigator.gpu`; it may still have no adapter).
 pub fn has_webgpu() -> bool {
     web_sys::window().is_some_and(|w| Reflect::has(&w.navigator(), &"gpu".into()).unwrap_or(false))
 }
@@ -114,10 +114,7 @@ impl Options {
             options.scene = scene.parse().map_err(|e| format!("?scene={scene}: {e}"))?;
         }
         if let Some(grid) = number::<u32>(&query, "grid")? {
-            if !GRID_RANGE.contains(&grid) {
-                return Err(format!("?grid={grid}: the grid must have 4 to 256 cells per side"));
-            }
-            options.grid = grid;
+            options.grid = grid_in_range(grid).map_err(|e| format!("?grid={grid}: {e}"))?;
         }
         options.frames = number(&query, "frames")?;
         options.overrides.substeps = number(&query, "substeps")?;
@@ -127,6 +124,12 @@ impl Options {
         }
         Ok(options)
     }
+}
+
+/// `grid` if the page offers it.
+pub fn grid_in_range(grid: u32) -> Result<u32, String> {
+    let (low, high) = (GRID_RANGE.start(), GRID_RANGE.end());
+    GRID_RANGE.contains(&grid).then_some(grid).ok_or_else(|| format!("the page offers {low} to {high} cells per side"))
 }
 
 /// The solver mode the page names `name` (the demo's `--solver` names).
