@@ -122,12 +122,23 @@ impl Browser {
         base64_decode(encoded.as_str().expect("base64 text"))
     }
 
-    /// Performs WebDriver pointer `actions` (one mouse source).
-    pub fn pointer_actions(&self, actions: Value) {
-        let body = json!({"actions": [{
-            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions,
-        }]});
-        self.session_command("POST", "/actions", Some(body));
+    /// Performs one pointer's WebDriver `actions`; `pointer` is "mouse", "pen" or "touch". A
+    /// button or finger left down stays down until [`Browser::release_pointers`].
+    pub fn pointer_actions(&self, pointer: &str, actions: Value) {
+        self.actions(json!([{
+            "type": "pointer", "id": pointer, "parameters": {"pointerType": pointer}, "actions": actions,
+        }]));
+    }
+
+    /// Lets go of every button and finger left down (for touch, chromedriver sends a later
+    /// call's `pointerUp` nowhere: only this releases a finger).
+    pub fn release_pointers(&self) {
+        self.session_command("DELETE", "/actions", None);
+    }
+
+    /// Performs WebDriver input `sources` tick by tick (several fingers move together).
+    pub fn actions(&self, sources: Value) {
+        self.session_command("POST", "/actions", Some(json!({ "actions": sources })));
     }
 
     fn session_command(&self, method: &str, path: &str, body: Option<Value>) -> Value {

@@ -127,11 +127,11 @@ impl App {
             .create_view(&wgpu::TextureViewDescriptor { format: Some(self.gpu.view_format), ..Default::default() });
         let mut encoder =
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape web frame") });
-        self.session.encode_frame(&mut encoder);
+        let stepped = self.session.encode_frame(&mut encoder);
         self.encode_scene(&mut encoder, &target);
         self.gpu.queue.submit([encoder.finish()]);
         self.gpu.queue.present(surface_texture);
-        self.timing.submitted(&self.gpu.queue);
+        self.timing.submitted(&self.gpu.queue, stepped);
         self.session.after_submit();
         self.start_reads();
         self.publish_frame();
@@ -412,14 +412,16 @@ fn request_animation_frame(callback: Option<&Closure<dyn FnMut()>>) {
     }
 }
 
-/// How long the GPU takes per frame, from each submit to the queue saying its work is done
-/// (WebGPU has no timestamps between passes), and how many frames the page shows per second.
+/// How long the GPU takes per simulated frame (step and drawing), from each submit to the queue
+/// saying its work is done (WebGPU has no timestamps between passes), and how many frames the
+/// page shows per second.
 #[derive(Default)]
 struct FrameTiming {
     /// Set from a submit until its work is done.
     in_flight: Arc<AtomicBool>,
     /// When the last submitted work was done (ms, as f64 bits).
     done_at: Arc<AtomicU64>,
+    /// When the last frame that stepped the cloth was submitted (ms), until its time is taken.
     submitted_at: Option<f64>,
     samples: VecDeque<f64>,
     /// Frames submitted since `fps_since` (ms).
@@ -443,9 +445,10 @@ impl FrameTiming {
         false
     }
 
-    /// Call right after submitting a frame.
-    fn submitted(&mut self, queue: &wgpu::Queue) {
-        self.submitted_at = Some(now_ms());
+    /// Call right after submitting a frame; only frames that `stepped` are timed (a paused
+    /// page's frames only draw).
+    fn submitted(&mut self, queue: &wgpu::Queue, stepped: bool) {
+        self.submitted_at = stepped.then(now_ms);
         self.fps_frames += 1;
         self.in_flight.store(true, Ordering::Release);
         let (in_flight, done_at) = (Arc::clone(&self.in_flight), Arc::clone(&self.done_at));
