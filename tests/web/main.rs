@@ -88,7 +88,8 @@ fn the_drape_scene_runs_in_the_browser_as_the_reference_does() {
         reference.step();
     }
     let distance = positions.iter().zip(&reference.positions).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
-    assert!(distance <= 1e-4, "browser and CPU reference differ by {distance} m after {FRAMES} frames");
+    // The tolerance of the native GPU-against-reference tests (SwiftShader here gave 0).
+    assert!(distance <= 1e-5, "browser and CPU reference differ by {distance} m after {FRAMES} frames");
 
     // Independent of the reference: it fell, and rests on the sphere outside its margin.
     let rest = &scene.model.mesh().positions;
@@ -251,7 +252,8 @@ fn a_browser_without_webgpu_is_told_so() {
 
 /// Time per frame in the browser, for BENCHMARKS.md (not a check): the drape scene at 32² and
 /// 64² with its own settings, the median over 60 frames once 120 have run, from submit to the
-/// browser's "work done", with the max stretch reached. Run with
+/// browser's "work done", with the max stretch reached; then the median of 60 paused frames,
+/// which only draw. Run with
 /// `cargo test --release --test web -- --ignored --nocapture time_per_frame`.
 #[test]
 #[ignore = "a benchmark: prints figures, checks nothing"]
@@ -264,9 +266,14 @@ fn time_per_frame_in_the_browser() {
         browser.wait_for("180 frames", Duration::from_secs(900), |b| b.state("paused") == json!(true));
         let wait_for_metrics = Duration::from_secs(60);
         browser.wait_for("the statistics", wait_for_metrics, |b| b.state("maxStretch").is_number());
+        // Paused, the page goes on drawing: 60 of those frames time the drawing alone.
+        std::thread::sleep(Duration::from_secs(10));
         println!(
-            "drape {grid}²: {} ms per frame (median of the last 60), max stretch {}, adapter {}",
+            "drape {grid}²: {} ms per frame, {} ms drawing alone (medians of 60), {} dispatches (stripes in workgroup memory: {}), max stretch {}, adapter {}",
             browser.state("frameMs"),
+            browser.state("drawMs"),
+            browser.state("dispatchesPerFrame"),
+            browser.state("stripesInWorkgroup"),
             browser.state("maxStretch"),
             browser.state("adapter")
         );

@@ -321,6 +321,10 @@ impl App {
         publish("scene", &self.session.source().to_string().into());
         publish("grid", &self.session.grid().into());
         publish("particles", &(self.session.solver().model().particle_count() as f64).into());
+        let solver = self.session.solver();
+        publish("dispatchesPerFrame", &(solver.dispatches_per_frame() as f64).into());
+        publish("stripesInWorkgroup", &solver.stripes_in_workgroup().into());
+        set_stat("stat-dispatches", &solver.dispatches_per_frame().to_string());
     }
 
     /// What changes every frame, and the statistics a few times a second.
@@ -340,10 +344,11 @@ impl App {
         }
         self.last_stats_ms = now;
         let fps = self.timing.fps(now);
-        let frame_ms = self.timing.median_ms();
+        let (frame_ms, draw_ms) = (self.timing.stepped.median(), self.timing.drawn.median());
         let (gpu_ms, timed) = self.session.frame_ms();
         publish("fps", &fps.into());
         publish("frameMs", &frame_ms.unwrap_or(f64::NAN).into());
+        publish("drawMs", &draw_ms.unwrap_or(f64::NAN).into());
         let frame_text = match (timed, frame_ms) {
             (true, _) => format!("{gpu_ms:.2} ms (GPU timestamps)"),
             (false, Some(ms)) => format!("{ms:.1} ms (submit to done)"),
@@ -351,6 +356,7 @@ impl App {
         };
         set_stat("stat-fps", &format!("{fps:.0}"));
         set_stat("stat-frame-ms", &frame_text);
+        set_stat("stat-draw-ms", &draw_ms.map_or("–".to_owned(), |ms| format!("{ms:.1} ms")));
         set_stat("stat-frames", &self.session.frames().to_string());
         set_stat("stat-particles", &self.session.solver().model().particle_count().to_string());
         set_stat("stat-adapter", &self.gpu.adapter_name());
@@ -389,6 +395,25 @@ fn set_stat(id: &str, text: &str) {
     }
 }
 
+/// The last [`TIMED_FRAMES`] times of one kind of frame.
+#[derive(Default)]
+struct Samples(VecDeque<f64>);
+
+impl Samples {
+    fn push(&mut self, ms: f64) {
+        if self.0.len() == TIMED_FRAMES {
+            self.0.pop_front();
+        }
+        self.0.push_back(ms);
+    }
+
+    fn median(&self) -> Option<f64> {
+        let mut sorted: Vec<f64> = self.0.iter().copied().collect();
+        sorted.sort_by(f64::total_cmp);
+        sorted.get(sorted.len() / 2).copied()
+    }
+}
+
 /// Runs `app`'s frame at every browser animation frame until the demo fails.
 fn run_every_frame(app: Rc<RefCell<App>>) {
     let callback: Rc<RefCell<Option<Closure<dyn FnMut()>>>> = Rc::default();
@@ -412,18 +437,20 @@ fn request_animation_frame(callback: Option<&Closure<dyn FnMut()>>) {
     }
 }
 
-/// How long the GPU takes per simulated frame (step and drawing), from each submit to the queue
-/// saying its work is done (WebGPU has no timestamps between passes), and how many frames the
-/// page shows per second.
+/// How long the GPU takes per frame, from each submit to the queue saying its work is done
+/// (WebGPU has no timestamps between passes): frames that simulate and draw apart from those that
+/// only draw (paused), so that the step's share shows. Also how many frames the page shows per
+/// second.
 #[derive(Default)]
 struct FrameTiming {
     /// Set from a submit until its work is done.
     in_flight: Arc<AtomicBool>,
     /// When the last submitted work was done (ms, as f64 bits).
     done_at: Arc<AtomicU64>,
-    /// When the last frame that stepped the cloth was submitted (ms), until its time is taken.
-    submitted_at: Option<f64>,
-    samples: VecDeque<f64>,
+    /// When the last frame was submitted (ms) and whether it stepped, until its time is taken.
+    submitted: Option<(f64, bool)>,
+    stepped: Samples,
+    drawn: Samples,
     /// Frames submitted since `fps_since` (ms).
     fps_frames: u32,
     fps_since: f64,
@@ -436,19 +463,16 @@ impl FrameTiming {
         if self.in_flight.load(Ordering::Acquire) {
             return true;
         }
-        if let Some(submitted) = self.submitted_at.take() {
-            if self.samples.len() == TIMED_FRAMES {
-                self.samples.pop_front();
-            }
-            self.samples.push_back(f64::from_bits(self.done_at.load(Ordering::Acquire)) - submitted);
+        if let Some((submitted, stepped)) = self.submitted.take() {
+            let took = f64::from_bits(self.done_at.load(Ordering::Acquire)) - submitted;
+            if stepped { &mut self.stepped } else { &mut self.drawn }.push(took);
         }
         false
     }
 
-    /// Call right after submitting a frame; only frames that `stepped` are timed (a paused
-    /// page's frames only draw).
+    /// Call right after submitting a frame, saying whether it `stepped` the cloth.
     fn submitted(&mut self, queue: &wgpu::Queue, stepped: bool) {
-        self.submitted_at = stepped.then(now_ms);
+        self.submitted = Some((now_ms(), stepped));
         self.fps_frames += 1;
         self.in_flight.store(true, Ordering::Release);
         let (in_flight, done_at) = (Arc::clone(&self.in_flight), Arc::clone(&self.done_at));
@@ -456,13 +480,6 @@ impl FrameTiming {
             done_at.store(now_ms().to_bits(), Ordering::Release);
             in_flight.store(false, Ordering::Release);
         });
-    }
-
-    /// The median of the last frames' times.
-    fn median_ms(&self) -> Option<f64> {
-        let mut sorted: Vec<f64> = self.samples.iter().copied().collect();
-        sorted.sort_by(f64::total_cmp);
-        sorted.get(sorted.len() / 2).copied()
     }
 
     /// Frames submitted per second, over the time since it was last asked.
