@@ -102,6 +102,11 @@ impl Browser {
         }
     }
 
+    /// Resizes the browser window (CSS pixels).
+    pub fn resize_window(&self, width: u32, height: u32) {
+        self.session_command("POST", "/window/rect", Some(json!({"width": width, "height": height})));
+    }
+
     /// The WebDriver id of the element `css` selects.
     pub fn element(&self, css: &str) -> String {
         let found = self.session_command("POST", "/element", Some(json!({"using": "css selector", "value": css})));

@@ -238,6 +238,28 @@ fn the_controls_switch_scenes_and_refuse_bad_values() {
     assert_eq!(shown, json!(GRID.to_string()), "the grid control did not spring back");
 }
 
+/// The canvas follows the page: after the window shrinks, its drawing buffer matches its new
+/// size on the page (in device pixels), and pointer positions use that size.
+#[test]
+fn the_canvas_follows_the_window_size() {
+    let _one = one_browser_at_a_time();
+    let address = server::serve(site());
+    let browser = open_paused_drape(&address, 2);
+    let before = browser.state("viewport");
+    browser.resize_window(800, 500);
+    let sizes = "const c = document.getElementById('canvas'); \
+                 return [c.width, c.height, Math.round(c.clientWidth * devicePixelRatio), \
+                         Math.round(c.clientHeight * devicePixelRatio), c.clientWidth, c.clientHeight];";
+    browser.wait_for("the drawing buffer to match the smaller canvas", PATIENCE, |b| {
+        let s = b.eval(sizes, json!([]));
+        s[0] == s[2] && s[1] == s[3] && b.state("viewport") != before
+    });
+    let (viewport, shown) = (browser.state("viewport"), browser.eval(sizes, json!([])));
+    assert_eq!([&viewport[0], &viewport[1]], [&shown[4], &shown[5]], "pointer positions use another size");
+    let (old, new) = (before[0].as_f64().unwrap(), viewport[0].as_f64().unwrap());
+    assert!(new < old, "the canvas did not shrink: {before} → {viewport}");
+}
+
 /// A browser without WebGPU gets the page's explanation, not a blank canvas.
 #[test]
 fn a_browser_without_webgpu_is_told_so() {
