@@ -572,6 +572,14 @@ impl Session {
         }
     }
 
+    /// The collider the mouse holds, if it holds one.
+    pub fn grabbed_collider(&self) -> Option<usize> {
+        match self.grab {
+            Some(Grab::Collider { collider, .. }) => Some(collider),
+            _ => None,
+        }
+    }
+
     /// Markers for the pinned particles (and the grabbed one).
     pub fn markers(&self) -> Vec<Marker> {
         let pins = self.solver.pins();

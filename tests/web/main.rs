@@ -51,15 +51,47 @@ fn centre(points: &[Vec3]) -> Vec3 {
     points.iter().sum::<Vec3>() / points.len() as f32
 }
 
-/// Where the page draws `point`, in CSS pixels of the canvas (from its published camera).
+/// The page's camera as it published it: view-projection matrix and canvas size (CSS pixels).
+struct PageCamera {
+    view_projection: Mat4,
+    size: Vec2,
+}
+
+impl PageCamera {
+    fn of(browser: &Browser) -> Self {
+        let floats = |key: &str| -> Vec<f32> {
+            browser.state(key).as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect()
+        };
+        Self {
+            view_projection: Mat4::from_cols_slice(&floats("viewProjection")),
+            size: Vec2::from_slice(&floats("viewport")),
+        }
+    }
+
+    /// Where the page draws `point`, in CSS pixels of the canvas.
+    fn project(&self, point: Vec3) -> Vec2 {
+        let clip = self.view_projection * Vec4::from((point, 1.0));
+        let ndc = Vec2::new(clip.x, clip.y) / clip.w;
+        Vec2::new((ndc.x + 1.0) * 0.5 * self.size.x, (1.0 - ndc.y) * 0.5 * self.size.y)
+    }
+
+    /// Where the ray through `pixel` first meets a sphere.
+    fn first_hit_on_sphere(&self, pixel: Vec2, center: Vec3, radius: f32) -> Option<Vec3> {
+        let ndc = Vec2::new(2.0 * pixel.x / self.size.x - 1.0, 1.0 - 2.0 * pixel.y / self.size.y);
+        let inverse = self.view_projection.inverse();
+        let (near, far) = (inverse.project_point3(ndc.extend(0.0)), inverse.project_point3(ndc.extend(1.0)));
+        let direction = (far - near).normalize();
+        // |near + t·d − c|² = r²: t² + 2bt + c' = 0 with b = d·(near − c).
+        let to_near = near - center;
+        let b = direction.dot(to_near);
+        let discriminant = b * b - (to_near.length_squared() - radius * radius);
+        (discriminant >= 0.0).then(|| near + (-b - discriminant.sqrt()) * direction)
+    }
+}
+
+/// Where the page draws `point` now.
 fn on_screen(browser: &Browser, point: Vec3) -> Vec2 {
-    let matrix: Vec<f32> =
-        browser.state("viewProjection").as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
-    let viewport = browser.state("viewport");
-    let size = Vec2::new(viewport[0].as_f64().unwrap() as f32, viewport[1].as_f64().unwrap() as f32);
-    let clip = Mat4::from_cols_slice(&matrix) * Vec4::from((point, 1.0));
-    let ndc = Vec2::new(clip.x, clip.y) / clip.w;
-    Vec2::new((ndc.x + 1.0) * 0.5 * size.x, (1.0 - ndc.y) * 0.5 * size.y)
+    PageCamera::of(browser).project(point)
 }
 
 /// The drape scene, 60 frames in the browser: the page found an adapter, the cloth fell onto
@@ -172,6 +204,49 @@ fn drag_carries_the_grabbed_particle(pointer: &str) {
 
     browser.release_pointers();
     browser.wait_for("the release", PATIENCE, |b| b.state("grabbed") == json!(-1));
+}
+
+/// Dragging the sphere moves it (paused, it is placed where the cursor takes it), and it stays
+/// where it is dropped.
+#[test]
+fn dragging_the_sphere_moves_it() {
+    let _one = one_browser_at_a_time();
+    let address = server::serve(site());
+    let browser = open_paused_drape(&address, 2);
+    let scene = Scene::new(SceneKind::Drape, GRID).unwrap();
+    let (sphere, center, radius) = scene
+        .colliders
+        .iter()
+        .enumerate()
+        .find_map(|(k, c)| match *c {
+            Collider::Sphere { center, radius } => Some((k, center, radius)),
+            _ => None,
+        })
+        .expect("the drape scene has a sphere");
+    // The sphere's lower half shows below the cloth, which starts above it.
+    let camera = PageCamera::of(&browser);
+    let start = camera.project(center - Vec3::new(0.0, 0.8 * radius, 0.0)).round();
+    let grabbed_point = camera.first_hit_on_sphere(start, center, radius).expect("the cursor is on the sphere");
+    let end = start + Vec2::new(120.0, 0.0);
+    browser.pointer_actions(
+        "mouse",
+        json!([
+            {"type": "pointerMove", "x": start.x as i32, "y": start.y as i32, "origin": "viewport", "duration": 0},
+            {"type": "pointerDown", "button": 0},
+            {"type": "pointerMove", "x": end.x as i32, "y": end.y as i32, "origin": "viewport", "duration": 300},
+        ]),
+    );
+    browser.wait_for("the grabbed sphere", PATIENCE, |b| b.state("grabbedCollider") == json!(sphere));
+    // The sphere's pose moves it from where the scene put it (its centre is in its own frame).
+    let moved = |b: &Browser| vec3s(&b.state("colliderTranslations"))[sphere];
+    browser.wait_for("the sphere to move", PATIENCE, |b| moved(b).length() > 0.2);
+    browser.release_pointers();
+    browser.wait_for("the release", PATIENCE, |b| b.state("grabbedCollider") == json!(-1));
+    let dropped = center + moved(&browser);
+    // The orbit camera's right is level: the sphere moved sideways, not up or down.
+    assert!((dropped.y - center.y).abs() < 1e-3, "the sphere moved from {center} to {dropped}");
+    let under_cursor = camera.project(grabbed_point + (dropped - center));
+    assert!(under_cursor.distance(end) < 4.0, "the sphere's grabbed point is {under_cursor}, the cursor {end}");
 }
 
 /// Two fingers moving apart zoom in: the cloth's corners spread on screen.

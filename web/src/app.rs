@@ -333,6 +333,11 @@ impl App {
         publish("frames", &(self.session.frames() as f64).into());
         publish("paused", &self.session.paused().into());
         publish("grabbed", &grabbed.into());
+        let collider = self.session.grabbed_collider().map_or(-1.0, |k| k as f64);
+        publish("grabbedCollider", &collider.into());
+        let translations: Vec<f32> =
+            self.session.solver().collider_poses().iter().flat_map(|pose| pose.translation.to_array()).collect();
+        publish_floats("colliderTranslations", &translations);
         publish_floats(
             "viewProjection",
             &self.camera.view_projection(self.viewport().x / self.viewport().y).to_cols_array(),
