@@ -49,7 +49,9 @@ pub mod self_collision;
 pub mod viewer;
 // The viewer opens native windows and waits for the GPU; the browser build leaves it out.
 #[cfg(all(feature = "viewer", target_arch = "wasm32"))]
-compile_error!("the `viewer` feature is native only: build for wasm32 with `--no-default-features`");
+compile_error!(
+    "the `viewer` feature is native only: build for wasm32 with `--no-default-features` (and `--features render` for the renderer and session)"
+);
 
 pub use aerodynamics::{Aerodynamics, Gusts};
 pub use collision::{Collider, ContactMaterial, Pose};

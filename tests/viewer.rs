@@ -355,6 +355,56 @@ fn the_sphere_can_be_dragged() {
     assert!(center.x > 0.1 && (center.y - 0.5).abs() < 1e-4 && center.z.abs() < 1e-4, "sphere moved to {center}");
 }
 
+/// Collects the session's background read of positions (polls the device until it arrives).
+fn collect_positions(session: &mut Session) -> (u64, Vec<Vec3>) {
+    for _ in 0..1000 {
+        if let Some(read) = session.poll_positions().expect("a read") {
+            return read;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("the positions never arrived");
+}
+
+/// The web's way to grab: background reads of positions tagged with their frame, picking among
+/// them; with none read yet only colliders are grabbed; positions of another length are a typed
+/// error. A reset or another cloth drops a read on its way and the next one starts afresh.
+#[test]
+fn grabs_among_background_reads_work_across_resets_and_reloads() {
+    let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Drape), 8);
+    let camera = head_on(Vec3::new(0.0, 0.5, 0.0), 4.0);
+    let viewport = Vec2::new(400.0, 400.0);
+    let centre_ray = camera.ray(0.5 * viewport, viewport);
+    assert!(session.begin_grab_among(&[], &centre_ray, camera.forward(), |_| 0.01).expect("a grab"));
+    assert_eq!((session.grabbed_collider(), session.grabbed_particle()), (Some(1), None));
+    session.end_grab().unwrap();
+    assert!(matches!(
+        session.begin_grab_among(&[Vec3::ZERO; 3], &centre_ray, camera.forward(), |_| 0.01),
+        Err(drape::Error::Param(_))
+    ));
+
+    run_frames(&mut session, 3);
+    assert!(session.request_positions());
+    assert!(!session.request_positions(), "a second read while the first is on its way");
+    session.reset().unwrap();
+    assert!(session.request_positions(), "the reset dropped the read on its way");
+    let (frame, rest) = collect_positions(&mut session);
+    assert_eq!(frame, 0);
+    assert_eq!(rest, session.solver().model().mesh().positions);
+    // From above, the cloth's middle lies on the ray through the middle of the view.
+    let above = OrbitCamera { target: Vec3::new(0.0, 0.5, 0.0), pitch: 1.5, distance: 4.0, ..Default::default() };
+    let ray = above.ray(0.5 * viewport, viewport);
+    assert!(session.begin_grab_among(&rest, &ray, above.forward(), |_| 0.05).expect("a grab"));
+    assert!(session.grabbed_particle().is_some());
+    session.end_grab().unwrap();
+
+    assert!(session.request_positions());
+    session.load(ClothSource::Scene(SceneKind::Hanging), 6).unwrap();
+    assert!(session.request_positions(), "another cloth dropped the read on its way");
+    let (frame, hanging) = collect_positions(&mut session);
+    assert_eq!((frame, hanging.len()), (0, 49));
+}
+
 /// The capsules scene's bar (a capsule across x at 1 m) is grabbed and dragged like the
 /// sphere, and keeps its shape.
 #[test]

@@ -1,7 +1,8 @@
 //! The viewer. Cargo feature `render` (also on wasm32, where the web demo in `web/` uses it):
 //! - [`camera`] and [`pick`]: orbit camera, cursor rays, picking (pure math);
 //! - [`renderer`]: draws the cloth from the solver's buffers, colliders and pin markers;
-//! - [`session`]: a running simulation with pause/step/reset and mouse grabbing.
+//! - [`session`]: a running simulation with pause/step/reset and mouse grabbing;
+//! - [`settings`]: what the demos' controls offer (the desktop panel and the web page alike).
 //!
 //! Cargo feature `viewer` (native only) adds the windowed demo and headless PNG screenshots:
 //! - [`offscreen`]: renders into a texture and writes PNGs;
@@ -22,6 +23,7 @@ pub mod panel;
 pub mod pick;
 pub mod renderer;
 pub mod session;
+pub mod settings;
 pub mod shaders;
 #[cfg(feature = "viewer")]
 pub mod window;

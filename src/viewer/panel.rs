@@ -4,6 +4,7 @@
 use super::controls::Command;
 use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
+use super::settings::{horizontal_wind, with_horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{BendingModel, UnitType};
 use crate::mass_spring::{MassSpringParams, SpringKind};
@@ -82,7 +83,7 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
                 ui.selectable_value(&mut source, ClothSource::Obj(path.clone()), path.display().to_string());
             }
         });
-        ui.add(slider(&mut state.grid, 4..=256).text("grid cells").logarithmic(true));
+        ui.add(slider(&mut state.grid, GRID_CELLS).text("grid cells").logarithmic(true));
         let grid_changed = state.grid != session.grid() && matches!(source, ClothSource::Scene(_));
         let apply_grid = ui.add_enabled(grid_changed, egui::Button::new("apply grid")).clicked();
         if source != *session.source() || apply_grid {
@@ -230,13 +231,11 @@ fn air_section(ui: &mut egui::Ui, params: &mut SolverParams) {
             return;
         };
         // The horizontal wind as speed and heading; a vertical component set elsewhere stays.
-        let horizontal = glam::Vec2::new(air.wind.x, air.wind.z);
-        let (mut speed, mut heading) = (horizontal.length(), horizontal.x.atan2(horizontal.y).to_degrees());
-        let speed_edit = ui.add(slider(&mut speed, 0.0..=20.0).text("wind speed").suffix(" m/s"));
+        let (mut speed, mut heading) = horizontal_wind(air.wind);
+        let speed_edit = ui.add(slider(&mut speed, WIND_SPEEDS).text("wind speed").suffix(" m/s"));
         let heading_edit = ui.add(slider(&mut heading, -180.0..=180.0).text("wind heading (0 = +z)").suffix("°"));
         if speed_edit.changed() || heading_edit.changed() {
-            let (sin, cos) = heading.to_radians().sin_cos();
-            air.wind = glam::Vec3::new(sin * speed, air.wind.y, cos * speed);
+            air.wind = with_horizontal_wind(air.wind, speed, heading);
         }
         ui.add(slider(&mut air.gusts.strength, 0.0..=1.0).text("gusts ±"));
         ui.add(slider(&mut air.gusts.frequency, 0.05..=5.0).text("gusts per second").suffix(" Hz").logarithmic(true));

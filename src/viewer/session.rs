@@ -224,6 +224,8 @@ pub struct Session {
     timer: Option<FrameTimer>,
     cpu_ms: f64,
     metrics: Option<ClothMetrics>,
+    /// The frame a background read of positions was asked at, until it is collected.
+    positions_requested: Option<u64>,
 }
 
 impl Session {
@@ -266,6 +268,7 @@ impl Session {
             timer: FrameTimer::new(device, queue),
             cpu_ms: 0.0,
             metrics: None,
+            positions_requested: None,
         })
     }
 
@@ -307,6 +310,8 @@ impl Session {
         self.turning = self.turning.iter().map(|t| Turning { offset: Vec3::ZERO, ..*t }).collect();
         self.grab = None;
         self.metrics = None;
+        // The solver dropped any read on its way (a reset) or is new (another cloth).
+        self.positions_requested = None;
         self.pinned = pinned_particles(&self.solver);
     }
 
@@ -456,10 +461,35 @@ impl Session {
     }
 
     /// Reads the particle positions back (waits for the GPU). Native only: on the web,
-    /// [`GpuSolver::request_positions`] through [`Session::solver_mut`].
+    /// [`Session::request_positions`].
     #[cfg(not(target_arch = "wasm32"))]
     pub fn read_positions(&mut self) -> Result<Vec<Vec3>, Error> {
         self.solver.read_positions()
+    }
+
+    /// Starts reading the positions back in the background as the frames submitted so far leave
+    /// them ([`GpuSolver::request_positions`]), for programs that must not wait (the web).
+    /// False, and nothing started, while an earlier read has not been collected.
+    pub fn request_positions(&mut self) -> bool {
+        if self.positions_requested.is_some() || !self.solver.request_positions() {
+            return false;
+        }
+        self.positions_requested = Some(self.frames);
+        true
+    }
+
+    /// The positions of the last [`Session::request_positions`] with the frame they are of
+    /// (frames since the last reset), once the GPU has delivered them; never waits. A reset or
+    /// another cloth drops a read on its way.
+    pub fn poll_positions(&mut self) -> Result<Option<(u64, Vec<Vec3>)>, Error> {
+        match self.solver.poll_positions() {
+            Ok(Some(positions)) => Ok(self.positions_requested.take().map(|frame| (frame, positions))),
+            Ok(None) => Ok(None),
+            Err(e) => {
+                self.positions_requested = None;
+                Err(e)
+            }
+        }
     }
 
     /// Tries to grab what lies under the cursor ray: the nearer of a cloth particle (within
@@ -478,7 +508,8 @@ impl Session {
 
     /// [`Session::begin_grab`] among `positions` read earlier, for programs that must not wait
     /// for the GPU (the web): the cloth may have moved a little since, and a grabbed particle
-    /// is pinned where it was then.
+    /// is pinned where it was then. With no positions (none read yet) only colliders are
+    /// grabbed.
     pub fn begin_grab_among(
         &mut self,
         positions: &[Vec3],
@@ -487,11 +518,14 @@ impl Session {
         tolerance: impl Fn(f32) -> f32,
     ) -> Result<bool, Error> {
         self.end_grab()?;
-        if positions.len() != self.solver.model().particle_count() {
+        if !positions.is_empty() && positions.len() != self.solver.model().particle_count() {
             let value = positions.len().to_string();
-            return Err(ParamError { name: "positions.len()", value, expected: "the cloth's particle count" }.into());
+            return Err(
+                ParamError { name: "positions.len()", value, expected: "0 or the cloth's particle count" }.into()
+            );
         }
-        let particle = pick_particle(ray, positions, &self.solver.model().mesh().triangles, tolerance);
+        let triangles = &self.solver.model().mesh().triangles;
+        let particle = (!positions.is_empty()).then(|| pick_particle(ray, positions, triangles, tolerance)).flatten();
         let collider = self
             .solver
             .colliders()
@@ -610,11 +644,6 @@ impl Session {
     /// The solver.
     pub fn solver(&self) -> &GpuSolver {
         &self.solver
-    }
-
-    /// The solver, for what the session does not wrap (background reads of positions).
-    pub fn solver_mut(&mut self) -> &mut GpuSolver {
-        &mut self.solver
     }
 
     /// The colliders where they are (one may have been dragged).

@@ -7,6 +7,7 @@ use super::controls::{command_for_key, Command};
 use super::panel::{self, PanelAction, PanelState};
 use super::renderer::{DepthBuffer, SceneRenderer, SceneView};
 use super::session::{ClothSource, ParamOverrides, Session};
+use super::settings::METRICS_INTERVAL;
 use super::RunReport;
 use crate::error::Error;
 use crate::gpu::device::choose_adapter;
@@ -14,7 +15,7 @@ use crate::gpu::{request_device, HeadlessOptions};
 use glam::Vec2;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
@@ -24,8 +25,6 @@ use winit::window::{Window, WindowId};
 
 /// Width of the side panel in points.
 const PANEL_WIDTH: f32 = 300.0;
-/// How often the panel's statistics read the cloth back.
-const METRICS_INTERVAL: Duration = Duration::from_millis(500);
 
 /// What a windowed run shows.
 #[derive(Debug, Clone)]

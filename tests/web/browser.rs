@@ -7,8 +7,26 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The browser and its driver: Debian's, unless `DRAPE_CHROMIUM` and `DRAPE_CHROMEDRIVER` name
+/// others.
+fn chromium() -> String {
+    std::env::var("DRAPE_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned())
+}
+
+fn chromedriver() -> String {
+    std::env::var("DRAPE_CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".to_owned())
+}
+
+/// Fails with what to install when the browser or its driver is missing.
+pub fn check_installed() {
+    for program in [chromium(), chromedriver()] {
+        assert!(
+            std::path::Path::new(&program).exists(),
+            "the web test needs {program}: apt-get install chromium chromium-driver \
+             (or set DRAPE_CHROMIUM and DRAPE_CHROMEDRIVER)"
+        );
+    }
+}
 
 /// A browser session; the browser and its driver end when it is dropped.
 pub struct Browser {
@@ -22,14 +40,9 @@ impl Browser {
     /// Starts headless Chromium with WebGPU (`webgpu`; SwiftShader where there is no GPU) or
     /// without it, in a fresh profile, with none of its background network traffic.
     pub fn start(webgpu: bool) -> Self {
-        for program in [CHROMIUM, CHROMEDRIVER] {
-            assert!(
-                std::path::Path::new(program).exists(),
-                "the web test needs {program}: apt-get install chromium chromium-driver"
-            );
-        }
+        check_installed();
         let port = free_port();
-        let driver = Command::new(CHROMEDRIVER)
+        let driver = Command::new(chromedriver())
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -62,7 +75,7 @@ impl Browser {
         }
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
-            "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
+            "goog:chromeOptions": {"binary": chromium(), "args": args},
         }}});
         let created = browser.command("POST", "/session", Some(capabilities));
         browser.session = created["sessionId"].as_str().expect("a session id").to_owned();
@@ -72,6 +85,13 @@ impl Browser {
     /// Opens `url` (returns once the page has loaded; its module may still be starting).
     pub fn open(&self, url: &str) {
         self.session_command("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    /// Runs `script` in every page opened from now on, before the page's own scripts (through
+    /// the DevTools protocol, which chromedriver passes on).
+    pub fn before_every_page(&self, script: &str) {
+        let command = json!({"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": {"source": script}});
+        self.session_command("POST", "/goog/cdp/execute", Some(command));
     }
 
     /// Runs `script` (a function body; `arguments` holds `args`) and returns what it returns.

@@ -10,6 +10,7 @@ use crate::page::{self, element, now_ms, publish, publish_floats, Options};
 use crate::pointer::{self, Gesture, PointerInput, Pointers};
 use drape::viewer::camera::ZOOM_PER_STEP;
 use drape::viewer::renderer::{DepthBuffer, SceneView};
+use drape::viewer::settings::{horizontal_wind, with_horizontal_wind, METRICS_INTERVAL};
 use drape::viewer::{ClothSource, DrawOptions, OrbitCamera, SceneRenderer, Session};
 use drape::{Aerodynamics, SelfCollision, SolverParams};
 use glam::{Vec2, Vec3};
@@ -19,12 +20,10 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlCanvasElement;
 
-/// How often the statistics read the cloth back (ms).
-const METRICS_INTERVAL_MS: f64 = 500.0;
-/// How often the statistics on the page are rewritten (ms).
+/// How often the statistics on the page are rewritten, and the positions published (ms).
 const STATS_INTERVAL_MS: f64 = 250.0;
 /// Frames whose GPU time the reported median is taken over.
 const TIMED_FRAMES: usize = 60;
@@ -42,11 +41,11 @@ pub struct App {
     controls: Rc<RefCell<Vec<Control>>>,
     /// Pause once this many frames have run (the address's `frames`), then forget it.
     frame_limit: Option<u64>,
-    /// The newest positions read back, for grabbing; and the frame a pending read was asked at.
+    /// The newest positions read back, for grabbing (empty until the first read arrives).
     positions: Vec<Vec3>,
-    positions_requested: Option<u64>,
     last_metrics_ms: f64,
     last_stats_ms: f64,
+    last_positions_ms: f64,
     timing: FrameTiming,
 }
 
@@ -81,15 +80,16 @@ impl App {
             controls,
             frame_limit: options.frames,
             positions: Vec::new(),
-            positions_requested: None,
             last_metrics_ms: f64::NEG_INFINITY,
             last_stats_ms: f64::NEG_INFINITY,
+            last_positions_ms: f64::NEG_INFINITY,
             timing: FrameTiming::default(),
             session,
             gpu,
         };
         controls::show(&app.session)?;
         publish("adapter", &app.gpu.adapter_name().into());
+        set_stat("stat-adapter", &app.gpu.adapter_name());
         publish("adapterType", &format!("{:?}", app.gpu.adapter.device_type).into());
         app.publish_cloth();
         publish("status", &"running".into());
@@ -141,7 +141,7 @@ impl App {
     /// Records the scene (cloth, colliders, pin markers) into `encoder`.
     fn encode_scene(&mut self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
         let (markers, colliders) = (self.session.markers(), self.session.colliders());
-        let aspect = self.gpu.config.width as f32 / self.gpu.config.height as f32;
+        let aspect = self.viewport().x / self.viewport().y;
         let scene = SceneView { camera: &self.camera, aspect, colliders: &colliders, markers: &markers };
         self.renderer.prepare(&self.gpu.device, &self.gpu.queue, &scene);
         let draw = DrawOptions::default();
@@ -151,21 +151,25 @@ impl App {
     /// Starts reading positions (every frame, one read at a time: grabbing picks among them)
     /// and, a few times a second, the statistics.
     fn start_reads(&mut self) {
-        if self.positions_requested.is_none() && self.session.solver_mut().request_positions() {
-            self.positions_requested = Some(self.session.frames());
-        }
+        self.session.request_positions();
         let now = now_ms();
-        if now - self.last_metrics_ms >= METRICS_INTERVAL_MS && self.session.request_metrics() {
+        let interval = METRICS_INTERVAL.as_secs_f64() * 1e3;
+        if now - self.last_metrics_ms >= interval && self.session.request_metrics() {
             self.last_metrics_ms = now;
         }
     }
 
-    /// Collects reads the GPU has delivered and publishes them.
+    /// Collects reads the GPU has delivered; publishes positions a few times a second, and
+    /// every time while paused (a script waiting for a frame's positions gets them).
     fn collect_reads(&mut self) -> Result<(), String> {
-        if let Some(positions) = self.session.solver_mut().poll_positions().map_err(|e| e.to_string())? {
-            let flat: Vec<f32> = positions.iter().flat_map(|p| p.to_array()).collect();
-            publish_floats("positions", &flat);
-            publish("positionsFrame", &(self.positions_requested.take().unwrap_or(0) as f64).into());
+        if let Some((frame, positions)) = self.session.poll_positions().map_err(|e| e.to_string())? {
+            let now = now_ms();
+            if self.session.paused() || now - self.last_positions_ms >= STATS_INTERVAL_MS {
+                self.last_positions_ms = now;
+                let flat: Vec<f32> = positions.iter().flat_map(|p| p.to_array()).collect();
+                publish_floats("positions", &flat);
+                publish("positionsFrame", &(frame as f64).into());
+            }
             self.positions = positions;
         }
         if self.session.poll_metrics().map_err(|e| e.to_string())? {
@@ -221,11 +225,9 @@ impl App {
     /// Grabs what lies under `at` (among the newest positions read), or orbits.
     fn grab_or_orbit(&mut self, at: Vec2) -> Result<(), drape::Error> {
         let viewport = self.viewport();
-        let grabbed = !self.positions.is_empty() && {
-            let ray = self.camera.ray(at, viewport);
-            let tolerance = self.camera.grab_tolerance(viewport.y);
-            self.session.begin_grab_among(&self.positions, &ray, self.camera.forward(), tolerance)?
-        };
+        let ray = self.camera.ray(at, viewport);
+        let tolerance = self.camera.grab_tolerance(viewport.y);
+        let grabbed = self.session.begin_grab_among(&self.positions, &ray, self.camera.forward(), tolerance)?;
         self.gesture = Some(if grabbed { Gesture::Grab } else { Gesture::Orbit });
         Ok(())
     }
@@ -284,7 +286,9 @@ impl App {
                 self.camera = self.session.framing_camera();
                 Ok(())
             }
-            Control::Solver(mode) => self.session.set_mode(mode),
+            Control::Solver(kind) => {
+                self.session.set_mode(kind.mode(self.session.relaxation(), self.session.mass_spring()))
+            }
             Control::Substeps(substeps) => self.session.set_params(SolverParams { substeps, ..params }),
             Control::Iterations(iterations) => self.session.set_params(SolverParams { iterations, ..params }),
             Control::SelfCollision(on) => {
@@ -329,6 +333,7 @@ impl App {
 
     /// What changes every frame, and the statistics a few times a second.
     fn publish_frame(&mut self) {
+        let viewport = self.viewport();
         let grabbed = self.session.grabbed_particle().map_or(-1.0, f64::from);
         publish("frames", &(self.session.frames() as f64).into());
         publish("paused", &self.session.paused().into());
@@ -338,11 +343,8 @@ impl App {
         let translations: Vec<f32> =
             self.session.solver().collider_poses().iter().flat_map(|pose| pose.translation.to_array()).collect();
         publish_floats("colliderTranslations", &translations);
-        publish_floats(
-            "viewProjection",
-            &self.camera.view_projection(self.viewport().x / self.viewport().y).to_cols_array(),
-        );
-        publish_floats("viewport", &self.viewport().to_array());
+        publish_floats("viewProjection", &self.camera.view_projection(viewport.x / viewport.y).to_cols_array());
+        publish_floats("viewport", &viewport.to_array());
         let now = now_ms();
         if now - self.last_stats_ms < STATS_INTERVAL_MS {
             return;
@@ -350,21 +352,16 @@ impl App {
         self.last_stats_ms = now;
         let fps = self.timing.fps(now);
         let (frame_ms, draw_ms) = (self.timing.stepped.median(), self.timing.drawn.median());
-        let (gpu_ms, timed) = self.session.frame_ms();
+        let milliseconds = |ms: Option<f64>| ms.map_or(JsValue::NULL, JsValue::from);
         publish("fps", &fps.into());
-        publish("frameMs", &frame_ms.unwrap_or(f64::NAN).into());
-        publish("drawMs", &draw_ms.unwrap_or(f64::NAN).into());
-        let frame_text = match (timed, frame_ms) {
-            (true, _) => format!("{gpu_ms:.2} ms (GPU timestamps)"),
-            (false, Some(ms)) => format!("{ms:.1} ms (submit to done)"),
-            (false, None) => "–".to_owned(),
-        };
+        publish("frameMs", &milliseconds(frame_ms));
+        publish("drawMs", &milliseconds(draw_ms));
+        let shown = |ms: Option<f64>| ms.map_or("–".to_owned(), |ms| format!("{ms:.1} ms"));
         set_stat("stat-fps", &format!("{fps:.0}"));
-        set_stat("stat-frame-ms", &frame_text);
-        set_stat("stat-draw-ms", &draw_ms.map_or("–".to_owned(), |ms| format!("{ms:.1} ms")));
+        set_stat("stat-frame-ms", &shown(frame_ms));
+        set_stat("stat-draw-ms", &shown(draw_ms));
         set_stat("stat-frames", &self.session.frames().to_string());
         set_stat("stat-particles", &self.session.solver().model().particle_count().to_string());
-        set_stat("stat-adapter", &self.gpu.adapter_name());
     }
 
     /// Publishes and shows the statistics just read back.
@@ -381,15 +378,15 @@ impl App {
     }
 }
 
-/// The air with its wind set to `speed` along its heading (+z for still air); none for no wind
-/// where the scene had no air.
+/// The air with its horizontal wind set to `speed` along its heading (+z for still air); none
+/// for no wind where the scene had no air.
 fn with_wind(params: &SolverParams, speed: f32) -> Option<Aerodynamics> {
     match params.aerodynamics {
         None if speed == 0.0 => None,
         air => {
             let air = air.unwrap_or_default();
-            let heading = air.wind.try_normalize().unwrap_or(Vec3::Z);
-            Some(Aerodynamics { wind: speed * heading, ..air })
+            let (_, heading) = horizontal_wind(air.wind);
+            Some(Aerodynamics { wind: with_horizontal_wind(air.wind, speed, heading), ..air })
         }
     }
 }

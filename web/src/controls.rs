@@ -2,8 +2,9 @@
 //! queue a [`Control`]; the app applies it at its next frame and then [`show`]s the session's
 //! state in them again (a rejected value springs back, and a scene brings its own parameters).
 
-use crate::page::{element, solver_mode, solver_name, GRID_RANGE};
+use crate::page::{element, SolverKind};
 use drape::params::{MAX_ITERATIONS, MAX_SUBSTEPS};
+use drape::viewer::settings::{horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use drape::viewer::Session;
 use drape::SceneKind;
 use std::cell::RefCell;
@@ -11,9 +12,6 @@ use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlButtonElement, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement};
-
-/// Wind speeds the slider offers (m/s).
-const WIND_RANGE: (f32, f32) = (0.0, 20.0);
 
 /// What a control asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,11 +22,11 @@ pub enum Control {
     Step,
     Reset,
     FrameCamera,
-    Solver(drape::SolverMode),
+    Solver(SolverKind),
     Substeps(u32),
     Iterations(u32),
     SelfCollision(bool),
-    /// Wind speed (m/s) along the wind's heading (+z when there was no wind).
+    /// Horizontal wind speed (m/s) along the wind's heading (+z when there was no wind).
     Wind(f32),
     /// A value the control could not read: says which.
     Unreadable(&'static str),
@@ -43,15 +41,15 @@ pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
             .map_err(|e| crate::page::js_message(&e))?;
         scenes.add_with_html_option_element(&option).map_err(|e| crate::page::js_message(&e))?;
     }
-    set_range("grid", *GRID_RANGE.start() as f32, *GRID_RANGE.end() as f32)?;
+    set_range("grid", *GRID_CELLS.start() as f32, *GRID_CELLS.end() as f32)?;
     set_range("substeps", 1.0, MAX_SUBSTEPS as f32)?;
     set_range("iterations", 1.0, MAX_ITERATIONS as f32)?;
-    set_range("wind", WIND_RANGE.0, WIND_RANGE.1)?;
+    set_range("wind", *WIND_SPEEDS.start(), *WIND_SPEEDS.end())?;
 
     on_change(queue, "scene", |value| value.parse().map(Control::Scene).unwrap_or(Control::Unreadable("scene")))?;
     on_change(queue, "grid", |value| value.parse().map(Control::Grid).unwrap_or(Control::Unreadable("grid")))?;
     on_change(queue, "solver", |value| {
-        solver_mode(&value).map(Control::Solver).unwrap_or(Control::Unreadable("solver"))
+        SolverKind::named(&value).map(Control::Solver).unwrap_or(Control::Unreadable("solver"))
     })?;
     on_change(queue, "substeps", |value| {
         value.parse().map(Control::Substeps).unwrap_or(Control::Unreadable("substeps"))
@@ -79,11 +77,11 @@ pub fn show(session: &Session) -> Result<(), String> {
     let params = session.params();
     element::<HtmlSelectElement>("scene")?.set_value(&session.source().to_string());
     element::<HtmlInputElement>("grid")?.set_value(&session.grid().to_string());
-    element::<HtmlSelectElement>("solver")?.set_value(solver_name(&params.mode));
+    element::<HtmlSelectElement>("solver")?.set_value(SolverKind::of(&params.mode).name());
     element::<HtmlButtonElement>("pause")?.set_text_content(Some(if session.paused() { "run" } else { "pause" }));
     show_number("substeps", params.substeps as f32)?;
     show_number("iterations", params.iterations as f32)?;
-    show_number("wind", params.aerodynamics.map_or(0.0, |air| air.wind.length()))?;
+    show_number("wind", params.aerodynamics.map_or(0.0, |air| horizontal_wind(air.wind).0))?;
     element::<HtmlInputElement>("self-collision")?.set_checked(params.self_collision.is_some());
     Ok(())
 }
@@ -119,7 +117,11 @@ fn listen_to<T: JsCast + Clone + 'static>(
     make: impl Fn(&T) -> Control + 'static,
 ) -> Result<(), String> {
     let (queue, element) = (Rc::clone(queue), target.clone());
-    let listener = Closure::<dyn FnMut()>::new(move || queue.borrow_mut().push(make(&element)));
+    let listener = Closure::<dyn FnMut()>::new(move || {
+        if !crate::page::failed() {
+            queue.borrow_mut().push(make(&element));
+        }
+    });
     target
         .unchecked_ref::<web_sys::EventTarget>()
         .add_event_listener_with_callback(event, listener.as_ref().unchecked_ref())

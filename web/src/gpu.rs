@@ -38,12 +38,16 @@ impl Gpu {
         let Ok(adapter) = instance.request_adapter(&options).await else {
             return Ok(None);
         };
-        let (device, queue) = drape::request_device_async(&adapter, HeadlessOptions { timestamps: true })
-            .await
-            .map_err(|e| e.to_string())?;
+        // No timestamps: WebGPU has none between passes, which the session's timer needs.
+        let (device, queue) =
+            drape::request_device_async(&adapter, HeadlessOptions::default()).await.map_err(|e| e.to_string())?;
         // A validation error (a shader the browser rejects, say) stops the demo with its message
         // rather than leaving a frozen canvas.
         device.on_uncaptured_error(Arc::new(|error| show_failure(&format!("WebGPU error: {error}"))));
+        // A lost device never reports its work done: say so instead of freezing.
+        device.set_device_lost_callback(|reason, message| {
+            show_failure(&format!("the GPU device was lost ({reason:?}): {message}"));
+        });
         let capabilities = surface.get_capabilities(&adapter);
         // The first format is the browser's preferred one (no extra copy to show it).
         let format = capabilities.formats.first().copied().ok_or("the canvas supports no format on this adapter")?;

@@ -1,6 +1,6 @@
 //! drape's demo in a browser: the library's renderer and session on a WebGPU canvas, driven by
 //! pointer (mouse, touch, pen) and plain HTML controls, with live statistics. `web/build.sh`
-//! builds it into a static folder; `web/index.html` is its page.
+//! builds it into a static folder; `web/static/index.html` is its page.
 //!
 //! - [`page`]: the page's elements, its query options and the state it publishes
 //!   (`window.drape`, which the browser test reads);

@@ -1,16 +1,16 @@
 //! The page around the demo: its elements, the options its address gives, messages, and the
 //! state it publishes as `window.drape` for scripts (the browser test reads it there).
 
+use drape::viewer::session::DEFAULT_RELAXATION;
+use drape::viewer::settings::GRID_CELLS;
 use drape::viewer::ParamOverrides;
-use drape::{SceneKind, SolverMode};
+use drape::{MassSpringParams, SceneKind, SolverMode};
 use js_sys::{Float32Array, Object, Reflect};
 use std::sync::atomic::{AtomicBool, Ordering};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Grid cells per side when the address names none: a cloth a CPU adapter still runs smoothly.
 const DEFAULT_GRID: u32 = 32;
-/// The grids the page offers (and accepts in its address).
-pub const GRID_RANGE: std::ops::RangeInclusive<u32> = 4..=256;
 
 /// The document, which a page module always has.
 pub fn document() -> Result<web_sys::Document, String> {
@@ -120,34 +120,64 @@ impl Options {
         options.overrides.substeps = number(&query, "substeps")?;
         options.overrides.iterations = number(&query, "iterations")?;
         if let Some(solver) = query.get("solver") {
-            options.overrides.mode = Some(solver_mode(&solver)?);
+            let mode = SolverKind::named(&solver)?.mode(DEFAULT_RELAXATION, MassSpringParams::default());
+            options.overrides.mode = Some(mode);
         }
         Ok(options)
     }
 }
 
-/// `grid` if the page offers it.
+/// `grid` if the demos offer it ([`GRID_CELLS`]).
 pub fn grid_in_range(grid: u32) -> Result<u32, String> {
-    let (low, high) = (GRID_RANGE.start(), GRID_RANGE.end());
-    GRID_RANGE.contains(&grid).then_some(grid).ok_or_else(|| format!("the page offers {low} to {high} cells per side"))
+    let (low, high) = (GRID_CELLS.start(), GRID_CELLS.end());
+    GRID_CELLS.contains(&grid).then_some(grid).ok_or_else(|| format!("the page offers {low} to {high} cells per side"))
 }
 
-/// The solver mode the page names `name` (the demo's `--solver` names).
-pub fn solver_mode(name: &str) -> Result<SolverMode, String> {
-    match name {
-        "gs" => Ok(SolverMode::GaussSeidel),
-        "jacobi" => Ok(SolverMode::Jacobi { relaxation: drape::viewer::session::DEFAULT_RELAXATION }),
-        "mass-spring" => Ok(SolverMode::MassSpring(Default::default())),
-        _ => Err(format!("solver {name:?}: expected gs, jacobi or mass-spring")),
+/// A solver mode by the page's name for it (the desktop demo's `--solver` names); the mode's
+/// own settings (Jacobi's ω, the spring constants) come from where it is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SolverKind {
+    GaussSeidel,
+    Jacobi,
+    MassSpring,
+}
+
+impl SolverKind {
+    /// The kind the page names `name`.
+    pub fn named(name: &str) -> Result<Self, String> {
+        match name {
+            "gs" => Ok(Self::GaussSeidel),
+            "jacobi" => Ok(Self::Jacobi),
+            "mass-spring" => Ok(Self::MassSpring),
+            _ => Err(format!("solver {name:?}: expected gs, jacobi or mass-spring")),
+        }
     }
-}
 
-/// The page's name for `mode`.
-pub fn solver_name(mode: &SolverMode) -> &'static str {
-    match mode {
-        SolverMode::GaussSeidel => "gs",
-        SolverMode::Jacobi { .. } => "jacobi",
-        SolverMode::MassSpring(_) => "mass-spring",
+    /// The kind of `mode`.
+    pub fn of(mode: &SolverMode) -> Self {
+        match mode {
+            SolverMode::GaussSeidel => Self::GaussSeidel,
+            SolverMode::Jacobi { .. } => Self::Jacobi,
+            SolverMode::MassSpring(_) => Self::MassSpring,
+        }
+    }
+
+    /// The page's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::GaussSeidel => "gs",
+            Self::Jacobi => "jacobi",
+            Self::MassSpring => "mass-spring",
+        }
+    }
+
+    /// The mode, with Jacobi's `relaxation` or the `springs` where it has them.
+    pub fn mode(self, relaxation: f32, springs: MassSpringParams) -> SolverMode {
+        match self {
+            Self::GaussSeidel => SolverMode::GaussSeidel,
+            Self::Jacobi => SolverMode::Jacobi { relaxation },
+            Self::MassSpring => SolverMode::MassSpring(springs),
+        }
     }
 }
 

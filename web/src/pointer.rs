@@ -93,7 +93,9 @@ pub fn listen(canvas: &HtmlCanvasElement, queue: &Rc<RefCell<Vec<PointerInput>>>
                 Some(false) => drop(target.release_pointer_capture(event.pointer_id())),
                 None => {}
             }
-            queue.borrow_mut().push(make(&event));
+            if !crate::page::failed() {
+                queue.borrow_mut().push(make(&event));
+            }
         });
         add_listener(canvas, name, listener.as_ref().unchecked_ref())?;
         listener.forget();
@@ -111,7 +113,9 @@ pub fn listen(canvas: &HtmlCanvasElement, queue: &Rc<RefCell<Vec<PointerInput>>>
             WheelEvent::DOM_DELTA_LINE => WHEEL_LINES_PER_NOTCH,
             _ => 1.0,
         };
-        queue.borrow_mut().push(PointerInput::Wheel { notches: -(event.delta_y() as f32) / per_notch });
+        if !crate::page::failed() {
+            queue.borrow_mut().push(PointerInput::Wheel { notches: -(event.delta_y() as f32) / per_notch });
+        }
     });
     add_listener(canvas, "wheel", wheel.as_ref().unchecked_ref())?;
     wheel.forget();
