@@ -355,6 +355,38 @@ fn the_sphere_can_be_dragged() {
     assert!(center.x > 0.1 && (center.y - 0.5).abs() < 1e-4 && center.z.abs() < 1e-4, "sphere moved to {center}");
 }
 
+/// The session times its step with GPU timestamps written by empty passes around it, which
+/// needs only `TIMESTAMP_QUERY` (all WebGPU offers), read back without waiting: a positive time
+/// no longer than a whole frame's submit-and-wait.
+#[test]
+fn the_session_times_its_step_with_timestamp_queries_alone() {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter =
+        pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, None)).expect("an adapter");
+    assert!(adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY), "the adapter has no timestamp queries");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_features: wgpu::Features::TIMESTAMP_QUERY,
+        required_limits: drape::required_limits(&adapter),
+        ..Default::default()
+    }))
+    .expect("a device");
+    let mut session =
+        Session::new(&device, &queue, ClothSource::Scene(SceneKind::Drape), 8, ParamOverrides::default()).unwrap();
+    let mut slowest_frame = 0f64;
+    for _ in 0..200 {
+        let start = Instant::now();
+        session.step();
+        device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        slowest_frame = slowest_frame.max(start.elapsed().as_secs_f64() * 1e3);
+        if session.frame_ms().1 {
+            break;
+        }
+    }
+    let (ms, timed) = session.frame_ms();
+    assert!(timed, "no GPU time after 200 frames");
+    assert!(ms > 0.0 && ms <= slowest_frame, "step {ms} ms, slowest frame {slowest_frame} ms");
+}
+
 /// Collects the session's background read of positions (polls the device until it arrives).
 fn collect_positions(session: &mut Session) -> (u64, Vec<Vec3>) {
     for _ in 0..1000 {

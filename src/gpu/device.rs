@@ -11,14 +11,15 @@ use std::mem::size_of;
 const LAVAPIPE_HINT: &str = "install a GPU driver, or Mesa's software Vulkan driver lavapipe \
     (Debian/Ubuntu: `apt-get install mesa-vulkan-drivers`)";
 
-/// Features for GPU timestamps written between passes (step timing in the tools and the demo).
+/// Features for GPU timestamps written between passes (step timing in the tools). The demos'
+/// timer needs only `TIMESTAMP_QUERY`, the one WebGPU has.
 pub const TIMESTAMP_FEATURES: wgpu::Features =
     wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
 
 /// Options for the device helpers (`headless_device`, `request_device`, [`request_device_async`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HeadlessOptions {
-    /// Also request timestamp queries (inside encoders) when the adapter offers them.
+    /// Also request the timestamp features ([`TIMESTAMP_FEATURES`]) that the adapter offers.
     pub timestamps: bool,
 }
 
@@ -139,7 +140,7 @@ pub(crate) fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) 
 }
 
 /// Requests a device with [`required_limits`] from an adapter (a headless one, or one
-/// compatible with a window's surface), plus timestamp queries when asked for and offered.
+/// compatible with a window's surface), plus the timestamp features asked for and offered.
 /// Native only: it blocks until the device is there; on the web, await
 /// [`request_device_async`].
 #[cfg(not(target_arch = "wasm32"))]
@@ -153,11 +154,8 @@ pub async fn request_device_async(
     options: HeadlessOptions,
 ) -> Result<(wgpu::Device, wgpu::Queue), Error> {
     let info = adapter.get_info();
-    let required_features = if options.timestamps && adapter.features().contains(TIMESTAMP_FEATURES) {
-        TIMESTAMP_FEATURES
-    } else {
-        wgpu::Features::empty()
-    };
+    let required_features =
+        if options.timestamps { adapter.features() & TIMESTAMP_FEATURES } else { wgpu::Features::empty() };
     adapter
         .request_device(&wgpu::DeviceDescriptor {
             label: Some("drape device"),

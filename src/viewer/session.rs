@@ -8,7 +8,7 @@ use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::{Error, ParamError};
 use crate::gpu::readback::BackgroundMap;
-use crate::gpu::{GpuSolver, TIMESTAMP_FEATURES};
+use crate::gpu::GpuSolver;
 use crate::mass_spring::{MassSpringParams, SpringNetwork};
 use crate::math::bounding_box;
 use crate::mesh::ClothMesh;
@@ -687,7 +687,8 @@ impl Session {
     }
 }
 
-/// GPU time of the step from two timestamps, read back without ever waiting: a copy to the
+/// GPU time of the step from two timestamps, written by empty passes around it and read back
+/// without ever waiting: a copy to the
 /// readback buffer is recorded only while it is idle, and its mapping is polled later.
 struct FrameTimer {
     queries: wgpu::QuerySet,
@@ -700,7 +701,7 @@ struct FrameTimer {
 
 impl FrameTimer {
     fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Option<Self> {
-        if !device.features().contains(TIMESTAMP_FEATURES) {
+        if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
             return None;
         }
         Some(Self {
@@ -722,16 +723,29 @@ impl FrameTimer {
     }
 
     fn begin(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.write_timestamp(&self.queries, 0);
+        self.mark(encoder, Some(0), None);
     }
 
     fn end(&mut self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.write_timestamp(&self.queries, 1);
+        self.mark(encoder, None, Some(1));
         encoder.resolve_query_set(&self.queries, 0..2, &self.resolved, 0);
         if self.readback.is_idle() {
             encoder.copy_buffer_to_buffer(&self.resolved, 0, self.readback.buffer(), 0, 16);
             self.copy_recorded = true;
         }
+    }
+
+    /// Writes a timestamp through an empty compute pass's own writes: WebGPU (and a device
+    /// without `TIMESTAMP_QUERY_INSIDE_ENCODERS`) has no timestamps between passes otherwise.
+    fn mark(&self, encoder: &mut wgpu::CommandEncoder, beginning: Option<u32>, end: Option<u32>) {
+        encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("drape viewer timestamp"),
+            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                query_set: &self.queries,
+                beginning_of_pass_write_index: beginning,
+                end_of_pass_write_index: end,
+            }),
+        });
     }
 
     fn after_submit(&mut self, device: &wgpu::Device) {

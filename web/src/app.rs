@@ -91,6 +91,7 @@ impl App {
         publish("adapter", &app.gpu.adapter_name().into());
         set_stat("stat-adapter", &app.gpu.adapter_name());
         publish("adapterType", &format!("{:?}", app.gpu.adapter.device_type).into());
+        publish("timestamps", &app.gpu.device.features().contains(wgpu::Features::TIMESTAMP_QUERY).into());
         app.publish_cloth();
         publish("status", &"running".into());
         run_every_frame(Rc::new(RefCell::new(app)));
@@ -141,8 +142,13 @@ impl App {
     /// Records the scene (cloth, colliders, pin markers) into `encoder`.
     fn encode_scene(&mut self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
         let (markers, colliders) = (self.session.markers(), self.session.colliders());
-        let aspect = self.viewport().x / self.viewport().y;
-        let scene = SceneView { camera: &self.camera, aspect, colliders: &colliders, markers: &markers };
+        let viewport = self.viewport();
+        let scene = SceneView {
+            camera: &self.camera,
+            aspect: viewport.x / viewport.y,
+            colliders: &colliders,
+            markers: &markers,
+        };
         self.renderer.prepare(&self.gpu.device, &self.gpu.queue, &scene);
         let draw = DrawOptions::default();
         self.renderer.render(encoder, target, self.depth.view(), None, self.session.solver(), draw);
@@ -278,8 +284,7 @@ impl App {
                 Ok(())
             }
             Control::Reset => {
-                self.pointers = Pointers::default();
-                self.gesture = None;
+                self.forget_cloth_state();
                 self.session.reset()
             }
             Control::FrameCamera => {
@@ -304,14 +309,20 @@ impl App {
 
     /// Switches to another cloth; on error the old one stays.
     fn load(&mut self, source: ClothSource, grid: u32) -> Result<(), String> {
-        self.pointers = Pointers::default();
-        self.gesture = None;
         self.session.load(source, grid).map_err(|e| e.to_string())?;
+        self.forget_cloth_state();
         self.renderer.set_cloth(&self.gpu.device, self.session.solver().model());
         self.camera = self.session.framing_camera();
-        self.positions.clear();
         self.publish_cloth();
         Ok(())
+    }
+
+    /// Forgets what belonged to the cloth before a reset or a switch: the pointers' gesture
+    /// (the session let go of any grab) and the positions read, until new ones arrive.
+    fn forget_cloth_state(&mut self) {
+        self.pointers = Pointers::default();
+        self.gesture = None;
+        self.positions.clear();
     }
 
     /// The canvas's size in CSS pixels, which pointer positions are in.
@@ -329,6 +340,7 @@ impl App {
         publish("dispatchesPerFrame", &(solver.dispatches_per_frame() as f64).into());
         publish("stripesInWorkgroup", &solver.stripes_in_workgroup().into());
         set_stat("stat-dispatches", &solver.dispatches_per_frame().to_string());
+        set_stat("stat-particles", &solver.model().particle_count().to_string());
     }
 
     /// What changes every frame, and the statistics a few times a second.
@@ -357,11 +369,14 @@ impl App {
         publish("frameMs", &milliseconds(frame_ms));
         publish("drawMs", &milliseconds(draw_ms));
         let shown = |ms: Option<f64>| ms.map_or("–".to_owned(), |ms| format!("{ms:.1} ms"));
+        let (step_ms, timed) = self.session.frame_ms();
+        let step_ms = timed.then_some(step_ms);
+        publish("gpuStepMs", &milliseconds(step_ms));
         set_stat("stat-fps", &format!("{fps:.0}"));
         set_stat("stat-frame-ms", &shown(frame_ms));
+        set_stat("stat-gpu-ms", &step_ms.map_or("no timestamps".to_owned(), |ms| format!("{ms:.2} ms")));
         set_stat("stat-draw-ms", &shown(draw_ms));
         set_stat("stat-frames", &self.session.frames().to_string());
-        set_stat("stat-particles", &self.session.solver().model().particle_count().to_string());
     }
 
     /// Publishes and shows the statistics just read back.
@@ -439,9 +454,9 @@ fn request_animation_frame(callback: Option<&Closure<dyn FnMut()>>) {
     }
 }
 
-/// How long the GPU takes per frame, from each submit to the queue saying its work is done
-/// (WebGPU has no timestamps between passes): frames that simulate and draw apart from those that
-/// only draw (paused), so that the step's share shows. Also how many frames the page shows per
+/// How long a frame takes, from each submit to the queue saying its work is done (with or
+/// without GPU timestamps): frames that simulate and draw apart from those that only draw
+/// (paused), so that the step's share shows. Also how many frames the page shows per
 /// second.
 #[derive(Default)]
 struct FrameTiming {

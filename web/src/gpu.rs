@@ -38,9 +38,9 @@ impl Gpu {
         let Ok(adapter) = instance.request_adapter(&options).await else {
             return Ok(None);
         };
-        // No timestamps: WebGPU has none between passes, which the session's timer needs.
-        let (device, queue) =
-            drape::request_device_async(&adapter, HeadlessOptions::default()).await.map_err(|e| e.to_string())?;
+        // Timestamp queries where the browser offers them: the session times the step with them.
+        let timestamps = HeadlessOptions { timestamps: true };
+        let (device, queue) = drape::request_device_async(&adapter, timestamps).await.map_err(|e| e.to_string())?;
         // A validation error (a shader the browser rejects, say) stops the demo with its message
         // rather than leaving a frozen canvas.
         device.on_uncaptured_error(Arc::new(|error| show_failure(&format!("WebGPU error: {error}"))));
