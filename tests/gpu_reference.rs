@@ -506,12 +506,7 @@ fn a_reset_solver_repeats_a_fresh_one_bit_for_bit() {
 /// and counted.
 #[test]
 fn background_metrics_measure_the_cloth_of_their_request() {
-    let (device, queue) = device();
-    let scene = Scene::new(SceneKind::Drape, 12).unwrap();
-    let mut solver = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
-    for _ in 0..5 {
-        solver.step();
-    }
+    let (device, scene, mut solver) = drape_after_five_frames();
     let at_request = solver.metrics().unwrap();
     let before_request = solver.allocated_bytes();
     // Positions, velocities, and the collider list's and hash table's heads with their overflow
@@ -548,12 +543,7 @@ fn background_metrics_measure_the_cloth_of_their_request() {
 /// and a reset drops a pending one with its buffer.
 #[test]
 fn background_positions_are_those_of_their_request() {
-    let (device, queue) = device();
-    let scene = Scene::new(SceneKind::Drape, 12).unwrap();
-    let mut solver = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
-    for _ in 0..5 {
-        solver.step();
-    }
+    let (_device, scene, mut solver) = drape_after_five_frames();
     let at_request = solver.read_positions().unwrap();
     let before_request = solver.allocated_bytes();
     assert!(solver.request_positions());
@@ -579,6 +569,18 @@ fn background_positions_are_those_of_their_request() {
         scene.model.mesh().positions,
         "at rest after the reset"
     );
+}
+
+/// The drape scene at 12² on its own solver, 5 frames in: the cloth in motion, for background
+/// reads.
+fn drape_after_five_frames() -> (wgpu::Device, Scene, GpuSolver) {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Drape, 12).unwrap();
+    let mut solver = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
+    for _ in 0..5 {
+        solver.step();
+    }
+    (device, scene, solver)
 }
 
 /// Polls `poll` until it gives a value (lavapipe delivers background reads within milliseconds).

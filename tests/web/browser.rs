@@ -220,6 +220,12 @@ impl Drop for Browser {
     }
 }
 
+/// The numbers of a JSON array (as the page publishes positions and matrices).
+pub fn floats(value: &Value) -> Vec<f32> {
+    let numbers = value.as_array().unwrap_or_else(|| panic!("{value} is not an array"));
+    numbers.iter().map(|v| v.as_f64().unwrap_or_else(|| panic!("{v} is not a number")) as f32).collect()
+}
+
 /// A directory removed when dropped.
 struct TempDir(std::path::PathBuf);
 

@@ -9,33 +9,20 @@
 
 mod browser;
 mod server;
+mod site;
 
-use browser::Browser;
+use browser::{floats, Browser};
 use drape::{Collider, CpuSolver, Scene, SceneKind};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use site::site;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// Grid cells per side of the browser runs: small, as SwiftShader runs on the CPU.
 const GRID: u32 = 12;
 /// How long a browser run may take to reach a state (SwiftShader on two cores, cold caches).
 const PATIENCE: Duration = Duration::from_secs(240);
-
-/// The built site, built once per test run (after checking that there is a browser to open it).
-fn site() -> &'static Path {
-    static SITE: OnceLock<PathBuf> = OnceLock::new();
-    SITE.get_or_init(|| {
-        browser::check_installed();
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let out = root.join("target/web/site");
-        let status = Command::new(root.join("web/build.sh")).arg(&out).status().expect("web/build.sh runs");
-        assert!(status.success(), "web/build.sh failed");
-        out
-    })
-}
 
 /// One browser at a time: each keeps a CPU core busy with SwiftShader.
 fn one_browser_at_a_time() -> std::sync::MutexGuard<'static, ()> {
@@ -44,8 +31,7 @@ fn one_browser_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn vec3s(value: &Value) -> Vec<Vec3> {
-    let floats: Vec<f32> = value.as_array().expect("an array").iter().map(|v| v.as_f64().unwrap() as f32).collect();
-    floats.chunks_exact(3).map(Vec3::from_slice).collect()
+    floats(value).chunks_exact(3).map(Vec3::from_slice).collect()
 }
 
 fn centre(points: &[Vec3]) -> Vec3 {
@@ -367,44 +353,4 @@ fn a_browser_without_webgpu_is_told_so() {
     let without_api = Browser::start(true);
     without_api.before_every_page("delete Navigator.prototype.gpu;");
     told(&without_api);
-}
-
-/// Time per frame in the browser, for BENCHMARKS.md (not a check): the drape scene at 32² and
-/// 64² with its own settings. Between frames 120 and 180: the median of the GPU time of the step
-/// (timestamp queries, sampled as the page publishes them) and the page's median time per frame
-/// from submit to the browser's "work done"; then, paused at 180, the median of 60 frames that
-/// only draw, and the max stretch reached. Run with
-/// `cargo test --release --test web -- --ignored --nocapture time_per_frame`.
-#[test]
-#[ignore = "a benchmark: prints figures, checks nothing"]
-fn time_per_frame_in_the_browser() {
-    let _one = one_browser_at_a_time();
-    let address = server::serve(site());
-    for grid in [32, 64] {
-        let browser = Browser::start(true);
-        browser.open(&format!("{address}/?scene=drape&grid={grid}&frames=180"));
-        let patience = Duration::from_secs(900);
-        browser.wait_for("120 frames", patience, |b| b.state("frames").as_u64().is_some_and(|f| f >= 120));
-        let mut steps = Vec::new();
-        while browser.state("paused") != json!(true) {
-            steps.extend(browser.state("gpuStepMs").as_f64());
-            std::thread::sleep(Duration::from_millis(300));
-        }
-        steps.sort_by(f64::total_cmp);
-        let frame_ms = browser.state("frameMs");
-        browser.wait_for("the statistics", patience, |b| b.state("maxStretch").is_number());
-        // Paused, the page goes on drawing: 60 of those frames time the drawing alone.
-        std::thread::sleep(Duration::from_secs(10));
-        println!(
-            "drape {grid}²: step {:?} ms GPU time (median of {} samples), {frame_ms} ms per frame, {} ms drawing \
-             alone, {} dispatches (stripes in workgroup memory: {}), max stretch {}, adapter {}",
-            steps.get(steps.len() / 2),
-            steps.len(),
-            browser.state("drawMs"),
-            browser.state("dispatchesPerFrame"),
-            browser.state("stripesInWorkgroup"),
-            browser.state("maxStretch"),
-            browser.state("adapter")
-        );
-    }
 }
