@@ -12,7 +12,7 @@
 //! `cargo bench --bench model`; `DRAPE_BENCH_GRIDS=512` limits the grid sizes.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode};
-use drape::constraints::tether::{TetherBuilder, Tethers};
+use drape::passes::tethers::{TetherBuilder, Tethers};
 use drape::{ClothMesh, DistanceField, Scene, SceneKind};
 
 fn grids() -> Vec<u32> {

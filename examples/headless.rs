@@ -12,7 +12,7 @@
 
 use clap::{Parser, ValueEnum};
 use drape::constraints::UnitType;
-use drape::mass_spring::SpringKind;
+use drape::passes::springs::SpringKind;
 use drape::{BendingModel, DispatchStrategy, GpuSolver, HeadlessOptions, Scene, SceneKind, SolverMode};
 use std::num::NonZeroUsize;
 use std::time::Instant;

@@ -3,9 +3,9 @@
 // records in src/constraints/); tests/shaders.rs checks sizes and offsets with naga.
 
 const WORKGROUP_SIZE: u32 = 64u;
-// Unit types the parameters describe (src/constraints/mod.rs UnitType::ALL has at most this many).
+// Unit types the parameters describe (src/constraints.rs UnitType::ALL has at most this many).
 const MAX_UNIT_TYPES: u32 = 4u;
-// Constraint kinds the parameters describe (src/constraints/mod.rs Kind::ALL has at most this
+// Constraint kinds the parameters describe (src/constraints.rs Kind::ALL has at most this
 // many).
 const MAX_KINDS: u32 = 4u;
 // Below this length (m) an edge or a doubled triangle area gives no usable direction.
@@ -48,9 +48,9 @@ struct KindParams {
     // [k, α̃] of its constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0), then a second pair
     // where the kind has one (stretch: xy stretched, zw compressed).
     response: vec4<f32>,
-    // Where its records start in `constraint_records` (shaders/units.wgsl).
+    // Where its records start in `constraint_records` (shaders/passes/iterations/units.wgsl).
     records: u32,
-    // Where its Jacobi shares start in `jacobi_plan` (shaders/jacobi_slots.wgsl).
+    // Where its Jacobi shares start in `jacobi_plan` (shaders/passes/iterations/jacobi_slots.wgsl).
     jacobi_shares: u32,
     // 1 when some constraint of the kind has a stiffness scale other than 1 (a material map).
     mapped: u32,
@@ -58,7 +58,7 @@ struct KindParams {
     _pad0: u32,
 }
 
-// The air around the cloth (GpuAir in src/gpu/records.rs; src/aerodynamics.rs).
+// The air around the cloth (GpuAir in src/gpu/records.rs; src/passes/air.rs).
 struct Air {
     // Mean wind (m/s), then its speed |wind|.
     wind: vec4<f32>,
@@ -88,14 +88,14 @@ struct Params {
     // 1 when on, 0 when off (shaders/constraints/stretch.wgsl limit_strain); w unused.
     strain_limits: vec4<f32>,
     // Area limits of the triangles: [min, max] ratios of the rest area
-    // (shaders/constraints/area.wgsl); zw unused.
+    // (shaders/passes/area_limits.wgsl); zw unused.
     area_limits: vec4<f32>,
     air: Air,
-    // Mass-spring mode (shaders/mass_spring.wgsl): stiffness of the structural, shear and
+    // Mass-spring mode (shaders/passes/springs.wgsl): stiffness of the structural, shear and
     // flexion springs (N/m) by kind id, then their damping (N·s/m); zero in the other modes.
     springs: vec4<f32>,
-    // Self-collision (shaders/self_collision.wgsl): thickness h (m), friction between layers,
-    // the exponent of the triangle contacts' fixed point (shaders/self_collision_triangles.wgsl),
+    // Self-collision (shaders/passes/self_collision.wgsl): thickness h (m), friction between layers,
+    // the exponent of the triangle contacts' fixed point (shaders/passes/self_collision/triangles.wgsl),
     // unused. Zero when off.
     self_collision: vec4<f32>,
     // Jacobi over-relaxation ω.
@@ -116,10 +116,10 @@ struct Params {
     // Where the gather lists' slot indices and the unit table start in `jacobi_plan`.
     jacobi_items: u32,
     jacobi_unit_table: u32,
-    // Tethered particles (shaders/constraints/tether.wgsl).
+    // Tethered particles (shaders/passes/tethers.wgsl).
     tether_particles: u32,
     // The fraction of its deviation from the rigid motion a free particle loses per frame
-    // (shaders/rigid_damping.wgsl).
+    // (shaders/passes/rigid_damping.wgsl).
     rigid_damping: f32,
     // Buckets of the self-collision hash table (a power of two).
     hash_table_size: u32,

@@ -2,7 +2,7 @@
 //! through a frame by its pose, with its own contact material), the contact projection of
 //! PBD §3.4 (every collider at once, so that a particle in a crevice between two colliders ends
 //! outside both), static friction on positions and the velocity response of PBD Alg. 1 line 16.
-//! WGSL twin: `shaders/collide.wgsl` (same names, same argument order, the same operations in
+//! WGSL twin: `shaders/collision.wgsl` (same names, same argument order, the same operations in
 //! the same order, so that the GPU computes the same bits).
 
 use crate::distance_field::{DistanceField, FIELD_SLOPE};

@@ -1,7 +1,7 @@
 //! Signed distance fields of closed triangle meshes: the shape of a mesh collider
 //! ([`crate::Collider::Mesh`]). The host samples the exact distance to the mesh on a regular grid
 //! once; the solver interpolates it trilinearly, with its gradient as the surface normal
-//! (`shaders/collide.wgsl`'s `field_point` is the WGSL twin of [`DistanceField::surface_point`]).
+//! (`shaders/collision.wgsl`'s `field_point` is the WGSL twin of [`DistanceField::surface_point`]).
 //!
 //! Building follows Bridson's level-set construction: exact point–triangle distances in a band
 //! around each triangle, spread to the whole grid by fast sweeping (each sample tries the

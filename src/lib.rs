@@ -26,25 +26,22 @@
 
 #![warn(missing_docs)]
 
-pub mod aerodynamics;
 pub mod collision;
 pub mod constraints;
 pub mod distance_field;
 pub mod error;
 pub mod gpu;
 pub mod graph;
-pub mod mass_spring;
 pub mod math;
 pub mod mesh;
 pub mod metrics;
 pub mod model;
 pub mod params;
+pub mod passes;
 pub mod pins;
 pub mod reference;
-pub mod rigid_damping;
 pub mod scene;
 pub mod schedule;
-pub mod self_collision;
 #[cfg(feature = "render")]
 pub mod viewer;
 // The viewer opens native windows and waits for the GPU; the browser build leaves it out.
@@ -53,7 +50,6 @@ compile_error!(
     "the `viewer` feature is native only: build for wasm32 with `--no-default-features` (and `--features render` for the renderer and session)"
 );
 
-pub use aerodynamics::{Aerodynamics, Gusts};
 pub use collision::{Collider, ContactMaterial, Pose};
 pub use constraints::stretch::StrainLimits;
 pub use constraints::BendingModel;
@@ -62,11 +58,11 @@ pub use error::{Error, MeshError, ParamError};
 #[cfg(not(target_arch = "wasm32"))]
 pub use gpu::{headless_device, request_device};
 pub use gpu::{request_device_async, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};
-pub use mass_spring::MassSpringParams;
 pub use mesh::{ClothMesh, GridPlane};
 pub use metrics::{ClothMetrics, Overflows};
 pub use model::ClothModel;
-pub use params::{SolverMode, SolverParams, Stiffness, TetherParams};
+pub use params::{
+    Aerodynamics, Gusts, MassSpringParams, SelfCollision, SolverMode, SolverParams, Stiffness, TetherParams,
+};
 pub use reference::CpuSolver;
 pub use scene::{Scene, SceneKind, Spin};
-pub use self_collision::SelfCollision;

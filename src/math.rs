@@ -1,6 +1,6 @@
 //! Pure f32 helpers shared by several kinds and stages, mirrored in WGSL with the same names:
 //! `shaders/common.wgsl` (the epsilons, `atan2_portable` and `weighted_face_normal`),
-//! `shaders/normals.wgsl` (`normalize_or_up`) and `shaders/self_collision_triangles.wgsl`
+//! `shaders/passes/normals.wgsl` (`normalize_or_up`) and `shaders/passes/self_collision/triangles.wgsl`
 //! (`closest_on_triangle`).
 
 use glam::Vec3;

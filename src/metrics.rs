@@ -38,14 +38,14 @@ pub struct Overflows {
     /// ([`crate::collision::MAX_NEAR_COLLIDERS`]; it took the first ones in list order).
     pub colliders: u32,
     /// Particle and triangle substeps of self-collision that met a hash bucket fuller than
-    /// [`crate::self_collision::MAX_BUCKET_ENTRIES`] (whose particles they skipped), more than
-    /// [`crate::self_collision::MAX_CANDIDATES`] candidates for a particle or
-    /// [`crate::self_collision::triangles::MAX_TRIANGLE_CANDIDATES`] for a triangle (the rest
+    /// [`crate::passes::self_collision::MAX_BUCKET_ENTRIES`] (whose particles they skipped), more than
+    /// [`crate::passes::self_collision::MAX_CANDIDATES`] candidates for a particle or
+    /// [`crate::passes::self_collision::triangles::MAX_TRIANGLE_CANDIDATES`] for a triangle (the rest
     /// skipped), a triangle spanning more than
-    /// [`crate::self_collision::triangles::MAX_TRIANGLE_COLUMNS`] columns of cells or visiting
-    /// more than [`crate::self_collision::triangles::MAX_TRIANGLE_STEPS`] cells and entries
+    /// [`crate::passes::self_collision::triangles::MAX_TRIANGLE_COLUMNS`] columns of cells or visiting
+    /// more than [`crate::passes::self_collision::triangles::MAX_TRIANGLE_STEPS`] cells and entries
     /// (its contacts, or the rest of them, skipped), and particles given more than
-    /// [`crate::self_collision::triangles::MAX_PARTICLE_CORRECTIONS`] triangle-contact
+    /// [`crate::passes::self_collision::triangles::MAX_PARTICLE_CORRECTIONS`] triangle-contact
     /// corrections (all of them skipped).
     pub self_contacts: u32,
 }

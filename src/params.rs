@@ -1,12 +1,9 @@
 //! Solver parameters: one `Copy` struct, every field with its unit, default and advice.
 
-use crate::aerodynamics::Aerodynamics;
 use crate::collision::{ContactMaterial, ContactResponse};
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{Response, Responses};
 use crate::error::ParamError;
-use crate::mass_spring::MassSpringParams;
-use crate::self_collision::SelfCollision;
 use glam::Vec3;
 
 /// How stiff a constraint kind is, in one of the two forms drape supports.
@@ -68,12 +65,12 @@ pub enum SolverMode {
         /// Over-relaxation `ω ∈ (0, 2]`; 1.5 is a good start, lower it if the cloth jitters.
         relaxation: f32,
     },
-    /// The mass-spring cloth ([`crate::mass_spring`]): structural, shear and flexion springs with
+    /// The mass-spring cloth ([`crate::passes::springs`]): structural, shear and flexion springs with
     /// damping, integrated by semi-implicit Euler, a baseline to compare the position-based modes
     /// with. Nothing is projected: `iterations`, `stretch`, `compression`, `bending`, `tethers`,
     /// `strain_limits` and `area_limits` do not apply. The substep must be short enough for the springs: the
     /// solvers reject springs that semi-implicit Euler cannot keep stable at `substeps` and say
-    /// how many substeps would ([`crate::mass_spring::SpringNetwork::check_stability`]).
+    /// how many substeps would ([`crate::passes::springs::SpringNetwork::check_stability`]).
     MassSpring(MassSpringParams),
 }
 
@@ -84,7 +81,7 @@ impl SolverMode {
     }
 }
 
-/// Long-range attachments ([`crate::constraints::tether`]): each free particle is held within
+/// Long-range attachments ([`crate::passes::tethers`]): each free particle is held within
 /// `scale` times its distance along the mesh from its nearest pinned particles.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TetherParams {
@@ -134,7 +131,7 @@ pub struct SolverParams {
     /// Zero conserves momentum exactly; 0.05–1 calms a cloth that swings too long.
     pub damping: f32,
     /// Damping of the free particles' motion relative to their rigid motion, in 1/s (default 0,
-    /// off; finite and ≥ 0; [`crate::rigid_damping`], PBD §3.5): once per frame, each free
+    /// off; finite and ≥ 0; [`crate::passes::rigid_damping`], PBD §3.5): once per frame, each free
     /// particle's velocity moves `1 − e^(−rigid_damping·dt)` of the way to the velocity the
     /// cloth's rigid motion (centre-of-mass velocity and angular velocity) gives it there. The
     /// cloth's momentum and angular momentum are kept while wrinkles and flutter calm down; 1–20
@@ -174,17 +171,17 @@ pub struct SolverParams {
     /// (a compliant `stretch`) a hard limit, e.g. a knit that gives 10 % and no more.
     pub strain_limits: Option<StrainLimits>,
     /// Area limits on the triangles (default `None`, off; the projecting modes only;
-    /// [`crate::constraints::area`]): once per substep, after the iterations, each triangle
+    /// [`crate::passes::area_limits`]): once per substep, after the iterations, each triangle
     /// whose area is outside `[min, max]` times its rest area is scaled about its centre of mass
     /// back to the nearest bound, triangle by triangle. Bounds how much a soft material grows
     /// or shrinks as a whole without stiffening its shear or bending. One dispatch per colour of
     /// triangles per substep (about eight on a grid).
     pub area_limits: Option<StrainLimits>,
     /// The air (default `None`, a vacuum): drag and lift on every triangle from the wind
-    /// relative to it, with gusts ([`crate::aerodynamics`]). Costs one more dispatch per
+    /// relative to it, with gusts ([`crate::passes::air`]). Costs one more dispatch per
     /// substep, and the finalize and next predict of a substep become two.
     pub aerodynamics: Option<Aerodynamics>,
-    /// Self-collision (default `None`, off; [`crate::self_collision`]): the cloth keeps a
+    /// Self-collision (default `None`, off; [`crate::passes::self_collision`]): the cloth keeps a
     /// thickness between its own particles and between its particles and triangles, its layers
     /// and separate pieces alike. Costs seven dispatches per substep, and caps each particle's
     /// motion at half the thickness per substep.
@@ -354,5 +351,175 @@ impl SolverParams {
             dynamic_friction: self.dynamic_friction,
             restitution: self.restitution,
         }
+    }
+}
+
+/// The fastest accepted wind (m/s): far beyond any weather, and small enough that no force
+/// overflows f32.
+pub const MAX_WIND_SPEED: f32 = 1000.0;
+/// The densest accepted air (kg/m³; water is 1000) and the largest accepted coefficient.
+pub const MAX_AIR_DENSITY: f32 = 1000.0;
+const MAX_COEFFICIENT: f32 = 100.0;
+
+/// The air around the cloth: wind, density and the cloth's aerodynamic coefficients.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aerodynamics {
+    /// Wind velocity in m/s (default zero: still air, which still drags a moving cloth), at
+    /// most [`MAX_WIND_SPEED`] fast.
+    pub wind: Vec3,
+    /// Air density in kg/m³ (default 1.225, sea level at 15 °C), in [0, 1000] (water is 1000).
+    /// At 0 the air exerts no force, though its dispatches still run: set
+    /// `SolverParams::aerodynamics` to `None` to turn it off.
+    pub air_density: f32,
+    /// Drag coefficient of a triangle face-on to the flow (default 1.2, a thin flat plate; in
+    /// [0, 100]). A falling flat cloth of surface density `σ` reaches the terminal speed
+    /// `sqrt(2σg / (ρ C_D))`.
+    pub drag_coefficient: f32,
+    /// Lift coefficient (default 0.3, in [0, 100]): how strongly an inclined triangle deflects
+    /// the flow sideways, what makes a flag climb and a falling sheet glide.
+    pub lift_coefficient: f32,
+    /// Gusts of the wind (default none).
+    pub gusts: Gusts,
+}
+
+impl Default for Aerodynamics {
+    fn default() -> Self {
+        Self {
+            wind: Vec3::ZERO,
+            air_density: 1.225,
+            drag_coefficient: 1.2,
+            lift_coefficient: 0.3,
+            gusts: Gusts::default(),
+        }
+    }
+}
+
+/// Gusts: the wind's speed varying smoothly in time and along its direction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gusts {
+    /// Relative strength in [0, 1] (default 0, steady wind): the wind speed varies between
+    /// `1 − strength` and `1 + strength` times its mean.
+    pub strength: f32,
+    /// Gusts per second, finite and > 0 (default 0.5 Hz).
+    pub frequency: f32,
+}
+
+impl Default for Gusts {
+    fn default() -> Self {
+        Self { strength: 0.0, frequency: 0.5 }
+    }
+}
+
+impl Aerodynamics {
+    /// Checks every field against its documented range; names are relative to the field
+    /// `aerodynamics` of [`crate::SolverParams`].
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let error = |name, value: String, expected| Err(ParamError { name, value, expected });
+        if !(self.wind.is_finite() && self.wind.length() <= MAX_WIND_SPEED) {
+            return error("aerodynamics.wind", format!("{:?}", self.wind), "finite and at most 1000 m/s");
+        }
+        for (name, value, max, expected) in [
+            ("aerodynamics.air_density", self.air_density, MAX_AIR_DENSITY, "in [0, 1000] kg/m³"),
+            ("aerodynamics.drag_coefficient", self.drag_coefficient, MAX_COEFFICIENT, "in [0, 100]"),
+            ("aerodynamics.lift_coefficient", self.lift_coefficient, MAX_COEFFICIENT, "in [0, 100]"),
+        ] {
+            if !(0.0..=max).contains(&value) {
+                return error(name, value.to_string(), expected);
+            }
+        }
+        let Gusts { strength, frequency } = self.gusts;
+        if !(0.0..=1.0).contains(&strength) {
+            return error("aerodynamics.gusts.strength", strength.to_string(), "in [0, 1]");
+        }
+        if !(frequency.is_finite() && frequency > 0.0) {
+            return error("aerodynamics.gusts.frequency", frequency.to_string(), "finite and > 0");
+        }
+        Ok(())
+    }
+}
+
+/// The springs' constants. Each is per spring, so on a regular grid the membrane's stiffness
+/// (N/m: force per unit width per unit strain) depends on them and not on the resolution, while
+/// the particles' masses shrink with the cells: finer cloths need shorter substeps
+/// ([`crate::passes::springs::SpringNetwork::min_stable_substeps`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MassSpringParams {
+    /// Stiffness of the springs along the edges, N/m (default 50, finite and ≥ 0): stretch.
+    pub structural: f32,
+    /// Stiffness of the diagonal springs, N/m (default 10, finite and ≥ 0): shear, and some of
+    /// the stretch.
+    pub shear: f32,
+    /// Stiffness of the flexion springs, N/m (default 1, finite and ≥ 0): folds (not small
+    /// bends; see [`crate::passes::springs`]).
+    pub flexion: f32,
+    /// Damping of every spring along its direction, N·s/m (default 0.001, finite and ≥ 0):
+    /// `F = −c·((v_i − v_j)·d̂)·d̂` calms the springs' vibration without slowing rigid motion.
+    pub damping: f32,
+}
+
+impl Default for MassSpringParams {
+    fn default() -> Self {
+        Self { structural: 50.0, shear: 10.0, flexion: 1.0, damping: 0.001 }
+    }
+}
+
+impl MassSpringParams {
+    /// Checks every constant is finite and ≥ 0.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let fields = [
+            ("mode.structural", self.structural),
+            ("mode.shear", self.shear),
+            ("mode.flexion", self.flexion),
+            ("mode.damping", self.damping),
+        ];
+        match fields.into_iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
+            Some((name, value)) => Err(ParamError { name, value: value.to_string(), expected: "finite and ≥ 0" }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Self-collision parameters ([`crate::SolverParams::self_collision`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SelfCollision {
+    /// Distance in metres kept between particles that are at least this far apart at rest,
+    /// and between a particle and a triangle's face (in (0, 1] m). Below the particle spacing
+    /// the triangle contacts keep particles from slipping between particles, but two edges can
+    /// still cross (there are no edge–edge contacts), and the contacts cost more the more
+    /// cells a triangle spans (up to [`crate::passes::self_collision::triangles::MAX_TRIANGLE_COLUMNS`] columns). It also
+    /// bounds speed: no particle moves more than `h/2` per substep, so `h = 1 cm` at 60 frames
+    /// and 10 substeps per second allows 3 m/s.
+    pub thickness: f32,
+    /// Coulomb friction between layers (≥ 0): a contact removes its pair's relative
+    /// tangential motion up to `friction` times the contact's depth ([`crate::passes::self_collision::friction_kept`]). One
+    /// coefficient, with no drop from static to kinetic: see [`crate::passes::self_collision::friction_kept`] for why.
+    pub friction: f32,
+}
+
+/// 2 cm apart, friction 0.3: the demos' setting, for cloths of a metre or two.
+impl Default for SelfCollision {
+    fn default() -> Self {
+        Self::new(0.02)
+    }
+}
+
+impl SelfCollision {
+    /// A thickness of `thickness` metres with friction 0.3, cloth on cloth.
+    pub fn new(thickness: f32) -> Self {
+        Self { thickness, friction: 0.3 }
+    }
+
+    /// Checks each field against its documented range.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let fields = [
+            ("self_collision.thickness", self.thickness, self.thickness > 0.0 && self.thickness <= 1.0, "in (0, 1] m"),
+            ("self_collision.friction", self.friction, self.friction >= 0.0, "finite and ≥ 0"),
+        ];
+        for (name, value, ok, expected) in fields {
+            if !(ok && value.is_finite()) {
+                return Err(ParamError { name, value: value.to_string(), expected });
+            }
+        }
+        Ok(())
     }
 }

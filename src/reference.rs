@@ -3,19 +3,19 @@
 //! [`crate::constraints`] and [`crate::collision`]. It is the specification the GPU is tested
 //! against, not a second backend to optimise.
 
-use crate::aerodynamics::{advanced_clock, air_acceleration, AirState};
 use crate::collision::{respond_to_colliders, Collider, ColliderSet, ContactMaterial, MovingCollider, Pose};
-use crate::constraints::area::{project_area_limit, TriangleAreas};
-use crate::constraints::tether::{project_tethers, PinnedTethers};
 use crate::constraints::{Multipliers, SolveState, UnitType};
 use crate::error::Error;
-use crate::mass_spring::{ParticleState, SpringNetwork};
 use crate::metrics::Overflows;
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
+use crate::passes::air::{advanced_clock, air_acceleration, AirState};
+use crate::passes::area_limits::{project_area_limit, TriangleAreas};
+use crate::passes::rigid_damping::{damp_to_rigid_motion, frame_fraction, rigid_motion, Moments};
+use crate::passes::self_collision::collide_self;
+use crate::passes::springs::{ParticleState, SpringNetwork};
+use crate::passes::tethers::{project_tethers, PinnedTethers};
 use crate::pins::Pins;
-use crate::rigid_damping::{damp_to_rigid_motion, frame_fraction, rigid_motion, Moments};
-use crate::self_collision::collide_self;
 use glam::Vec3;
 
 /// A cloth stepped on the CPU.

@@ -1,12 +1,11 @@
 //! Scenes shared by the examples, tests and benches.
 
-use crate::aerodynamics::{Aerodynamics, Gusts};
 use crate::collision::{Collider, Pose};
 use crate::distance_field::DistanceField;
 use crate::error::Error;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
-use crate::params::{SolverParams, Stiffness};
+use crate::params::{Aerodynamics, Gusts, SolverParams, Stiffness};
 use glam::{Quat, Vec3};
 use std::fmt;
 use std::str::FromStr;
@@ -71,7 +70,7 @@ pub enum SceneKind {
     /// a static sphere (r = 0.5 m) under the middle, gravity 9.81, dt 1/60.
     Benchmark,
     /// A 1 m × 1 m flag hanging from a horizontal pole along its top edge, in a gusty 4 m/s
-    /// wind across it ([`crate::aerodynamics`]).
+    /// wind across it ([`crate::passes::air`]).
     Flag,
     /// A 1.6 m × 1.6 m cloth falling over a horizontal bar (a capsule, r = 6 cm, 1 m up), its
     /// two halves hanging onto a rounded box turned 20° under it, on the ground.

@@ -3,7 +3,7 @@
 
 mod support;
 
-use drape::aerodynamics::{air_acceleration, triangle_force, value_noise, wind_at, AirState};
+use drape::passes::air::{air_acceleration, triangle_force, value_noise, wind_at, AirState};
 use drape::{Aerodynamics, CpuSolver, GpuSolver, Gusts, Scene, SceneKind, SolverMode, SolverParams};
 use glam::Vec3;
 use support::{device, max_distance, Rng};

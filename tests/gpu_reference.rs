@@ -4,7 +4,8 @@
 mod support;
 
 use drape::constraints::Kind;
-use drape::mass_spring::{MassSpringParams, SpringNetwork};
+use drape::passes::springs::SpringNetwork;
+use drape::MassSpringParams;
 use drape::{
     BendingModel, Collider, ContactMaterial, CpuSolver, DispatchStrategy, GpuSolver, Overflows, Pose, Scene, SceneKind,
     SolverMode, SolverParams, Stiffness, TetherParams,
@@ -642,7 +643,7 @@ fn dispatches_per_frame_follow_the_plan() {
         // Area limits: a dispatch per colour of triangles in every substep.
         let limits = Some(drape::StrainLimits { min: 0.5, max: 1.1 });
         let limited = SolverParams { area_limits: limits, substeps, iterations, ..scene.params };
-        let triangle_colours = drape::constraints::area::TriangleAreas::new(&scene.model).colours().len();
+        let triangle_colours = drape::passes::area_limits::TriangleAreas::new(&scene.model).colours().len();
         let limited = solver(&device, &queue, &scene.model, limited, &scene.colliders, DispatchStrategy::Striped);
         assert_eq!(limited.dispatches_per_frame(), frame(2) + triangle_colours * substeps as usize);
     }

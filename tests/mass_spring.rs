@@ -5,7 +5,8 @@
 
 mod support;
 
-use drape::mass_spring::{MassSpringParams, SpringKind, SpringNetwork, STABILITY_LIMIT};
+use drape::passes::springs::{SpringKind, SpringNetwork, STABILITY_LIMIT};
+use drape::MassSpringParams;
 use drape::{ClothMesh, ClothModel, CpuSolver, Error, GridPlane, SolverMode, SolverParams};
 use glam::{DVec3, Vec3};
 
@@ -291,7 +292,7 @@ fn the_stability_limit_separates_bounded_from_exploding_runs() {
         let mut v = vec![Vec3::ZERO; x.len()];
         let inverse_masses = model.inverse_masses();
         for _ in 0..2000 {
-            let state = drape::mass_spring::ParticleState { positions: &x, velocities: &v, inverse_masses };
+            let state = drape::passes::springs::ParticleState { positions: &x, velocities: &v, inverse_masses };
             let a: Vec<Vec3> = (0..x.len()).map(|i| network.acceleration(&springs, &state, i)).collect();
             for i in 0..x.len() {
                 v[i] += a[i] * h;

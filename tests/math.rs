@@ -492,7 +492,7 @@ fn contact_velocity_applies_friction_and_restitution() {
 /// with compliance equal to the particle's inverse mass (XPBD), and never pushes.
 #[test]
 fn a_tether_pulls_its_particle_to_its_limit_and_never_pushes() {
-    use drape::constraints::tether::tether_correction;
+    use drape::passes::tethers::tether_correction;
     let anchor = glam::Vec3::new(1.0, 2.0, 3.0);
     let p = anchor + glam::Vec3::new(0.0, -1.2, 0.0);
     let hard = tether_correction(p, anchor, 1.0, 2.0, [1.0, 0.0]);
@@ -511,7 +511,7 @@ fn a_tether_pulls_its_particle_to_its_limit_and_never_pushes() {
 /// velocity.
 #[test]
 fn rigid_damping_recovers_and_spares_rigid_motion() {
-    use drape::rigid_damping::{damp_to_rigid_motion, frame_fraction, rigid_motion, Moments};
+    use drape::passes::rigid_damping::{damp_to_rigid_motion, frame_fraction, rigid_motion, Moments};
     let mut rng = Rng(99);
     let reference = Vec3::new(3.0, -1.0, 2.0);
     let (velocity, spin) = (Vec3::new(0.4, -1.0, 2.0), Vec3::new(0.3, -0.7, 1.1));
@@ -581,7 +581,7 @@ fn scaled_responses_are_stiffer_by_their_scale() {
 /// resolves a substep.
 #[test]
 fn the_clock_wraps_once_per_period() {
-    use drape::aerodynamics::{advanced_clock, CLOCK_PERIOD};
+    use drape::passes::air::{advanced_clock, CLOCK_PERIOD};
     assert_eq!(advanced_clock(1.0, 0.5), 1.5);
     assert_eq!(advanced_clock(CLOCK_PERIOD - 0.25, 0.5), 0.25);
     let almost = CLOCK_PERIOD - 1.0 / 60.0;
@@ -726,7 +726,7 @@ fn triangle_area(p: [Vec3; 3]) -> f32 {
 /// and for a degenerate triangle they do nothing, and growth is capped per projection.
 #[test]
 fn area_limits_scale_a_triangle_to_its_bound_keeping_pins_and_momenta() {
-    use drape::constraints::area::{area_limit_corrections, MAX_AREA_GROWTH};
+    use drape::passes::area_limits::{area_limit_corrections, MAX_AREA_GROWTH};
     use drape::StrainLimits;
     let limits = StrainLimits { min: 0.5, max: 1.1 };
     let mut rng = Rng(23);
@@ -769,7 +769,7 @@ fn area_limits_scale_a_triangle_to_its_bound_keeping_pins_and_momenta() {
 /// triangles of a colour share a particle.
 #[test]
 fn area_limit_colours_partition_the_triangles_into_independent_sets() {
-    use drape::constraints::area::TriangleAreas;
+    use drape::passes::area_limits::TriangleAreas;
     let mesh = ClothMesh::grid(6, 4, 0.2, GridPlane::Horizontal, Vec3::ZERO).unwrap();
     let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
     let areas = TriangleAreas::new(&model);

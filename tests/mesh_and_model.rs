@@ -2,10 +2,10 @@
 
 mod support;
 
-use drape::constraints::tether::{TetherBuilder, Tethers, MAX_ANCHORS};
 use drape::constraints::UnitType;
 use drape::graph::Csr;
 use drape::model::{ClothModel, STRIPE_PARTICLES};
+use drape::passes::tethers::{TetherBuilder, Tethers, MAX_ANCHORS};
 use drape::schedule::coloring::colour_units;
 use drape::schedule::stripes::{stripes, STRIPE_COUNT_MULTIPLE};
 use drape::{ClothMesh, Error, GridPlane, MeshError};

@@ -5,12 +5,12 @@
 mod support;
 
 use drape::metrics::self_contact::{min_self_distance, self_intersections};
-use drape::self_collision::{
+use drape::passes::self_collision::{
     cell_hash, cell_of, cell_within_reach, clamp_displacement, friction_kept, hash_table_size, pair_correction,
-    query_cells, SelfCollision, SpatialHash,
+    query_cells, SpatialHash,
 };
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
-use drape::{MassSpringParams, SolverParams, Stiffness};
+use drape::{MassSpringParams, SelfCollision, SolverParams, Stiffness};
 use glam::Vec3;
 use support::{device, fastest_at_rest, max_distance, zero_gravity_self_collision, Rng};
 
@@ -149,7 +149,7 @@ fn fold_and_stack_never_pass_through_themselves() {
 /// in every mode: its fastest particle moves at most 1 mm/s, on the GPU and the CPU. Nothing
 /// but the contacts holds the halves apart: no bending stiffness, and mass-spring without
 /// flexion springs (at the 40 substeps its springs need). With a static friction above the
-/// kinetic one this strip stick-slipped at a few mm/s ([`drape::self_collision::friction_kept`]).
+/// kinetic one this strip stick-slipped at a few mm/s ([`drape::passes::self_collision::friction_kept`]).
 #[test]
 fn a_cloth_folded_on_itself_rests_without_jitter() {
     let (spacing, h, margin) = (0.02, 0.025, 0.005);

@@ -8,11 +8,12 @@
 mod support;
 
 use drape::metrics::self_contact::{min_self_distance, self_intersections};
-use drape::self_collision::triangles::{
+use drape::passes::self_collision::cell_of;
+use drape::passes::self_collision::triangles::{
     covered_by_corners, fixed_point_exponent, from_fixed, plane_axes, point_triangle_correction, slab_cells,
     summed_correction, to_fixed, MAX_FIXED_POINT, MAX_PARTICLE_CORRECTIONS, RELAXATION,
 };
-use drape::self_collision::{cell_of, SelfCollision};
+use drape::SelfCollision;
 use drape::SolverParams;
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
 use glam::{IVec3, Vec3};

@@ -244,7 +244,7 @@ fn pause_step_reset_and_mode_switching_drive_the_simulation() {
     let stiff = drape::MassSpringParams { structural: 1e4, ..Default::default() };
     session.set_mode(drape::SolverMode::MassSpring(stiff)).expect("with more substeps");
     let model = session.solver().model();
-    let network = drape::mass_spring::SpringNetwork::new(model);
+    let network = drape::passes::springs::SpringNetwork::new(model);
     let fewest = network.min_stable_substeps(&stiff, gauss_seidel.time_step, 128);
     assert!(session.params().substeps > gauss_seidel.substeps);
     assert_eq!(Some(session.params().substeps), fewest);

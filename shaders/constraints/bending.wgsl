@@ -11,7 +11,7 @@ struct BendingConstraint {
     stiffness_scale: f32,
 }
 
-// Constraint c's record, from `constraint_records` (shaders/units.wgsl).
+// Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl).
 fn bending_record(c: u32) -> BendingConstraint {
     let at = record_word(KIND_BENDING, BENDING_RECORD_WORDS, c, 0u);
     return BendingConstraint(

@@ -13,7 +13,7 @@ struct IsometricConstraint {
     stiffness_scale: f32,
 }
 
-// Constraint c's record, from `constraint_records` (shaders/units.wgsl).
+// Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl).
 fn isometric_record(c: u32) -> IsometricConstraint {
     let at = record_word(KIND_ISOMETRIC, ISOMETRIC_RECORD_WORDS, c, 0u);
     return IsometricConstraint(

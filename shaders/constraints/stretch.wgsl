@@ -15,7 +15,7 @@ struct StretchConstraint {
     stiffness_scale: f32,
 }
 
-// Constraint c's record, from `constraint_records` (shaders/units.wgsl).
+// Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl).
 fn stretch_record(c: u32) -> StretchConstraint {
     let at = record_word(KIND_STRETCH, STRETCH_RECORD_WORDS, c, 0u);
     return StretchConstraint(

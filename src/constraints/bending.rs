@@ -2,7 +2,7 @@
 //! triangles (PBD §4.1, with the exact gradients of Bridson et al. 2003). WGSL twin: `shaders/constraints/bending.wgsl`
 //! (same names, same argument order).
 
-use super::hinge::{HingeConstraints, HingeModel};
+use super::hinge_constraints::{BendingCorrection, HingeConstraints, HingeModel};
 use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::{atan2, GEOMETRY_EPSILON};
 use bytemuck::{Pod, Zeroable};
@@ -71,16 +71,6 @@ pub struct BendingRecord {
     pub lambda: f32,
     /// How many times stiffer than its kind's response this constraint is.
     pub stiffness_scale: f32,
-}
-
-/// The correction of a bending constraint: position changes of its four particles and the
-/// change of its multiplier.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BendingCorrection {
-    /// Position change of each particle (m).
-    pub dp: [Vec3; 4],
-    /// Change of the multiplier.
-    pub dlambda: f32,
 }
 
 /// The signed dihedral angle of the hinge `(p0, p1; p2, p3)` and its gradient with respect to

@@ -27,8 +27,7 @@
 //! angle and is independent of stretch, at the price of angles, their gradients and a
 //! position-dependent denominator.
 
-use super::bending::BendingCorrection;
-use super::hinge::{HingeConstraints, HingeModel};
+use super::hinge_constraints::{BendingCorrection, HingeConstraints, HingeModel};
 use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
 use bytemuck::{Pod, Zeroable};

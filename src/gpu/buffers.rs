@@ -1,11 +1,11 @@
-//! The words of the solver's data buffers: the kinds' records (`shaders/units.wgsl`) and the
-//! Gauss-Seidel schedule (`shaders/schedule.wgsl`) as the kernels read them.
+//! The words of the solver's data buffers: the kinds' records (`shaders/passes/iterations/units.wgsl`) and the
+//! Gauss-Seidel schedule (`shaders/passes/iterations/schedule.wgsl`) as the kernels read them.
 
 use super::fields::FieldAtlas;
-use super::records::{GpuCollider, GpuColliderListHead, GpuSpatialHashHead};
+use super::records::{unit_table, GpuCollider, GpuColliderListHead, GpuSpatialHashHead};
 use crate::constraints::{Constraints, Kind, UnitType};
 use crate::model::ClothModel;
-use crate::self_collision::hash_table_size;
+use crate::passes::self_collision::hash_table_size;
 use std::mem::size_of;
 
 /// The `schedule` buffer's words, where each phase's stripe entries start and where the unit
@@ -52,41 +52,6 @@ pub fn schedule_words(model: &ClothModel, workgroup_slots: bool) -> (Vec<u32>, [
 /// [`Kind::ALL`] order, from the words [`record_bases`] gives.
 pub fn constraint_records(constraints: &Constraints) -> Vec<u32> {
     Kind::ALL.iter().flat_map(|&k| constraints.of(k).gpu_records()).collect()
-}
-
-/// Where each kind's records start in [`constraint_records`] (words).
-pub fn record_bases(constraints: &Constraints) -> [u32; Kind::COUNT] {
-    let mut next = 0;
-    Kind::ALL.map(|k| {
-        let start = next;
-        next += (constraints.of(k).constraint_count() * k.record_words()) as u32;
-        start
-    })
-}
-
-/// The unit table: each unit's particles (its unit type's arity of them), unit type by unit type
-/// in [`UnitType::ALL`] order, units in index order. A kind's record holds its rest data only;
-/// a projection takes its particles from its unit, so constraints projected together (a hinge)
-/// store their shared particles once.
-pub fn unit_table(model: &ClothModel) -> Vec<u32> {
-    UnitType::ALL
-        .iter()
-        .flat_map(|&t| model.units(t).flat_map(move |u| t.particles(model.constraints(), u as usize).iter().copied()))
-        .collect()
-}
-
-/// Where each unit type's units start in the unit table ([`unit_table`]), in [`UnitType::ALL`]
-/// order.
-pub fn unit_table_offsets(model: &ClothModel) -> Vec<u32> {
-    let mut next = 0;
-    UnitType::ALL
-        .iter()
-        .map(|&t| {
-            let start = next;
-            next += model.units(t).len() as u32 * t.arity() as u32;
-            start
-        })
-        .collect()
 }
 
 /// Each unit's particles' slots in its stripe's particle list, two per word (low half first),
@@ -138,13 +103,13 @@ pub(crate) struct Buffers {
     pub schedule: wgpu::Buffer,
     /// The tethers' words, grown when they must.
     pub tethers: wgpu::Buffer,
-    /// The area limits' coloured triangles ([`crate::constraints::area::TriangleAreas::words`]),
+    /// The area limits' coloured triangles ([`crate::passes::area_limits::TriangleAreas::words`]),
     /// one placeholder entry until they are first used.
     pub area_triangles: wgpu::Buffer,
     /// Each particle's acceleration from the air (`vec4`), zero while the air is off; one
     /// zero entry until the air is first used.
     pub air_accelerations: wgpu::Buffer,
-    /// Mass-spring mode: the springs' words ([`crate::mass_spring::SpringNetwork::words`]) and
+    /// Mass-spring mode: the springs' words ([`crate::passes::springs::SpringNetwork::words`]) and
     /// each particle's acceleration from them (`vec4`), zero outside that mode; one entry each
     /// until the mode is first used.
     pub springs: wgpu::Buffer,
@@ -157,7 +122,7 @@ pub(crate) struct Buffers {
     pub rigid_motion: wgpu::Buffer,
     /// Jacobi's correction slots and plan words, once Jacobi mode is used.
     pub jacobi: Option<[wgpu::Buffer; 2]>,
-    /// Self-collision (`shaders/self_collision.wgsl`): the hash table (its head, with the
+    /// Self-collision (`shaders/passes/self_collision.wgsl`): the hash table (its head, with the
     /// overflow count, then the bucket starts and four fixed-point sum words per particle), the
     /// hashed particles (two `vec4<u32>` each), the pair contacts' corrections (`vec4`) and the
     /// rest shape (a `vec4<u32>` per particle and per triangle); placeholders until it is first
@@ -169,7 +134,7 @@ pub(crate) struct Buffers {
 }
 
 /// Bytes of the self-collision hash table of `particles` particles: its head,
-/// [`crate::self_collision::hash_table_size`] + 1 bucket starts and each particle's fixed-point
+/// [`crate::passes::self_collision::hash_table_size`] + 1 bucket starts and each particle's fixed-point
 /// sum of triangle-contact corrections (xyz) and their count.
 pub(crate) fn hash_table_bytes(particles: usize) -> u64 {
     (size_of::<GpuSpatialHashHead>() + 4 * (hash_table_size(particles) as usize + 1 + 4 * particles)) as u64

@@ -1,5 +1,5 @@
 //! The mesh colliders' distance fields on the GPU: one 3-D `r32float` texture, each field's
-//! samples a block of layers stacked along z (`distance_fields` in `shaders/collide.wgsl`, read
+//! samples a block of layers stacked along z (`distance_fields` in `shaders/collision.wgsl`, read
 //! with `textureLoad` and interpolated there, so no sampler and no filterable format is needed,
 //! and the GPU interpolates the same bits as [`crate::DistanceField::surface_point`]). A texture
 //! binding keeps the integrate kernels within WebGPU's eight storage buffers per stage.

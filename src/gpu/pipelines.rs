@@ -172,7 +172,7 @@ impl Layouts {
 }
 
 /// What a workgroup-memory kernel keeps of each particle and how many particles
-/// (`shaders/gauss_seidel_workgroup.wgsl`).
+/// (`shaders/passes/iterations/gauss_seidel_workgroup.wgsl`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Block {
     pub particles: u32,

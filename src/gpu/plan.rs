@@ -128,7 +128,7 @@ pub(crate) enum Kernel {
     SolveRigidMotion,
     DampToRigidMotion,
     Springs,
-    /// Self-collision (`shaders/self_collision.wgsl`): the hash rebuild's four kernels, then
+    /// Self-collision (`shaders/passes/self_collision.wgsl`): the hash rebuild's four kernels, then
     /// the particle and triangle contacts and their application.
     HashCount,
     HashPrefixSum,

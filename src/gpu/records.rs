@@ -3,15 +3,13 @@
 //! offsets against naga's layout. The kinds' records live with their kinds
 //! ([`crate::constraints`]), the pin record with the pins ([`crate::pins`]).
 
-use super::buffers::{record_bases, unit_table, unit_table_offsets};
-use crate::aerodynamics::Aerodynamics;
 use crate::collision::{Collider, Motion, MovingCollider};
-use crate::constraints::{Kind, UnitType};
+use crate::constraints::{Constraints, Kind, UnitType};
 use crate::model::{ClothModel, JacobiPlan};
-use crate::params::{SolverMode, SolverParams};
-use crate::rigid_damping::frame_fraction;
-use crate::self_collision::hash_table_size;
-use crate::self_collision::triangles::fixed_point_exponent;
+use crate::params::{Aerodynamics, SolverMode, SolverParams};
+use crate::passes::rigid_damping::frame_fraction;
+use crate::passes::self_collision::hash_table_size;
+use crate::passes::self_collision::triangles::fixed_point_exponent;
 use bytemuck::{Pod, Zeroable};
 
 /// Workgroup size of the per-element kernels (`WORKGROUP_SIZE` in `common.wgsl`).
@@ -137,7 +135,7 @@ pub struct GpuColliderListHead {
     pub _pad: [u32; 2],
 }
 
-/// The head of `SpatialHashTable` in WGSL (`shaders/self_collision.wgsl`), before its bucket
+/// The head of `SpatialHashTable` in WGSL (`shaders/passes/self_collision.wgsl`), before its bucket
 /// starts.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -320,7 +318,7 @@ pub struct DispatchInfo {
     pub stripe_entries: u32,
 }
 
-/// Where Jacobi's lists sit in its plan buffer (`jacobi_plan` in `shaders/jacobi_slots.wgsl`):
+/// Where Jacobi's lists sit in its plan buffer (`jacobi_plan` in `shaders/passes/iterations/jacobi_slots.wgsl`):
 /// the gather offsets, the gather items, each kind's shares, then the unit table.
 #[derive(Debug, Clone, Copy)]
 pub struct JacobiLayout {
@@ -349,4 +347,39 @@ impl JacobiLayout {
         words.extend(unit_table(model));
         words
     }
+}
+
+/// Where each kind's records start in [`super::buffers::constraint_records`] (words).
+pub fn record_bases(constraints: &Constraints) -> [u32; Kind::COUNT] {
+    let mut next = 0;
+    Kind::ALL.map(|k| {
+        let start = next;
+        next += (constraints.of(k).constraint_count() * k.record_words()) as u32;
+        start
+    })
+}
+
+/// The unit table: each unit's particles (its unit type's arity of them), unit type by unit type
+/// in [`UnitType::ALL`] order, units in index order. A kind's record holds its rest data only;
+/// a projection takes its particles from its unit, so constraints projected together (a hinge)
+/// store their shared particles once.
+pub fn unit_table(model: &ClothModel) -> Vec<u32> {
+    UnitType::ALL
+        .iter()
+        .flat_map(|&t| model.units(t).flat_map(move |u| t.particles(model.constraints(), u as usize).iter().copied()))
+        .collect()
+}
+
+/// Where each unit type's units start in the unit table ([`unit_table`]), in [`UnitType::ALL`]
+/// order.
+pub fn unit_table_offsets(model: &ClothModel) -> Vec<u32> {
+    let mut next = 0;
+    UnitType::ALL
+        .iter()
+        .map(|&t| {
+            let start = next;
+            next += model.units(t).len() as u32 * t.arity() as u32;
+            start
+        })
+        .collect()
 }

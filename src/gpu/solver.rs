@@ -30,17 +30,17 @@ use super::records::{
     WORKGROUP_SIZE,
 };
 use crate::collision::{Collider, ColliderSet, ContactMaterial, MovingCollider, Pose};
-use crate::constraints::area::TriangleAreas;
-use crate::constraints::tether::{PinnedTethers, MAX_ANCHORS};
 use crate::constraints::UnitType;
 use crate::error::{Error, ParamError};
-use crate::mass_spring::SpringNetwork;
 use crate::mesh::ClothMesh;
 use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, JacobiPlan};
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
+use crate::passes::area_limits::TriangleAreas;
+use crate::passes::self_collision::hash_table_size;
+use crate::passes::springs::SpringNetwork;
+use crate::passes::tethers::{PinnedTethers, MAX_ANCHORS};
 use crate::pins::{PinRecord, Pins};
-use crate::self_collision::hash_table_size;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::mem::{offset_of, size_of};
@@ -1049,7 +1049,7 @@ fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGro
     }
 }
 
-/// Self-collision's rest shape (`rest_shape` in `shaders/self_collision.wgsl`): each rest
+/// Self-collision's rest shape (`rest_shape` in `shaders/passes/self_collision.wgsl`): each rest
 /// position's bits, then each triangle's corners.
 fn rest_shape(mesh: &ClothMesh) -> Vec<[u32; 4]> {
     let positions = vectors(&mesh.positions, |_| 0.0).into_iter().map(bytemuck::cast::<[f32; 4], [u32; 4]>);

@@ -7,8 +7,8 @@ use super::session::{ClothSource, Session};
 use super::settings::{horizontal_wind, with_horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{BendingModel, UnitType};
-use crate::mass_spring::{MassSpringParams, SpringKind};
-use crate::params::{SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
+use crate::params::{MassSpringParams, SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
+use crate::passes::springs::SpringKind;
 use crate::scene::SceneKind;
 use std::path::PathBuf;
 

@@ -10,12 +10,11 @@
 //! optimisation: the kinds' data stays apart). [`UnitType`] is the units' registry: adding a
 //! unit type is a variant there, its CPU projections and its WGSL functions.
 
-pub mod area;
 pub mod bending;
 pub mod hinge;
+pub mod hinge_constraints;
 pub mod isometric;
 pub mod stretch;
-pub mod tether;
 
 use bending::{BendingConstraints, BendingRecord};
 use glam::Vec3;
@@ -35,7 +34,7 @@ pub type Response = [f32; 2];
 /// (`α̃ = 0`): the per-iteration factor `k·scale`, at most 1 — to first order what `scale`
 /// projections remove (`1 − (1 − k)^scale`), without a power that f32 would round away for the
 /// small factors PBD spreads over many iterations. Exactly `response` at scale 1. WGSL twin
-/// `scaled_response` in `shaders/units.wgsl`.
+/// `scaled_response` in `shaders/passes/iterations/units.wgsl`.
 pub fn scaled_response(response: Response, scale: f32) -> Response {
     let [k, alpha_tilde] = response;
     if alpha_tilde > 0.0 {

@@ -14,7 +14,7 @@ fn emit(unit: UnitRef, k: u32, dp: vec3<f32>) {
     corrections[unit.slots + k] = vec4<f32>(dp, 0.0);
 }
 
-// The share of constraint c of kind `kind` (jacobi_shares in src/constraints/mod.rs).
+// The share of constraint c of kind `kind` (jacobi_shares in src/constraints.rs).
 fn jacobi_share(kind: u32, c: u32) -> f32 {
     return bitcast<f32>(jacobi_plan[params.kinds[kind].jacobi_shares + c]);
 }

@@ -12,12 +12,12 @@
 @group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
 // The pinned particles and their targets.
 @group(1) @binding(2) var<storage, read> pins: array<Pin>;
-// Each particle's acceleration from the air (m/s², shaders/aerodynamics.wgsl): zero without air,
+// Each particle's acceleration from the air (m/s², shaders/passes/air.wgsl): zero without air,
 // and a single zero entry until the air is first used.
 @group(1) @binding(3) var<storage, read> air_accelerations: array<vec4<f32>>;
 // [time at the start of the frame (s)], advanced by the frame's last finalize.
 @group(1) @binding(4) var<storage, read_write> clock: array<f32>;
-// Each particle's acceleration from its springs (m/s², shaders/mass_spring.wgsl): zero outside
+// Each particle's acceleration from its springs (m/s², shaders/passes/springs.wgsl): zero outside
 // mass-spring mode, and a single zero entry until that mode is first used.
 @group(1) @binding(5) var<storage, read> spring_accelerations: array<vec4<f32>>;
 

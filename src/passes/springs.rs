@@ -12,7 +12,7 @@
 //! **flexion** springs join the far ends of two structural edges that meet nearly straight at a
 //! vertex. On a grid these are the notes' springs: the four neighbours, the diagonals and the
 //! neighbours one further. Each particle sums the forces of its springs in a fixed order, so the
-//! GPU kernel (`shaders/mass_spring.wgsl`) gathers without atomics.
+//! GPU kernel (`shaders/passes/springs.wgsl`) gathers without atomics.
 //!
 //! A flexion spring spans a straight pair of edges: folding the pair by `θ` shortens it by only
 //! about `ℓθ²/4`, so it has no stiffness against small bends and resists folds with an energy
@@ -23,6 +23,7 @@ use crate::graph::Csr;
 use crate::math::GEOMETRY_EPSILON;
 use crate::mesh::{ClothMesh, MeshEdge};
 use crate::model::ClothModel;
+use crate::params::MassSpringParams;
 use glam::Vec3;
 use std::collections::HashSet;
 
@@ -34,50 +35,11 @@ const FLEXION_MAX_COSINE: f32 = -0.866;
 const DIAGONAL_MARGIN: f32 = 1.05;
 
 /// Where a spring's GPU entry keeps its kind: the bits of the other particle's index from this
-/// one up (`SPRING_KIND_SHIFT` in `shaders/mass_spring.wgsl`, with the mask of the bits below).
+/// one up (`SPRING_KIND_SHIFT` in `shaders/passes/springs.wgsl`, with the mask of the bits below).
 pub const SPRING_KIND_SHIFT: u32 = 30;
 const _: () = assert!(crate::mesh::MAX_VERTICES <= 1 << SPRING_KIND_SHIFT);
 
-/// The springs' constants. Each is per spring, so on a regular grid the membrane's stiffness
-/// (N/m: force per unit width per unit strain) depends on them and not on the resolution, while
-/// the particles' masses shrink with the cells: finer cloths need shorter substeps
-/// ([`SpringNetwork::min_stable_substeps`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MassSpringParams {
-    /// Stiffness of the springs along the edges, N/m (default 50, finite and ≥ 0): stretch.
-    pub structural: f32,
-    /// Stiffness of the diagonal springs, N/m (default 10, finite and ≥ 0): shear, and some of
-    /// the stretch.
-    pub shear: f32,
-    /// Stiffness of the flexion springs, N/m (default 1, finite and ≥ 0): folds (not small
-    /// bends; see the module docs).
-    pub flexion: f32,
-    /// Damping of every spring along its direction, N·s/m (default 0.001, finite and ≥ 0):
-    /// `F = −c·((v_i − v_j)·d̂)·d̂` calms the springs' vibration without slowing rigid motion.
-    pub damping: f32,
-}
-
-impl Default for MassSpringParams {
-    fn default() -> Self {
-        Self { structural: 50.0, shear: 10.0, flexion: 1.0, damping: 0.001 }
-    }
-}
-
 impl MassSpringParams {
-    /// Checks every constant is finite and ≥ 0.
-    pub fn validate(&self) -> Result<(), ParamError> {
-        let fields = [
-            ("mode.structural", self.structural),
-            ("mode.shear", self.shear),
-            ("mode.flexion", self.flexion),
-            ("mode.damping", self.damping),
-        ];
-        match fields.into_iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
-            Some((name, value)) => Err(ParamError { name, value: value.to_string(), expected: "finite and ≥ 0" }),
-            None => Ok(()),
-        }
-    }
-
     /// The stiffness of springs of `kind`.
     pub fn stiffness(&self, kind: SpringKind) -> f32 {
         match kind {
@@ -228,7 +190,7 @@ impl SpringNetwork {
         self.incident.rows() + 1 + 2 * self.incident.items().len()
     }
 
-    /// The kernel's words (`springs` in `shaders/mass_spring.wgsl`): each particle's list offset
+    /// The kernel's words (`springs` in `shaders/passes/springs.wgsl`): each particle's list offset
     /// (one more than particles), then per list entry the other particle with the spring's kind
     /// in bits 30–31, and the rest length's bits.
     pub fn words(&self) -> Vec<u32> {

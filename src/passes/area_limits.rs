@@ -10,10 +10,10 @@
 //! share no particle, and the GPU projects a colour per dispatch, a thread per triangle. Each
 //! projection leaves its triangle exactly within the limits; later triangles of the sweep can
 //! move its corners again, so a sweep ends close to the limits, not on them. WGSL twin:
-//! `shaders/constraints/area.wgsl`.
+//! `shaders/passes/area_limits.wgsl`.
 
-use super::stretch::StrainLimits;
-use super::SolveState;
+use crate::constraints::stretch::StrainLimits;
+use crate::constraints::SolveState;
 use crate::graph::Csr;
 use crate::math::{weighted_face_normal, GEOMETRY_EPSILON};
 use crate::model::ClothModel;
@@ -22,7 +22,7 @@ use glam::Vec3;
 use std::ops::Range;
 
 /// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/constraints/area.wgsl");
+pub const WGSL: &str = include_str!("../../shaders/passes/area_limits.wgsl");
 
 /// Most one projection multiplies a triangle's area by (`MAX_AREA_GROWTH` in WGSL). Growing a
 /// collapsed sliver to its lower limit at once would scale its long edges by the same large
@@ -80,7 +80,7 @@ impl TriangleAreas {
         (self.triangles[t], self.rest_areas[t])
     }
 
-    /// The GPU words (`area_triangles` in `shaders/constraints/area.wgsl`): the three particles
+    /// The GPU words (`area_triangles` in `shaders/passes/area_limits.wgsl`): the three particles
     /// and the rest area's bits per triangle, in colour order.
     pub fn words(&self) -> Vec<u32> {
         let triangles = self.triangles.iter().zip(&self.rest_areas);

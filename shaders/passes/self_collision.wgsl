@@ -1,10 +1,10 @@
-// Self-collision, mirroring src/self_collision.rs (the same names and operations in the same
+// Self-collision, mirroring src/passes/self_collision.rs (the same names and operations in the same
 // order): once per substep, clamp the displacements and count the particles per hash bucket
 // (hash_count), turn the counts into bucket starts (hash_prefix_sum), place each particle in its
 // bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
 // the atomics' order of arrival (hash_sort_buckets), compute each particle's contact correction
 // (self_contacts) and each triangle's point contacts (triangle_contacts in
-// shaders/self_collision_triangles.wgsl), then add them and clear the counts and sums for the
+// shaders/passes/self_collision/triangles.wgsl), then add them and clear the counts and sums for the
 // next substep (apply_self_contacts).
 
 @group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
@@ -36,7 +36,7 @@ struct SpatialHashTable {
 // collide. Then each triangle's corners (xyz).
 @group(2) @binding(3) var<storage, read> rest_shape: array<vec4<u32>>;
 
-// MAX_BUCKET_ENTRIES, MAX_CANDIDATES, CELL_LIMIT and HASH_PRIMES in src/self_collision.rs.
+// MAX_BUCKET_ENTRIES, MAX_CANDIDATES, CELL_LIMIT and HASH_PRIMES in src/passes/self_collision.rs.
 const MAX_BUCKET_ENTRIES: u32 = 64u;
 const MAX_CANDIDATES: u32 = 128u;
 const CELL_LIMIT: f32 = 1e9;
@@ -60,12 +60,12 @@ fn cell_size() -> f32 {
     return thickness();
 }
 
-// cell_of in src/self_collision.rs.
+// cell_of in src/passes/self_collision.rs.
 fn cell_of(p: vec3<f32>, size: f32) -> vec3<i32> {
     return vec3<i32>(cell_coordinate(p.x, size), cell_coordinate(p.y, size), cell_coordinate(p.z, size));
 }
 
-// cell_coordinate in src/self_collision.rs; NaN to 0 by a comparison (clamp leaves NaN
+// cell_coordinate in src/passes/self_collision.rs; NaN to 0 by a comparison (clamp leaves NaN
 // undefined).
 fn cell_coordinate(c: f32, size: f32) -> i32 {
     let scaled = floor(c / size);
@@ -73,19 +73,19 @@ fn cell_coordinate(c: f32, size: f32) -> i32 {
     return i32(clamp(finite_or_infinite, -CELL_LIMIT, CELL_LIMIT));
 }
 
-// cell_hash in src/self_collision.rs.
+// cell_hash in src/passes/self_collision.rs.
 fn cell_hash(cell: vec3<i32>, table_size: u32) -> u32 {
     let c = bitcast<vec3<u32>>(cell);
     let mixed = (c.x * HASH_PRIME_X) ^ (c.y * HASH_PRIME_Y) ^ (c.z * HASH_PRIME_Z);
     return mixed & (table_size - 1u);
 }
 
-// query_cells in src/self_collision.rs: cell k of the 27 around `cell` (x fastest).
+// query_cells in src/passes/self_collision.rs: cell k of the 27 around `cell` (x fastest).
 fn query_cell(cell: vec3<i32>, k: u32) -> vec3<i32> {
     return cell + vec3<i32>(vec3<u32>(k % 3u, (k / 3u) % 3u, k / 9u)) - vec3<i32>(1);
 }
 
-// cell_within_reach in src/self_collision.rs: whether the box of `cell` comes within `reach`
+// cell_within_reach in src/passes/self_collision.rs: whether the box of `cell` comes within `reach`
 // of p.
 fn cell_within_reach(p: vec3<f32>, cell: vec3<i32>, size: f32, reach: f32) -> bool {
     let low = vec3<f32>(cell) * size;
@@ -96,13 +96,13 @@ fn cell_within_reach(p: vec3<f32>, cell: vec3<i32>, size: f32, reach: f32) -> bo
     return dot(gap, gap) < reach * reach;
 }
 
-// clamp_displacement in src/self_collision.rs.
+// clamp_displacement in src/passes/self_collision.rs.
 fn clamp_displacement(q: vec3<f32>, limit: f32) -> vec3<f32> {
     let len = length(q);
     return select(q, q * (limit / len), len > limit);
 }
 
-// pair_correction in src/self_collision.rs; `found` false for None.
+// pair_correction in src/passes/self_collision.rs; `found` false for None.
 struct PairCorrection {
     correction: vec3<f32>,
     found: bool,
@@ -126,7 +126,7 @@ fn pair_correction(p_i: vec3<f32>, p_j: vec3<f32>, q_i: vec3<f32>, q_j: vec3<f32
     return PairCorrection((normal * depth - tangential * kept) * share, true);
 }
 
-// friction_kept in src/self_collision.rs.
+// friction_kept in src/passes/self_collision.rs.
 fn friction_kept(slide: f32, depth: f32) -> f32 {
     let friction = params.self_collision.y;
     return min(friction * depth / max(slide, GEOMETRY_EPSILON), 1.0);
@@ -237,7 +237,7 @@ fn hash_sort_buckets(
     }
 }
 
-// particle_correction in src/self_collision.rs: particle i's contact correction (the sum over
+// particle_correction in src/passes/self_collision.rs: particle i's contact correction (the sum over
 // its contacts); counts an overflow.
 fn particle_correction(i: u32) -> vec3<f32> {
     let h_squared = thickness() * thickness();

@@ -1,4 +1,4 @@
-// Aerodynamics (src/aerodynamics.rs, same names and order of operations): each particle's
+// Aerodynamics (src/passes/air.rs, same names and order of operations): each particle's
 // acceleration from drag and lift on its triangles, gathered in the fixed order of its triangle
 // list, for the next predict to add. Runs at the start of every substep, on x and v.
 

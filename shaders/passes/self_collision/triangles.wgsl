@@ -1,11 +1,11 @@
-// Point–triangle self contacts, mirroring src/self_collision/triangles.rs (the same names and
+// Point–triangle self contacts, mirroring src/passes/self_collision/triangles.rs (the same names and
 // operations in the same order): each triangle finds the hashed particles near its face and adds
 // each contact's four corrections, in fixed point, to the particles' sums after the hash table's
-// bucket starts (triangle_contacts); apply_self_contacts (shaders/self_collision.wgsl) adds them
+// bucket starts (triangle_contacts); apply_self_contacts (shaders/passes/self_collision.wgsl) adds them
 // to the displacements. Integer sums: the same whatever order the triangles' threads run in.
 
 // RELAXATION, MAX_TRIANGLE_COLUMNS, MAX_TRIANGLE_CANDIDATES, MAX_TRIANGLE_STEPS,
-// MAX_FIXED_POINT and MAX_PARTICLE_CORRECTIONS in src/self_collision/triangles.rs.
+// MAX_FIXED_POINT and MAX_PARTICLE_CORRECTIONS in src/passes/self_collision/triangles.rs.
 const RELAXATION: f32 = 0.5;
 const MAX_TRIANGLE_COLUMNS: u32 = 1024u;
 const MAX_TRIANGLE_CANDIDATES: u32 = 128u;
@@ -13,7 +13,7 @@ const MAX_TRIANGLE_STEPS: u32 = 16384u;
 const MAX_FIXED_POINT: f32 = 67108864.0;
 const MAX_PARTICLE_CORRECTIONS: i32 = 31;
 
-// fixed_point_exponent in src/self_collision/triangles.rs, derived on the host.
+// fixed_point_exponent in src/passes/self_collision/triangles.rs, derived on the host.
 fn fixed_point_exponent() -> i32 {
     return i32(params.self_collision.z);
 }
@@ -24,7 +24,7 @@ fn sum_slot(i: u32) -> u32 {
     return params.hash_table_size + 1u + 4u * i;
 }
 
-// to_fixed in src/self_collision/triangles.rs (ldexp scales exactly, round ties to even; NaN to
+// to_fixed in src/passes/self_collision/triangles.rs (ldexp scales exactly, round ties to even; NaN to
 // 0 by a comparison, since clamp and the conversion leave it undefined).
 fn to_fixed(v: vec3<f32>, exponent: i32) -> vec3<i32> {
     let rounded = round(ldexp(v, vec3<i32>(exponent)));
@@ -32,13 +32,13 @@ fn to_fixed(v: vec3<f32>, exponent: i32) -> vec3<i32> {
     return vec3<i32>(clamp(number, vec3<f32>(-MAX_FIXED_POINT), vec3<f32>(MAX_FIXED_POINT)));
 }
 
-// from_fixed in src/self_collision/triangles.rs: each component in two exact parts.
+// from_fixed in src/passes/self_collision/triangles.rs: each component in two exact parts.
 fn from_fixed(sum: vec3<i32>, exponent: i32) -> vec3<f32> {
     let whole = vec3<f32>(sum >> vec3<u32>(12u)) * 4096.0 + vec3<f32>(sum & vec3<i32>(0xfff));
     return ldexp(whole, vec3<i32>(-exponent));
 }
 
-// summed_correction in src/self_collision/triangles.rs: the correction of a particle's sum (xyz)
+// summed_correction in src/passes/self_collision/triangles.rs: the correction of a particle's sum (xyz)
 // of `count` corrections; `taken` false when there were too many.
 struct SummedCorrection {
     correction: vec3<f32>,
@@ -52,7 +52,7 @@ fn summed_correction(sum: vec3<i32>, count: i32, exponent: i32) -> SummedCorrect
     return SummedCorrection(from_fixed(sum, exponent), true);
 }
 
-// plane_axes in src/self_collision/triangles.rs: [d, u, v].
+// plane_axes in src/passes/self_collision/triangles.rs: [d, u, v].
 fn plane_axes(n: vec3<f32>) -> vec3<u32> {
     let m = abs(n);
     var d = 2u;
@@ -64,7 +64,7 @@ fn plane_axes(n: vec3<f32>) -> vec3<u32> {
     return vec3<u32>(d, (d + 1u) % 3u, (d + 2u) % 3u);
 }
 
-// slab_cells in src/self_collision/triangles.rs: the first and last cells along axis d of the
+// slab_cells in src/passes/self_collision/triangles.rs: the first and last cells along axis d of the
 // column at `column` that come within `reach` of the plane through a with unit normal n.
 fn slab_cells(column: vec2<i32>, axes: vec3<u32>, a: vec3<f32>, n: vec3<f32>, size: f32, reach: f32) -> vec2<i32> {
     let d = axes.x;
@@ -116,7 +116,7 @@ fn closest_on_triangle(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -
     return a + ab * (vb / denominator) + ac * (vc / denominator);
 }
 
-// point_triangle_correction in src/self_collision/triangles.rs; `found` false for None. Index 0
+// point_triangle_correction in src/passes/self_collision/triangles.rs; `found` false for None. Index 0
 // is the point, 1 to 3 the triangle's corners.
 struct TriangleCorrection {
     corrections: array<vec3<f32>, 4>,
@@ -178,7 +178,7 @@ fn finite(p: vec3<f32>) -> bool {
     return all(abs(p) <= vec3<f32>(F32_MAX));
 }
 
-// covered_by_corners in src/self_collision/triangles.rs.
+// covered_by_corners in src/passes/self_collision/triangles.rs.
 fn covered_by_corners(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, h: f32) -> bool {
     let e0 = p1 - p0;
     let e1 = p2 - p1;
@@ -187,12 +187,12 @@ fn covered_by_corners(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, h: f32) -> bo
     return longest < 3.0 * h * h;
 }
 
-// within in src/self_collision/triangles.rs.
+// within in src/passes/self_collision/triangles.rs.
 fn within(p: vec3<f32>, low: vec3<f32>, high: vec3<f32>) -> bool {
     return all(p >= low) && all(p <= high);
 }
 
-// TriangleContacts::add_contact in src/self_collision/triangles.rs.
+// TriangleContacts::add_contact in src/passes/self_collision/triangles.rs.
 fn add_contact(j: u32, corners: vec3<u32>) {
     let particles = vec4<u32>(j, corners);
     var x: array<vec3<f32>, 4>;
@@ -228,7 +228,7 @@ fn add_contact(j: u32, corners: vec3<u32>) {
     }
 }
 
-// TriangleContacts::add_contacts in src/self_collision/triangles.rs: whether the triangle
+// TriangleContacts::add_contacts in src/passes/self_collision/triangles.rs: whether the triangle
 // overflowed a capacity.
 fn add_triangle_contacts(corners: vec3<u32>) -> bool {
     let h = thickness();

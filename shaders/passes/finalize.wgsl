@@ -1,5 +1,5 @@
 // Stage 3 — collide and update velocities (PBD Alg. 1 lines 8, 12–16): every free particle's
-// collision response (shaders/collide.wgsl: the contact projection against every collider at
+// collision response (shaders/collision.wgsl: the contact projection against every collider at
 // once, so no substep ends inside one, and friction), then v = q/h and x = x + q. The velocity
 // comes from the displacement q, never from a difference of metre-scale positions, so its
 // rounding is relative to the motion. Pinned particles take their kinematic velocity and end
@@ -28,7 +28,7 @@ fn finalize_pin(pin: Pin, substep: u32) {
 }
 
 // The clock after a frame of `dt` seconds, wrapped every CLOCK_PERIOD seconds so that f32 keeps
-// resolving a frame (advanced_clock in src/aerodynamics.rs).
+// resolving a frame (advanced_clock in src/passes/air.rs).
 const CLOCK_PERIOD: f32 = 16384.0;
 
 fn advanced_clock(time: f32, dt: f32) -> f32 {

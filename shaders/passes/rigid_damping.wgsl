@@ -1,4 +1,4 @@
-// Damping that spares rigid motion (src/rigid_damping.rs, same names and order of operations),
+// Damping that spares rigid motion (src/passes/rigid_damping.rs, same names and order of operations),
 // once per frame before its first predict: the free particles' moments summed in a fixed tree
 // (per workgroup, then over the workgroups' sums in one workgroup), the rigid motion solved from
 // them, then each free particle's velocity moved the fraction params.rigid_damping of the way to
@@ -72,7 +72,7 @@ fn sum_moments(
     }
 }
 
-// I⁻¹ l by the adjugate of I scaled to a trace of 1 (solve_symmetric in src/rigid_damping.rs).
+// I⁻¹ l by the adjugate of I scaled to a trace of 1 (solve_symmetric in src/passes/rigid_damping.rs).
 fn solve_symmetric(columns_a: vec3<f32>, columns_b: vec3<f32>, columns_c: vec3<f32>, l: vec3<f32>) -> vec3<f32> {
     let size = columns_a.x + columns_b.y + columns_c.z;
     if (!(size > 0.0)) {
@@ -91,7 +91,7 @@ fn solve_symmetric(columns_a: vec3<f32>, columns_b: vec3<f32>, columns_c: vec3<f
     return vec3<f32>(0.0);
 }
 
-// rigid_motion in src/rigid_damping.rs.
+// rigid_motion in src/passes/rigid_damping.rs.
 fn write_rigid_motion(moments: array<vec4<f32>, MOMENT_VECTORS>) {
     let mass = moments[0].x;
     if (mass <= 0.0) {

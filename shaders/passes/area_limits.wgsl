@@ -1,4 +1,4 @@
-// Area limits (src/constraints/area.rs: same names, same argument order), and the kernel that
+// Area limits (src/passes/area_limits.rs: same names, same argument order), and the kernel that
 // projects one colour of triangles, a thread per triangle, once per substep after the
 // iterations. Triangles of a colour share no particle, so each thread writes its own corners.
 
@@ -70,7 +70,7 @@ fn area_limit_corrections(
     return none;
 }
 
-// Projects triangle t's area limit (project_area_limit in src/constraints/area.rs).
+// Projects triangle t's area limit (project_area_limit in src/passes/area_limits.rs).
 fn project_area_limit(t: u32) {
     let triangle = area_triangles[t];
     let a = velocities[triangle.x];

@@ -1,5 +1,5 @@
 // Particle access for the striped and single-workgroup kernels on a copy of their particles in
-// workgroup memory (shaders/units.wgsl describes the interface). On SIMD CPU drivers a
+// workgroup memory (shaders/passes/iterations/units.wgsl describes the interface). On SIMD CPU drivers a
 // workgroup access needs fewer instructions than a storage one (no bounds check per lane); on
 // GPUs it stays on chip. This module alone declares the block.
 

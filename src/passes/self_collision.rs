@@ -37,19 +37,19 @@
 //! particle reads its candidates in one run.
 //! Fixed capacities — [`MAX_BUCKET_ENTRIES`] per bucket, [`MAX_CANDIDATES`] per particle and
 //! those of [`triangles`] — are counted in [`crate::Overflows::self_contacts`] when exceeded.
-//! WGSL twin: `shaders/self_collision.wgsl`.
+//! WGSL twin: `shaders/passes/self_collision.wgsl`.
 
 pub mod triangles;
 
 use crate::constraints::SolveState;
-use crate::error::ParamError;
 use crate::math::GEOMETRY_EPSILON;
 use crate::mesh::ClothMesh;
+use crate::params::SelfCollision;
 use glam::{IVec4, Vec3};
 use triangles::{add_triangle_contacts, fixed_point_exponent, summed_correction};
 
 /// The WGSL twin.
-pub const WGSL: &str = include_str!("../shaders/self_collision.wgsl");
+pub const WGSL: &str = include_str!("../../shaders/passes/self_collision.wgsl");
 
 /// Most particles in one hash bucket whose contacts are taken: the particles of a fuller bucket
 /// are skipped by their neighbours, which count an overflow. Buckets are sorted by one thread
@@ -63,50 +63,7 @@ pub const CELL_LIMIT: f32 = 1e9;
 /// Multipliers of the cell hash (Teschner et al. 2003, as in Müller's self-collision demo).
 pub const HASH_PRIMES: [u32; 3] = [92_837_111, 689_287_499, 283_923_481];
 
-/// Self-collision parameters ([`crate::SolverParams::self_collision`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SelfCollision {
-    /// Distance in metres kept between particles that are at least this far apart at rest,
-    /// and between a particle and a triangle's face (in (0, 1] m). Below the particle spacing
-    /// the triangle contacts keep particles from slipping between particles, but two edges can
-    /// still cross (there are no edge–edge contacts), and the contacts cost more the more
-    /// cells a triangle spans (up to [`triangles::MAX_TRIANGLE_COLUMNS`] columns). It also
-    /// bounds speed: no particle moves more than `h/2` per substep, so `h = 1 cm` at 60 frames
-    /// and 10 substeps per second allows 3 m/s.
-    pub thickness: f32,
-    /// Coulomb friction between layers (≥ 0): a contact removes its pair's relative
-    /// tangential motion up to `friction` times the contact's depth ([`friction_kept`]). One
-    /// coefficient, with no drop from static to kinetic: see [`friction_kept`] for why.
-    pub friction: f32,
-}
-
-/// 2 cm apart, friction 0.3: the demos' setting, for cloths of a metre or two.
-impl Default for SelfCollision {
-    fn default() -> Self {
-        Self::new(0.02)
-    }
-}
-
 impl SelfCollision {
-    /// A thickness of `thickness` metres with friction 0.3, cloth on cloth.
-    pub fn new(thickness: f32) -> Self {
-        Self { thickness, friction: 0.3 }
-    }
-
-    /// Checks each field against its documented range.
-    pub fn validate(&self) -> Result<(), ParamError> {
-        let fields = [
-            ("self_collision.thickness", self.thickness, self.thickness > 0.0 && self.thickness <= 1.0, "in (0, 1] m"),
-            ("self_collision.friction", self.friction, self.friction >= 0.0, "finite and ≥ 0"),
-        ];
-        for (name, value, ok, expected) in fields {
-            if !(ok && value.is_finite()) {
-                return Err(ParamError { name, value: value.to_string(), expected });
-            }
-        }
-        Ok(())
-    }
-
     /// The edge of a hash cell: `h`, so the particles within `h` of a point lie in the 27
     /// cells around its own. They hold `27h³`, where the 2 × 2 × 2 cells of `2h` nearest a
     /// point would hold `64h³` and so more candidates to examine.

@@ -1,4 +1,4 @@
-// Tethers: long-range attachments (src/constraints/tether.rs: same names, same argument order),
+// Tethers: long-range attachments (src/passes/tethers.rs: same names, same argument order),
 // and the kernel that projects them, a thread per tethered particle, once per substep after the
 // iterations. Anchors are pinned, so each thread writes only its own particle's displacement.
 
@@ -23,7 +23,7 @@ fn tether_correction(p: vec3<f32>, a: vec3<f32>, limit: f32, w: f32, response: v
 }
 
 // Projects the k-th tethered particle's tethers in order (project_tethers in
-// src/constraints/tether.rs).
+// src/passes/tethers.rs).
 fn project_particle_tethers(k: u32) {
     let count = params.tether_particles;
     let i = tethers[k];

@@ -2,7 +2,7 @@
 //! `k` of the way to the cloth's rigid motion, `v ← v + k (v_cm + ω × (x − x_cm) − v)`, so the
 //! cloth's linear and angular momentum stay as they are while its internal motion decays.
 //! Pure f32 functions shared by the CPU reference and mirrored, with the same names, in
-//! `shaders/rigid_damping.wgsl`.
+//! `shaders/passes/rigid_damping.wgsl`.
 //!
 //! The rigid motion comes from one set of sums over the free particles, [`Moments`], taken
 //! about a reference point (particle 0's position, so that the sums stay well conditioned in

@@ -1,7 +1,7 @@
 // What every unit projection sees, whatever the mode: a particle loaded for projection and a
 // reference to the unit. Each projection module supplies the loads and stores
-// (shaders/gauss_seidel_storage.wgsl, shaders/gauss_seidel_workgroup.wgsl) and Jacobi's output
-// (shaders/jacobi_slots.wgsl); the kinds' files (shaders/constraints/) use only these.
+// (shaders/passes/iterations/gauss_seidel_storage.wgsl, shaders/passes/iterations/gauss_seidel_workgroup.wgsl) and Jacobi's output
+// (shaders/passes/iterations/jacobi_slots.wgsl); the kinds' files (shaders/constraints/) use only these.
 
 // A particle as projections see it: its position x at the start of the substep, its
 // displacement q = p − x so far, and its inverse mass w. Corrections accumulate in q.
@@ -26,8 +26,8 @@ struct Slot {
 // One unit: its index in its unit type's index space; `slots`: Gauss-Seidel in workgroup
 // memory, the word of `schedule` where its particles' packed workgroup slots start, Jacobi, its
 // first correction slot; `particles`: the word where its particles start in the unit table of
-// the module's buffer (unit_particle in shaders/schedule.wgsl, jacobi_unit_particle in
-// shaders/jacobi_slots.wgsl).
+// the module's buffer (unit_particle in shaders/passes/iterations/schedule.wgsl, jacobi_unit_particle in
+// shaders/passes/iterations/jacobi_slots.wgsl).
 struct UnitRef {
     index: u32,
     slots: u32,
@@ -44,7 +44,7 @@ fn record_word(kind: u32, words: u32, c: u32, k: u32) -> u32 {
 }
 
 // A response [k, α̃] for a constraint `scale` times as stiff (scaled_response in
-// src/constraints/mod.rs): XPBD α̃/scale (at most the largest f32), PBD and hard constraints
+// src/constraints.rs): XPBD α̃/scale (at most the largest f32), PBD and hard constraints
 // min(k·scale, 1); exactly the response at scale 1.
 
 fn scaled_response(response: vec2<f32>, scale: f32) -> vec2<f32> {

@@ -1,6 +1,6 @@
 //! Aerodynamics: drag and lift on every triangle from the wind relative to it, gathered onto the
 //! triangle's vertices, with optional gusts. Pure f32 functions shared by the CPU reference and
-//! mirrored, with the same names, in `shaders/aerodynamics.wgsl`.
+//! mirrored, with the same names, in `shaders/passes/air.wgsl`.
 //!
 //! A triangle of area `A` and unit normal `n` moving at `v̄` (the mean of its vertices'
 //! velocities) through wind `w` meets the air at `u = v̄ − w`. With `u_n = n·u`:
@@ -24,105 +24,21 @@
 //! carried downwind at the wind's speed (Taylor's hypothesis), so a flag feels each one arrive
 //! from its pole to its tip.
 
-use crate::error::ParamError;
 use crate::graph::Csr;
 use crate::math::{weighted_face_normal, GEOMETRY_EPSILON};
+use crate::params::Aerodynamics;
 use glam::Vec3;
 
 /// Below this relative speed (m/s) the air exerts no force (its direction is undefined).
 pub const SPEED_EPSILON: f32 = 1e-6;
 /// Gust phases are clamped to this magnitude so that their lattice cell fits an `i32`.
 pub const PHASE_LIMIT: f32 = 1e9;
-/// The fastest accepted wind (m/s): far beyond any weather, and small enough that no force
-/// overflows f32.
-pub const MAX_WIND_SPEED: f32 = 1000.0;
-/// The densest accepted air (kg/m³; water is 1000) and the largest accepted coefficient.
-pub const MAX_AIR_DENSITY: f32 = 1000.0;
-const MAX_COEFFICIENT: f32 = 100.0;
-
-/// The air around the cloth: wind, density and the cloth's aerodynamic coefficients.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Aerodynamics {
-    /// Wind velocity in m/s (default zero: still air, which still drags a moving cloth), at
-    /// most [`MAX_WIND_SPEED`] fast.
-    pub wind: Vec3,
-    /// Air density in kg/m³ (default 1.225, sea level at 15 °C), in [0, 1000] (water is 1000).
-    /// At 0 the air exerts no force, though its dispatches still run: set
-    /// `SolverParams::aerodynamics` to `None` to turn it off.
-    pub air_density: f32,
-    /// Drag coefficient of a triangle face-on to the flow (default 1.2, a thin flat plate; in
-    /// [0, 100]). A falling flat cloth of surface density `σ` reaches the terminal speed
-    /// `sqrt(2σg / (ρ C_D))`.
-    pub drag_coefficient: f32,
-    /// Lift coefficient (default 0.3, in [0, 100]): how strongly an inclined triangle deflects
-    /// the flow sideways, what makes a flag climb and a falling sheet glide.
-    pub lift_coefficient: f32,
-    /// Gusts of the wind (default none).
-    pub gusts: Gusts,
-}
-
-impl Default for Aerodynamics {
-    fn default() -> Self {
-        Self {
-            wind: Vec3::ZERO,
-            air_density: 1.225,
-            drag_coefficient: 1.2,
-            lift_coefficient: 0.3,
-            gusts: Gusts::default(),
-        }
-    }
-}
-
-/// Gusts: the wind's speed varying smoothly in time and along its direction.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Gusts {
-    /// Relative strength in [0, 1] (default 0, steady wind): the wind speed varies between
-    /// `1 − strength` and `1 + strength` times its mean.
-    pub strength: f32,
-    /// Gusts per second, finite and > 0 (default 0.5 Hz).
-    pub frequency: f32,
-}
-
-impl Default for Gusts {
-    fn default() -> Self {
-        Self { strength: 0.0, frequency: 0.5 }
-    }
-}
-
-impl Aerodynamics {
-    /// Checks every field against its documented range; names are relative to the field
-    /// `aerodynamics` of [`crate::SolverParams`].
-    pub fn validate(&self) -> Result<(), ParamError> {
-        let error = |name, value: String, expected| Err(ParamError { name, value, expected });
-        if !(self.wind.is_finite() && self.wind.length() <= MAX_WIND_SPEED) {
-            return error("aerodynamics.wind", format!("{:?}", self.wind), "finite and at most 1000 m/s");
-        }
-        for (name, value, max, expected) in [
-            ("aerodynamics.air_density", self.air_density, MAX_AIR_DENSITY, "in [0, 1000] kg/m³"),
-            ("aerodynamics.drag_coefficient", self.drag_coefficient, MAX_COEFFICIENT, "in [0, 100]"),
-            ("aerodynamics.lift_coefficient", self.lift_coefficient, MAX_COEFFICIENT, "in [0, 100]"),
-        ] {
-            if !(0.0..=max).contains(&value) {
-                return error(name, value.to_string(), expected);
-            }
-        }
-        let Gusts { strength, frequency } = self.gusts;
-        if !(0.0..=1.0).contains(&strength) {
-            return error("aerodynamics.gusts.strength", strength.to_string(), "in [0, 1]");
-        }
-        if !(frequency.is_finite() && frequency > 0.0) {
-            return error("aerodynamics.gusts.frequency", frequency.to_string(), "finite and > 0");
-        }
-        Ok(())
-    }
-}
-
 /// The simulated time is wrapped to `[0, CLOCK_PERIOD)` seconds (4.5 hours), where f32 still
 /// resolves a 1/600 s substep; the gusts jump once per period.
 pub const CLOCK_PERIOD: f32 = 16384.0;
 
 /// The clock after a frame of `dt` seconds, wrapped every [`CLOCK_PERIOD`] (`advanced_clock` in
-/// `shaders/finalize.wgsl`).
+/// `shaders/passes/finalize.wgsl`).
 pub fn advanced_clock(time: f32, dt: f32) -> f32 {
     let next = time + dt;
     if next >= CLOCK_PERIOD {

@@ -1,4 +1,4 @@
-// The mass-spring baseline (src/mass_spring.rs: same names, same order of operations): each
+// The mass-spring baseline (src/passes/springs.rs: same names, same order of operations): each
 // particle's acceleration from its springs, summed in the fixed order of its spring list, for
 // the next predict to add. Runs at the start of every substep, on x and v.
 

@@ -25,7 +25,7 @@
 //! A triangle's thread adds its contacts' four corrections to the particles' sums, which many
 //! threads write at once: the sums are integers (fixed point, [`to_fixed`]) added by integer
 //! atomics, whose total does not depend on the order of arrival, so the results are
-//! bit-identical from run to run. WGSL twin: `shaders/self_collision_triangles.wgsl`.
+//! bit-identical from run to run. WGSL twin: `shaders/passes/self_collision/triangles.wgsl`.
 
 use super::{cell_coordinate, cell_hash, cell_of, friction_kept, SelfCollision, SpatialHash, MAX_BUCKET_ENTRIES};
 use crate::constraints::SolveState;
@@ -34,7 +34,7 @@ use crate::mesh::ClothMesh;
 use glam::{IVec3, IVec4, Vec3};
 
 /// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/self_collision_triangles.wgsl");
+pub const WGSL: &str = include_str!("../../../shaders/passes/self_collision/triangles.wgsl");
 
 /// Most columns of cells in one triangle's box grown by `h` (cells `h` wide), across the axis
 /// nearest its normal; a larger triangle takes no contacts and counts an overflow. A triangle of

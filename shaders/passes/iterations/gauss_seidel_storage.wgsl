@@ -1,9 +1,9 @@
 // Particle access for projections in place, in storage buffers: the per-colour, in-place striped
-// and single-workgroup kernels, and Jacobi (shaders/units.wgsl describes the interface).
+// and single-workgroup kernels, and Jacobi (shaders/passes/iterations/units.wgsl describes the interface).
 
 // x: positions at the start of the substep (read only while projecting).
 @group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-// The substep's displacements q (xyz) and inverse masses (w) (shaders/predict.wgsl).
+// The substep's displacements q (xyz) and inverse masses (w) (shaders/passes/predict.wgsl).
 @group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
 
 // In place, a particle's address is its index.
@@ -20,7 +20,7 @@ fn store_particle(slot: Slot, particle: Particle) {
     velocities[slot.address] = vec4<f32>(particle.q, particle.w);
 }
 
-// Nothing to copy in place (see shaders/gauss_seidel_workgroup.wgsl).
+// Nothing to copy in place (see shaders/passes/iterations/gauss_seidel_workgroup.wgsl).
 fn begin_block(list: vec2<u32>, local_index: u32, workgroup_size: u32) {}
 
 fn end_block(list: vec2<u32>, local_index: u32, workgroup_size: u32) {}

@@ -10,9 +10,9 @@
 //! particle, once per substep after the iterations. Projected once, a multiplier would always
 //! start from zero, so tethers keep none. They depend on which particles are pinned, not only on
 //! the mesh: the solvers rebuild them whenever the set of pins changes. WGSL twin:
-//! `shaders/constraints/tether.wgsl`.
+//! `shaders/passes/tethers.wgsl`.
 
-use super::{Response, SolveState, DENOMINATOR_EPSILON};
+use crate::constraints::{Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
 use crate::model::ClothModel;
 use anchors::{EdgeGraph, NearestPins};
@@ -22,7 +22,7 @@ use std::sync::Arc;
 mod anchors;
 
 /// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/constraints/tether.wgsl");
+pub const WGSL: &str = include_str!("../../shaders/passes/tethers.wgsl");
 
 /// Most anchors per particle.
 pub const MAX_ANCHORS: usize = 4;
@@ -91,7 +91,7 @@ impl Tethers {
         (self.particles[k], self.anchors[range.clone()].iter().copied().zip(self.rest_distances[range].iter().copied()))
     }
 
-    /// The GPU words (`tethers` in `shaders/constraints/tether.wgsl`): the tethered particles,
+    /// The GPU words (`tethers` in `shaders/passes/tethers.wgsl`): the tethered particles,
     /// then their list offsets (one more than particles), then `(anchor, rest distance bits)`
     /// per tether.
     pub fn words(&self) -> Vec<u32> {
