@@ -1,16 +1,12 @@
 // Collision constraints and the contact response, mirroring src/collision.rs: the same names,
 // argument order and operations in the same order, so the GPU computes the same bits as the CPU
-// reference. Branches are selects where both sides are cheap (llvmpipe runs both anyway).
+// reference. Branches are selects where both sides are cheap (llvmpipe runs both anyway). The
+// constants COLLIDER_*, MAX_NEAR_COLLIDERS, MAX_CONTACTS, PARALLEL_EPSILON, FIELD_SLOPE, TRACE_STEPS
+// and TRACE_TOLERANCE are generated from their twins in src/collision.rs; the collider list and
+// the distance fields are bound by the module that includes this file (src/passes/predict.rs).
 
-const COLLIDER_PLANE: u32 = 0u;
-const COLLIDER_SPHERE: u32 = 1u;
-const COLLIDER_CAPSULE: u32 = 2u;
-const COLLIDER_BOX: u32 = 3u;
-const COLLIDER_MESH: u32 = 4u;
-// The most colliders one particle meets in a substep (MAX_NEAR_COLLIDERS in src/collision.rs).
-const MAX_NEAR_COLLIDERS: u32 = 8u;
 
-// A collider (GpuCollider in src/gpu/records.rs): plane (a = normal xyz, offset w), sphere
+// A collider (GpuCollider in src/collision.rs): plane (a = normal xyz, offset w), sphere
 // (a = centre xyz, radius w), capsule (a = end xyz, radius w; b = other end xyz), box (a =
 // centre xyz, rounding w; b = half extents xyz; rotation = quaternion xyzw) or mesh (a =
 // translation xyz, cell size w; b = the field's origin xyz; rotation; field = its samples along
@@ -32,7 +28,7 @@ struct Collider {
     kind: u32,
 }
 
-// The colliders (GpuColliderListHead in src/gpu/records.rs, then the records).
+// The colliders (GpuColliderListHead in src/collision.rs, then the records).
 struct ColliderList {
     // Particle substeps near more than MAX_NEAR_COLLIDERS colliders (Overflows::colliders),
     // counted since the host last zeroed it; the total does not depend on the order of arrival.
@@ -41,21 +37,12 @@ struct ColliderList {
     colliders: array<Collider>,
 }
 
-// The integrate module's collider list (group 1, after the particle bindings of predict.wgsl).
-@group(1) @binding(6) var<storage, read_write> collider_list: ColliderList;
-// The mesh colliders' distance fields, stacked along z (src/gpu/fields.rs).
-@group(1) @binding(7) var distance_fields: texture_3d<f32>;
-
 // The half-space normal·p ≥ offset outside a collider grown by the margin (HalfSpace).
 struct HalfSpace {
     normal: vec3<f32>,
     offset: f32,
 }
 
-// Most contacts resolved at once (MAX_CONTACTS in src/collision.rs).
-const MAX_CONTACTS: u32 = 3u;
-// Below this Gram determinant of the contact normals only the newest is kept (PARALLEL_EPSILON).
-const PARALLEL_EPSILON: f32 = 1e-4;
 
 // The contacts that acted on one particle (Contacts in src/collision.rs).
 struct Contacts {
@@ -139,8 +126,6 @@ fn box_point(p: vec3<f32>, center: vec3<f32>, half_extents: vec3<f32>, rotation:
     return SurfacePoint(distance, rotate(rotation, local_normal));
 }
 
-// The steepest slope of a trilinear distance field (FIELD_SLOPE in src/distance_field.rs).
-const FIELD_SLOPE: f32 = 1.7320508;
 
 // lerp in src/distance_field.rs.
 fn lerp(a: f32, b: f32, t: f32) -> f32 {
@@ -213,9 +198,6 @@ fn closest(collider: Collider, p: vec3<f32>) -> SurfacePoint {
     return box_point(p, collider.a.xyz, collider.b.xyz, collider.rotation, collider.a.w);
 }
 
-// Steps and tolerance of the continuous collision search (TRACE_STEPS, TRACE_TOLERANCE).
-const TRACE_STEPS: u32 = 16u;
-const TRACE_TOLERANCE: f32 = 1e-5;
 
 // The tangent half-space of a grown capsule or box at the entry point of x → x + q found by
 // sphere tracing, or at the surface point closest to x + q (traced_half_space in

@@ -16,6 +16,7 @@ pub mod hinge_constraints;
 pub mod isometric;
 pub mod stretch;
 
+use crate::wgsl::{StructLayout, WgslFile};
 use bending::{BendingConstraints, BendingRecord};
 use glam::Vec3;
 use isometric::IsometricConstraints;
@@ -81,7 +82,7 @@ impl Kind {
 
     /// Its WGSL file: its record's struct, the functions that read and write it, its
     /// correction math and its unit projections.
-    pub fn wgsl(self) -> &'static str {
+    pub fn wgsl(self) -> WgslFile {
         match self {
             Self::Stretch => stretch::WGSL,
             Self::Bending => bending::WGSL,
@@ -89,14 +90,18 @@ impl Kind {
         }
     }
 
+    /// The layout of its GPU record and of the WGSL struct that mirrors it.
+    pub fn record_layout(self) -> StructLayout {
+        match self {
+            Self::Stretch => StretchRecord::LAYOUT,
+            Self::Bending => BendingRecord::LAYOUT,
+            Self::Isometric => isometric::IsometricRecord::LAYOUT,
+        }
+    }
+
     /// 32-bit words per GPU record.
     pub fn record_words(self) -> usize {
-        let bytes = match self {
-            Self::Stretch => size_of::<StretchRecord>(),
-            Self::Bending => size_of::<BendingRecord>(),
-            Self::Isometric => size_of::<isometric::IsometricRecord>(),
-        };
-        bytes / 4
+        self.record_layout().size / 4
     }
 
     /// Its responses as the GPU reads them (`KindParams::response` in WGSL): `[k, α̃]`, then a
@@ -332,7 +337,7 @@ impl UnitType {
 
     /// Its own WGSL file, for a unit of several kinds (a unit of one kind projects in its kind's
     /// file; both hinge units are in the hinge's).
-    pub fn wgsl(self) -> Option<&'static str> {
+    pub fn wgsl(self) -> Option<WgslFile> {
         match self {
             Self::FreeEdge | Self::IsometricHinge => None,
             Self::Hinge => Some(hinge::WGSL),

@@ -44,6 +44,7 @@ pub mod scene;
 pub mod schedule;
 #[cfg(feature = "render")]
 pub mod viewer;
+pub mod wgsl;
 // The viewer opens native windows and waits for the GPU; the browser build leaves it out.
 #[cfg(all(feature = "viewer", target_arch = "wasm32"))]
 compile_error!(

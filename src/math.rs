@@ -55,7 +55,7 @@ pub fn atan2(y: f32, x: f32) -> f32 {
 }
 
 /// `tan(π/8)`: above it [`atan2`] reduces its argument by `atan t = π/4 + atan((t − 1)/(t + 1))`.
-const TAN_PI_8: f32 = 0.414_213_57;
+pub(crate) const TAN_PI_8: f32 = 0.414_213_57;
 
 /// Smallest and largest coordinates of `points` (`±∞` for none).
 pub fn bounding_box(points: &[Vec3]) -> (Vec3, Vec3) {

@@ -3,6 +3,8 @@
 
 use crate::error::Error;
 use crate::model::ClothModel;
+use crate::struct_layout;
+use crate::wgsl::StructLayout;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
@@ -101,4 +103,9 @@ pub struct PinRecord {
     pub position: [f32; 3],
     /// The pinned particle.
     pub particle: u32,
+}
+
+impl PinRecord {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(PinRecord as "Pin", position, particle);
 }

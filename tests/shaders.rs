@@ -1,16 +1,11 @@
-//! Every WGSL file parses and validates with naga, and every host-shared WGSL struct matches its
-//! `#[repr(C)]` Rust twin in size and member offsets. No GPU needed.
+//! Every WGSL module drape builds parses and validates with naga, every WGSL file is in one,
+//! every constant generated from Rust has exactly its Rust value in WGSL, and every host-shared
+//! WGSL struct matches its `#[repr(C)]` Rust twin in size and member offsets. No GPU needed.
 
-use drape::constraints::bending::BendingRecord;
-use drape::constraints::isometric::IsometricRecord;
-use drape::constraints::stretch::StretchRecord;
-use drape::constraints::UnitType;
-use drape::gpu::records::{
-    DispatchInfo, GpuAir, GpuCollider, GpuColliderListHead, GpuKind, GpuParams, GpuSpatialHashHead,
-};
-use drape::gpu::shaders;
-use drape::pins::PinRecord;
-use std::mem::{offset_of, size_of};
+use drape::passes::{shader_modules, GpuParams, ShaderModule};
+use drape::wgsl::{f32_literal, Scalar, StructLayout};
+use std::collections::BTreeSet;
+use std::path::Path;
 
 fn parse_and_validate(label: &str, source: &str) -> naga::Module {
     parse_validate_info(label, source).0
@@ -25,36 +20,49 @@ fn parse_validate_info(label: &str, source: &str) -> (naga::Module, naga::valid:
     (module, info)
 }
 
-fn file(name: &str) -> &'static str {
-    shaders::files().into_iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no shader {name}")).1
+fn parse_module(module: &ShaderModule) -> (naga::Module, naga::valid::ModuleInfo) {
+    parse_validate_info(module.label, &module.source)
 }
 
-/// Every module drape builds, by name.
-fn modules() -> [(&'static str, String); 10] {
-    [
-        ("integrate", shaders::integrate_module_source()),
-        ("solver", shaders::solver_module_source(&UnitType::ALL)),
-        ("workgroup", shaders::workgroup_module_source(&UnitType::ALL)),
-        ("normals", shaders::normals_module_source()),
-        ("tethers", shaders::tether_module_source()),
-        ("area limits", shaders::area_module_source()),
-        ("aerodynamics", shaders::aerodynamics_module_source()),
-        ("rigid damping", shaders::rigid_damping_module_source()),
-        ("mass-spring", shaders::mass_spring_module_source()),
-        ("self-collision", shaders::self_collision_module_source()),
-    ]
+/// Every `.wgsl` file under `shaders/` but the viewer's, as a path relative to it.
+fn wgsl_files_on_disk() -> BTreeSet<String> {
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeSet<String>) {
+        for entry in std::fs::read_dir(dir).expect("readable directory") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else if path.extension().is_some_and(|e| e == "wgsl") {
+                out.insert(path.strip_prefix(root).expect("under shaders/").to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut files = BTreeSet::new();
+    walk(&root, &root, &mut files);
+    files.retain(|f| !f.starts_with("viewer/"));
+    files
 }
 
 #[test]
-fn every_wgsl_file_validates_in_its_module() {
-    let common = file("common.wgsl");
-    parse_and_validate("common.wgsl", common);
-    let modules = modules();
-    for (name, source) in &modules {
-        parse_and_validate(name, source);
+fn every_module_validates_and_every_wgsl_file_is_in_one() {
+    let modules = shader_modules();
+    for module in &modules {
+        parse_module(module);
     }
-    for (name, source) in shaders::files() {
-        assert!(modules.iter().any(|(_, module)| module.contains(source)), "{name} is in no module");
+    let used: BTreeSet<String> = modules.iter().flat_map(|m| m.files.iter().map(|f| f.path.to_string())).collect();
+    for file in wgsl_files_on_disk() {
+        assert!(used.contains(&file), "shaders/{file} is in no module");
+    }
+}
+
+/// No WGSL file declares a binding: every declaration is generated from a binding table
+/// (`drape::wgsl::BindingTable`), so a binding index is written nowhere else.
+#[test]
+fn no_wgsl_file_declares_a_binding() {
+    for module in shader_modules() {
+        for file in &module.files {
+            assert!(!file.source.contains("@binding"), "shaders/{} declares a binding by hand", file.path);
+        }
     }
 }
 
@@ -212,8 +220,10 @@ const RESERVED_WORDS: &[&str] = &[
 
 #[test]
 fn no_wgsl_file_names_anything_with_a_reserved_word() {
-    #[allow(unused_mut)]
-    let mut files = shaders::files();
+    let mut files: Vec<(String, &str)> = Vec::new();
+    for module in shader_modules() {
+        files.extend(module.files.iter().map(|f| (f.path.to_string(), f.source)));
+    }
     #[cfg(feature = "viewer")]
     files.extend(drape::viewer::shaders::FILES.iter().map(|&(name, source)| (name.to_string(), source)));
     for (name, source) in files {
@@ -229,45 +239,13 @@ fn no_wgsl_file_names_anything_with_a_reserved_word() {
 
 #[test]
 fn every_entry_point_is_within_webgpu_limits_with_headroom() {
-    let expected = [
-        ("integrate", &["predict", "finalize", "finalize_and_predict"][..]),
-        (
-            "solver",
-            &[
-                "project_colour",
-                "project_stripes",
-                "project_substep",
-                "jacobi_project",
-                "jacobi_apply",
-                "jacobi_substep",
-            ],
-        ),
-        ("workgroup", &["project_stripes", "project_substep"]),
-        ("normals", &["compute_normals"]),
-        ("tethers", &["project_tethers"]),
-        ("area limits", &["limit_areas"]),
-        ("aerodynamics", &["apply_aerodynamics"]),
-        ("rigid damping", &["sum_moments", "solve_rigid_motion", "damp_to_rigid_motion"]),
-        ("mass-spring", &["apply_springs"]),
-        (
-            "self-collision",
-            &[
-                "hash_count",
-                "hash_prefix_sum",
-                "hash_scatter",
-                "hash_sort_buckets",
-                "self_contacts",
-                "apply_self_contacts",
-            ],
-        ),
-    ];
-    for ((name, source), (expected_name, entry_points)) in modules().iter().zip(expected) {
-        assert_eq!(*name, expected_name);
-        let (module, info) = parse_validate_info(name, source);
-        for wanted in entry_points {
-            assert!(module.entry_points.iter().any(|e| e.name == *wanted), "{name}: missing entry point {wanted}");
+    for module in shader_modules() {
+        let (parsed, info) = parse_module(&module);
+        for wanted in &module.entry_points {
+            let found = parsed.entry_points.iter().any(|e| e.name == *wanted);
+            assert!(found, "{}: missing entry point {wanted}", module.label);
         }
-        assert_within_webgpu_limits(name, &module, &info);
+        assert_within_webgpu_limits(module.label, &parsed, &info);
     }
 }
 
@@ -345,16 +323,23 @@ fn wgsl_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
     }
 }
 
-fn assert_layout(module: &naga::Module, name: &str, size: usize, offsets: &[(&str, usize)]) {
+/// The WGSL struct of `layout` has its Rust twin's size and members at the same offsets (padding
+/// members left out); a head before a runtime-sized array has the array right after it.
+fn assert_layout(module: &naga::Module, layout: &StructLayout) {
+    let name = layout.name;
     let (wgsl_size, wgsl_members) = wgsl_layout(module, name);
-    assert_eq!(wgsl_size as usize, size, "{name}: WGSL size {wgsl_size}, Rust size {size}");
-    let wgsl_names: Vec<&str> =
-        wgsl_members.iter().map(|(n, _)| n.as_str()).filter(|n| !n.starts_with("_pad")).collect();
-    let rust_names: Vec<&str> = offsets.iter().map(|(n, _)| *n).collect();
-    assert_eq!(wgsl_names, rust_names, "{name}: member lists differ");
-    for (member, offset) in offsets {
-        let wgsl = wgsl_members.iter().find(|(n, _)| n == member).expect("checked above").1;
-        assert_eq!(wgsl as usize, *offset, "{name}.{member}: WGSL offset {wgsl}, Rust offset {offset}");
+    let members: Vec<&(String, u32)> = wgsl_members.iter().filter(|(n, _)| !n.starts_with("_pad")).collect();
+    let rust: Vec<(String, u32)> = layout.members.iter().map(|&(n, o)| (n.to_string(), o as u32)).collect();
+    match layout.tail {
+        None => {
+            assert_eq!(wgsl_size as usize, layout.size, "{name}: WGSL size {wgsl_size}, Rust size {}", layout.size);
+            assert_eq!(members.into_iter().cloned().collect::<Vec<_>>(), rust, "{name}: members differ");
+        }
+        Some(tail) => {
+            let expected: Vec<(String, u32)> =
+                rust.into_iter().chain([(tail.to_string(), layout.size as u32)]).collect();
+            assert_eq!(members.into_iter().cloned().collect::<Vec<_>>(), expected, "{name}: head and array differ");
+        }
     }
 }
 
@@ -371,168 +356,73 @@ fn wgsl_constant(module: &naga::Module, name: &str) -> naga::Literal {
     }
 }
 
-#[test]
-fn shared_constants_match_their_wgsl_twins() {
-    use naga::Literal::{F32, I32, U32};
-    let module = parse_and_validate("common.wgsl", shaders::common_source());
-    assert_eq!(wgsl_constant(&module, "GEOMETRY_EPSILON"), F32(drape::math::GEOMETRY_EPSILON));
-    assert_eq!(wgsl_constant(&module, "DENOMINATOR_EPSILON"), F32(drape::constraints::DENOMINATOR_EPSILON));
-    assert_eq!(wgsl_constant(&module, "WORKGROUP_SIZE"), U32(drape::gpu::records::WORKGROUP_SIZE));
-    assert_eq!(wgsl_constant(&module, "MAX_UNIT_TYPES"), U32(drape::gpu::records::MAX_UNIT_TYPES as u32));
-    assert_eq!(wgsl_constant(&module, "MAX_KINDS"), U32(drape::gpu::records::MAX_KINDS as u32));
-    let collide = parse_and_validate("integrate", &shaders::integrate_module_source());
-    assert_eq!(wgsl_constant(&collide, "COLLIDER_PLANE"), U32(GpuCollider::PLANE));
-    assert_eq!(wgsl_constant(&collide, "COLLIDER_SPHERE"), U32(GpuCollider::SPHERE));
-    assert_eq!(wgsl_constant(&collide, "COLLIDER_CAPSULE"), U32(GpuCollider::CAPSULE));
-    assert_eq!(wgsl_constant(&collide, "COLLIDER_BOX"), U32(GpuCollider::BOX));
-    assert_eq!(wgsl_constant(&collide, "COLLIDER_MESH"), U32(GpuCollider::MESH));
-    assert_eq!(wgsl_constant(&collide, "FIELD_SLOPE"), F32(drape::distance_field::FIELD_SLOPE));
-    let near = drape::collision::MAX_NEAR_COLLIDERS as u32;
-    assert_eq!(wgsl_constant(&collide, "MAX_NEAR_COLLIDERS"), U32(near));
-    assert_eq!(wgsl_constant(&collide, "MAX_CONTACTS"), U32(drape::collision::MAX_CONTACTS as u32));
-    assert_eq!(wgsl_constant(&collide, "PARALLEL_EPSILON"), F32(drape::collision::PARALLEL_EPSILON));
-    assert_eq!(wgsl_constant(&collide, "TRACE_STEPS"), U32(drape::collision::TRACE_STEPS));
-    assert_eq!(wgsl_constant(&collide, "TRACE_TOLERANCE"), F32(drape::collision::TRACE_TOLERANCE));
-    assert_eq!(wgsl_constant(&collide, "CLOCK_PERIOD"), F32(drape::passes::air::CLOCK_PERIOD));
-    let air = parse_and_validate("aerodynamics", &shaders::aerodynamics_module_source());
-    assert_eq!(wgsl_constant(&air, "SPEED_EPSILON"), F32(drape::passes::air::SPEED_EPSILON));
-    assert_eq!(wgsl_constant(&air, "PHASE_LIMIT"), F32(drape::passes::air::PHASE_LIMIT));
-    let rigid = parse_and_validate("rigid damping", &shaders::rigid_damping_module_source());
-    assert_eq!(wgsl_constant(&rigid, "SINGULAR_INERTIA"), F32(drape::passes::rigid_damping::SINGULAR_INERTIA));
-    let springs = parse_and_validate("mass-spring", &shaders::mass_spring_module_source());
-    let shift = drape::passes::springs::SPRING_KIND_SHIFT;
-    assert_eq!(wgsl_constant(&springs, "SPRING_KIND_SHIFT"), U32(shift));
-    assert_eq!(wgsl_constant(&springs, "SPRING_PARTICLE_MASK"), U32((1 << shift) - 1));
-    let areas = parse_and_validate("area limits", &shaders::area_module_source());
-    assert_eq!(wgsl_constant(&areas, "MAX_AREA_GROWTH"), F32(drape::passes::area_limits::MAX_AREA_GROWTH));
-    use drape::passes::self_collision as sc;
-    let hash = parse_and_validate("self-collision", &shaders::self_collision_module_source());
-    assert_eq!(wgsl_constant(&hash, "MAX_BUCKET_ENTRIES"), U32(sc::MAX_BUCKET_ENTRIES));
-    assert_eq!(wgsl_constant(&hash, "MAX_CANDIDATES"), U32(sc::MAX_CANDIDATES));
-    assert_eq!(wgsl_constant(&hash, "CELL_LIMIT"), F32(sc::CELL_LIMIT));
-    for (axis, prime) in ["X", "Y", "Z"].into_iter().zip(sc::HASH_PRIMES) {
-        assert_eq!(wgsl_constant(&hash, &format!("HASH_PRIME_{axis}")), U32(prime));
+/// Whether a WGSL literal is exactly a Rust value, bit for bit.
+fn same_value(literal: naga::Literal, value: Scalar) -> bool {
+    match (literal, value) {
+        (naga::Literal::U32(a), Scalar::U32(b)) => a == b,
+        (naga::Literal::I32(a), Scalar::I32(b)) => a == b,
+        (naga::Literal::F32(a), Scalar::F32(b)) => a.to_bits() == b.to_bits(),
+        _ => false,
     }
-    use sc::triangles as st;
-    assert_eq!(wgsl_constant(&hash, "RELAXATION"), F32(st::RELAXATION));
-    assert_eq!(wgsl_constant(&hash, "MAX_TRIANGLE_COLUMNS"), U32(st::MAX_TRIANGLE_COLUMNS));
-    assert_eq!(wgsl_constant(&hash, "MAX_TRIANGLE_CANDIDATES"), U32(st::MAX_TRIANGLE_CANDIDATES));
-    assert_eq!(wgsl_constant(&hash, "MAX_FIXED_POINT"), F32(st::MAX_FIXED_POINT));
-    assert_eq!(wgsl_constant(&hash, "MAX_TRIANGLE_STEPS"), U32(st::MAX_TRIANGLE_STEPS));
-    assert_eq!(wgsl_constant(&hash, "MAX_PARTICLE_CORRECTIONS"), I32(st::MAX_PARTICLE_CORRECTIONS));
 }
 
-macro_rules! rust_offsets {
-    ($ty:ty, $($field:ident),* $(,)?) => {
-        &[$((stringify!($field), offset_of!($ty, $field))),*]
-    };
+#[test]
+fn generated_constants_have_their_rust_values_bit_for_bit() {
+    for module in shader_modules() {
+        let (parsed, _) = parse_module(&module);
+        for constant in &module.constants {
+            let literal = wgsl_constant(&parsed, &constant.name);
+            assert!(same_value(literal, constant.value), "{}: {} is {literal:?} in WGSL", module.label, constant.name);
+        }
+    }
+}
+
+/// Hexadecimal literals keep every bit, subnormals and signs included.
+#[test]
+fn f32_literals_are_exact() {
+    let values = [1e-9, -1e-12, f32::MAX, f32::MIN_POSITIVE, 1e-45, -0.0, 0.0, 0.414_213_57, 16384.0, 1.732_050_8];
+    let source: String =
+        values.iter().enumerate().map(|(i, &v)| format!("const C{i}: f32 = {};\n", f32_literal(v))).collect();
+    let module = parse_and_validate("literals", &source);
+    for (i, &value) in values.iter().enumerate() {
+        assert!(same_value(wgsl_constant(&module, &format!("C{i}")), Scalar::F32(value)), "{value:e}");
+    }
 }
 
 #[test]
 fn gpu_structs_match_their_wgsl_twins() {
-    let integrate = parse_and_validate("integrate", &shaders::integrate_module_source());
-    assert_layout(
-        &integrate,
-        "Collider",
-        size_of::<GpuCollider>(),
-        rust_offsets!(
-            GpuCollider,
-            a,
-            b,
-            rotation,
-            start_translation,
-            start_rotation,
-            end_translation,
-            end_rotation,
-            material,
-            bounds,
-            field,
-            kind
-        ),
-    );
-    // The list's head is its members before the runtime-sized array of records.
-    let (_, list) = wgsl_layout(&integrate, "ColliderList");
-    let head = rust_offsets!(GpuColliderListHead, overflow, count).iter().map(|&(n, o)| (n.to_string(), o as u32));
-    let records = ("colliders".to_string(), size_of::<GpuColliderListHead>() as u32);
-    assert_eq!(list, head.chain([records]).collect::<Vec<_>>(), "ColliderList and GpuColliderListHead differ");
-    let self_collision = parse_and_validate("self-collision", &shaders::self_collision_module_source());
-    let (_, table) = wgsl_layout(&self_collision, "SpatialHashTable");
-    let head = rust_offsets!(GpuSpatialHashHead, overflow).iter().map(|&(n, o)| (n.to_string(), o as u32));
-    let pads = [4, 8, 12].map(|o| (format!("_pad{}", o / 4 - 1), o));
-    let starts = ("starts".to_string(), size_of::<GpuSpatialHashHead>() as u32);
-    let expected: Vec<_> = head.chain(pads).chain([starts]).collect();
-    assert_eq!(table, expected, "SpatialHashTable and GpuSpatialHashHead differ");
-    let module = parse_and_validate("common.wgsl", shaders::common_source());
-    assert_layout(
-        &module,
-        "Params",
-        size_of::<GpuParams>(),
-        rust_offsets!(
-            GpuParams,
-            acceleration,
-            unit_types,
-            kinds,
-            tether,
-            strain_limits,
-            area_limits,
-            air,
-            springs,
-            self_collision,
-            relaxation,
-            h,
-            damping_factor,
-            restitution_threshold,
-            particle_count,
-            pin_count,
-            colour_count,
-            substeps,
-            unit_table,
-            jacobi_items,
-            jacobi_unit_table,
-            tether_particles,
-            rigid_damping,
-            hash_table_size,
-            triangle_count,
-        ),
-    );
-    assert_layout(
-        &module,
-        "Air",
-        size_of::<GpuAir>(),
-        rust_offsets!(GpuAir, wind, density, drag_coefficient, lift_coefficient, gust_strength, gust_frequency),
-    );
-    assert_layout(
-        &module,
-        "KindParams",
-        size_of::<GpuKind>(),
-        rust_offsets!(GpuKind, response, records, jacobi_shares, mapped),
-    );
-    assert_layout(
-        &module,
-        "DispatchInfo",
-        size_of::<DispatchInfo>(),
-        rust_offsets!(DispatchInfo, substep, first_iteration, iterations, colour_first, colour_count, stripe_entries),
-    );
-    assert_layout(&module, "Pin", size_of::<PinRecord>(), rust_offsets!(PinRecord, position, particle));
-    let solver = parse_and_validate("solver", &shaders::solver_module_source(&UnitType::ALL));
-    assert_layout(
-        &solver,
-        "StretchConstraint",
-        size_of::<StretchRecord>(),
-        rust_offsets!(StretchRecord, rest_length, lambda, stiffness_scale),
-    );
-    assert_layout(
-        &solver,
-        "BendingConstraint",
-        size_of::<BendingRecord>(),
-        rust_offsets!(BendingRecord, rest_angle, lambda, stiffness_scale),
-    );
-    assert_layout(
-        &solver,
-        "IsometricConstraint",
-        size_of::<IsometricRecord>(),
-        rust_offsets!(IsometricRecord, weights, lambda, stiffness_scale),
-    );
+    let modules = shader_modules();
+    let mut checked = BTreeSet::new();
+    for module in &modules {
+        let (parsed, _) = parse_module(module);
+        for layout in &module.structs {
+            assert_layout(&parsed, layout);
+            checked.insert(layout.name);
+        }
+    }
+    for name in
+        ["DispatchInfo", "Pin", "Collider", "ColliderList", "KindParams", "StretchConstraint", "SpatialHashTable"]
+    {
+        assert!(checked.contains(name), "{name} was not checked");
+    }
+}
+
+/// Each module's `Params` holds the frame's own members where `GpuParams` has them, and its
+/// pass's block where the frame's parameters lay it out.
+#[test]
+fn every_module_finds_its_block_of_the_frame_parameters() {
+    for module in shader_modules() {
+        let (parsed, _) = parse_module(&module);
+        let (_, members) = wgsl_layout(&parsed, "Params");
+        let frame = GpuParams::LAYOUT.members.iter().map(|&(n, o)| (n.to_string(), o as u32));
+        let block = module.block.map(|(member, offset, _)| (member.to_string(), offset as u32));
+        let expected: Vec<(String, u32)> = frame.chain(block).collect();
+        let found: Vec<(String, u32)> = members.into_iter().filter(|(n, _)| !n.starts_with('_')).collect();
+        assert_eq!(found, expected, "{}: Params", module.label);
+        if let Some((_, _, layout)) = module.block {
+            assert_layout(&parsed, &layout);
+        }
+    }
 }
 
 #[cfg(feature = "viewer")]
@@ -542,12 +432,7 @@ fn viewer_shaders_validate_and_match_their_rust_twins() {
     use drape::viewer::shaders as viewer;
     let view = viewer::FILES.iter().find(|(n, _)| *n == "view.wgsl").expect("view.wgsl").1;
     let module = parse_and_validate("view.wgsl", view);
-    assert_layout(
-        &module,
-        "ViewUniform",
-        size_of::<ViewUniform>(),
-        rust_offsets!(ViewUniform, view_proj, eye, light_direction),
-    );
+    assert_layout(&module, &drape::struct_layout!(ViewUniform as "ViewUniform", view_proj, eye, light_direction));
     let pipelines =
         [("cloth.wgsl", "cloth"), ("shapes.wgsl", "shape"), ("planes.wgsl", "plane"), ("meshes.wgsl", "mesh")];
     for (file, pipeline) in pipelines {

@@ -84,6 +84,6 @@ fn bending_correction_of(record: BendingConstraint, p: array<Particle, 4>, lambd
     let w = vec4<f32>(p[0].w, p[1].w, p[2].w, p[3].w);
     return bending_correction(
         position(p[0]), position(p[1]), position(p[2]), position(p[3]), w, record.rest_angle, lambda,
-        scaled_response(params.kinds[KIND_BENDING].response.xy, record.stiffness_scale),
+        scaled_response(params.constraints.kinds[KIND_BENDING].response.xy, record.stiffness_scale),
     );
 }

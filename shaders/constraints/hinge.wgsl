@@ -79,8 +79,8 @@ fn project_isometric_hinge(unit: UnitRef) {
 fn emit_jacobi_hinge(unit: UnitRef, p: array<Particle, 4>, bending: BendingCorrection, bending_kind: u32) -> f32 {
     let edge = stretch_record(unit.index);
     let stretch = stretch_correction(edge, p[0], p[1], multiplier(edge.lambda));
-    let stretch_share = params.relaxation * jacobi_share(KIND_STRETCH, unit.index);
-    let bending_share = params.relaxation * jacobi_share(bending_kind, unit.index);
+    let stretch_share = params.constraints.relaxation * jacobi_share(KIND_STRETCH, unit.index);
+    let bending_share = params.constraints.relaxation * jacobi_share(bending_kind, unit.index);
     emit(unit, 0u, stretch.dp0 * stretch_share + bending.dp0 * bending_share);
     emit(unit, 1u, stretch.dp1 * stretch_share + bending.dp1 * bending_share);
     emit(unit, 2u, bending.dp2 * bending_share);

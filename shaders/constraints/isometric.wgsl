@@ -68,6 +68,6 @@ fn isometric_correction_of(record: IsometricConstraint, p: array<Particle, 4>, l
     let weights = vec4<f32>(record.weights[0], record.weights[1], record.weights[2], record.weights[3]);
     return isometric_correction(
         position(p[0]), position(p[1]), position(p[2]), position(p[3]), w, weights, lambda,
-        scaled_response(params.kinds[KIND_ISOMETRIC].response.xy, record.stiffness_scale),
+        scaled_response(params.constraints.kinds[KIND_ISOMETRIC].response.xy, record.stiffness_scale),
     );
 }

@@ -78,13 +78,13 @@ fn limit_strain(
 // The correction of particles a and b (a stretch constraint's own, or its hinge's edge) by the
 // constraint with `record` from multiplier `lambda`, within the strain limits.
 fn stretch_correction(record: StretchConstraint, a: Particle, b: Particle, lambda: f32) -> DistanceCorrection {
-    let response = params.kinds[KIND_STRETCH].response;
+    let response = params.constraints.kinds[KIND_STRETCH].response;
     let stretch = scaled_response(response.xy, record.stiffness_scale);
     let compression = scaled_response(response.zw, record.stiffness_scale);
     let p0 = position(a);
     let p1 = position(b);
     let k = distance_correction(p0, p1, a.w, b.w, record.rest_length, lambda, stretch, compression);
-    return limit_strain(k, p0, p1, a.w, b.w, record.rest_length, params.strain_limits);
+    return limit_strain(k, p0, p1, a.w, b.w, record.rest_length, params.constraints.strain_limits);
 }
 
 // Gauss-Seidel: free edge `unit` moves its particles at once.
@@ -110,7 +110,7 @@ fn jacobi_free_edge(unit: UnitRef) {
     let b = load_particle(particle_slot(unit, 1u, jacobi_unit_particle(unit, 1u)));
     let lambda = multiplier(record.lambda);
     let k = stretch_correction(record, a, b, lambda);
-    let share = params.relaxation * jacobi_share(KIND_STRETCH, unit.index);
+    let share = params.constraints.relaxation * jacobi_share(KIND_STRETCH, unit.index);
     emit(unit, 0u, k.dp0 * share);
     emit(unit, 1u, k.dp1 * share);
     store_stretch_lambda(unit.index, k.lambda + k.dlambda * share);

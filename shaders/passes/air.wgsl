@@ -2,22 +2,23 @@
 // acceleration from drag and lift on its triangles, gathered in the fixed order of its triangle
 // list, for the next predict to add. Runs at the start of every substep, on x and v.
 
-@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-// v (m/s) between substeps, w = inverse mass; only read here.
-@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
-// Each particle's acceleration from the air (m/s²), read by predict.
-@group(2) @binding(0) var<storage, read_write> air_accelerations: array<vec4<f32>>;
-// Three vertex indices per triangle.
-@group(2) @binding(1) var<storage, read> triangles: array<u32>;
-// particle_count + 1 offsets, then triangle indices.
-@group(2) @binding(2) var<storage, read> vertex_triangles: array<u32>;
-// [time at the start of the frame (s)], advanced by finalize.
-@group(2) @binding(3) var<storage, read> clock: array<f32>;
-
-// Below this relative speed (m/s) the air exerts no force.
-const SPEED_EPSILON: f32 = 1e-6;
-// Gust phases are clamped to this magnitude so that their lattice cell fits an i32.
-const PHASE_LIMIT: f32 = 1e9;
+// The bindings and the air's block of the frame's parameters (params.air) are generated from
+// src/passes/air.rs, as are SPEED_EPSILON (below this relative speed, m/s, the air exerts no
+// force) and PHASE_LIMIT (gust phases are clamped to it so that their lattice cell fits an i32).
+struct Air {
+    // Mean wind (m/s), then its speed |wind|.
+    wind: vec4<f32>,
+    // ρ (kg/m³); 0 when the air is off.
+    density: f32,
+    drag_coefficient: f32,
+    lift_coefficient: f32,
+    // Relative gust strength in [0, 1] and gusts per second.
+    gust_strength: f32,
+    gust_frequency: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
 
 // lowbias32 (C. Wellons).
 fn hash(x: u32) -> u32 {

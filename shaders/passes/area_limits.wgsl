@@ -2,15 +2,15 @@
 // projects one colour of triangles, a thread per triangle, once per substep after the
 // iterations. Triangles of a colour share no particle, so each thread writes its own corners.
 
-// Most one projection multiplies a triangle's area by.
-const MAX_AREA_GROWTH: f32 = 2.0;
+// MAX_AREA_GROWTH (the most one projection multiplies a triangle's area by) and the bindings
+// are generated from src/passes/area_limits.rs.
 
-// x: positions at the start of the substep, and the substep's displacements q (xyz) with the
-// inverse masses (w).
-@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
-// (a, b, c, rest area bits) per triangle, colour after colour (TriangleAreas::words).
-@group(2) @binding(0) var<storage, read> area_triangles: array<vec4<u32>>;
+// The limits (GpuAreaLimitParams): [min, max] ratios of the rest area.
+struct AreaLimitParams {
+    limits: vec2<f32>,
+    _pad0: u32,
+    _pad1: u32,
+}
 
 struct AreaCorrections {
     dp0: vec3<f32>,
@@ -79,7 +79,7 @@ fn project_area_limit(t: u32) {
     let p0 = positions[triangle.x].xyz + a.xyz;
     let p1 = positions[triangle.y].xyz + b.xyz;
     let p2 = positions[triangle.z].xyz + c.xyz;
-    let dp = area_limit_corrections(p0, p1, p2, a.w, b.w, c.w, bitcast<f32>(triangle.w), params.area_limits.xy);
+    let dp = area_limit_corrections(p0, p1, p2, a.w, b.w, c.w, bitcast<f32>(triangle.w), params.area_limits.limits);
     velocities[triangle.x] = vec4<f32>(a.xyz + dp.dp0, a.w);
     velocities[triangle.y] = vec4<f32>(b.xyz + dp.dp1, b.w);
     velocities[triangle.z] = vec4<f32>(c.xyz + dp.dp2, c.w);

@@ -1,4 +1,4 @@
-// Stage 3 — collide and update velocities (PBD Alg. 1 lines 8, 12–16): every free particle's
+// Finalize — collide and update velocities (PBD Alg. 1 lines 8, 12–16): every free particle's
 // collision response (shaders/collision.wgsl: the contact projection against every collider at
 // once, so no substep ends inside one, and friction), then v = q/h and x = x + q. The velocity
 // comes from the displacement q, never from a difference of metre-scale positions, so its
@@ -27,9 +27,8 @@ fn finalize_pin(pin: Pin, substep: u32) {
     velocities[pin.particle] = vec4<f32>(q / params.h, 0.0);
 }
 
-// The clock after a frame of `dt` seconds, wrapped every CLOCK_PERIOD seconds so that f32 keeps
-// resolving a frame (advanced_clock in src/passes/air.rs).
-const CLOCK_PERIOD: f32 = 16384.0;
+// The clock after a frame of `dt` seconds, wrapped every CLOCK_PERIOD seconds (generated from
+// its twin) so that f32 keeps resolving a frame (advanced_clock in src/passes/air.rs).
 
 fn advanced_clock(time: f32, dt: f32) -> f32 {
     let next = time + dt;

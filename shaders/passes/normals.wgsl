@@ -2,12 +2,7 @@
 // triangles in a fixed order and normalises (up when they cancel). Mirrors src/math.rs (same
 // names).
 
-@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-@group(2) @binding(0) var<storage, read_write> normals: array<vec4<f32>>;
-// Three vertex indices per triangle.
-@group(2) @binding(1) var<storage, read> triangles: array<u32>;
-// particle_count + 1 offsets, then triangle indices.
-@group(2) @binding(2) var<storage, read> vertex_triangles: array<u32>;
+// Its bindings are generated from src/passes/normals.rs.
 
 fn normalize_or_up(n: vec3<f32>) -> vec3<f32> {
     let len = length(n);

@@ -1,19 +1,20 @@
 // Damping that spares rigid motion (src/passes/rigid_damping.rs, same names and order of operations),
 // once per frame before its first predict: the free particles' moments summed in a fixed tree
 // (per workgroup, then over the workgroups' sums in one workgroup), the rigid motion solved from
-// them, then each free particle's velocity moved the fraction params.rigid_damping of the way to
+// them, then each free particle's velocity moved the fraction params.rigid_damping.fraction of the way to
 // it.
 
-@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-// v (m/s) between substeps, w = inverse mass (0 = pinned, left out).
-@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
-// Four vec4 (Moments) per workgroup of sum_moments.
-@group(2) @binding(0) var<storage, read_write> partial_moments: array<vec4<f32>>;
-// [centre − reference point, v_cm, ω] (RigidMotion), written by solve_rigid_motion.
-@group(2) @binding(1) var<storage, read_write> rigid: array<vec4<f32>>;
+// The bindings and SINGULAR_INERTIA (below it the determinant of the inertia tensor scaled to a
+// trace of 1 counts as singular) are generated from src/passes/rigid_damping.rs.
 
-// Below this the determinant of the inertia tensor scaled to a trace of 1 counts as singular.
-const SINGULAR_INERTIA: f32 = 1e-9;
+// The rate as the fraction of a frame (GpuRigidDampingParams).
+struct RigidDampingParams {
+    fraction: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
 const MOMENT_VECTORS: u32 = 4u;
 
 var<workgroup> tree: array<array<vec4<f32>, MOMENT_VECTORS>, WORKGROUP_SIZE>;
@@ -95,9 +96,9 @@ fn solve_symmetric(columns_a: vec3<f32>, columns_b: vec3<f32>, columns_c: vec3<f
 fn write_rigid_motion(moments: array<vec4<f32>, MOMENT_VECTORS>) {
     let mass = moments[0].x;
     if (mass <= 0.0) {
-        rigid[0] = vec4<f32>(0.0);
-        rigid[1] = vec4<f32>(0.0);
-        rigid[2] = vec4<f32>(0.0);
+        rigid_motion[0] = vec4<f32>(0.0);
+        rigid_motion[1] = vec4<f32>(0.0);
+        rigid_motion[2] = vec4<f32>(0.0);
         return;
     }
     let c = moments[0].yzw / mass;
@@ -118,9 +119,9 @@ fn write_rigid_motion(moments: array<vec4<f32>, MOMENT_VECTORS>) {
         vec3<f32>(-xz, -yz, trace - zz),
         l,
     );
-    rigid[0] = vec4<f32>(c, 0.0);
-    rigid[1] = vec4<f32>(velocity, 0.0);
-    rigid[2] = vec4<f32>(omega, 0.0);
+    rigid_motion[0] = vec4<f32>(c, 0.0);
+    rigid_motion[1] = vec4<f32>(velocity, 0.0);
+    rigid_motion[2] = vec4<f32>(omega, 0.0);
 }
 
 // One workgroup: thread t sums the partial sums t, t + WORKGROUP_SIZE, … in order, then the tree.
@@ -155,6 +156,6 @@ fn damp_to_rigid_motion(
         return;
     }
     let r = positions[i].xyz - positions[0].xyz;
-    let rigid_velocity = rigid[1].xyz + cross(rigid[2].xyz, r - rigid[0].xyz);
-    velocities[i] = vec4<f32>(v.xyz + params.rigid_damping * (rigid_velocity - v.xyz), v.w);
+    let rigid_velocity = rigid_motion[1].xyz + cross(rigid_motion[2].xyz, r - rigid_motion[0].xyz);
+    velocities[i] = vec4<f32>(v.xyz + params.rigid_damping.fraction * (rigid_velocity - v.xyz), v.w);
 }

@@ -7,11 +7,7 @@
 // shaders/passes/self_collision/triangles.wgsl), then add them and clear the counts and sums for the
 // next substep (apply_self_contacts).
 
-@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-// The substep's displacement q (xyz), inverse mass in w.
-@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
-
-// The hash table (GpuSpatialHashHead in src/gpu/records.rs, then the buckets).
+// The hash table (GpuSpatialHashHead in src/passes/self_collision.rs, then the buckets).
 struct SpatialHashTable {
     // Particle and triangle substeps that overflowed a capacity (Overflows::self_contacts),
     // counted since the host last zeroed it; the total does not depend on the order of arrival.
@@ -19,35 +15,36 @@ struct SpatialHashTable {
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
-    // params.hash_table_size + 1 entries: each bucket's count, then its first slot (the last
+    // params.self_collision.hash_table_size + 1 entries: each bucket's count, then its first slot (the last
     // entry: the particle count); then four per particle (sum_slot): the fixed-point sum of its
     // triangle contacts' corrections (i32 bits) and their count. Zero between substeps.
     starts: array<atomic<u32>>,
 }
 
-@group(2) @binding(0) var<storage, read_write> table: SpatialHashTable;
-// Slots 0 to n − 1: each slot s's particle (x) and its predicted position's bits (yzw), each
-// bucket's slots sorted by particle index, so that a particle's candidates are read in one run.
-// Entries n to 2n − 1, per particle i: its bucket (x) and its rank in the bucket by arrival (y).
-@group(2) @binding(1) var<storage, read_write> hashed: array<vec4<u32>>;
-// Each particle's contact correction of the substep (xyz).
-@group(2) @binding(2) var<storage, read_write> self_corrections: array<vec4<f32>>;
-// The rest positions' bits (xyz), one per particle: pairs closer than the thickness at rest never
-// collide. Then each triangle's corners (xyz).
-@group(2) @binding(3) var<storage, read> rest_shape: array<vec4<u32>>;
+// The bindings and MAX_BUCKET_ENTRIES, MAX_CANDIDATES, CELL_LIMIT and HASH_PRIME_X/Y/Z are
+// generated from src/passes/self_collision.rs.
 
-// MAX_BUCKET_ENTRIES, MAX_CANDIDATES, CELL_LIMIT and HASH_PRIMES in src/passes/self_collision.rs.
-const MAX_BUCKET_ENTRIES: u32 = 64u;
-const MAX_CANDIDATES: u32 = 128u;
-const CELL_LIMIT: f32 = 1e9;
-const HASH_PRIME_X: u32 = 92837111u;
-const HASH_PRIME_Y: u32 = 689287499u;
-const HASH_PRIME_Z: u32 = 283923481u;
+// What the kernels read of self-collision (GpuSelfCollisionParams).
+struct SelfCollisionParams {
+    // The thickness h (m) and the friction between layers; zero when off.
+    thickness: f32,
+    friction: f32,
+    // The exponent of the triangle contacts' fixed point (shaders/passes/self_collision/triangles.wgsl).
+    fixed_point_exponent: i32,
+    // Buckets of the hash table (a power of two).
+    hash_table_size: u32,
+    // The cloth's triangles.
+    triangle_count: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
 // Threads of the one workgroup of the prefix sum.
 const SCAN_THREADS: u32 = 256u;
 
 fn thickness() -> f32 {
-    return params.self_collision.x;
+    return params.self_collision.thickness;
 }
 
 // SelfCollision::max_displacement.
@@ -128,7 +125,7 @@ fn pair_correction(p_i: vec3<f32>, p_j: vec3<f32>, q_i: vec3<f32>, q_j: vec3<f32
 
 // friction_kept in src/passes/self_collision.rs.
 fn friction_kept(slide: f32, depth: f32) -> f32 {
-    let friction = params.self_collision.y;
+    let friction = params.self_collision.friction;
     return min(friction * depth / max(slide, GEOMETRY_EPSILON), 1.0);
 }
 
@@ -152,8 +149,8 @@ fn hash_count(
     if (state.w > 0.0) {
         velocities[i] = vec4<f32>(clamp_displacement(state.xyz, max_displacement()), state.w);
     }
-    let bucket = cell_hash(cell_of(predicted(i), cell_size()), params.hash_table_size);
-    let rank = atomicAdd(&table.starts[bucket], 1u);
+    let bucket = cell_hash(cell_of(predicted(i), cell_size()), params.self_collision.hash_table_size);
+    let rank = atomicAdd(&hash_table.starts[bucket], 1u);
     hashed[params.particle_count + i] = vec4<u32>(bucket, rank, 0u, 0u);
 }
 
@@ -164,13 +161,13 @@ var<workgroup> scan_totals: array<u32, SCAN_THREADS>;
 // writes its run's starts. Integers: the same result whatever the order.
 @compute @workgroup_size(SCAN_THREADS)
 fn hash_prefix_sum(@builtin(local_invocation_index) t: u32) {
-    let buckets = params.hash_table_size;
+    let buckets = params.self_collision.hash_table_size;
     let run = (buckets + SCAN_THREADS - 1u) / SCAN_THREADS;
     let first = min(t * run, buckets);
     let end = min(first + run, buckets);
     var total = 0u;
     for (var b = first; b < end; b += 1u) {
-        total += atomicLoad(&table.starts[b]);
+        total += atomicLoad(&hash_table.starts[b]);
     }
     scan_totals[t] = total;
     workgroupBarrier();
@@ -185,12 +182,12 @@ fn hash_prefix_sum(@builtin(local_invocation_index) t: u32) {
     }
     var start = scan_totals[t] - total;
     for (var b = first; b < end; b += 1u) {
-        let count = atomicLoad(&table.starts[b]);
-        atomicStore(&table.starts[b], start);
+        let count = atomicLoad(&hash_table.starts[b]);
+        atomicStore(&hash_table.starts[b], start);
         start += count;
     }
     if (t == SCAN_THREADS - 1u) {
-        atomicStore(&table.starts[buckets], scan_totals[t]);
+        atomicStore(&hash_table.starts[buckets], scan_totals[t]);
     }
 }
 
@@ -206,7 +203,7 @@ fn hash_scatter(
         return;
     }
     let entry = hashed[params.particle_count + i];
-    hashed[atomicLoad(&table.starts[entry.x]) + entry.y] = vec4<u32>(i, bitcast<vec3<u32>>(predicted(i)));
+    hashed[atomicLoad(&hash_table.starts[entry.x]) + entry.y] = vec4<u32>(i, bitcast<vec3<u32>>(predicted(i)));
 }
 
 // Sorts bucket b's particles by index (insertion sort; buckets beyond MAX_BUCKET_ENTRIES are
@@ -218,11 +215,11 @@ fn hash_sort_buckets(
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let b = linear_id(workgroup, workgroups, local_index);
-    if (b >= params.hash_table_size) {
+    if (b >= params.self_collision.hash_table_size) {
         return;
     }
-    let start = atomicLoad(&table.starts[b]);
-    let end = atomicLoad(&table.starts[b + 1u]);
+    let start = atomicLoad(&hash_table.starts[b]);
+    let end = atomicLoad(&hash_table.starts[b + 1u]);
     if (end - start > MAX_BUCKET_ENTRIES) {
         return;
     }
@@ -257,7 +254,7 @@ fn particle_correction(i: u32) -> vec3<f32> {
         if (!cell_within_reach(p_i, cell, size, thickness())) {
             continue;
         }
-        let bucket = cell_hash(cell, params.hash_table_size);
+        let bucket = cell_hash(cell, params.self_collision.hash_table_size);
         var seen = false;
         for (var v = 0u; v < visits; v += 1u) {
             seen = seen || visited[v] == bucket;
@@ -267,8 +264,8 @@ fn particle_correction(i: u32) -> vec3<f32> {
         }
         visited[visits] = bucket;
         visits += 1u;
-        let start = atomicLoad(&table.starts[bucket]);
-        let end = atomicLoad(&table.starts[bucket + 1u]);
+        let start = atomicLoad(&hash_table.starts[bucket]);
+        let end = atomicLoad(&hash_table.starts[bucket + 1u]);
         if (end - start > MAX_BUCKET_ENTRIES) {
             overflow = true;
             continue;
@@ -305,7 +302,7 @@ fn particle_correction(i: u32) -> vec3<f32> {
         }
     }
     if (overflow) {
-        atomicAdd(&table.overflow, 1u);
+        atomicAdd(&hash_table.overflow, 1u);
     }
     return sum;
 }
@@ -340,19 +337,19 @@ fn apply_self_contacts(
         let state = velocities[i];
         let slot = sum_slot(i);
         let bits = vec4<u32>(
-            atomicExchange(&table.starts[slot], 0u),
-            atomicExchange(&table.starts[slot + 1u], 0u),
-            atomicExchange(&table.starts[slot + 2u], 0u),
-            atomicExchange(&table.starts[slot + 3u], 0u),
+            atomicExchange(&hash_table.starts[slot], 0u),
+            atomicExchange(&hash_table.starts[slot + 1u], 0u),
+            atomicExchange(&hash_table.starts[slot + 2u], 0u),
+            atomicExchange(&hash_table.starts[slot + 3u], 0u),
         );
         let sum = bitcast<vec4<i32>>(bits);
         let triangles = summed_correction(sum.xyz, sum.w, fixed_point_exponent());
         if (!triangles.taken) {
-            atomicAdd(&table.overflow, 1u);
+            atomicAdd(&hash_table.overflow, 1u);
         }
         velocities[i] = vec4<f32>(state.xyz + self_corrections[i].xyz + triangles.correction, state.w);
     }
-    if (i <= params.hash_table_size) {
-        atomicStore(&table.starts[i], 0u);
+    if (i <= params.self_collision.hash_table_size) {
+        atomicStore(&hash_table.starts[i], 0u);
     }
 }

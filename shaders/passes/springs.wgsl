@@ -2,17 +2,15 @@
 // particle's acceleration from its springs, summed in the fixed order of its spring list, for
 // the next predict to add. Runs at the start of every substep, on x and v.
 
-@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-// v (m/s) between substeps, w = inverse mass; only read here.
-@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
-// Words (SpringNetwork::words): particle_count + 1 list offsets, then per list entry the other
-// particle with the spring's kind in bits 30–31, and the rest length's bits.
-@group(2) @binding(0) var<storage, read> springs: array<u32>;
-// Each particle's acceleration from its springs (m/s²), read by predict.
-@group(2) @binding(1) var<storage, read_write> spring_accelerations: array<vec4<f32>>;
+// The bindings, SPRING_KIND_SHIFT and SPRING_PARTICLE_MASK (the bits below it) are generated
+// from src/passes/springs.rs.
 
-const SPRING_KIND_SHIFT: u32 = 30u;
-const SPRING_PARTICLE_MASK: u32 = 0x3fffffffu;
+// The springs' constants (GpuSpringParams).
+struct SpringParams {
+    // Stiffness of the structural, shear and flexion springs (N/m) by kind id, then their damping
+    // (N·s/m); zero outside mass-spring mode.
+    constants: vec4<f32>,
+}
 
 // Hooke's k(L − L₀) plus c times the ends' closing speed, along d̂ = (x_other − x)/L; zero for
 // ends closer than GEOMETRY_EPSILON.
@@ -45,9 +43,9 @@ fn spring_acceleration(i: u32) -> vec3<f32> {
         let entry = items + 2u * k;
         let word = springs[entry];
         let j = word & SPRING_PARTICLE_MASK;
-        let stiffness = params.springs[word >> SPRING_KIND_SHIFT];
+        let stiffness = params.springs.constants[word >> SPRING_KIND_SHIFT];
         let rest = bitcast<f32>(springs[entry + 1u]);
-        force += spring_force(x, state.xyz, positions[j].xyz, velocities[j].xyz, rest, stiffness, params.springs.w);
+        force += spring_force(x, state.xyz, positions[j].xyz, velocities[j].xyz, rest, stiffness, params.springs.constants.w);
     }
     return force * state.w;
 }

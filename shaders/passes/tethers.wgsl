@@ -2,13 +2,17 @@
 // and the kernel that projects them, a thread per tethered particle, once per substep after the
 // iterations. Anchors are pinned, so each thread writes only its own particle's displacement.
 
-// x: positions at the start of the substep, and the substep's displacements q (xyz) with the
-// inverse masses (w).
-@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
-// Words (Tethers::words): the params.tether_particles tethered particles, their list offsets
-// (one more), then (anchor, rest distance bits) per tether.
-@group(2) @binding(0) var<storage, read> tethers: array<u32>;
+// The bindings are generated from src/passes/tethers.rs.
+
+// What the kernel reads of the tethers (GpuTetherParams).
+struct TetherParams {
+    // [k, α̃] of one projection per substep.
+    response: vec2<f32>,
+    // The length limit's scale.
+    scale: f32,
+    // Tethered particles.
+    particle_count: u32,
+}
 
 // Tether C = |p − a| − limit ≤ 0 moving only p (the anchor is pinned): Δλ = k(−C)/(w + α̃),
 // Δp = wΔλ(p − a)/|p − a|, zero while C ≤ 0 (XPBD eq. 18 with λ = 0).
@@ -25,7 +29,7 @@ fn tether_correction(p: vec3<f32>, a: vec3<f32>, limit: f32, w: f32, response: v
 // Projects the k-th tethered particle's tethers in order (project_tethers in
 // src/passes/tethers.rs).
 fn project_particle_tethers(k: u32) {
-    let count = params.tether_particles;
+    let count = params.tethers.particle_count;
     let i = tethers[k];
     let state = velocities[i];
     let x = positions[i].xyz;
@@ -34,8 +38,8 @@ fn project_particle_tethers(k: u32) {
         let pair = 2u * count + 1u + 2u * j;
         let anchor = tethers[pair];
         let a = positions[anchor].xyz + velocities[anchor].xyz;
-        let limit = params.tether.z * bitcast<f32>(tethers[pair + 1u]);
-        q += tether_correction(x + q, a, limit, state.w, params.tether.xy);
+        let limit = params.tethers.scale * bitcast<f32>(tethers[pair + 1u]);
+        q += tether_correction(x + q, a, limit, state.w, params.tethers.response);
     }
     velocities[i] = vec4<f32>(q, state.w);
 }
@@ -47,7 +51,7 @@ fn project_tethers(
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let k = linear_id(workgroup, workgroups, local_index);
-    if (k < params.tether_particles) {
+    if (k < params.tethers.particle_count) {
         project_particle_tethers(k);
     }
 }

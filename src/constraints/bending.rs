@@ -5,12 +5,15 @@
 use super::hinge_constraints::{BendingCorrection, HingeConstraints, HingeModel};
 use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::{atan2, GEOMETRY_EPSILON};
+use crate::struct_layout;
+use crate::wgsl::{StructLayout, WgslFile};
+use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::f32::consts::{PI, TAU};
 
 /// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/constraints/bending.wgsl");
+pub const WGSL: WgslFile = wgsl_file!("constraints/bending.wgsl");
 
 /// The dihedral model: a hinge's rest data is its rest angle (rad).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,6 +74,12 @@ pub struct BendingRecord {
     pub lambda: f32,
     /// How many times stiffer than its kind's response this constraint is.
     pub stiffness_scale: f32,
+}
+
+impl BendingRecord {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout =
+        struct_layout!(BendingRecord as "BendingConstraint", rest_angle, lambda, stiffness_scale);
 }
 
 /// The signed dihedral angle of the hinge `(p0, p1; p2, p3)` and its gradient with respect to

@@ -9,10 +9,12 @@
 
 use super::hinge_constraints::BendingCorrection;
 use super::{Constraints, JacobiScales, Kind, Multipliers, SolveState};
+use crate::wgsl::WgslFile;
+use crate::wgsl_file;
 use glam::Vec3;
 
 /// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/constraints/hinge.wgsl");
+pub const WGSL: WgslFile = wgsl_file!("constraints/hinge.wgsl");
 
 /// The correction of bending constraint `u` of `kind` (dihedral or isometric).
 fn bending_correction(

@@ -30,11 +30,14 @@
 use super::hinge_constraints::{BendingCorrection, HingeConstraints, HingeModel};
 use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
+use crate::struct_layout;
+use crate::wgsl::{StructLayout, WgslFile};
+use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
 /// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/constraints/isometric.wgsl");
+pub const WGSL: WgslFile = wgsl_file!("constraints/isometric.wgsl");
 
 /// The isometric model: a hinge's rest data is its weights `W` (see the module).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,6 +94,12 @@ pub struct IsometricRecord {
     pub lambda: f32,
     /// How many times stiffer than its kind's response this constraint is.
     pub stiffness_scale: f32,
+}
+
+impl IsometricRecord {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout =
+        struct_layout!(IsometricRecord as "IsometricConstraint", weights, lambda, stiffness_scale);
 }
 
 /// The cotangent of the angle between `a` and `b`, `None` when they are parallel.

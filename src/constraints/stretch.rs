@@ -4,11 +4,14 @@
 
 use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
+use crate::struct_layout;
+use crate::wgsl::{StructLayout, WgslFile};
+use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
 /// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/constraints/stretch.wgsl");
+pub const WGSL: WgslFile = wgsl_file!("constraints/stretch.wgsl");
 
 /// The stretch constraints of a cloth: edge `c` joins `edges[c]` at `rest_lengths[c]` metres.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -95,6 +98,12 @@ pub struct StretchRecord {
     pub lambda: f32,
     /// How many times stiffer than its kind's response this constraint is.
     pub stiffness_scale: f32,
+}
+
+impl StretchRecord {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout =
+        struct_layout!(StretchRecord as "StretchConstraint", rest_length, lambda, stiffness_scale);
 }
 
 /// The correction of a distance constraint: position changes of its two particles and the

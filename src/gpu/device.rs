@@ -1,10 +1,8 @@
 //! A headless device for tests, benchmarks and tools. Embedding programs pass their own.
 
-use super::pipelines::GroupLayout;
-use super::plan::{WorkgroupSizes, MAX_WORKGROUPS_PER_DIMENSION};
-use super::records::{GpuParams, DISPATCH_ENTRY_STRIDE, WORKGROUP_SIZE};
 use crate::error::Error;
-use std::mem::size_of;
+use crate::passes::plan::{WorkgroupSizes, DISPATCH_ENTRY_STRIDE, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE};
+use crate::wgsl::{Access, BindingTable};
 
 /// How to get a Vulkan driver on a machine without a GPU (for "no adapter" messages).
 #[cfg(not(target_arch = "wasm32"))]
@@ -73,34 +71,42 @@ pub(crate) fn check_buffer_size(device: &wgpu::Device, what: &str, size: u64) ->
 
 /// Checks the device's limits that the solver's layouts and kernels rely on, so that a device
 /// created with lower limits than [`required_limits`] gets an error naming the limit instead of
-/// a wgpu validation panic.
-pub(crate) fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) -> Result<(), Error> {
+/// a wgpu validation panic. `layouts` holds each pipeline layout's binding tables, the frame's
+/// first; the frame's parameters take `params_bytes`.
+pub(crate) fn check_device_limits(
+    device: &wgpu::Device,
+    sizes: WorkgroupSizes,
+    layouts: &[Vec<&BindingTable>],
+    params_bytes: u64,
+) -> Result<(), Error> {
     let limits = device.limits();
-    let count = |pipeline: &[GroupLayout], uniform: bool, dynamic: bool| {
-        let counted = |e: &wgpu::BindGroupLayoutEntry| match e.ty {
-            wgpu::BindingType::Buffer { ty, has_dynamic_offset, .. } => {
-                (ty == wgpu::BufferBindingType::Uniform) == uniform && (has_dynamic_offset || !dynamic)
-            }
-            _ => false,
-        };
-        pipeline.iter().flat_map(|g| g.entries()).filter(counted).count() as u64
+    let most = |count: &dyn Fn(&[&BindingTable]) -> u64| layouts.iter().map(|l| count(l)).max().unwrap_or(0);
+    let counted = |accesses: &'static [Access]| {
+        move |layout: &[&BindingTable]| {
+            layout.iter().flat_map(|t| t.bindings).filter(|b| accesses.contains(&b.access)).count() as u64
+        }
     };
-    let most = |f: &dyn Fn(&[GroupLayout]) -> u64| GroupLayout::PIPELINES.iter().map(|p| f(p)).max().unwrap_or(0);
-    let bindings = |p: &[GroupLayout]| p.iter().map(|g| g.entries().len() as u64).sum();
-    let highest_binding =
-        most(&|p| p.iter().flat_map(|g| g.entries()).map(|e| u64::from(e.binding) + 1).max().unwrap_or(0));
+    let bindings = |layout: &[&BindingTable]| layout.iter().map(|t| t.bindings.len() as u64).sum();
+    let highest_binding = most(&|layout| layout.iter().map(|t| t.bindings.len() as u64).max().unwrap_or(0));
+    let uniform_bytes = layouts
+        .iter()
+        .flatten()
+        .flat_map(|t| t.bindings)
+        .filter(|b| matches!(b.access, Access::Uniform | Access::DynamicUniform))
+        .map(|b| b.min_bytes)
+        .fold(params_bytes, u64::max);
     let invocations = u64::from(WORKGROUP_SIZE.max(sizes.substep).max(sizes.stripe));
     let at_least = [
-        ("max_bind_groups", most(&|p| p.len() as u64), limits.max_bind_groups.into()),
+        ("max_bind_groups", most(&|layout| layout.len() as u64), limits.max_bind_groups.into()),
         ("max_bindings_per_bind_group", highest_binding, limits.max_bindings_per_bind_group.into()),
         (
             "max_storage_buffers_per_shader_stage",
-            most(&|p| count(p, false, false)),
+            most(&counted(&[Access::Read, Access::ReadWrite])),
             limits.max_storage_buffers_per_shader_stage.into(),
         ),
         (
             "max_uniform_buffers_per_shader_stage",
-            most(&|p| count(p, true, false)),
+            most(&counted(&[Access::Uniform, Access::DynamicUniform])),
             limits.max_uniform_buffers_per_shader_stage.into(),
         ),
         (
@@ -110,10 +116,10 @@ pub(crate) fn check_device_limits(device: &wgpu::Device, sizes: WorkgroupSizes) 
         ),
         (
             "max_dynamic_uniform_buffers_per_pipeline_layout",
-            most(&|p| count(p, true, true)),
+            most(&counted(&[Access::DynamicUniform])),
             limits.max_dynamic_uniform_buffers_per_pipeline_layout.into(),
         ),
-        ("max_uniform_buffer_binding_size", size_of::<GpuParams>() as u64, limits.max_uniform_buffer_binding_size),
+        ("max_uniform_buffer_binding_size", uniform_bytes, limits.max_uniform_buffer_binding_size),
         ("max_compute_invocations_per_workgroup", invocations, limits.max_compute_invocations_per_workgroup.into()),
         ("max_compute_workgroup_size_x", invocations, limits.max_compute_workgroup_size_x.into()),
         (

@@ -2,9 +2,10 @@
 //! GPU (`read_mapped`, for native tools and tests), and a background read ([`BackgroundMap`]) that a
 //! renderer polls once per frame without ever waiting, so showing statistics does not stall it.
 
-use super::records::{GpuColliderListHead, GpuSpatialHashHead};
+use crate::collision::GpuColliderListHead;
 use crate::error::Error;
 use crate::metrics::Overflows;
+use crate::passes::self_collision::GpuSpatialHashHead;
 use glam::Vec3;
 use std::mem::size_of;
 use std::sync::atomic::{AtomicU8, Ordering};

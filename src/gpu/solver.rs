@@ -1,6 +1,11 @@
 //! The GPU solver: owns the cloth's buffers and pipelines on a caller's device and records
 //! frames into the caller's encoder. Nothing is created, read back or waited on per frame.
 //!
+//! What runs is the passes' ([`crate::passes`]): their modules become the pipelines
+//! ([`Kernels`]), their binding tables the bind groups ([`BindGroups`]), their uploads the
+//! buffers ([`Resources`]), and walking them in frame order gives the frame plan, which every
+//! frame replays. This module keeps the cloth's own state: particles, pins, colliders.
+//!
 //! Particle state: `positions` holds x and is the vertex buffer; `velocities` holds v between
 //! substeps and, from predict to finalize, the substep's displacement q = p − x, with the inverse
 //! mass in w. The projections accumulate their corrections in q, so the velocity v = q/h that
@@ -10,56 +15,39 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod blocking_reads;
 
-use super::buffers::{
-    collider_list_bytes, constraint_records, grow, hash_table_bytes, schedule_words, Allocator, Buffers,
-    COLLIDER_LIST_HEAD, STORAGE,
-};
 use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter};
 use super::fields::FieldAtlas;
-use super::pipelines::{Block, BlockSizes, DataGroup, Layouts, Pipelines};
-use super::plan::{
-    auto_layout, frame_plan, workgroups_for, Dispatch, DispatchStrategy, FramePlan, PlanContext, WorkgroupSizes,
-    CPU_LOOP_BUDGET,
-};
+use super::pipelines::Kernels;
 use super::readback::{
     decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, particle_bytes, readback_buffer,
     readback_bytes, BackgroundMap,
 };
-use super::records::{
-    DispatchInfo, GpuCollider, GpuColliderListHead, GpuParams, GpuSpatialHashHead, JacobiLayout, DISPATCH_ENTRY_STRIDE,
-    WORKGROUP_SIZE,
+use super::resources::{BindGroups, Resources, STORAGE, UNIFORM};
+use crate::collision::{
+    Collider, ColliderSet, ContactMaterial, GpuCollider, GpuColliderListHead, MovingCollider, Pose,
 };
-use crate::collision::{Collider, ColliderSet, ContactMaterial, MovingCollider, Pose};
 use crate::constraints::UnitType;
 use crate::error::{Error, ParamError};
-use crate::mesh::ClothMesh;
 use crate::metrics::ClothMetrics;
-use crate::model::{ClothModel, JacobiPlan};
-use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
-use crate::passes::area_limits::TriangleAreas;
-use crate::passes::self_collision::hash_table_size;
-use crate::passes::springs::SpringNetwork;
-use crate::passes::tethers::{PinnedTethers, MAX_ANCHORS};
+use crate::model::ClothModel;
+use crate::params::SolverParams;
+use crate::passes::plan::{
+    auto_layout, BlockSizes, DispatchStrategy, FramePlan, GpuFacts, WorkgroupSizes, DISPATCH_ENTRY_STRIDE,
+};
+use crate::passes::self_collision::GpuSpatialHashHead;
+use crate::passes::springs::{SpringNetwork, SpringsPass};
+use crate::passes::{frame_order, passes, Build, GpuParams, ParamsLayout, Pass, Setup, Uploads, FRAME};
 use crate::pins::{PinRecord, Pins};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::mem::{offset_of, size_of};
 
-/// The bind groups, one per layout ([`Layouts`]).
-struct BindGroups {
-    frame: wgpu::BindGroup,
-    integrate: wgpu::BindGroup,
-    solve: wgpu::BindGroup,
-    positions: wgpu::BindGroup,
-    gauss_seidel: wgpu::BindGroup,
-    jacobi: Option<wgpu::BindGroup>,
-    normals: wgpu::BindGroup,
-    tethers: wgpu::BindGroup,
-    areas: wgpu::BindGroup,
-    aerodynamics: wgpu::BindGroup,
-    rigid_damping: wgpu::BindGroup,
-    springs: wgpu::BindGroup,
-    self_collision: wgpu::BindGroup,
+/// One dispatch of the frame as recorded: its kernel, its dispatch table entry, its workgroups.
+#[derive(Debug, Clone, Copy)]
+struct Recorded {
+    kernel: usize,
+    table_entry: u32,
+    workgroups: [u32; 2],
 }
 
 /// A cloth simulated on the GPU. Create it with [`GpuSolver::new`] from your own device and
@@ -78,22 +66,15 @@ pub struct GpuSolver {
     /// The layout asked for, and the one in use (`Auto` resolved).
     requested_layout: DispatchStrategy,
     layout: DispatchStrategy,
-    workgroup_sizes: WorkgroupSizes,
-    blocks: BlockSizes,
-    /// Where each phase's stripe entries, and the unit table, start in the schedule buffer.
-    stripe_entries: [u32; 2],
-    unit_table: u32,
-    jacobi: Option<JacobiPlan>,
-    /// The springs, once mass-spring mode is used.
-    springs: Option<SpringNetwork>,
-    /// The coloured triangles, once area limits are used.
-    areas: Option<TriangleAreas>,
-    tethers: PinnedTethers,
-    plan: Vec<Dispatch>,
-    buffers: Buffers,
-    layouts: Layouts,
+    facts: GpuFacts,
+    /// The passes, prepared for the parameters and pins in use.
+    passes: Vec<Box<dyn Pass>>,
+    /// Where the passes' blocks lie in the frame's parameters.
+    params_layout: ParamsLayout,
+    plan: Vec<Recorded>,
+    resources: Resources,
     bind_groups: BindGroups,
-    pipelines: Pipelines,
+    kernels: Kernels,
     /// The blocking reads' buffer ([`blocking_reads`]).
     #[cfg(not(target_arch = "wasm32"))]
     readback: Option<wgpu::Buffer>,
@@ -102,7 +83,6 @@ pub struct GpuSolver {
     metrics_read: Option<(BackgroundMap, Vec<Collider>)>,
     /// Positions of [`GpuSolver::request_positions`].
     positions_read: Option<BackgroundMap>,
-    allocated_bytes: u64,
 }
 
 impl GpuSolver {
@@ -119,19 +99,24 @@ impl GpuSolver {
     ) -> Result<Self, Error> {
         params.validate()?;
         let colliders = ColliderSet::new(colliders)?;
-        let workgroup_sizes = WorkgroupSizes::for_adapter(is_cpu_adapter(device));
-        check_device_limits(device, workgroup_sizes)?;
-        check_buffer_size(device, "colliders", collider_list_bytes(colliders.shapes().len()))?;
-        let blocks = block_sizes(device, model);
-        let (schedule, stripe_entries, unit_table) = schedule_words(model, blocks.stripe.is_some());
-        let pins = Pins::new(model);
-        let fields = FieldAtlas::new(device, queue, colliders.shapes())?;
-        let mut allocator = Allocator { device, allocated_bytes: fields.bytes() };
-        let buffers = create_buffers(&mut allocator, model, &pins, &schedule, fields)?;
-        let layouts = Layouts::new(device);
+        let cpu = is_cpu_adapter(device);
+        let workgroup_memory = device.limits().max_compute_workgroup_storage_size;
+        let facts =
+            GpuFacts { cpu, sizes: WorkgroupSizes::for_adapter(cpu), blocks: BlockSizes::of(model, workgroup_memory) };
+        let passes = passes();
         let unit_types: Vec<UnitType> = UnitType::ALL.into_iter().filter(|&t| !model.units(t).is_empty()).collect();
-        let pipelines = Pipelines::new(device, &layouts, workgroup_sizes, blocks, &unit_types);
-        let bind_groups = bind_groups(device, &layouts, &buffers);
+        let build = Build { facts: &facts, unit_types: &unit_types };
+        let shaders: Vec<_> = passes.iter().flat_map(|p| p.shaders(&build)).collect();
+        let layouts: Vec<Vec<_>> =
+            shaders.iter().map(|s| std::iter::once(&FRAME).chain(s.groups.iter().copied()).collect()).collect();
+        let params_layout = ParamsLayout::new(&shaders);
+        check_device_limits(device, facts.sizes, &layouts, params_layout.size())?;
+        check_buffer_size(device, "colliders", collider_list_bytes(colliders.shapes().len()))?;
+        let pins = Pins::new(model);
+        let mut resources = Resources::new(device, queue, FieldAtlas::new(device, queue, colliders.shapes())?);
+        create_cloth_buffers(device, &mut resources, model, &pins, params_layout.size())?;
+        let mut bind_groups = BindGroups::new();
+        let kernels = Kernels::new(device, &shaders, &params_layout, &mut bind_groups);
         let mut solver = Self {
             device: device.clone(),
             queue: queue.clone(),
@@ -142,24 +127,17 @@ impl GpuSolver {
             pins,
             requested_layout: DispatchStrategy::Auto,
             layout: DispatchStrategy::Auto,
-            workgroup_sizes,
-            blocks,
-            stripe_entries,
-            unit_table,
-            jacobi: None,
-            springs: None,
-            areas: None,
-            tethers: PinnedTethers::default(),
+            facts,
+            passes,
+            params_layout,
             plan: Vec::new(),
-            buffers,
-            layouts,
+            resources,
             bind_groups,
-            pipelines,
+            kernels,
             #[cfg(not(target_arch = "wasm32"))]
             readback: None,
             metrics_read: None,
             positions_read: None,
-            allocated_bytes: allocator.allocated_bytes,
         };
         solver.fit_colliders();
         solver.zero_overflows();
@@ -169,8 +147,9 @@ impl GpuSolver {
 
     /// Changes the parameters for the next frames. Validated (mass-spring's springs also for
     /// stability at the substep) and planned first: on error the solver keeps its previous
-    /// parameters. Nothing is rebuilt except Jacobi's or the springs' buffers (created the first
-    /// time their mode is used) and the dispatch table when it must grow.
+    /// parameters. Nothing is rebuilt except the buffers a pass makes the first time its
+    /// parameters use it (Jacobi's, the springs', the area limits'…) and the dispatch table when
+    /// it must grow.
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
         self.apply(params, self.requested_layout)
@@ -189,17 +168,15 @@ impl GpuSolver {
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
         let set = ColliderSet::new(colliders)?;
         check_buffer_size(&self.device, "colliders", collider_list_bytes(colliders.len()))?;
-        if !self.buffers.fields.holds(set.shapes()) {
-            let fields = FieldAtlas::new(&self.device, &self.queue, set.shapes())?;
-            self.allocated_bytes = self.allocated_bytes + fields.bytes() - self.buffers.fields.bytes();
-            self.buffers.fields = fields;
-            self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
+        if !self.resources.fields.holds(set.shapes()) {
+            self.resources.set_fields(FieldAtlas::new(&self.device, &self.queue, set.shapes())?);
         }
         self.colliders = set;
         self.colliders_moved = false;
         self.fit_colliders();
         self.zero_overflows();
         self.write_colliders();
+        self.bind_groups.refresh(&self.device, &mut self.resources);
         Ok(())
     }
 
@@ -252,10 +229,9 @@ impl GpuSolver {
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
     /// (targets at rest), rest normals, time zero (for gusts) and no overflows. Parameters and
-    /// colliders stay;
-    /// no pipeline or cloth buffer is rebuilt. An uncollected [`GpuSolver::request_metrics`] or
-    /// [`GpuSolver::request_positions`] is dropped (it read the cloth before), with its readback
-    /// buffer if the map was still pending.
+    /// colliders stay; no pipeline or cloth buffer is rebuilt. An uncollected
+    /// [`GpuSolver::request_metrics`] or [`GpuSolver::request_positions`] is dropped (it read
+    /// the cloth before), with its readback buffer if the map was still pending.
     pub fn reset(&mut self) {
         if self.metrics_read.as_ref().is_some_and(|(map, _)| !map.is_idle()) {
             self.drop_metrics_read();
@@ -265,25 +241,26 @@ impl GpuSolver {
         }
         self.pins = Pins::new(&self.model);
         let rest = &self.model.mesh().positions;
-        let write = |buffer: &wgpu::Buffer, data: &[[f32; 4]]| {
-            self.queue.write_buffer(buffer, 0, bytemuck::cast_slice(data));
-        };
-        write(&self.buffers.positions, &vectors(rest, |_| 1.0));
-        write(&self.buffers.velocities, &vectors(&vec![Vec3::ZERO; rest.len()], |i| self.pins.inverse_masses()[i]));
-        write(&self.buffers.normals, &vectors(&self.model.vertex_normals(rest), |_| 0.0));
-        self.zero(&self.buffers.air_accelerations);
-        self.zero(&self.buffers.clock);
+        let inverse_masses = self.pins.inverse_masses();
+        let write = |name, data: &[[f32; 4]]| self.resources.write(name, 0, bytemuck::cast_slice(data));
+        write("positions", &vectors(rest, |_| 1.0));
+        write("velocities", &vectors(&vec![Vec3::ZERO; rest.len()], |i| inverse_masses[i]));
+        write("normals", &vectors(&self.model.vertex_normals(rest), |_| 0.0));
+        self.resources.zero("clock");
+        let mut uploads = Uploads::gpu();
+        self.passes.iter().for_each(|pass| pass.reset(&mut uploads));
+        self.resources.apply(&uploads.into_list(), &self.bind_groups, &self.params_layout);
         self.fit_colliders();
         self.zero_overflows();
         self.write_pins();
         self.apply(self.params, self.requested_layout)
-            .expect("the parameters and layout in use were planned before, and tethers fit by construction");
+            .expect("the parameters and the layout in use were accepted with the model's pins before");
     }
 
     /// Overwrites every particle's position, keeping pins as they are.
     pub fn set_positions(&mut self, positions: &[Vec3]) -> Result<(), Error> {
         self.check_particle_values(positions)?;
-        self.queue.write_buffer(&self.buffers.positions, 0, bytemuck::cast_slice(&vectors(positions, |_| 1.0)));
+        self.resources.write("positions", 0, bytemuck::cast_slice(&vectors(positions, |_| 1.0)));
         Ok(())
     }
 
@@ -291,7 +268,7 @@ impl GpuSolver {
     pub fn set_velocities(&mut self, velocities: &[Vec3]) -> Result<(), Error> {
         self.check_particle_values(velocities)?;
         let data = vectors(velocities, |i| self.pins.inverse_masses()[i]);
-        self.queue.write_buffer(&self.buffers.velocities, 0, bytemuck::cast_slice(&data));
+        self.resources.write("velocities", 0, bytemuck::cast_slice(&data));
         Ok(())
     }
 
@@ -317,42 +294,21 @@ impl GpuSolver {
         self.colliders_moved = self.colliders.end_frame();
         let mut pass = encoder
             .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("drape frame"), timestamp_writes: None });
-        let groups = &self.bind_groups;
+        let frame = self.bind_groups.group(self.kernels.frame);
         let mut current = None;
         for dispatch in &self.plan {
             if current != Some(dispatch.kernel) {
-                pass.set_pipeline(self.pipelines.get(dispatch.kernel));
-                // Every kernel but integration solves on the particles with a data group.
-                let data = match Pipelines::data_group(dispatch.kernel) {
-                    DataGroup::Integrate => None,
-                    DataGroup::GaussSeidel => Some(&groups.gauss_seidel),
-                    DataGroup::Jacobi => Some(groups.jacobi.as_ref().expect("built with the Jacobi plan")),
-                    DataGroup::Tethers => Some(&groups.tethers),
-                    DataGroup::Areas => Some(&groups.areas),
-                    DataGroup::Aerodynamics => Some(&groups.aerodynamics),
-                    DataGroup::RigidDamping => Some(&groups.rigid_damping),
-                    DataGroup::Springs => Some(&groups.springs),
-                    DataGroup::SelfCollision => Some(&groups.self_collision),
-                };
-                match data {
-                    Some(data) => {
-                        pass.set_bind_group(1, &groups.solve, &[]);
-                        pass.set_bind_group(2, data, &[]);
-                    }
-                    None => pass.set_bind_group(1, &groups.integrate, &[]),
+                let kernel = &self.kernels.pipelines[dispatch.kernel];
+                pass.set_pipeline(&kernel.pipeline);
+                for (group, &table) in (1..).zip(&kernel.groups) {
+                    pass.set_bind_group(group, self.bind_groups.group(table), &[]);
                 }
                 current = Some(dispatch.kernel);
             }
             let offset = (u64::from(dispatch.table_entry) * DISPATCH_ENTRY_STRIDE) as u32;
-            pass.set_bind_group(0, &groups.frame, &[offset]);
+            pass.set_bind_group(0, frame, &[offset]);
             pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
         }
-        pass.set_pipeline(&self.pipelines.normals);
-        pass.set_bind_group(0, &groups.frame, &[0]);
-        pass.set_bind_group(1, &groups.positions, &[]);
-        pass.set_bind_group(2, &groups.normals, &[]);
-        let [x, y] = workgroups_for(self.model.particle_count() as u32);
-        pass.dispatch_workgroups(x, y, 1);
     }
 
     /// Records and submits one frame.
@@ -365,7 +321,7 @@ impl GpuSolver {
 
     /// Compute dispatches recorded per frame (normals included).
     pub fn dispatches_per_frame(&self) -> usize {
-        self.plan.len() + 1
+        self.plan.len()
     }
 
     /// The dispatch layout in use (`Auto` resolved).
@@ -376,30 +332,30 @@ impl GpuSolver {
     /// Whether the striped kernel works on a copy of each stripe in workgroup memory (the
     /// model's stripes fit the device's `max_compute_workgroup_storage_size`).
     pub fn stripes_in_workgroup(&self) -> bool {
-        self.blocks.stripe.is_some()
+        self.facts.blocks.stripe.is_some()
     }
 
     /// Bytes of GPU buffers and textures this solver has allocated.
     pub fn allocated_bytes(&self) -> u64 {
-        self.allocated_bytes
+        self.resources.allocated_bytes()
     }
 
     /// Current positions: `vec4<f32>` per particle (xyz in metres, w = 1), stride 16 bytes.
     /// Usable as a vertex buffer (`Float32x3` at offset 0, or `Float32x4`).
     pub fn positions_buffer(&self) -> &wgpu::Buffer {
-        &self.buffers.positions
+        self.resources.buffer("positions")
     }
 
     /// Unit vertex normals: `vec4<f32>` per particle (xyz, w = 0), updated at the end of each
     /// frame. Usable as a vertex buffer.
     pub fn normals_buffer(&self) -> &wgpu::Buffer {
-        &self.buffers.normals
+        self.resources.buffer("normals")
     }
 
     /// The cloth's triangles as a `u32` index buffer (`IndexFormat::Uint32`, three per
     /// triangle, counter-clockwise in the rest state); draw [`GpuSolver::index_count`] indices.
     pub fn index_buffer(&self) -> &wgpu::Buffer {
-        &self.buffers.triangles
+        self.resources.buffer("triangles")
     }
 
     /// Number of indices in [`GpuSolver::index_buffer`].
@@ -409,7 +365,7 @@ impl GpuSolver {
 
     /// The springs of mass-spring mode, once it has been used.
     pub fn spring_network(&self) -> Option<&SpringNetwork> {
-        self.springs.as_ref()
+        self.passes.iter().find_map(|p| p.as_any().downcast_ref::<SpringsPass>()).and_then(SpringsPass::network)
     }
 
     /// The model being simulated (rest data, schedule, rest-state UVs).
@@ -455,17 +411,19 @@ impl GpuSolver {
     /// has not been collected.
     pub fn request_metrics(&mut self) -> bool {
         let n = self.model.particle_count();
+        let (device, resources) = (&self.device, &mut self.resources);
         let (map, colliders) = self.metrics_read.get_or_insert_with(|| {
-            let buffer = counted_readback_buffer(&self.device, readback_bytes(n), &mut self.allocated_bytes);
-            (BackgroundMap::new(buffer), Vec::new())
+            (BackgroundMap::new(counted_readback_buffer(device, readback_bytes(n), resources)), Vec::new())
         });
         if !map.is_idle() {
             return false;
         }
-        let buffers = &self.buffers;
+        let resources = &self.resources;
         map.copy_and_start(&self.device, &self.queue, "drape metrics", |encoder, readback| {
-            encode_particle_copies(encoder, &[&buffers.positions, &buffers.velocities], readback, n);
-            encode_overflow_copy(encoder, [&buffers.colliders, &buffers.hash_table], readback, n);
+            let particles = [resources.buffer("positions"), resources.buffer("velocities")];
+            encode_particle_copies(encoder, &particles, readback, n);
+            let heads = [resources.buffer("collider_list"), resources.buffer("hash_table")];
+            encode_overflow_copy(encoder, heads, readback, n);
         });
         *colliders = self.colliders.placed_at_start();
         true
@@ -478,13 +436,14 @@ impl GpuSolver {
     /// while an earlier request has not been collected.
     pub fn request_positions(&mut self) -> bool {
         let n = self.model.particle_count();
-        let map = self.positions_read.get_or_insert_with(|| {
-            BackgroundMap::new(counted_readback_buffer(&self.device, particle_bytes(n), &mut self.allocated_bytes))
-        });
+        let (device, resources) = (&self.device, &mut self.resources);
+        let map = self
+            .positions_read
+            .get_or_insert_with(|| BackgroundMap::new(counted_readback_buffer(device, particle_bytes(n), resources)));
         if !map.is_idle() {
             return false;
         }
-        let positions = &self.buffers.positions;
+        let positions = self.resources.buffer("positions");
         map.copy_and_start(&self.device, &self.queue, "drape positions", |encoder, readback| {
             encode_particle_copies(encoder, &[positions], readback, n);
         });
@@ -535,20 +494,20 @@ impl GpuSolver {
 
     fn drop_metrics_read(&mut self) {
         if let Some((map, _)) = self.metrics_read.take() {
-            self.allocated_bytes -= map.buffer().size();
+            self.resources.count(map.buffer(), false);
         }
     }
 
     fn drop_positions_read(&mut self) {
         if let Some(map) = self.positions_read.take() {
-            self.allocated_bytes -= map.buffer().size();
+            self.resources.count(map.buffer(), false);
         }
     }
 
     /// Writes particle `index`'s inverse mass into the w lane of its velocity.
     fn write_inverse_mass(&self, index: u32) {
         let w = self.pins.inverse_masses()[index as usize];
-        self.queue.write_buffer(&self.buffers.velocities, 16 * u64::from(index) + 12, bytemuck::bytes_of(&w));
+        self.resources.write("velocities", 16 * u64::from(index) + 12, bytemuck::bytes_of(&w));
     }
 
     /// Uploads the pin list, growing its buffer (and rebinding) when it must — only when pins
@@ -557,41 +516,29 @@ impl GpuSolver {
         let records = self.pins.records();
         let bytes: &[u8] = bytemuck::cast_slice(&records);
         let size = (bytes.len() as u64).next_power_of_two();
-        if grow(&self.device, &mut self.buffers.pins, "drape pins", size, STORAGE, &mut self.allocated_bytes) {
-            self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
+        if self.resources.grow("pins", size, STORAGE) {
+            self.bind_groups.refresh(&self.device, &mut self.resources);
         }
-        if !bytes.is_empty() {
-            self.queue.write_buffer(&self.buffers.pins, 0, bytes);
-        }
+        self.resources.write("pins", 0, bytes);
         self.write_params();
     }
 
-    /// Uploads the parameters.
+    /// Uploads the frame's parameters.
     fn write_params(&self) {
-        let pins = self.pins.records().len();
-        let gpu = GpuParams::new(
-            &self.params,
-            &self.model,
-            pins,
-            self.jacobi.as_ref(),
-            self.unit_table,
-            self.tethers.tethers().particle_count(),
-        );
-        self.queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&gpu));
+        let params = GpuParams::new(&self.params, &self.model, self.pins.records().len());
+        self.resources.write("params", 0, bytemuck::bytes_of(&params));
     }
 
     /// Uploads the colliders' count and records over the coming frame (not the overflow count).
     fn write_colliders(&self) {
-        let fields = &self.buffers.fields;
+        let fields = &self.resources.fields;
         let record = |c: &MovingCollider| GpuCollider::new(c, fields.first_layer(&c.shape));
         let records: Vec<GpuCollider> =
             self.colliders.this_frame(self.params.contact_material()).iter().map(record).collect();
         let count = records.len() as u32;
         let count_offset = offset_of!(GpuColliderListHead, count) as u64;
-        self.queue.write_buffer(&self.buffers.colliders, count_offset, bytemuck::bytes_of(&count));
-        if !records.is_empty() {
-            self.queue.write_buffer(&self.buffers.colliders, COLLIDER_LIST_HEAD, bytemuck::cast_slice(&records));
-        }
+        self.resources.write("collider_list", count_offset, bytemuck::bytes_of(&count));
+        self.resources.write("collider_list", COLLIDER_LIST_HEAD, bytemuck::cast_slice(&records));
     }
 
     /// Grows the collider list to hold the colliders (rebinding it when it grew). Their exact
@@ -602,224 +549,68 @@ impl GpuSolver {
         let limits = self.device.limits();
         let limit = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
         let size = collider_list_bytes(count.max(1).next_power_of_two()).min(limit).max(collider_list_bytes(count));
-        let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
-        if grow(device, &mut buffers.colliders, "drape colliders", size, STORAGE, bytes) {
-            self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
-        }
+        self.resources.grow("collider_list", size, STORAGE);
     }
 
     /// Zeroes the overflow counts: the heads of the collider list (its count follows with
-    /// [`GpuSolver::write_colliders`]) and of the hash table (whose buckets are zero between
-    /// substeps).
-    fn zero_overflows(&self) {
+    /// [`GpuSolver::write_colliders`]) and of the self-collision hash table (whose buckets are
+    /// zero between substeps), once both exist.
+    fn zero_overflows(&mut self) {
         let colliders = GpuColliderListHead::zeroed();
-        self.queue.write_buffer(&self.buffers.colliders, 0, bytemuck::bytes_of(&colliders));
+        self.resources.write("collider_list", 0, bytemuck::bytes_of(&colliders));
+        self.bind_groups.refresh(&self.device, &mut self.resources);
         let hash = GpuSpatialHashHead::zeroed();
-        self.queue.write_buffer(&self.buffers.hash_table, 0, bytemuck::bytes_of(&hash));
+        self.resources.write("hash_table", 0, bytemuck::bytes_of(&hash));
     }
 
-    /// Plans the frame for `params` and `layout` and, only if that succeeds, makes them current:
-    /// uploads them, the plan's dispatch table, the tethers when they were switched or the pins
-    /// changed, and (first use of what needs them) Jacobi's buffers, the springs' or the coloured
-    /// triangles.
+    /// Prepares the passes for `params` and the pins, plans the frame for `layout` and, only if
+    /// both succeed and their buffers fit the device, makes them current: uploads what the
+    /// passes asked for, the frame's parameters, the colliders and the plan's dispatch table.
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
-        if params.active_area_limits().is_some() && self.areas.is_none() {
-            self.upload_areas()?;
+        let mut passes: Vec<Box<dyn Pass>> = self.passes.iter().map(|p| p.boxed_clone()).collect();
+        let setup = Setup { model: &self.model, params: &params, pins: &self.pins, gpu: Some(&self.facts) };
+        let mut uploads = Uploads::gpu();
+        for pass in &mut passes {
+            pass.prepare(&setup, &mut uploads)?;
         }
-        if params.self_collision.is_some() {
-            self.prepare_self_collision()?;
-        }
-        match params.mode {
-            SolverMode::Jacobi { .. } if self.jacobi.is_none() => self.create_jacobi_buffers()?,
-            SolverMode::MassSpring(springs) => {
-                let network = self.springs.get_or_insert_with(|| SpringNetwork::new(&self.model));
-                network.check_stability(&springs, params.time_step, params.substeps, MAX_SUBSTEPS)?;
-                self.upload_springs()?;
-            }
-            _ => {}
-        }
-        let rebuilt = self.tethers.rebuilt(&self.model, params.tethers_active(), self.pins.inverse_masses());
-        let tether_particles = rebuilt.as_ref().unwrap_or(&self.tethers).tethers().particle_count() as u32;
-        let (resolved, plan) = self.plan_frame(&params, layout, tether_particles)?;
-        if let Some(tethers) = rebuilt {
-            self.upload_tethers(tethers);
-        }
-        self.prepare_optional_buffers(&params);
+        let (resolved, plan) = self.plan_frame(&passes, &setup, layout)?;
+        let uploads = uploads.into_list();
+        self.resources.check(&uploads)?;
+        self.resources.apply(&uploads, &self.bind_groups, &self.params_layout);
+        self.passes = passes;
         self.params = params;
         self.requested_layout = layout;
         self.layout = resolved;
         self.write_params();
         // Colliders without a material of their own follow the parameters'.
         self.write_colliders();
-        self.upload_dispatch_table(&plan.table);
-        self.plan = plan.dispatches;
+        self.upload_plan(&plan);
+        self.bind_groups.refresh(&self.device, &mut self.resources);
         Ok(())
     }
 
-    /// The air's and the rigid damping's per-particle buffers, grown (and rebound) the first
-    /// time `params` use them: until then a cloth pays one placeholder entry for each. Air
-    /// switched off leaves zero accelerations behind, since predict reads them either way.
-    fn prepare_optional_buffers(&mut self, params: &SolverParams) {
-        let n = self.model.particle_count() as u64;
-        let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
-        if params.aerodynamics.is_some()
-            && grow(device, &mut buffers.air_accelerations, "drape air accelerations", 16 * n, STORAGE, bytes)
-        {
-            self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
-            self.bind_groups.aerodynamics = aerodynamics_bind_group(&self.device, &self.layouts, &self.buffers);
-        } else if params.aerodynamics.is_none() && self.params.aerodynamics.is_some() {
-            self.zero(&self.buffers.air_accelerations);
-        }
-        let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
-        // Four vec4 of moments per workgroup of particles.
-        let moment_bytes = 64 * n.div_ceil(u64::from(WORKGROUP_SIZE));
-        if params.rigid_damping > 0.0
-            && grow(device, &mut buffers.partial_moments, "drape partial moments", moment_bytes, STORAGE, bytes)
-        {
-            self.bind_groups.rigid_damping = rigid_damping_bind_group(&self.device, &self.layouts, &self.buffers);
-        }
-        // Predict reads the springs' accelerations in every mode.
-        if params.mode.projects() && !self.params.mode.projects() {
-            self.zero(&self.buffers.spring_accelerations);
-        }
-    }
-
-    /// Self-collision's buffers, the first time it is used: the hash table (zeroed), the hashed
-    /// particles, the corrections and the rest shape (rest positions, then triangles).
-    fn prepare_self_collision(&mut self) -> Result<(), Error> {
-        let n = self.model.particle_count();
-        let table_bytes = hash_table_bytes(n);
-        if self.buffers.hash_table.size() >= table_bytes {
-            return Ok(());
-        }
-        check_buffer_size(&self.device, "self-collision hash table", table_bytes)?;
-        let particle_bytes = 16 * n as u64;
-        check_buffer_size(&self.device, "self-collision hashed particles", 2 * particle_bytes)?;
-        let shape = rest_shape(self.model.mesh());
-        let shape_bytes: &[u8] = bytemuck::cast_slice(&shape);
-        check_buffer_size(&self.device, "self-collision rest shape", shape_bytes.len() as u64)?;
-        let (device, buffers, bytes) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
-        grow(device, &mut buffers.hash_table, "drape hash table", table_bytes, STORAGE, bytes);
-        grow(device, &mut buffers.hashed, "drape hashed particles", 2 * particle_bytes, STORAGE, bytes);
-        grow(device, &mut buffers.self_corrections, "drape self-contact corrections", particle_bytes, STORAGE, bytes);
-        grow(device, &mut buffers.rest_shape, "drape rest shape", shape_bytes.len() as u64, STORAGE, bytes);
-        self.zero(&self.buffers.hash_table);
-        self.queue.write_buffer(&self.buffers.rest_shape, 0, shape_bytes);
-        self.bind_groups.self_collision = self_collision_bind_group(&self.device, &self.layouts, &self.buffers);
-        Ok(())
-    }
-
-    /// The area limits' coloured triangles on the GPU, the first time they are used.
-    fn upload_areas(&mut self) -> Result<(), Error> {
-        let areas = TriangleAreas::new(&self.model);
-        let words = areas.words();
-        let bytes: &[u8] = bytemuck::cast_slice(&words);
-        check_buffer_size(&self.device, "area limits", bytes.len() as u64)?;
-        let (device, buffers, allocated) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
-        grow(device, &mut buffers.area_triangles, "drape area limits", bytes.len() as u64, STORAGE, allocated);
-        self.queue.write_buffer(&self.buffers.area_triangles, 0, bytes);
-        self.bind_groups.areas = areas_bind_group(&self.device, &self.layouts, &self.buffers);
-        self.areas = Some(areas);
-        Ok(())
-    }
-
-    /// The springs' words and accelerations on the GPU, the first time mass-spring mode is used
-    /// (after that the buffers are big enough and already hold the words).
-    fn upload_springs(&mut self) -> Result<(), Error> {
-        let network = self.springs.as_ref().expect("built before its upload");
-        if self.buffers.springs.size() >= network.word_count() as u64 * 4 {
-            return Ok(());
-        }
-        let words = network.words();
-        let bytes: &[u8] = bytemuck::cast_slice(&words);
-        let accelerations = 16 * self.model.particle_count() as u64;
-        check_buffer_size(&self.device, "springs", bytes.len() as u64)?;
-        let (device, buffers, allocated) = (&self.device, &mut self.buffers, &mut self.allocated_bytes);
-        grow(device, &mut buffers.springs, "drape springs", bytes.len() as u64, STORAGE, allocated);
-        grow(
-            device,
-            &mut buffers.spring_accelerations,
-            "drape spring accelerations",
-            accelerations,
-            STORAGE,
-            allocated,
-        );
-        self.queue.write_buffer(&self.buffers.springs, 0, bytes);
-        self.bind_groups.integrate = integrate_bind_group(&self.device, &self.layouts, &self.buffers);
-        self.bind_groups.springs = springs_bind_group(&self.device, &self.layouts, &self.buffers);
-        Ok(())
-    }
-
-    /// Writes zeros over all of `buffer`.
-    fn zero(&self, buffer: &wgpu::Buffer) {
-        self.queue.write_buffer(buffer, 0, &vec![0; buffer.size() as usize]);
-    }
-
-    /// Makes `tethers` current: uploads their words, growing the buffer (and rebinding) when it
-    /// must — only when the pins or the tether switch change, never per frame.
-    fn upload_tethers(&mut self, tethers: PinnedTethers) {
-        let words = tethers.tethers().words();
-        let bytes: &[u8] = bytemuck::cast_slice(&words);
-        let size = bytes.len() as u64;
-        if grow(&self.device, &mut self.buffers.tethers, "drape tethers", size, STORAGE, &mut self.allocated_bytes) {
-            self.bind_groups.tethers = tethers_bind_group(&self.device, &self.layouts, &self.buffers);
-        }
-        if !bytes.is_empty() {
-            self.queue.write_buffer(&self.buffers.tethers, 0, bytes);
-        }
-        self.tethers = tethers;
-    }
-
-    /// Builds Jacobi's plan, its buffers and bind group.
-    fn create_jacobi_buffers(&mut self) -> Result<(), Error> {
-        let plan = self.model.jacobi_plan();
-        let words = JacobiLayout::words(&self.model, &plan);
-        let slots = 16 * u64::from(plan.slot_count.max(1));
-        check_buffer_size(&self.device, "Jacobi correction slots", slots)?;
-        check_buffer_size(&self.device, "Jacobi gather lists", 4 * words.len() as u64)?;
-        let mut allocator = Allocator { device: &self.device, allocated_bytes: 0 };
-        let corrections = allocator.empty("drape jacobi corrections", slots, wgpu::BufferUsages::STORAGE);
-        let lists = allocator.init("drape jacobi plan", bytemuck::cast_slice(&words), 4, STORAGE);
-        self.allocated_bytes += allocator.allocated_bytes;
-        self.buffers.jacobi = Some([corrections, lists]);
-        self.jacobi = Some(plan);
-        self.bind_groups.jacobi = Some(jacobi_bind_group(&self.device, &self.layouts, &self.buffers));
-        Ok(())
-    }
-
-    /// Resolves `Auto` and plans the frame.
+    /// Resolves `Auto` and walks the passes in frame order into a plan.
     fn plan_frame(
         &self,
-        params: &SolverParams,
+        passes: &[Box<dyn Pass>],
+        setup: &Setup,
         layout: DispatchStrategy,
-        tether_particles: u32,
     ) -> Result<(DispatchStrategy, FramePlan), Error> {
-        let cpu = is_cpu_adapter(&self.device);
-        let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
-        let context = PlanContext {
-            sizes: self.workgroup_sizes,
-            loop_budget: cpu.then_some(CPU_LOOP_BUDGET),
-            stripe_entries: self.stripe_entries,
-            stripes_in_workgroup: self.blocks.stripe.is_some(),
-            cloth_in_workgroup: self.blocks.cloth.is_some(),
-            jacobi: self.jacobi.as_ref(),
-            tether_particles,
-            area_colours: match (params.active_area_limits(), &self.areas) {
-                (Some(_), Some(areas)) => areas.colours(),
-                _ => &[],
-            },
-            hash_buckets: params.self_collision.map(|_| hash_table_size(self.model.particle_count())),
-        };
+        let jacobi = matches!(setup.params.mode, crate::params::SolverMode::Jacobi { .. });
         let plan = |layout| {
             // Jacobi has no stripes: its striped layout is the per-colour one.
             let layout =
                 if jacobi && layout == DispatchStrategy::Striped { DispatchStrategy::PerColour } else { layout };
-            frame_plan(params, layout, &self.model, &context).map(|plan| (layout, plan))
+            let mut plan = FramePlan::new(self.facts, layout);
+            for (pass, substep) in frame_order(passes, setup.params.substeps) {
+                passes[pass].dispatch(setup, &mut plan, substep).ok()?;
+            }
+            Some((layout, plan))
         };
         let per_colour = || plan(DispatchStrategy::PerColour).expect("the per-colour layout has no loop budget");
         match layout {
             DispatchStrategy::Auto => {
-                let preferred = auto_layout(cpu, params, &self.model);
+                let preferred = auto_layout(self.facts.cpu, setup.params, &self.model);
                 Ok(plan(preferred).or_else(|| plan(DispatchStrategy::Striped)).unwrap_or_else(per_colour))
             }
             DispatchStrategy::PerColour => Ok(per_colour()),
@@ -833,17 +624,63 @@ impl GpuSolver {
         }
     }
 
-    /// Writes the dispatch table, growing its buffer (and rebinding) when the plan needs more
-    /// entries than it holds — only when parameters change, never per frame.
-    fn upload_dispatch_table(&mut self, table: &[DispatchInfo]) {
-        let bytes = strided(table, DISPATCH_ENTRY_STRIDE);
-        let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
-        let (table, size) = (&mut self.buffers.dispatch_table, bytes.len() as u64);
-        if grow(&self.device, table, "drape dispatch table", size, usage, &mut self.allocated_bytes) {
-            self.bind_groups.frame = frame_bind_group(&self.device, &self.layouts, &self.buffers);
-        }
-        self.queue.write_buffer(&self.buffers.dispatch_table, 0, &bytes);
+    /// Makes `plan` the frame's: its dispatch table written (its buffer grown, and rebound, when
+    /// the plan needs more entries than it holds — only when parameters change, never per
+    /// frame), its kernels looked up.
+    fn upload_plan(&mut self, plan: &FramePlan) {
+        let (table, entries) = plan.table();
+        self.plan = plan
+            .dispatches
+            .iter()
+            .zip(entries)
+            .map(|(d, table_entry)| Recorded {
+                kernel: self.kernels.index(d.kernel),
+                table_entry,
+                workgroups: d.workgroups,
+            })
+            .collect();
+        let bytes = strided(&table, DISPATCH_ENTRY_STRIDE);
+        self.resources.grow("dispatch", bytes.len() as u64, UNIFORM);
+        self.resources.write("dispatch", 0, &bytes);
     }
+}
+
+/// Makes the cloth's own buffers (the passes make theirs): its parameters (`params_bytes` with
+/// the passes' blocks), the dispatch table,
+/// the particles, the pins, the colliders' list, the normals, the triangles with their gather
+/// lists, and the clock. Fails when one exceeds the device's limits.
+fn create_cloth_buffers(
+    device: &wgpu::Device,
+    resources: &mut Resources,
+    model: &ClothModel,
+    pins: &Pins,
+    params_bytes: u64,
+) -> Result<(), Error> {
+    let n = model.particle_count();
+    let triangles: Vec<u32> = model.mesh().triangles.iter().flatten().copied().collect();
+    let vertex_triangles = model.vertex_triangles().words();
+    for (what, bytes) in [
+        ("particles", 16 * n as u64),
+        ("triangles", 4 * triangles.len() as u64),
+        ("vertex triangle lists", 4 * vertex_triangles.len() as u64),
+    ] {
+        check_buffer_size(device, what, bytes)?;
+    }
+    let vertex = STORAGE | wgpu::BufferUsages::VERTEX;
+    let rest = &model.mesh().positions;
+    resources.create("params", &[], params_bytes as usize, UNIFORM);
+    resources.create("dispatch", &[0; DISPATCH_ENTRY_STRIDE as usize], 0, UNIFORM);
+    resources.create("positions", bytemuck::cast_slice(&vectors(rest, |_| 1.0)), 16, vertex);
+    let velocities = vectors(&vec![Vec3::ZERO; n], |i| pins.inverse_masses()[i]);
+    resources.create("velocities", bytemuck::cast_slice(&velocities), 16, STORAGE);
+    resources.create("pins", bytemuck::cast_slice(&pins.records()), size_of::<PinRecord>(), STORAGE);
+    resources.create("collider_list", &[], collider_list_bytes(0) as usize, STORAGE);
+    let normals = vectors(&model.vertex_normals(rest), |_| 0.0);
+    resources.create("normals", bytemuck::cast_slice(&normals), 16, vertex);
+    resources.create("triangles", bytemuck::cast_slice(&triangles), 4, STORAGE | wgpu::BufferUsages::INDEX);
+    resources.create("vertex_triangles", bytemuck::cast_slice(&vertex_triangles), 4, STORAGE);
+    resources.create("clock", &[], 16, STORAGE);
+    Ok(())
 }
 
 /// `vec4` per particle: the vector in xyz, `w(i)` in w.
@@ -851,93 +688,12 @@ fn vectors(values: &[Vec3], w: impl Fn(usize) -> f32) -> Vec<[f32; 4]> {
     values.iter().enumerate().map(|(i, v)| v.extend(w(i)).to_array()).collect()
 }
 
-/// What each workgroup-memory kernel keeps, where it fits the device.
-fn block_sizes(device: &wgpu::Device, model: &ClothModel) -> BlockSizes {
-    let bytes = device.limits().max_compute_workgroup_storage_size;
-    BlockSizes {
-        stripe: Block::fitting(model.schedule().widest_stripe(), bytes),
-        cloth: Block::fitting(model.particle_count(), bytes),
-    }
-}
+/// Where the collider records start in the collider list.
+const COLLIDER_LIST_HEAD: u64 = size_of::<GpuColliderListHead>() as u64;
 
-/// Creates every buffer of the cloth (Jacobi's come later), after checking their sizes.
-fn create_buffers(
-    allocator: &mut Allocator,
-    model: &ClothModel,
-    pins: &Pins,
-    schedule: &[u32],
-    fields: FieldAtlas,
-) -> Result<Buffers, Error> {
-    let device = allocator.device;
-    let n = model.particle_count();
-    let records = constraint_records(model.constraints());
-    let triangles: Vec<u32> = model.mesh().triangles.iter().flatten().copied().collect();
-    let vertex_triangles = model.vertex_triangles().words();
-    for (what, bytes) in [
-        ("particles", 16 * n as u64),
-        ("constraint records", 4 * records.len() as u64),
-        ("schedule", 4 * schedule.len() as u64),
-        ("triangles", 4 * triangles.len() as u64),
-        ("vertex triangle lists", 4 * vertex_triangles.len() as u64),
-        ("tethers", tether_capacity(n)),
-    ] {
-        check_buffer_size(device, what, bytes)?;
-    }
-    let uniform = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
-    let vertex = STORAGE | wgpu::BufferUsages::VERTEX;
-    let rest = &model.mesh().positions;
-    let pin_records = pins.records();
-    Ok(Buffers {
-        params: allocator.init("drape params", &[0; size_of::<GpuParams>()], 0, uniform),
-        dispatch_table: allocator.init("drape dispatch table", &[0; DISPATCH_ENTRY_STRIDE as usize], 0, uniform),
-        positions: allocator.init("drape positions", bytemuck::cast_slice(&vectors(rest, |_| 1.0)), 16, vertex),
-        velocities: allocator.init(
-            "drape velocities",
-            bytemuck::cast_slice(&vectors(&vec![Vec3::ZERO; n], |i| pins.inverse_masses()[i])),
-            16,
-            STORAGE,
-        ),
-        pins: allocator.init("drape pins", bytemuck::cast_slice(&pin_records), size_of::<PinRecord>(), STORAGE),
-        colliders: allocator.init("drape colliders", &[], collider_list_bytes(0) as usize, STORAGE),
-        fields,
-        normals: allocator.init(
-            "drape normals",
-            bytemuck::cast_slice(&vectors(&model.vertex_normals(rest), |_| 0.0)),
-            16,
-            vertex,
-        ),
-        triangles: allocator.init(
-            "drape triangles",
-            bytemuck::cast_slice(&triangles),
-            4,
-            STORAGE | wgpu::BufferUsages::INDEX,
-        ),
-        vertex_triangles: allocator.init("drape vertex triangles", bytemuck::cast_slice(&vertex_triangles), 4, STORAGE),
-        constraint_records: allocator.init("drape constraint records", bytemuck::cast_slice(&records), 4, STORAGE),
-        schedule: allocator.init("drape schedule", bytemuck::cast_slice(schedule), 4, STORAGE),
-        tethers: allocator.empty("drape tethers", 4, STORAGE),
-        area_triangles: allocator.empty("drape area limits", 16, STORAGE),
-        // One placeholder entry each until the air or rigid damping is used
-        // (`GpuSolver::prepare_optional_buffers`).
-        air_accelerations: allocator.empty("drape air accelerations", 16, STORAGE),
-        clock: allocator.empty("drape clock", 16, STORAGE),
-        partial_moments: allocator.empty("drape partial moments", 64, STORAGE),
-        springs: allocator.empty("drape springs", 4, STORAGE),
-        spring_accelerations: allocator.empty("drape spring accelerations", 16, STORAGE),
-        rigid_motion: allocator.empty("drape rigid motion", 48, STORAGE),
-        jacobi: None,
-        hash_table: allocator.init("drape hash table", &[], size_of::<GpuSpatialHashHead>() + 4, STORAGE),
-        hashed: allocator.empty("drape hashed particles", 16, STORAGE),
-        self_corrections: allocator.empty("drape self-contact corrections", 16, STORAGE),
-        rest_shape: allocator.empty("drape rest shape", 16, STORAGE),
-    })
-}
-
-/// The most bytes the tethers of `particles` particles take (every particle tethered to
-/// [`MAX_ANCHORS`] anchors): checked against the device when the solver is created, so that
-/// rebuilding them later cannot fail.
-fn tether_capacity(particles: usize) -> u64 {
-    4 * (2 * particles as u64 + 1 + 2 * MAX_ANCHORS as u64 * particles as u64)
+/// Bytes of a collider list with room for `count` colliders (at least one).
+fn collider_list_bytes(count: usize) -> u64 {
+    COLLIDER_LIST_HEAD + (size_of::<GpuCollider>() * count.max(1)) as u64
 }
 
 /// Entries laid out `stride` bytes apart (dynamic uniform offsets need aligned entries).
@@ -950,136 +706,10 @@ fn strided<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
     bytes
 }
 
-/// A readback buffer of `size` bytes ([`readback_buffer`]), counted in `allocated_bytes`.
-fn counted_readback_buffer(device: &wgpu::Device, size: u64, allocated_bytes: &mut u64) -> wgpu::Buffer {
+/// A readback buffer of `size` bytes ([`readback_buffer`]), counted in the solver's allocated
+/// bytes.
+fn counted_readback_buffer(device: &wgpu::Device, size: u64, resources: &mut Resources) -> wgpu::Buffer {
     let buffer = readback_buffer(device, size);
-    *allocated_bytes += buffer.size();
+    resources.count(&buffer, true);
     buffer
-}
-
-/// Binds whole buffers at the given bindings.
-fn bind_group(
-    device: &wgpu::Device,
-    label: &str,
-    layout: &wgpu::BindGroupLayout,
-    entries: &[(u32, &wgpu::Buffer)],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = entries
-        .iter()
-        .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
-}
-
-fn frame_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("drape frame"),
-        layout: &layouts.frame,
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: b.params.as_entire_binding() },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &b.dispatch_table,
-                    offset: 0,
-                    size: wgpu::BufferSize::new(size_of::<DispatchInfo>() as u64),
-                }),
-            },
-        ],
-    })
-}
-
-fn integrate_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    let buffers =
-        [&b.positions, &b.velocities, &b.pins, &b.air_accelerations, &b.clock, &b.spring_accelerations, &b.colliders];
-    let mut entries: Vec<wgpu::BindGroupEntry> = (0..)
-        .zip(buffers)
-        .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
-        .collect();
-    entries.push(wgpu::BindGroupEntry { binding: 7, resource: wgpu::BindingResource::TextureView(&b.fields.view) });
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("drape particles (integrate)"),
-        layout: &layouts.integrate,
-        entries: &entries,
-    })
-}
-
-fn springs_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    bind_group(device, "drape springs data", &layouts.springs, &[(0, &b.springs), (1, &b.spring_accelerations)])
-}
-
-fn jacobi_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    let [corrections, plan] = b.jacobi.as_ref().expect("Jacobi's buffers exist");
-    bind_group(device, "drape jacobi data", &layouts.jacobi, &[(0, &b.constraint_records), (2, corrections), (3, plan)])
-}
-
-fn tethers_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    bind_group(device, "drape tethers", &layouts.tethers, &[(0, &b.tethers)])
-}
-
-fn areas_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    bind_group(device, "drape area limits", &layouts.areas, &[(0, &b.area_triangles)])
-}
-
-fn bind_groups(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> BindGroups {
-    BindGroups {
-        frame: frame_bind_group(device, layouts, b),
-        integrate: integrate_bind_group(device, layouts, b),
-        solve: bind_group(device, "drape particles (solve)", &layouts.solve, &[(0, &b.positions), (1, &b.velocities)]),
-        positions: bind_group(device, "drape positions", &layouts.positions, &[(0, &b.positions)]),
-        gauss_seidel: bind_group(
-            device,
-            "drape gauss-seidel data",
-            &layouts.gauss_seidel,
-            &[(0, &b.constraint_records), (1, &b.schedule)],
-        ),
-        jacobi: None,
-        normals: bind_group(
-            device,
-            "drape normals data",
-            &layouts.normals,
-            &[(0, &b.normals), (1, &b.triangles), (2, &b.vertex_triangles)],
-        ),
-        tethers: tethers_bind_group(device, layouts, b),
-        areas: areas_bind_group(device, layouts, b),
-        aerodynamics: aerodynamics_bind_group(device, layouts, b),
-        rigid_damping: rigid_damping_bind_group(device, layouts, b),
-        springs: springs_bind_group(device, layouts, b),
-        self_collision: self_collision_bind_group(device, layouts, b),
-    }
-}
-
-/// Self-collision's rest shape (`rest_shape` in `shaders/passes/self_collision.wgsl`): each rest
-/// position's bits, then each triangle's corners.
-fn rest_shape(mesh: &ClothMesh) -> Vec<[u32; 4]> {
-    let positions = vectors(&mesh.positions, |_| 0.0).into_iter().map(bytemuck::cast::<[f32; 4], [u32; 4]>);
-    let triangles = mesh.triangles.iter().map(|&[a, b, c]| [a, b, c, 0]);
-    positions.chain(triangles).collect()
-}
-
-fn self_collision_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    bind_group(
-        device,
-        "drape self-collision data",
-        &layouts.self_collision,
-        &[(0, &b.hash_table), (1, &b.hashed), (2, &b.self_corrections), (3, &b.rest_shape)],
-    )
-}
-
-fn aerodynamics_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    bind_group(
-        device,
-        "drape aerodynamics data",
-        &layouts.aerodynamics,
-        &[(0, &b.air_accelerations), (1, &b.triangles), (2, &b.vertex_triangles), (3, &b.clock)],
-    )
-}
-
-fn rigid_damping_bind_group(device: &wgpu::Device, layouts: &Layouts, b: &Buffers) -> wgpu::BindGroup {
-    bind_group(
-        device,
-        "drape rigid damping data",
-        &layouts.rigid_damping,
-        &[(0, &b.partial_moments), (1, &b.rigid_motion)],
-    )
 }

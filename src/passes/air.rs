@@ -1,6 +1,7 @@
 //! Aerodynamics: drag and lift on every triangle from the wind relative to it, gathered onto the
 //! triangle's vertices, with optional gusts. Pure f32 functions shared by the CPU reference and
-//! mirrored, with the same names, in `shaders/passes/air.wgsl`.
+//! mirrored, with the same names, in `shaders/passes/air.wgsl`. The pass runs at the start of every
+//! substep, before predict, which adds the accelerations; one dispatch per substep.
 //!
 //! A triangle of area `A` and unit normal `n` moving at `v̄` (the mean of its vertices'
 //! velocities) through wind `w` meets the air at `u = v̄ − w`. With `u_n = n·u`:
@@ -24,10 +25,18 @@
 //! carried downwind at the wind's speed (Taylor's hypothesis), so a flag feels each one arrive
 //! from its pole to its tip.
 
+use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
+use crate::error::Error;
 use crate::graph::Csr;
 use crate::math::{weighted_face_normal, GEOMETRY_EPSILON};
 use crate::params::Aerodynamics;
+use crate::struct_layout;
+use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
+use crate::wgsl_file;
+use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+use std::any::Any;
 
 /// Below this relative speed (m/s) the air exerts no force (its direction is undefined).
 pub const SPEED_EPSILON: f32 = 1e-6;
@@ -152,5 +161,146 @@ fn cap_velocity_change(acceleration: Vec3, limit: f32, h: f32) -> Vec3 {
         acceleration * (limit / change)
     } else {
         acceleration
+    }
+}
+
+/// The air pass: the particles' accelerations from the air at the start of each substep.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AirPass {
+    /// Whether the air was on when last prepared: switched off, it leaves zero accelerations
+    /// behind, since predict reads them either way.
+    on: bool,
+}
+
+impl Pass for AirPass {
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    fn shaders(&self, _build: &Build) -> Vec<Shader> {
+        vec![Shader {
+            label: "air",
+            constants: vec![Constant::f32("SPEED_EPSILON", SPEED_EPSILON), Constant::f32("PHASE_LIMIT", PHASE_LIMIT)],
+            groups: vec![&SOLVE, &AIR],
+            parts: vec![Part::File(wgsl_file!("passes/air.wgsl"))],
+            structs: Vec::new(),
+            block: Some(("air", GpuAir::LAYOUT)),
+            kernels: vec![Kernel::plain("apply_aerodynamics")],
+        }]
+    }
+
+    fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
+        let air = setup.params.aerodynamics;
+        match air {
+            Some(_) => uploads.reserve("air_accelerations", 16 * setup.model.particle_count() as u64),
+            None if self.on => uploads.zero("air_accelerations"),
+            None => {}
+        }
+        uploads.block("air", || GpuAir::new(air.as_ref()));
+        self.on = air.is_some();
+        Ok(())
+    }
+
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
+        if setup.params.aerodynamics.is_some() {
+            let particles = setup.model.particle_count() as u32;
+            plan.push("apply_aerodynamics", DispatchInfo::substep(substep), workgroups_for(particles));
+        }
+        Ok(())
+    }
+
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, substep: u32) {
+        let Some(aero) = &setup.params.aerodynamics else {
+            return frame.air_accelerations.fill(Vec3::ZERO);
+        };
+        let h = setup.params.substep_dt();
+        let state = AirState {
+            positions: frame.positions,
+            velocities: frame.velocities,
+            inverse_masses: setup.pins.inverse_masses(),
+            time: *frame.time + substep as f32 * h,
+            h,
+        };
+        let (triangles, lists) = (&setup.model.mesh().triangles, setup.model.vertex_triangles());
+        for (i, a) in frame.air_accelerations.iter_mut().enumerate() {
+            *a = air_acceleration(aero, triangles, lists, &state, i);
+        }
+    }
+
+    fn reset(&self, uploads: &mut Uploads) {
+        uploads.zero("air_accelerations");
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Pass> {
+        Box::new(*self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Group 2 of the air.
+static AIR: BindingTable = BindingTable {
+    label: "air",
+    bindings: &[
+        Binding::read_write(
+            "air_accelerations",
+            "array<vec4<f32>>",
+            16,
+            "Each particle's acceleration from the air (m/s²), read by predict.",
+        ),
+        Binding::read("triangles", "array<u32>", 4, "Three vertex indices per triangle."),
+        Binding::read(
+            "vertex_triangles",
+            "array<u32>",
+            4,
+            "Each vertex's triangles: particle_count + 1 offsets, then triangle indices.",
+        ),
+        Binding::read("clock", "array<f32>", 16, "[time at the start of the frame (s)], advanced by finalize."),
+    ],
+};
+
+/// `Air` in WGSL: the air of [`Aerodynamics`], all zero when it is off.
+#[allow(missing_docs)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuAir {
+    pub wind: [f32; 4],
+    pub density: f32,
+    pub drag_coefficient: f32,
+    pub lift_coefficient: f32,
+    pub gust_strength: f32,
+    pub gust_frequency: f32,
+    /// Pads the struct to 16 bytes.
+    pub _pad: [u32; 3],
+}
+
+impl GpuAir {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(
+        GpuAir as "Air",
+        wind,
+        density,
+        drag_coefficient,
+        lift_coefficient,
+        gust_strength,
+        gust_frequency
+    );
+
+    fn new(aero: Option<&Aerodynamics>) -> Self {
+        let Some(aero) = aero else {
+            return Self::zeroed();
+        };
+        let wind = aero.wind;
+        Self {
+            wind: [wind.x, wind.y, wind.z, wind.length()],
+            density: aero.air_density,
+            drag_coefficient: aero.drag_coefficient,
+            lift_coefficient: aero.lift_coefficient,
+            gust_strength: aero.gusts.strength,
+            gust_frequency: aero.gusts.frequency,
+            _pad: [0; 3],
+        }
     }
 }

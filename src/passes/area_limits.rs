@@ -12,19 +12,25 @@
 //! move its corners again, so a sweep ends close to the limits, not on them. WGSL twin:
 //! `shaders/passes/area_limits.wgsl`.
 
+use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::SolveState;
+use crate::error::Error;
 use crate::graph::Csr;
 use crate::math::{weighted_face_normal, GEOMETRY_EPSILON};
 use crate::model::ClothModel;
 use crate::schedule::coloring::colour_units;
+use crate::struct_layout;
+use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
+use crate::wgsl_file;
+use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+use std::any::Any;
 use std::ops::Range;
+use std::sync::Arc;
 
-/// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/passes/area_limits.wgsl");
-
-/// Most one projection multiplies a triangle's area by (`MAX_AREA_GROWTH` in WGSL). Growing a
+/// Most one projection multiplies a triangle's area by (`MAX_AREA_GROWTH` in WGSL, generated). Growing a
 /// collapsed sliver to its lower limit at once would scale its long edges by the same large
 /// factor; it is grown over several substeps instead, while the edge constraints hold its
 /// lengths.
@@ -148,4 +154,106 @@ pub(crate) fn project_area_limit(areas: &TriangleAreas, t: usize, limits: Strain
     for (i, dp) in corners.into_iter().zip(area_limit_corrections(p, w, rest_area, limits)) {
         state.displacements[i] += dp;
     }
+}
+
+/// The area limits pass.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AreaLimitsPass {
+    /// The coloured triangles, once area limits are used.
+    areas: Option<Arc<TriangleAreas>>,
+}
+
+impl AreaLimitsPass {
+    /// The triangles and the limits, when they are projected: switched on, in a mode that
+    /// projects.
+    fn active(&self, setup: &Setup) -> Option<(&TriangleAreas, StrainLimits)> {
+        Some((self.areas.as_deref()?, setup.params.active_area_limits()?))
+    }
+}
+
+impl Pass for AreaLimitsPass {
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    fn shaders(&self, _build: &Build) -> Vec<Shader> {
+        vec![Shader {
+            label: "area limits",
+            constants: vec![Constant::f32("MAX_AREA_GROWTH", MAX_AREA_GROWTH)],
+            groups: vec![&SOLVE, &AREA_LIMITS],
+            parts: vec![Part::File(wgsl_file!("passes/area_limits.wgsl"))],
+            structs: Vec::new(),
+            block: Some(("area_limits", GpuAreaLimitParams::LAYOUT)),
+            kernels: vec![Kernel::plain("limit_areas")],
+        }]
+    }
+
+    /// Colours the triangles the first time the limits are used.
+    fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
+        if setup.params.active_area_limits().is_some() && self.areas.is_none() {
+            let areas = self.areas.insert(Arc::new(TriangleAreas::new(setup.model)));
+            uploads.words("area_triangles", || areas.words());
+        }
+        let limits = setup.params.area_limits.map_or([0.0; 2], |l| [l.min, l.max]);
+        uploads.block("area_limits", || GpuAreaLimitParams { limits, _pad: [0; 2] });
+        Ok(())
+    }
+
+    /// A dispatch per colour, a thread per triangle.
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
+        if let Some((areas, _)) = self.active(setup) {
+            for colour in areas.colours() {
+                let info = DispatchInfo {
+                    colour_first: colour.start,
+                    colour_count: colour.len() as u32,
+                    ..DispatchInfo::zeroed()
+                };
+                plan.push("limit_areas", info, workgroups_for(colour.len() as u32));
+            }
+        }
+        Ok(())
+    }
+
+    /// Triangle by triangle in colour order.
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
+        if let Some((areas, limits)) = self.active(setup) {
+            for t in 0..areas.len() {
+                project_area_limit(areas, t, limits, frame.solve);
+            }
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Group 2 of the area limits.
+static AREA_LIMITS: BindingTable = BindingTable {
+    label: "area limits",
+    bindings: &[Binding::read(
+        "area_triangles",
+        "array<vec4<u32>>",
+        16,
+        "(a, b, c, rest area bits) per triangle, colour after colour (TriangleAreas::words).",
+    )],
+};
+
+/// `AreaLimitParams` in WGSL.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuAreaLimitParams {
+    /// `[min, max]` ratios of the rest area (zero while off).
+    pub limits: [f32; 2],
+    /// Pads the block to 16 bytes.
+    pub _pad: [u32; 2],
+}
+
+impl GpuAreaLimitParams {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(GpuAreaLimitParams as "AreaLimitParams", limits);
 }

@@ -2,7 +2,8 @@
 //! `k` of the way to the cloth's rigid motion, `v ← v + k (v_cm + ω × (x − x_cm) − v)`, so the
 //! cloth's linear and angular momentum stay as they are while its internal motion decays.
 //! Pure f32 functions shared by the CPU reference and mirrored, with the same names, in
-//! `shaders/passes/rigid_damping.wgsl`.
+//! `shaders/passes/rigid_damping.wgsl`. Once per frame, before the first substep, in three
+//! dispatches (the moments per workgroup, the rigid motion, the damping).
 //!
 //! The rigid motion comes from one set of sums over the free particles, [`Moments`], taken
 //! about a reference point (particle 0's position, so that the sums stay well conditioned in
@@ -12,7 +13,15 @@
 //! inertia tensor about the centre of mass by the parallel-axis shift (PBD §3.5 steps 3–4), and
 //! `ω = I⁻¹ L`.
 
+use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
+use crate::error::Error;
+use crate::struct_layout;
+use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
+use crate::wgsl_file;
+use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+use std::any::Any;
 
 /// The sums over the free particles from which their rigid motion follows, `r` being a
 /// position relative to the reference point. Four `vec4`s on the GPU, in this order.
@@ -131,4 +140,112 @@ pub fn damp_to_rigid_motion(v: Vec3, r: Vec3, motion: &RigidMotion, k: f32) -> V
 /// whatever the frame rate.
 pub fn frame_fraction(rate: f32, dt: f32) -> f32 {
     -(-rate * dt).exp_m1()
+}
+
+/// The rigid damping pass.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RigidDampingPass;
+
+impl Pass for RigidDampingPass {
+    fn stage(&self) -> Stage {
+        Stage::FrameStart
+    }
+
+    fn shaders(&self, _build: &Build) -> Vec<Shader> {
+        vec![Shader {
+            label: "rigid damping",
+            constants: vec![Constant::f32("SINGULAR_INERTIA", SINGULAR_INERTIA)],
+            groups: vec![&SOLVE, &RIGID_DAMPING],
+            parts: vec![Part::File(wgsl_file!("passes/rigid_damping.wgsl"))],
+            structs: Vec::new(),
+            block: Some(("rigid_damping", GpuRigidDampingParams::LAYOUT)),
+            kernels: ["sum_moments", "solve_rigid_motion", "damp_to_rigid_motion"].map(Kernel::plain).to_vec(),
+        }]
+    }
+
+    /// Four `vec4` of moments per workgroup of particles, from the first frame that damps.
+    fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
+        let params = setup.params;
+        if params.rigid_damping > 0.0 {
+            let workgroups = (setup.model.particle_count() as u64).div_ceil(u64::from(super::plan::WORKGROUP_SIZE));
+            uploads.reserve("partial_moments", 64 * workgroups);
+        }
+        uploads.block("rigid_damping", || GpuRigidDampingParams {
+            fraction: frame_fraction(params.rigid_damping, params.time_step),
+            _pad: [0; 3],
+        });
+        Ok(())
+    }
+
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
+        if setup.params.rigid_damping > 0.0 {
+            let (whole, particles) = (DispatchInfo::zeroed(), setup.model.particle_count() as u32);
+            plan.push("sum_moments", whole, workgroups_for(particles));
+            plan.push("solve_rigid_motion", whole, [1, 1]);
+            plan.push("damp_to_rigid_motion", whole, workgroups_for(particles));
+        }
+        Ok(())
+    }
+
+    /// Moves each free particle's velocity the frame's fraction of the way to the free
+    /// particles' rigid motion, about particle 0's position.
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
+        let params = setup.params;
+        if params.rigid_damping <= 0.0 {
+            return;
+        }
+        let reference = frame.positions[0];
+        let w = setup.pins.inverse_masses();
+        let free = (0..frame.positions.len()).filter(|&i| w[i] > 0.0);
+        let moments = free.clone().fold(Moments::default(), |sum, i| {
+            sum + Moments::of_particle(1.0 / w[i], frame.positions[i] - reference, frame.velocities[i])
+        });
+        let motion = rigid_motion(&moments);
+        let k = frame_fraction(params.rigid_damping, params.time_step);
+        for i in free {
+            frame.velocities[i] = damp_to_rigid_motion(frame.velocities[i], frame.positions[i] - reference, &motion, k);
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Pass> {
+        Box::new(*self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Group 2 of the rigid damping.
+static RIGID_DAMPING: BindingTable = BindingTable {
+    label: "rigid damping",
+    bindings: &[
+        Binding::read_write(
+            "partial_moments",
+            "array<vec4<f32>>",
+            64,
+            "Four vec4 (Moments) per workgroup of sum_moments.",
+        ),
+        Binding::read_write(
+            "rigid_motion",
+            "array<vec4<f32>>",
+            48,
+            "[centre − reference point, v_cm, ω] (RigidMotion), written by solve_rigid_motion.",
+        ),
+    ],
+};
+
+/// `RigidDampingParams` in WGSL.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuRigidDampingParams {
+    /// [`frame_fraction`] of the rate and the frame time step.
+    pub fraction: f32,
+    /// Pads the block to 16 bytes.
+    pub _pad: [u32; 3],
+}
+
+impl GpuRigidDampingParams {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(GpuRigidDampingParams as "RigidDampingParams", fraction);
 }

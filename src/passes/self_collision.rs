@@ -41,15 +41,21 @@
 
 pub mod triangles;
 
+use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
 use crate::constraints::SolveState;
+use crate::error::Error;
 use crate::math::GEOMETRY_EPSILON;
 use crate::mesh::ClothMesh;
 use crate::params::SelfCollision;
+use crate::struct_layout;
+use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
+use crate::wgsl_file;
+use bytemuck::{Pod, Zeroable};
 use glam::{IVec4, Vec3};
+use std::any::Any;
+use std::mem::size_of;
 use triangles::{add_triangle_contacts, fixed_point_exponent, summed_correction};
-
-/// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/passes/self_collision.wgsl");
 
 /// Most particles in one hash bucket whose contacts are taken: the particles of a fuller bucket
 /// are skipped by their neighbours, which count an overflow. Buckets are sorted by one thread
@@ -322,4 +328,207 @@ fn particle_correction(
         }
     }
     (sum, overflow)
+}
+
+/// The self-collision pass: seven dispatches per substep, after the tethers (the hash rebuilt
+/// in four, the particle and triangle contacts, their application).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SelfCollisionPass {
+    /// Whether its buffers were made (the first time self-collision is on).
+    uploaded: bool,
+}
+
+impl Pass for SelfCollisionPass {
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    fn shaders(&self, _build: &Build) -> Vec<Shader> {
+        let [x, y, z] = HASH_PRIMES;
+        let constants = vec![
+            Constant::u32("MAX_BUCKET_ENTRIES", MAX_BUCKET_ENTRIES),
+            Constant::u32("MAX_CANDIDATES", MAX_CANDIDATES),
+            Constant::f32("CELL_LIMIT", CELL_LIMIT),
+            Constant::u32("HASH_PRIME_X", x),
+            Constant::u32("HASH_PRIME_Y", y),
+            Constant::u32("HASH_PRIME_Z", z),
+        ];
+        vec![Shader {
+            label: "self-collision",
+            constants: constants.into_iter().chain(triangles::wgsl_constants()).collect(),
+            groups: vec![&SOLVE, &SELF_COLLISION],
+            parts: vec![Part::File(wgsl_file!("passes/self_collision.wgsl")), Part::File(triangles::WGSL)],
+            structs: vec![GpuSpatialHashHead::LAYOUT],
+            block: Some(("self_collision", GpuSelfCollisionParams::LAYOUT)),
+            kernels: [
+                "hash_count",
+                "hash_prefix_sum",
+                "hash_scatter",
+                "hash_sort_buckets",
+                "self_contacts",
+                "triangle_contacts",
+                "apply_self_contacts",
+            ]
+            .map(Kernel::plain)
+            .to_vec(),
+        }]
+    }
+
+    /// Makes the hash table (zeroed), the hashed particles, the corrections and the rest shape
+    /// the first time self-collision is on.
+    fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
+        let (model, params) = (setup.model, setup.params);
+        let n = model.particle_count();
+        if params.self_collision.is_some() && !self.uploaded {
+            uploads.reserve("hash_table", hash_table_bytes(n));
+            uploads.zero("hash_table");
+            uploads.reserve("hashed", 32 * n as u64);
+            uploads.reserve("self_corrections", 16 * n as u64);
+            uploads.write("rest_shape", || bytemuck::cast_slice(&rest_shape(model.mesh())).to_vec());
+            self.uploaded = true;
+        }
+        uploads.block("self_collision", || GpuSelfCollisionParams {
+            thickness: params.self_collision.map_or(0.0, |s| s.thickness),
+            friction: params.self_collision.map_or(0.0, |s| s.friction),
+            fixed_point_exponent: params.self_collision.map_or(0, |s| fixed_point_exponent(s.thickness)),
+            hash_table_size: hash_table_size(n),
+            triangle_count: model.mesh().triangles.len() as u32,
+            _pad: [0; 3],
+        });
+        Ok(())
+    }
+
+    /// The hash rebuilt from the predicted positions in four dispatches (count, prefix sum in
+    /// one workgroup, scatter, sort each bucket), the particle contacts and the triangle
+    /// contacts, then their application (which also clears the table's buckets and sums).
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
+        if setup.params.self_collision.is_none() {
+            return Ok(());
+        }
+        let particles = setup.model.particle_count() as u32;
+        let triangles = setup.model.mesh().triangles.len() as u32;
+        let buckets = hash_table_size(particles as usize);
+        let whole = DispatchInfo::zeroed();
+        plan.push("hash_count", whole, workgroups_for(particles));
+        plan.push("hash_prefix_sum", whole, [1, 1]);
+        plan.push("hash_scatter", whole, workgroups_for(particles));
+        plan.push("hash_sort_buckets", whole, workgroups_for(buckets));
+        plan.push("self_contacts", whole, workgroups_for(particles));
+        plan.push("triangle_contacts", whole, workgroups_for(triangles));
+        plan.push("apply_self_contacts", whole, workgroups_for(particles.max(buckets + 1)));
+        Ok(())
+    }
+
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
+        if let Some(self_collision) = &setup.params.self_collision {
+            let overflows = collide_self(frame.solve, setup.model.mesh(), self_collision);
+            // Wraps like the GPU's atomic counter.
+            frame.overflows.self_contacts = frame.overflows.self_contacts.wrapping_add(overflows);
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Bytes of the hash table of `particles` particles: its head, [`hash_table_size`] + 1 bucket
+/// starts and each particle's fixed-point sum of triangle-contact corrections (xyz) and their
+/// count.
+fn hash_table_bytes(particles: usize) -> u64 {
+    (size_of::<GpuSpatialHashHead>() + 4 * (hash_table_size(particles) as usize + 1 + 4 * particles)) as u64
+}
+
+/// The rest shape (`rest_shape` in WGSL): each rest position's bits, then each triangle's
+/// corners.
+fn rest_shape(mesh: &ClothMesh) -> Vec<[u32; 4]> {
+    let positions = mesh.positions.iter().map(|p| p.extend(0.0).to_array().map(f32::to_bits));
+    let triangles = mesh.triangles.iter().map(|&[a, b, c]| [a, b, c, 0]);
+    positions.chain(triangles).collect()
+}
+
+/// Group 2 of self-collision.
+static SELF_COLLISION: BindingTable = BindingTable {
+    label: "self-collision",
+    bindings: &[
+        Binding::read_write(
+            "hash_table",
+            "SpatialHashTable",
+            size_of::<GpuSpatialHashHead>() as u64 + 4,
+            "The hash table (its head, with the overflow count, then the bucket starts and four\n\
+             fixed-point sum words per particle).",
+        ),
+        Binding::read_write(
+            "hashed",
+            "array<vec4<u32>>",
+            16,
+            "Slots 0 to n − 1: each slot s's particle (x) and its predicted position's bits (yzw), each\n\
+             bucket's slots sorted by particle index, so that a particle's candidates are read in one\n\
+             run. Entries n to 2n − 1, per particle i: its bucket (x) and its rank in the bucket by\n\
+             arrival (y).",
+        ),
+        Binding::read_write(
+            "self_corrections",
+            "array<vec4<f32>>",
+            16,
+            "Each particle's contact correction of the substep (xyz).",
+        ),
+        Binding::read(
+            "rest_shape",
+            "array<vec4<u32>>",
+            16,
+            "The rest positions' bits (xyz), one per particle: pairs closer than the thickness at rest\n\
+             never collide. Then each triangle's corners (xyz).",
+        ),
+    ],
+};
+
+/// The head of `SpatialHashTable` in WGSL, before its bucket starts.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuSpatialHashHead {
+    /// Particle and triangle substeps that overflowed a self-collision capacity
+    /// ([`crate::metrics::Overflows::self_contacts`]).
+    pub overflow: u32,
+    /// Aligns the buckets to 16 bytes.
+    pub _pad: [u32; 3],
+}
+
+impl GpuSpatialHashHead {
+    /// The layout its WGSL twin (the members before the starts) must have.
+    pub const LAYOUT: StructLayout = struct_layout!(GpuSpatialHashHead as "SpatialHashTable" tail "starts", overflow);
+}
+
+/// `SelfCollisionParams` in WGSL.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuSelfCollisionParams {
+    /// [`SelfCollision::thickness`] (m), zero while off.
+    pub thickness: f32,
+    /// [`SelfCollision::friction`].
+    pub friction: f32,
+    /// The triangle contacts' fixed-point exponent ([`fixed_point_exponent`]).
+    pub fixed_point_exponent: i32,
+    /// Buckets of the hash table ([`hash_table_size`]).
+    pub hash_table_size: u32,
+    /// The cloth's triangles.
+    pub triangle_count: u32,
+    /// Pads the block to 32 bytes.
+    pub _pad: [u32; 3],
+}
+
+impl GpuSelfCollisionParams {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(
+        GpuSelfCollisionParams as "SelfCollisionParams",
+        thickness,
+        friction,
+        fixed_point_exponent,
+        hash_table_size,
+        triangle_count
+    );
 }

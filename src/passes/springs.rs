@@ -18,14 +18,22 @@
 //! about `ℓθ²/4`, so it has no stiffness against small bends and resists folds with an energy
 //! growing as `θ⁴` — the classic spring cloth's weak, nonlinear bending.
 
-use crate::error::ParamError;
+use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
+use crate::error::{Error, ParamError};
 use crate::graph::Csr;
 use crate::math::GEOMETRY_EPSILON;
 use crate::mesh::{ClothMesh, MeshEdge};
 use crate::model::ClothModel;
-use crate::params::MassSpringParams;
+use crate::params::{MassSpringParams, SolverMode, MAX_SUBSTEPS};
+use crate::struct_layout;
+use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
+use crate::wgsl_file;
+use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+use std::any::Any;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// Two edges meeting at a vertex at this angle or straighter (cos ≤ −cos 30°, i.e. ≥ 150°)
 /// carry a flexion spring between their far ends.
@@ -356,4 +364,135 @@ fn opposite(triangle: [u32; 3], edge: &MeshEdge) -> u32 {
 fn straight(u: Vec3, v: Vec3, w: Vec3) -> bool {
     let (a, b) = (u - v, w - v);
     a.dot(b) <= FLEXION_MAX_COSINE * a.length() * b.length()
+}
+
+/// The springs pass (mass-spring mode): each particle's acceleration from its springs at the
+/// start of every substep, for predict to add.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SpringsPass {
+    /// The springs, once mass-spring mode is used.
+    network: Option<Arc<SpringNetwork>>,
+    /// Whether the springs' words were uploaded (once: they depend on the model alone).
+    uploaded: bool,
+    /// Whether the mode was mass-spring when last prepared: left, it leaves zero accelerations
+    /// behind, since predict reads them in every mode.
+    on: bool,
+}
+
+impl SpringsPass {
+    /// The springs, once mass-spring mode has been used.
+    pub fn network(&self) -> Option<&SpringNetwork> {
+        self.network.as_deref()
+    }
+}
+
+impl Pass for SpringsPass {
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    fn shaders(&self, _build: &Build) -> Vec<Shader> {
+        vec![Shader {
+            label: "springs",
+            constants: vec![
+                Constant::u32("SPRING_KIND_SHIFT", SPRING_KIND_SHIFT),
+                Constant::u32("SPRING_PARTICLE_MASK", (1 << SPRING_KIND_SHIFT) - 1),
+            ],
+            groups: vec![&SOLVE, &SPRINGS],
+            parts: vec![Part::File(wgsl_file!("passes/springs.wgsl"))],
+            structs: Vec::new(),
+            block: Some(("springs", GpuSpringParams::LAYOUT)),
+            kernels: vec![Kernel::plain("apply_springs")],
+        }]
+    }
+
+    /// Builds the springs the first time mass-spring mode is used and checks that they are
+    /// stable at the substep.
+    fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
+        let params = setup.params;
+        let constants = match params.mode {
+            SolverMode::MassSpring(springs) => {
+                let network = self.network.get_or_insert_with(|| Arc::new(SpringNetwork::new(setup.model)));
+                network.check_stability(&springs, params.time_step, params.substeps, MAX_SUBSTEPS)?;
+                if !self.uploaded {
+                    uploads.words("springs", || network.words());
+                    uploads.reserve("spring_accelerations", 16 * setup.model.particle_count() as u64);
+                    self.uploaded = true;
+                }
+                springs.gpu_constants()
+            }
+            _ => {
+                if self.on {
+                    uploads.zero("spring_accelerations");
+                }
+                [0.0; 4]
+            }
+        };
+        uploads.block("springs", || GpuSpringParams { constants });
+        self.on = !params.mode.projects();
+        Ok(())
+    }
+
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
+        if !setup.params.mode.projects() {
+            let particles = setup.model.particle_count() as u32;
+            plan.push("apply_springs", DispatchInfo::substep(substep), workgroups_for(particles));
+        }
+        Ok(())
+    }
+
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
+        let (SolverMode::MassSpring(springs), Some(network)) = (setup.params.mode, &self.network) else {
+            return frame.spring_accelerations.fill(Vec3::ZERO);
+        };
+        let state = ParticleState {
+            positions: frame.positions,
+            velocities: frame.velocities,
+            inverse_masses: setup.pins.inverse_masses(),
+        };
+        for (i, a) in frame.spring_accelerations.iter_mut().enumerate() {
+            *a = network.acceleration(&springs, &state, i);
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Group 2 of the springs.
+static SPRINGS: BindingTable = BindingTable {
+    label: "springs",
+    bindings: &[
+        Binding::read(
+            "springs",
+            "array<u32>",
+            4,
+            "Words (SpringNetwork::words): particle_count + 1 list offsets, then per list entry the\n\
+             other particle with the spring's kind in bits 30–31, and the rest length's bits.",
+        ),
+        Binding::read_write(
+            "spring_accelerations",
+            "array<vec4<f32>>",
+            16,
+            "Each particle's acceleration from its springs (m/s²), read by predict.",
+        ),
+    ],
+};
+
+/// `SpringParams` in WGSL.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuSpringParams {
+    /// [`MassSpringParams::gpu_constants`], zero outside mass-spring mode.
+    pub constants: [f32; 4],
+}
+
+impl GpuSpringParams {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(GpuSpringParams as "SpringParams", constants);
 }

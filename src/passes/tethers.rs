@@ -7,25 +7,123 @@
 //!
 //! Anchors are pinned, so a tether moves only its particle: the tethers of different particles
 //! never share a written particle, and the solver projects them all at once, particle by
-//! particle, once per substep after the iterations. Projected once, a multiplier would always
+//! particle, once per substep after the iterations ([`TethersPass`]: one dispatch). Projected once, a multiplier would always
 //! start from zero, so tethers keep none. They depend on which particles are pinned, not only on
 //! the mesh: the solvers rebuild them whenever the set of pins changes. WGSL twin:
 //! `shaders/passes/tethers.wgsl`.
 
+use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
 use crate::constraints::{Response, SolveState, DENOMINATOR_EPSILON};
+use crate::error::Error;
 use crate::math::GEOMETRY_EPSILON;
 use crate::model::ClothModel;
+use crate::struct_layout;
+use crate::wgsl::{Binding, BindingTable, StructLayout};
+use crate::wgsl_file;
 use anchors::{EdgeGraph, NearestPins};
+use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+use std::any::Any;
 use std::sync::Arc;
 
 mod anchors;
 
-/// The WGSL twin.
-pub const WGSL: &str = include_str!("../../shaders/passes/tethers.wgsl");
+pub use anchors::MAX_ANCHORS;
 
-/// Most anchors per particle.
-pub const MAX_ANCHORS: usize = 4;
+/// The tethers pass: every tethered particle's tethers projected once per substep, after the
+/// iterations and the area limits, a thread per particle.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TethersPass {
+    tethers: PinnedTethers,
+}
+
+impl Pass for TethersPass {
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    fn shaders(&self, _build: &Build) -> Vec<Shader> {
+        vec![Shader {
+            label: "tethers",
+            constants: Vec::new(),
+            groups: vec![&SOLVE, &TETHERS],
+            parts: vec![Part::File(wgsl_file!("passes/tethers.wgsl"))],
+            structs: Vec::new(),
+            block: Some(("tethers", GpuTetherParams::LAYOUT)),
+            kernels: vec![Kernel::plain("project_tethers")],
+        }]
+    }
+
+    /// Rebuilds the tethers when they are switched on or off or the pins changed.
+    fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
+        let params = setup.params;
+        if let Some(rebuilt) = self.tethers.rebuilt(setup.model, params.tethers_active(), setup.pins.inverse_masses()) {
+            self.tethers = rebuilt;
+            uploads.words("tethers", || self.tethers.tethers().words());
+        }
+        let [k, alpha_tilde] = params.tether_response();
+        let particle_count = self.tethers.tethers().particle_count() as u32;
+        uploads.block("tethers", || GpuTetherParams {
+            response: [k, alpha_tilde],
+            scale: params.tethers.scale,
+            particle_count,
+        });
+        Ok(())
+    }
+
+    fn dispatch(&self, _setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
+        let particles = self.tethers.tethers().particle_count() as u32;
+        if particles > 0 {
+            plan.push("project_tethers", DispatchInfo::zeroed(), workgroups_for(particles));
+        }
+        Ok(())
+    }
+
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
+        let (tethers, response) = (self.tethers.tethers(), setup.params.tether_response());
+        for k in 0..tethers.particle_count() {
+            project_tethers(tethers, k, setup.params.tethers.scale, response, frame.solve);
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Group 2 of the tethers.
+static TETHERS: BindingTable = BindingTable {
+    label: "tethers",
+    bindings: &[Binding::read(
+        "tethers",
+        "array<u32>",
+        4,
+        "Words (Tethers::words): the params.tethers.particle_count tethered particles, their list\n\
+             offsets (one more), then (anchor, rest distance bits) per tether.",
+    )],
+};
+
+/// `TetherParams` in WGSL: what the kernel reads of the tethers.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuTetherParams {
+    /// `[k, α̃]` of one projection per substep ([`crate::SolverParams::tether_response`]).
+    pub response: [f32; 2],
+    /// The length limit's scale ([`crate::TetherParams::scale`]).
+    pub scale: f32,
+    /// Tethered particles.
+    pub particle_count: u32,
+}
+
+impl GpuTetherParams {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(GpuTetherParams as "TetherParams", response, scale, particle_count);
+}
 
 /// The tethers of a cloth with a given set of pins: particle `particles[k]` is tethered to
 /// `anchors[j]` at rest distance `rest_distances[j]` (m) for `j` in `offsets[k]..offsets[k + 1]`.

@@ -54,7 +54,7 @@ fn project_substep(@builtin(local_invocation_index) local_index: u32) {
     begin_block(whole, local_index, SUBSTEP_WORKGROUP_SIZE);
     for (var iteration = 0u; iteration < dispatch.iterations; iteration += 1u) {
         reset_multipliers = dispatch.first_iteration + iteration == 0u;
-        for (var c = 0u; c < params.colour_count; c += 1u) {
+        for (var c = 0u; c < params.constraints.colour_count; c += 1u) {
             let colour = colour_entry(c);
             project_units(c, colour.y, colour.z, local_index, SUBSTEP_WORKGROUP_SIZE);
             colour_barrier();

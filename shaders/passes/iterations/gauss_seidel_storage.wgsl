@@ -1,11 +1,6 @@
 // Particle access for projections in place, in storage buffers: the per-colour, in-place striped
 // and single-workgroup kernels, and Jacobi (shaders/passes/iterations/units.wgsl describes the interface).
 
-// x: positions at the start of the substep (read only while projecting).
-@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-// The substep's displacements q (xyz) and inverse masses (w) (shaders/passes/predict.wgsl).
-@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
-
 // In place, a particle's address is its index.
 fn particle_slot(unit: UnitRef, k: u32, particle: u32) -> Slot {
     return Slot(particle, particle);

@@ -3,9 +3,6 @@
 // workgroup access needs fewer instructions than a storage one (no bounds check per lane); on
 // GPUs it stays on chip. This module alone declares the block.
 
-@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
-@group(1) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
-
 // vec4<f32> the block holds, chosen when the pipelines are built from the particles it must hold
 // and the device's max_compute_workgroup_storage_size (src/gpu/solver.rs `block_sizes`).
 override BLOCK_VECTORS: u32 = 1024u;

@@ -10,7 +10,7 @@ fn jacobi_gather(i: u32) {
     let end = jacobi_plan[i + 1u];
     var sum = vec3<f32>(0.0);
     for (var s = start; s < end; s += 1u) {
-        sum += corrections[jacobi_plan[params.jacobi_items + s]].xyz;
+        sum += corrections[jacobi_plan[params.constraints.jacobi_items + s]].xyz;
     }
     let state = velocities[i];
     velocities[i] = vec4<f32>(state.xyz + sum, state.w);

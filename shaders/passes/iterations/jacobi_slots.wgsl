@@ -1,13 +1,12 @@
 // Jacobi's output: each unit writes its particles' scaled corrections into slots of its own,
 // and each particle later sums its slots in a fixed order (no float atomics, deterministic).
 
-// One correction per slot (xyz; w unused).
-@group(2) @binding(2) var<storage, read_write> corrections: array<vec4<f32>>;
-// Words (JacobiLayout in src/gpu/records.rs): the gather lists (particle_count + 1 offsets, then
-// slot indices from params.jacobi_items), then each kind's per-constraint shares (f32 bits) from
-// params.kinds[kind].jacobi_shares, then from params.jacobi_unit_table the unit table (each
-// unit's particles, unit type by unit type).
-@group(2) @binding(3) var<storage, read> jacobi_plan: array<u32>;
+// One correction per slot in `corrections` (xyz; w unused). The words of `jacobi_plan`
+// (JacobiLayout in src/passes/iterations/buffers.rs): the gather lists (particle_count + 1
+// offsets, then slot indices from params.constraints.jacobi_items), then each kind's
+// per-constraint shares (f32 bits) from params.constraints.kinds[kind].jacobi_shares, then from
+// params.constraints.jacobi_unit_table the unit table (each unit's particles, unit type by unit
+// type).
 
 // Writes the correction `dp` of the k-th particle of `unit`.
 fn emit(unit: UnitRef, k: u32, dp: vec3<f32>) {
@@ -16,7 +15,7 @@ fn emit(unit: UnitRef, k: u32, dp: vec3<f32>) {
 
 // The share of constraint c of kind `kind` (jacobi_shares in src/constraints.rs).
 fn jacobi_share(kind: u32, c: u32) -> f32 {
-    return bitcast<f32>(jacobi_plan[params.kinds[kind].jacobi_shares + c]);
+    return bitcast<f32>(jacobi_plan[params.constraints.kinds[kind].jacobi_shares + c]);
 }
 
 // The k-th particle of `unit` (Jacobi).

@@ -1,12 +1,11 @@
-// The Gauss-Seidel schedule as the projection kernels read it (src/gpu/buffers.rs
-// `schedule_words`): the colour table, each phase's stripe entries, the stripes' particle lists
+// The Gauss-Seidel schedule as the projection kernels read it (`schedule`, whose words
+// src/passes/iterations/buffers.rs `schedule_words` lays out): the colour table, each phase's stripe entries, the stripes' particle lists
 // and, when the stripes fit workgroup memory, each unit's packed workgroup slots.
 
 // Words: colour c's entry at 4c: [unit type, first unit, unit count, first slot word]; then the
 // stripe entries [particle list start, particle count, then (first unit, count) per colour of
 // the phase]; then the particle lists; then the slots (two 16-bit slots per word, low first);
-// then, from params.unit_table, the unit table: each unit's particles, unit type by unit type.
-@group(2) @binding(1) var<storage, read> schedule: array<u32>;
+// then, from params.constraints.unit_table, the unit table: each unit's particles, unit type by unit type.
 
 // Colour c's entry: x = unit type, y = first unit, z = unit count, w = first slot word.
 fn colour_entry(c: u32) -> vec4<u32> {

@@ -34,13 +34,54 @@ struct UnitRef {
     particles: u32,
 }
 
-// Every kind's records, kind after kind (src/gpu/buffers.rs `constraint_records`): each kind's
-// file reads and writes its own through record_word.
-@group(2) @binding(0) var<storage, read_write> constraint_records: array<u32>;
+// The bindings (group 1: the particles, group 2: constraint_records, schedule, corrections and
+// jacobi_plan), the projections' block of the frame's parameters (params.constraints) and
+// MAX_UNIT_TYPES, MAX_KINDS and the kinds' KIND_<NAME> and <NAME>_RECORD_WORDS are generated
+// from src/passes/iterations.rs. Each kind's file reads and
+// writes its own records in constraint_records through record_word.
+
+// What the kernels read of one constraint kind (GpuKind in src/passes/iterations.rs), at its id
+// KIND_<NAME> in params.constraints.kinds.
+struct KindParams {
+    // [k, α̃] of its constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0), then a second pair
+    // where the kind has one (stretch: xy stretched, zw compressed).
+    response: vec4<f32>,
+    // Where its records start in `constraint_records`.
+    records: u32,
+    // Where its Jacobi shares start in `jacobi_plan` (shaders/passes/iterations/jacobi_slots.wgsl).
+    jacobi_shares: u32,
+    // 1 when some constraint of the kind has a stiffness scale other than 1 (a material map).
+    mapped: u32,
+    // Pads the uniform array stride to 32 bytes.
+    _pad0: u32,
+}
+
+// What the projections read (GpuConstraintParams in src/passes/iterations.rs).
+struct ConstraintParams {
+    // Per unit type (its id): x = first unit, y = unit count, z = first Jacobi slot, w = where
+    // its units' particles start in the unit table.
+    unit_types: array<vec4<u32>, MAX_UNIT_TYPES>,
+    kinds: array<KindParams, MAX_KINDS>,
+    // Strain limits of the stretch constraints: [σ_min, σ_max] ratios of the rest length, then
+    // 1 when on, 0 when off (shaders/constraints/stretch.wgsl limit_strain); w unused.
+    strain_limits: vec4<f32>,
+    // Jacobi over-relaxation ω.
+    relaxation: f32,
+    // Colours in the schedule's colour table.
+    colour_count: u32,
+    // Where the unit table starts in `schedule`.
+    unit_table: u32,
+    // Where the gather lists' slot indices and the unit table start in `jacobi_plan`.
+    jacobi_items: u32,
+    jacobi_unit_table: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
 
 // Where word k of constraint c's record of kind `kind` (records `words` words long) is.
 fn record_word(kind: u32, words: u32, c: u32, k: u32) -> u32 {
-    return params.kinds[kind].records + c * words + k;
+    return params.constraints.kinds[kind].records + c * words + k;
 }
 
 // A response [k, α̃] for a constraint `scale` times as stiff (scaled_response in
@@ -62,7 +103,7 @@ fn scaled_response(response: vec2<f32>, scale: f32) -> vec2<f32> {
 // material map: a uniform branch, so a cloth without maps neither loads nor uses the word
 // (loading it always cost about 9 % of a 64², 10 × 10 frame on llvmpipe).
 fn stiffness_scale(kind: u32, at: u32) -> f32 {
-    if (params.kinds[kind].mapped == 0u) {
+    if (params.constraints.kinds[kind].mapped == 0u) {
         return 1.0;
     }
     return bitcast<f32>(constraint_records[at]);

@@ -5,23 +5,18 @@
 // to the displacements. Integer sums: the same whatever order the triangles' threads run in.
 
 // RELAXATION, MAX_TRIANGLE_COLUMNS, MAX_TRIANGLE_CANDIDATES, MAX_TRIANGLE_STEPS,
-// MAX_FIXED_POINT and MAX_PARTICLE_CORRECTIONS in src/passes/self_collision/triangles.rs.
-const RELAXATION: f32 = 0.5;
-const MAX_TRIANGLE_COLUMNS: u32 = 1024u;
-const MAX_TRIANGLE_CANDIDATES: u32 = 128u;
-const MAX_TRIANGLE_STEPS: u32 = 16384u;
-const MAX_FIXED_POINT: f32 = 67108864.0;
-const MAX_PARTICLE_CORRECTIONS: i32 = 31;
+// MAX_FIXED_POINT and MAX_PARTICLE_CORRECTIONS are generated from their twins in
+// src/passes/self_collision/triangles.rs.
 
 // fixed_point_exponent in src/passes/self_collision/triangles.rs, derived on the host.
 fn fixed_point_exponent() -> i32 {
-    return i32(params.self_collision.z);
+    return params.self_collision.fixed_point_exponent;
 }
 
 // Where particle i's fixed-point sum (three words) and count of triangle-contact corrections lie
-// in table.starts: after the buckets' starts.
+// in hash_table.starts: after the buckets' starts.
 fn sum_slot(i: u32) -> u32 {
-    return params.hash_table_size + 1u + 4u * i;
+    return params.self_collision.hash_table_size + 1u + 4u * i;
 }
 
 // to_fixed in src/passes/self_collision/triangles.rs (ldexp scales exactly, round ties to even; NaN to
@@ -220,10 +215,10 @@ fn add_contact(j: u32, corners: vec3<u32>) {
         if (w[k] > 0.0) {
             let fixed = bitcast<vec3<u32>>(to_fixed(contact.corrections[k], exponent));
             let slot = sum_slot(particles[k]);
-            atomicAdd(&table.starts[slot], fixed.x);
-            atomicAdd(&table.starts[slot + 1u], fixed.y);
-            atomicAdd(&table.starts[slot + 2u], fixed.z);
-            atomicAdd(&table.starts[slot + 3u], 1u);
+            atomicAdd(&hash_table.starts[slot], fixed.x);
+            atomicAdd(&hash_table.starts[slot + 1u], fixed.y);
+            atomicAdd(&hash_table.starts[slot + 2u], fixed.z);
+            atomicAdd(&hash_table.starts[slot + 3u], 1u);
         }
     }
 }
@@ -271,9 +266,9 @@ fn add_triangle_contacts(corners: vec3<u32>) -> bool {
                 cell[d] = along;
                 cell[u] = column_u;
                 cell[v] = column_v;
-                let bucket = cell_hash(cell, params.hash_table_size);
-                let start = atomicLoad(&table.starts[bucket]);
-                let end = atomicLoad(&table.starts[bucket + 1u]);
+                let bucket = cell_hash(cell, params.self_collision.hash_table_size);
+                let start = atomicLoad(&hash_table.starts[bucket]);
+                let end = atomicLoad(&hash_table.starts[bucket + 1u]);
                 steps += 1u;
                 if (end - start > MAX_BUCKET_ENTRIES) {
                     overflow = true;
@@ -317,10 +312,10 @@ fn triangle_contacts(
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let t = linear_id(workgroup, workgroups, local_index);
-    if (t >= params.triangle_count) {
+    if (t >= params.self_collision.triangle_count) {
         return;
     }
     if (add_triangle_contacts(rest_shape[params.particle_count + t].xyz)) {
-        atomicAdd(&table.overflow, 1u);
+        atomicAdd(&hash_table.overflow, 1u);
     }
 }

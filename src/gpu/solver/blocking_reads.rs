@@ -60,25 +60,28 @@ impl GpuSolver {
     fn read_back<const N: usize>(&mut self, which: [Which; N]) -> Result<([Vec<Vec3>; N], Overflows), Error> {
         const { assert!(N <= READBACK_SLOTS, "more particle buffers than the readback buffer holds") };
         let n = self.model.particle_count();
-        let readback = self
-            .readback
-            .get_or_insert_with(|| counted_readback_buffer(&self.device, readback_bytes(n), &mut self.allocated_bytes));
-        let sources = which.map(|which| match which {
-            Which::Positions => &self.buffers.positions,
-            Which::Velocities => &self.buffers.velocities,
-            Which::Normals => &self.buffers.normals,
+        let (device, resources) = (&self.device, &mut self.resources);
+        let readback =
+            self.readback.get_or_insert_with(|| counted_readback_buffer(device, readback_bytes(n), resources));
+        let sources = which.map(|which| {
+            self.resources.buffer(match which {
+                Which::Positions => "positions",
+                Which::Velocities => "velocities",
+                Which::Normals => "normals",
+            })
         });
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
         encode_particle_copies(&mut encoder, &sources, readback, n);
-        encode_overflow_copy(&mut encoder, [&self.buffers.colliders, &self.buffers.hash_table], readback, n);
+        let heads = [self.resources.buffer("collider_list"), self.resources.buffer("hash_table")];
+        encode_overflow_copy(&mut encoder, heads, readback, n);
         self.queue.submit([encoder.finish()]);
         let mapped =
             read_mapped(&self.device, readback, |bytes| (decode_particles(bytes, n), decode_overflows(bytes, n)));
         if mapped.is_err() {
             // A map may still be pending: start from a fresh buffer next time.
             if let Some(buffer) = self.readback.take() {
-                self.allocated_bytes -= buffer.size();
+                self.resources.count(&buffer, false);
             }
         }
         mapped

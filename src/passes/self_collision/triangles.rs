@@ -31,10 +31,24 @@ use super::{cell_coordinate, cell_hash, cell_of, friction_kept, SelfCollision, S
 use crate::constraints::SolveState;
 use crate::math::{closest_on_triangle, weighted_face_normal, DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
 use crate::mesh::ClothMesh;
+use crate::wgsl::{Constant, WgslFile};
+use crate::wgsl_file;
 use glam::{IVec3, IVec4, Vec3};
 
 /// The WGSL twin.
-pub const WGSL: &str = include_str!("../../../shaders/passes/self_collision/triangles.wgsl");
+pub const WGSL: WgslFile = wgsl_file!("passes/self_collision/triangles.wgsl");
+
+/// The constants the WGSL twin shares with this module.
+pub fn wgsl_constants() -> [Constant; 6] {
+    [
+        Constant::f32("RELAXATION", RELAXATION),
+        Constant::u32("MAX_TRIANGLE_COLUMNS", MAX_TRIANGLE_COLUMNS),
+        Constant::u32("MAX_TRIANGLE_CANDIDATES", MAX_TRIANGLE_CANDIDATES),
+        Constant::u32("MAX_TRIANGLE_STEPS", MAX_TRIANGLE_STEPS),
+        Constant::f32("MAX_FIXED_POINT", MAX_FIXED_POINT),
+        Constant::i32("MAX_PARTICLE_CORRECTIONS", MAX_PARTICLE_CORRECTIONS),
+    ]
+}
 
 /// Most columns of cells in one triangle's box grown by `h` (cells `h` wide), across the axis
 /// nearest its normal; a larger triangle takes no contacts and counts an overflow. A triangle of

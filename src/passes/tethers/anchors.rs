@@ -11,11 +11,13 @@
 //! ahead of it at `i` too). So a pin travels only through particles that keep it, and a list
 //! that loses a released pin can be refilled from its neighbours' lists.
 
-use super::MAX_ANCHORS;
 use crate::graph::Csr;
 use crate::model::ClothModel;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// Most anchors per particle.
+pub const MAX_ANCHORS: usize = 4;
 
 /// The mesh's edges seen from each particle: the edges at it and their two ends and rest
 /// lengths (m, as f64, so that path lengths add up without loss on meshes of sane scale).

@@ -1,0 +1,75 @@
+//! Finalize (PBD Alg. 1 lines 8, 12–16): the collider contacts and the velocity update. Every
+//! free particle's collision response ([`crate::collision::respond_to_colliders`]: the contact
+//! projection against every collider at once, so that no substep ends inside one, with
+//! friction and restitution) gives its displacement `q` and velocity, then `x = x + q`. The
+//! velocity comes from the displacement, never from a difference of metre-scale positions, so
+//! its rounding is relative to the motion. Pinned particles take their kinematic velocity and
+//! end the frame exactly on their targets. The frame's last finalize advances the clock.
+//!
+//! Its kernels are in the `integrate` module it shares with predict
+//! ([`super::predict::integrate_shader`]). WGSL twin: `shaders/passes/finalize.wgsl`.
+
+use super::air::advanced_clock;
+use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::predict::{integrate_shader, FINALIZE};
+use super::{Build, CpuFrame, LayoutRefused, Pass, Setup, Shader, Stage, Uploads};
+use crate::collision::{respond_to_colliders, MovingCollider};
+use crate::error::Error;
+use std::any::Any;
+
+/// The finalize pass.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FinalizePass;
+
+impl Pass for FinalizePass {
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    fn shaders(&self, _build: &Build) -> Vec<Shader> {
+        vec![integrate_shader()]
+    }
+
+    fn prepare(&mut self, _setup: &Setup, _uploads: &mut Uploads) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
+        plan.push(FINALIZE, DispatchInfo::substep(substep), workgroups_for(setup.model.particle_count() as u32));
+        Ok(())
+    }
+
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, substep: u32) {
+        let params = setup.params;
+        let h = params.substep_dt();
+        let response = params.contact_response();
+        let last = substep + 1 == params.substeps;
+        let colliders: Vec<MovingCollider> =
+            frame.colliders.iter().map(|c| c.substep(substep, params.substeps)).collect();
+        let (pins, solve) = (setup.pins, &*frame.solve);
+        for (i, x) in frame.positions.iter_mut().enumerate() {
+            let q = solve.displacements[i];
+            if pins.inverse_masses()[i] == 0.0 {
+                frame.velocities[i] = q / h;
+                *x = if last { pins.targets()[i] } else { *x + q };
+                continue;
+            }
+            let outcome = respond_to_colliders(*x, q, &colliders, &response);
+            // Wraps like the GPU's atomic counter.
+            frame.overflows.colliders = frame.overflows.colliders.wrapping_add(u32::from(outcome.overflow));
+            frame.velocities[i] = outcome.v;
+            *x += outcome.q;
+        }
+        if last {
+            *frame.time = advanced_clock(*frame.time, h * params.substeps as f32);
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Pass> {
+        Box::new(*self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

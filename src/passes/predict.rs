@@ -1,0 +1,167 @@
+//! Predict (PBD Alg. 1 lines 5–7): each free particle's velocity under gravity, the external
+//! acceleration and the forces of the substep (the air's and the springs'), damped,
+//! `v̄ = (v + h(g + a + a_air + a_springs))·max(0, 1 − damping·h)`, and the substep's
+//! displacement starts at `q = h·v̄` (with no projection to follow, semi-implicit Euler). A
+//! pinned particle's displacement is a `1/(substeps − substep)` share of the way to its target,
+//! so that it arrives with the last substep at a uniform kinematic velocity.
+//!
+//! On the GPU, predict shares its module (`integrate`) with finalize
+//! ([`super::finalize`]): both work particle by particle, so a substep's finalize and the next
+//! one's predict run as one dispatch when nothing comes between them. WGSL twin:
+//! `shaders/passes/predict.wgsl`.
+
+use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
+use crate::collision::{self, GpuCollider, GpuColliderListHead};
+use crate::error::Error;
+use crate::pins::PinRecord;
+use crate::wgsl::{Access, Binding, BindingTable, Constant};
+use crate::wgsl_file;
+use glam::Vec3;
+use std::any::Any;
+use std::mem::size_of;
+
+/// The kernels of the `integrate` module: predict, finalize, and finalize with the next
+/// substep's predict in one dispatch.
+pub(crate) const PREDICT: &str = "predict";
+pub(crate) const FINALIZE: &str = "finalize";
+pub(crate) const FINALIZE_AND_PREDICT: &str = "finalize_and_predict";
+
+/// The predict pass.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PredictPass;
+
+impl Pass for PredictPass {
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    fn shaders(&self, _build: &Build) -> Vec<Shader> {
+        vec![integrate_shader()]
+    }
+
+    fn prepare(&mut self, _setup: &Setup, _uploads: &mut Uploads) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Fused with the finalize before it, when that is the last dispatch.
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
+        let start = DispatchInfo::substep(substep);
+        if !plan.fuse_with_last(FINALIZE, FINALIZE_AND_PREDICT, start) {
+            plan.push(PREDICT, start, workgroups_for(setup.model.particle_count() as u32));
+        }
+        Ok(())
+    }
+
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, substep: u32) {
+        let params = setup.params;
+        let h = params.substep_dt();
+        let acceleration = params.gravity + params.external_acceleration;
+        let damping = (1.0 - params.damping * h).max(0.0);
+        let remaining = params.substeps - substep;
+        let (pins, solve) = (setup.pins, &mut *frame.solve);
+        solve.positions.copy_from_slice(frame.positions);
+        solve.inverse_masses.copy_from_slice(pins.inverse_masses());
+        solve.responses = params.responses();
+        for (i, &x) in frame.positions.iter().enumerate() {
+            solve.displacements[i] = if pins.inverse_masses()[i] == 0.0 {
+                kinematic_step(x, pins.targets()[i], remaining)
+            } else {
+                let forces = frame.air_accelerations[i] + frame.spring_accelerations[i];
+                ((frame.velocities[i] + (acceleration + forces) * h) * damping) * h
+            };
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Pass> {
+        Box::new(*self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A pinned particle's displacement in a substep: a `1/remaining` share of the way from `x` to
+/// its `target`, so it arrives with the last substep at a uniform kinematic velocity.
+pub fn kinematic_step(x: Vec3, target: Vec3, remaining: u32) -> Vec3 {
+    if remaining == 1 {
+        target - x
+    } else {
+        (target - x) / remaining as f32
+    }
+}
+
+/// The module of predict and finalize (`integrate`): the collision library, predict and
+/// finalize, on the particles, the pins, the forces, the clock and the colliders.
+pub(crate) fn integrate_shader() -> Shader {
+    let constants =
+        collision::wgsl_constants().into_iter().chain([Constant::f32("CLOCK_PERIOD", super::air::CLOCK_PERIOD)]);
+    Shader {
+        label: "integrate",
+        constants: constants.collect(),
+        groups: vec![&INTEGRATE],
+        parts: vec![
+            Part::File(collision::WGSL),
+            Part::File(wgsl_file!("passes/predict.wgsl")),
+            Part::File(wgsl_file!("passes/finalize.wgsl")),
+        ],
+        structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT],
+        block: None,
+        kernels: [PREDICT, FINALIZE, FINALIZE_AND_PREDICT].map(Kernel::plain).to_vec(),
+    }
+}
+
+/// Group 1 of predict and finalize.
+static INTEGRATE: BindingTable = BindingTable {
+    label: "particles (integrate)",
+    bindings: &[
+        Binding::read_write(
+            "positions",
+            "array<vec4<f32>>",
+            16,
+            "x: positions at the start of the substep (xyz, w = 1), drawn directly as a vertex buffer.",
+        ),
+        Binding::read_write(
+            "velocities",
+            "array<vec4<f32>>",
+            16,
+            "Between substeps the velocity v (m/s); from predict to finalize the substep's\n\
+             displacement q = p − x (m). w: the inverse mass (0 = pinned).",
+        ),
+        Binding::read("pins", "array<Pin>", size_of::<PinRecord>() as u64, "The pinned particles and their targets."),
+        Binding::read(
+            "air_accelerations",
+            "array<vec4<f32>>",
+            16,
+            "Each particle's acceleration from the air (m/s², shaders/passes/air.wgsl): zero without\n\
+             air, and a single zero entry until the air is first used.",
+        ),
+        Binding::read_write(
+            "clock",
+            "array<f32>",
+            16,
+            "[time at the start of the frame (s)], advanced by the frame's last finalize.",
+        ),
+        Binding::read(
+            "spring_accelerations",
+            "array<vec4<f32>>",
+            16,
+            "Each particle's acceleration from its springs (m/s², shaders/passes/springs.wgsl): zero\n\
+             outside mass-spring mode, and a single zero entry until that mode is first used.",
+        ),
+        Binding::read_write(
+            "collider_list",
+            "ColliderList",
+            (size_of::<GpuColliderListHead>() + size_of::<GpuCollider>()) as u64,
+            "The colliders over the frame, with the count of particles near too many of them.",
+        ),
+        Binding {
+            name: "distance_fields",
+            ty: "texture_3d<f32>",
+            access: Access::Texture3d,
+            min_bytes: 0,
+            doc: "The mesh colliders' distance fields, stacked along z (src/gpu/fields.rs).",
+        },
+    ],
+};
