@@ -305,7 +305,7 @@ pub fn jacobi_shares(constraints: &Constraints, particle_count: usize) -> Jacobi
 
 /// The unit types, in the order a phase projects their colours. Each has a CPU projection here
 /// and the WGSL functions `project_<name>` (Gauss-Seidel) and `jacobi_<name>` (Jacobi) in its
-/// kind's WGSL file; `src/gpu/shaders.rs` generates the dispatch over them.
+/// kind's WGSL file; `src/passes/iterations/unit_dispatch.rs` generates the dispatch over them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UnitType {
     /// A stretch constraint on its own: an edge with no bending constraint (a boundary edge).

@@ -5,7 +5,7 @@
 //! substeps), push the cloth with the air (drag, lift, wind and gusts), collide with itself and
 //! with planes, spheres, capsules, boxes and triangle meshes ([`DistanceField`]), still or
 //! moving, update velocities with friction and restitution, and recompute normals. A mass-spring
-//! cloth ([`mass_spring`], semi-implicit Euler) runs through the same steps as a baseline to
+//! cloth ([`passes::springs`], semi-implicit Euler) runs through the same steps as a baseline to
 //! compare with. The host builds the model once ([`ClothModel`]) and the solver ([`GpuSolver`])
 //! records frames into your own encoder.
 //!

@@ -4,15 +4,16 @@
 //! iterations, area limits, tethers, self-collision, the collider contacts with the velocity
 //! update (finalize), and around them the forces of the air and the springs, the rigid
 //! damping, and the normals. Each lives in one module here and one WGSL file (or folder) of the
-//! same name in `shaders/passes/`, and its module declares everything about it ([`Pass`]): its
+//! same name in `shaders/passes/`, and its module declares everything about it (the trait `Pass`): its
 //! host preparation, which the GPU solver and the CPU reference both call; its parameter
 //! block; its binding table, from which the bind group layout, the bind group and the WGSL
 //! declarations are generated; its WGSL module and kernels; the dispatches it adds to a frame;
-//! and its CPU twin. [`passes`] lists them in frame order, and [`frame_order`] is the order
+//! and its CPU twin. `passes()` lists them in frame order, and `frame_order` is the order
 //! of a frame, which `GpuSolver`'s frame plan and `CpuSolver::step` both follow.
 //!
 //! Adding a pass (`tethers.rs` is the example to copy) touches its module, its WGSL file, its
-//! line in [`passes`] and its field in [`crate::SolverParams`].
+//! line in `passes()` and its field in [`crate::SolverParams`]; `docs/architecture.md` walks
+//! through it and says where each pass lives.
 
 pub mod air;
 pub mod area_limits;
@@ -87,7 +88,7 @@ pub(crate) enum Stage {
 
 /// One pass: everything the solvers need of it. Its module also holds its pure physics, which
 /// [`Pass::run_cpu`] calls and its WGSL twin mirrors with the same names and argument order.
-pub(crate) trait Pass: Debug + Send + Sync {
+pub(crate) trait Pass: PassObject + Debug + Send + Sync {
     /// When it runs.
     fn stage(&self) -> Stage;
 
@@ -101,8 +102,10 @@ pub(crate) trait Pass: Debug + Send + Sync {
     /// time they use it, rebuilds what depends on the pins when they changed, and says in
     /// `uploads` what the GPU must hold (its parameter block, its buffers). Both solvers call
     /// it before stepping with new parameters or pins. Errors: parameters the cloth cannot run
-    /// with (springs too stiff for the substep).
-    fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error>;
+    /// with (springs too stiff for the substep). Nothing, for a pass with nothing to prepare.
+    fn prepare(&mut self, _setup: &Setup, _uploads: &mut Uploads) -> Result<(), Error> {
+        Ok(())
+    }
 
     /// Adds its dispatches in `substep` (or of the frame, for the frame's first and last
     /// passes) to `plan`. Refused when the layout cannot stay within the device's loop budget.
@@ -113,13 +116,26 @@ pub(crate) trait Pass: Debug + Send + Sync {
 
     /// Its GPU state after the cloth is put back at rest ([`crate::GpuSolver::reset`]).
     fn reset(&self, _uploads: &mut Uploads) {}
+}
 
+/// What every pass is as an object, for any `Pass + Clone`.
+pub(crate) trait PassObject {
     /// A copy, to prepare new parameters on without touching the solver's until they are
     /// accepted.
     fn boxed_clone(&self) -> Box<dyn Pass>;
 
     /// Itself, to read a pass's own data (the springs of mass-spring mode).
     fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Pass + Clone + 'static> PassObject for T {
+    fn boxed_clone(&self) -> Box<dyn Pass> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 impl Clone for Box<dyn Pass> {
@@ -374,7 +390,7 @@ pub(crate) static SOLVE: BindingTable = BindingTable {
     ],
 };
 
-/// `Params` in WGSL ([`COMMON_WGSL`]): what every kernel may read of the frame.
+/// `Params` in WGSL (`shaders/common.wgsl`): what every kernel may read of the frame.
 #[allow(missing_docs)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -437,7 +453,7 @@ const PARAMS_MEMBERS: &str = "    // Gravity plus external acceleration (m/s²);
 ";
 
 /// Where each pass's block lies in the frame's parameters: [`GpuParams`] first, then the blocks in
-/// [`passes`] order, each at a 16-byte boundary (uniform structs are 16-byte aligned).
+/// `passes()` order, each at a 16-byte boundary (uniform structs are 16-byte aligned).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParamsLayout {
     /// `(member, WGSL struct, offset)` of each block.

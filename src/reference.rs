@@ -1,5 +1,5 @@
 //! The CPU reference: the GPU algorithm in plain Rust. It walks the same passes in the same
-//! order as the GPU's frame plan ([`crate::passes::frame_order`]), prepared by the same
+//! order as the GPU's frame plan (`crate::passes::frame_order`), prepared by the same
 //! functions, each pass running its CPU twin ([`crate::passes`]) with the pure functions its
 //! WGSL mirrors. It is the specification the GPU is tested against, not a second backend to
 //! optimise.
@@ -125,7 +125,7 @@ impl CpuSolver {
         self.passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))
     }
 
-    /// Advances one frame: the passes in frame order ([`crate::passes::frame_order`]: rigid
+    /// Advances one frame: the passes in frame order (`crate::passes::frame_order`: rigid
     /// damping, then `substeps` × (air → springs → predict → `iterations` projections → area
     /// limits → tethers → self-collision → collide and update velocities), then normals; PBD
     /// Alg. 1 with XPBD substepping), then the colliders end the frame where their poses took

@@ -291,7 +291,7 @@ fn evaluate(module: &naga::Module, expression: naga::Handle<naga::Expression>) -
 }
 
 /// An entry point's workgroup size along `axis`. naga records a size given by an override
-/// (chosen per adapter when the pipeline is built, src/gpu/plan.rs `WorkgroupSizes`) as 1, so
+/// (chosen per adapter when the pipeline is built, src/passes/plan.rs `WorkgroupSizes`) as 1, so
 /// this reads the override's default, which is the largest value the solver passes.
 fn workgroup_dimension(module: &naga::Module, entry: &naga::EntryPoint, axis: usize) -> u32 {
     let Some(expression) = entry.workgroup_size_overrides.and_then(|o| o[axis]) else {

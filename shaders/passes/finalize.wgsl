@@ -60,7 +60,7 @@ fn finalize(
 
 // The end of one substep and the start of the next (dispatch.substep) in one dispatch: both
 // work particle by particle (and pin by pin, on the same thread), so nothing waits between them.
-// Only without air or springs (src/gpu/plan.rs): they act on the state between them. Not referencing
+// Only without air or springs (src/passes/predict.rs): they act on the state between them. Not referencing
 // the air's accelerations here matters on llvmpipe, which ran this kernel 2.6 times slower when
 // it did (64², 20 substeps: 350 against 135 ms per frame), even behind a branch that skipped
 // the read.

@@ -88,7 +88,7 @@ impl KindConstraints for StretchConstraints {
 
 /// One stretch constraint as the GPU reads it (`StretchConstraint` in WGSL): its rest data and
 /// the XPBD multiplier of the current substep, read together. Its particles come from its unit
-/// (the unit table of `src/gpu/buffers.rs`).
+/// (the unit table of `src/passes/iterations/buffers.rs`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct StretchRecord {

@@ -36,7 +36,6 @@ use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
 use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
-use std::any::Any;
 
 /// Below this relative speed (m/s) the air exerts no force (its direction is undefined).
 pub const SPEED_EPSILON: f32 = 1e-6;
@@ -229,14 +228,6 @@ impl Pass for AirPass {
 
     fn reset(&self, uploads: &mut Uploads) {
         uploads.zero("air_accelerations");
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(*self)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

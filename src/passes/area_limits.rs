@@ -26,7 +26,6 @@ use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
 use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
-use std::any::Any;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -221,14 +220,6 @@ impl Pass for AreaLimitsPass {
                 project_area_limit(areas, t, limits, frame.solve);
             }
         }
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

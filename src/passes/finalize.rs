@@ -7,15 +7,13 @@
 //! end the frame exactly on their targets. The frame's last finalize advances the clock.
 //!
 //! Its kernels are in the `integrate` module it shares with predict
-//! ([`super::predict::integrate_shader`]). WGSL twin: `shaders/passes/finalize.wgsl`.
+//! (`integrate_shader` in [`super::predict`]). WGSL twin: `shaders/passes/finalize.wgsl`.
 
 use super::air::advanced_clock;
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::predict::{integrate_shader, FINALIZE};
-use super::{Build, CpuFrame, LayoutRefused, Pass, Setup, Shader, Stage, Uploads};
+use super::{Build, CpuFrame, LayoutRefused, Pass, Setup, Shader, Stage};
 use crate::collision::{respond_to_colliders, MovingCollider};
-use crate::error::Error;
-use std::any::Any;
 
 /// The finalize pass.
 #[derive(Debug, Clone, Copy, Default)]
@@ -28,10 +26,6 @@ impl Pass for FinalizePass {
 
     fn shaders(&self, _build: &Build) -> Vec<Shader> {
         vec![integrate_shader()]
-    }
-
-    fn prepare(&mut self, _setup: &Setup, _uploads: &mut Uploads) -> Result<(), Error> {
-        Ok(())
     }
 
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
@@ -63,13 +57,5 @@ impl Pass for FinalizePass {
         if last {
             *frame.time = advanced_clock(*frame.time, h * params.substeps as f32);
         }
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(*self)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -4,7 +4,7 @@
 //! each particle then adding its corrections in a fixed order), with PBD stiffness or XPBD
 //! compliance (the multipliers start from zero every substep, XPBD eq. 18). What is projected
 //! comes from the constraint kinds and unit types of [`crate::constraints`]; the WGSL dispatch
-//! over them is generated ([`unit_dispatch`]), so a new kind touches nothing here. The
+//! over them is generated (`unit_dispatch.rs`), so a new kind touches nothing here. The
 //! projections are spread over dispatches by the frame's layout ([`DispatchStrategy`]).
 //! Mass-spring mode projects nothing. WGSL twins: `shaders/passes/iterations/` and the kinds'
 //! files in `shaders/constraints/`.
@@ -27,7 +27,6 @@ use crate::wgsl_file;
 use buffers::{constraint_records, record_bases, schedule_words, unit_table_offsets, JacobiLayout, ScheduleLayout};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
-use std::any::Any;
 use std::sync::Arc;
 use unit_dispatch::unit_dispatch;
 
@@ -116,14 +115,14 @@ impl Pass for IterationsPass {
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
         let (model, params) = (setup.model, setup.params);
         let jacobi = matches!(params.mode, SolverMode::Jacobi { .. });
-        let facts = &{ plan.facts };
+        let facts = plan.facts;
         match plan.layout {
             _ if !params.mode.projects() => {}
             DispatchStrategy::SingleWorkgroup => {
                 let cost = if jacobi {
-                    jacobi_iteration_cost(model, facts, self.jacobi.as_deref())
+                    jacobi_iteration_cost(model, &facts, self.jacobi.as_deref())
                 } else {
-                    gauss_seidel_iteration_cost(model, facts)
+                    gauss_seidel_iteration_cost(model, &facts)
                 };
                 let chunks = iteration_chunks(params.iterations, cost, facts.loop_budget()).ok_or(LayoutRefused)?;
                 let kernel = match (jacobi, facts.blocks.cloth) {
@@ -137,7 +136,7 @@ impl Pass for IterationsPass {
             }
             layout => {
                 let striped = layout == DispatchStrategy::Striped && !jacobi;
-                if striped && facts.loop_budget().is_some_and(|budget| striped_loop_cost(model, facts) > budget) {
+                if striped && facts.loop_budget().is_some_and(|budget| striped_loop_cost(model, &facts) > budget) {
                     return Err(LayoutRefused);
                 }
                 for iteration in 0..params.iterations {
@@ -162,14 +161,6 @@ impl Pass for IterationsPass {
                 SolverMode::MassSpring(_) => break,
             }
         }
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

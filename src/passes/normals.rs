@@ -4,12 +4,10 @@
 //! straight from the buffer. WGSL twin: `shaders/passes/normals.wgsl`.
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
-use crate::error::Error;
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage};
 use crate::wgsl::{Binding, BindingTable};
 use crate::wgsl_file;
 use bytemuck::Zeroable;
-use std::any::Any;
 
 /// The normals pass.
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,10 +30,6 @@ impl Pass for NormalsPass {
         }]
     }
 
-    fn prepare(&mut self, _setup: &Setup, _uploads: &mut Uploads) -> Result<(), Error> {
-        Ok(())
-    }
-
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
         let particles = setup.model.particle_count() as u32;
         plan.push("compute_normals", DispatchInfo::zeroed(), workgroups_for(particles));
@@ -44,14 +38,6 @@ impl Pass for NormalsPass {
 
     fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
         *frame.normals = setup.model.vertex_normals(frame.positions);
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(*self)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

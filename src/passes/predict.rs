@@ -11,14 +11,12 @@
 //! `shaders/passes/predict.wgsl`.
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage};
 use crate::collision::{self, GpuCollider, GpuColliderListHead};
-use crate::error::Error;
 use crate::pins::PinRecord;
 use crate::wgsl::{Access, Binding, BindingTable, Constant};
 use crate::wgsl_file;
 use glam::Vec3;
-use std::any::Any;
 use std::mem::size_of;
 
 /// The kernels of the `integrate` module: predict, finalize, and finalize with the next
@@ -38,10 +36,6 @@ impl Pass for PredictPass {
 
     fn shaders(&self, _build: &Build) -> Vec<Shader> {
         vec![integrate_shader()]
-    }
-
-    fn prepare(&mut self, _setup: &Setup, _uploads: &mut Uploads) -> Result<(), Error> {
-        Ok(())
     }
 
     /// Fused with the finalize before it, when that is the last dispatch.
@@ -71,14 +65,6 @@ impl Pass for PredictPass {
                 ((frame.velocities[i] + (acceleration + forces) * h) * damping) * h
             };
         }
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(*self)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -21,7 +21,6 @@ use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
 use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
-use std::any::Any;
 
 /// The sums over the free particles from which their rigid motion follows, `r` being a
 /// position relative to the reference point. Four `vec4`s on the GPU, in this order.
@@ -205,14 +204,6 @@ impl Pass for RigidDampingPass {
         for i in free {
             frame.velocities[i] = damp_to_rigid_motion(frame.velocities[i], frame.positions[i] - reference, &motion, k);
         }
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(*self)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -53,7 +53,6 @@ use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
 use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
 use glam::{IVec4, Vec3};
-use std::any::Any;
 use std::mem::size_of;
 use triangles::{add_triangle_contacts, fixed_point_exponent, summed_correction};
 
@@ -425,14 +424,6 @@ impl Pass for SelfCollisionPass {
             // Wraps like the GPU's atomic counter.
             frame.overflows.self_contacts = frame.overflows.self_contacts.wrapping_add(overflows);
         }
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -31,7 +31,6 @@ use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
 use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
-use std::any::Any;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -453,14 +452,6 @@ impl Pass for SpringsPass {
         for (i, a) in frame.spring_accelerations.iter_mut().enumerate() {
             *a = network.acceleration(&springs, &state, i);
         }
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -7,7 +7,7 @@
 //!
 //! Anchors are pinned, so a tether moves only its particle: the tethers of different particles
 //! never share a written particle, and the solver projects them all at once, particle by
-//! particle, once per substep after the iterations ([`TethersPass`]: one dispatch). Projected once, a multiplier would always
+//! particle, once per substep after the iterations (`TethersPass`: one dispatch). Projected once, a multiplier would always
 //! start from zero, so tethers keep none. They depend on which particles are pinned, not only on
 //! the mesh: the solvers rebuild them whenever the set of pins changes. WGSL twin:
 //! `shaders/passes/tethers.wgsl`.
@@ -24,7 +24,6 @@ use crate::wgsl_file;
 use anchors::{EdgeGraph, NearestPins};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
-use std::any::Any;
 use std::sync::Arc;
 
 mod anchors;
@@ -85,14 +84,6 @@ impl Pass for TethersPass {
         for k in 0..tethers.particle_count() {
             project_tethers(tethers, k, setup.params.tethers.scale, response, frame.solve);
         }
-    }
-
-    fn boxed_clone(&self) -> Box<dyn Pass> {
-        Box::new(self.clone())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

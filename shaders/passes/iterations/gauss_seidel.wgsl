@@ -1,10 +1,10 @@
 // Stage 2 (Gauss-Seidel, PBD §3.2) — the kernels over the schedule. The units of one colour share
 // no particle, so each thread projects its units and writes their particles directly; colours
-// follow one another. project_units (generated in src/gpu/shaders.rs from the unit types)
+// follow one another. project_units (generated in src/passes/iterations/unit_dispatch.rs from the unit types)
 // projects a share of a colour's units.
 
 // Threads per stripe and of the single workgroup, chosen per adapter (WorkgroupSizes in
-// src/gpu/plan.rs says why).
+// src/passes/plan.rs says why).
 override STRIPE_WORKGROUP_SIZE: u32 = 64u;
 override SUBSTEP_WORKGROUP_SIZE: u32 = 256u;
 

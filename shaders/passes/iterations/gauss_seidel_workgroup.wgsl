@@ -4,7 +4,7 @@
 // GPUs it stays on chip. This module alone declares the block.
 
 // vec4<f32> the block holds, chosen when the pipelines are built from the particles it must hold
-// and the device's max_compute_workgroup_storage_size (src/gpu/solver.rs `block_sizes`).
+// and the device's max_compute_workgroup_storage_size (BlockSizes in src/passes/plan.rs).
 override BLOCK_VECTORS: u32 = 1024u;
 // Whether the block holds each particle's position beside its displacement (two vectors per
 // particle), or only the displacement (one: the position is read from storage, for stripes too
