@@ -4,11 +4,11 @@
 //! iterations, area limits, tethers, self-collision, the collider contacts with the velocity
 //! update (finalize), and around them the forces of the air and the springs, the rigid
 //! damping, and the normals. Each lives in one module here and one WGSL file (or folder) of the
-//! same name in `shaders/passes/`, and its module declares everything about it (the trait `Pass`): its
-//! host preparation, which the GPU solver and the CPU reference both call; its parameter
-//! block; its binding table, from which the bind group layout, the bind group and the WGSL
-//! declarations are generated; its WGSL module and kernels; the dispatches it adds to a frame;
-//! and its CPU twin. `passes()` lists them in frame order, and `frame_order` is the order
+//! same name in `shaders/passes/`, and its module declares everything about it (the trait
+//! `Pass`): its host preparation, which the GPU solver and the CPU reference both call; its
+//! parameter block; its binding table, from which the bind group layout, the bind group and the
+//! WGSL declarations are generated; its WGSL module and kernels; the dispatches it adds to a
+//! frame; and its CPU twin. `passes()` lists them in frame order, and `frame_order` is the order
 //! of a frame, which `GpuSolver`'s frame plan and `CpuSolver::step` both follow.
 //!
 //! Adding a pass (`tethers.rs` is the example to copy) touches its module, its WGSL file, its
@@ -296,12 +296,18 @@ pub(crate) struct Kernel {
     pub name: &'static str,
     pub entry_point: &'static str,
     pub overrides: Vec<(&'static str, f64)>,
+    /// The bindings of the module's last group (its pass's own data) that the kernel uses, when
+    /// it uses only some: its pipeline then binds only those, at their places in the table. A
+    /// module whose kernels read different parts of one table (Gauss-Seidel's and Jacobi's)
+    /// keeps each kernel's bind group as small as it was written: drivers such as lavapipe set
+    /// every binding of a group at each pipeline switch.
+    pub uses: Option<&'static [&'static str]>,
 }
 
 impl Kernel {
-    /// A kernel named after its entry point, without overrides.
+    /// A kernel named after its entry point, without overrides, binding all of its groups.
     pub fn plain(entry_point: &'static str) -> Self {
-        Self { name: entry_point, entry_point, overrides: Vec::new() }
+        Self { name: entry_point, entry_point, overrides: Vec::new(), uses: None }
     }
 }
 

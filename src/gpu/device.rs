@@ -64,7 +64,7 @@ pub(crate) fn check_buffer_size(device: &wgpu::Device, what: &str, size: u64) ->
     let limits = device.limits();
     let limit = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
     if size > limit {
-        return Err(Error::Device(format!("{what} need {size} bytes; the device allows {limit} per buffer")));
+        return Err(Error::Device(format!("{what}: {size} bytes, and the device allows {limit} per buffer")));
     }
     Ok(())
 }

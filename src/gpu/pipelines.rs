@@ -1,6 +1,7 @@
 //! The compute pipelines, built once per solver from the passes' WGSL modules
 //! ([`crate::passes::Shader`]): each module compiled once, each kernel a pipeline whose layout is
-//! the frame's group, then the module's groups ([`super::resources::BindGroups`]).
+//! the frame's group, then the module's groups, the last of them narrowed to what the kernel
+//! uses where it says so ([`super::resources::BindGroups`]).
 
 use super::resources::BindGroups;
 use crate::passes::{ParamsLayout, Shader, FRAME};
@@ -25,7 +26,7 @@ impl Kernels {
     /// Builds every kernel of `shaders` (modules of one label once), adding their binding tables'
     /// layouts to `bind_groups`.
     pub fn new(device: &wgpu::Device, shaders: &[Shader], params: &ParamsLayout, bind_groups: &mut BindGroups) -> Self {
-        let frame = bind_groups.add(device, &FRAME);
+        let frame = bind_groups.add(device, &FRAME, None);
         let mut kernels = Self { pipelines: Vec::new(), by_name: HashMap::new(), frame };
         let mut built: Vec<&str> = Vec::new();
         for shader in shaders.iter().filter(|s| {
@@ -43,18 +44,29 @@ impl Kernels {
             label: Some(shader.label),
             source: wgpu::ShaderSource::Wgsl(shader.source(params).into()),
         });
-        let groups: Vec<usize> = shader.groups.iter().map(|&table| bind_groups.add(device, table)).collect();
-        let layouts: Vec<Option<&wgpu::BindGroupLayout>> =
-            std::iter::once(self.frame).chain(groups.iter().copied()).map(|i| Some(bind_groups.layout(i))).collect();
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(shader.label),
-            bind_group_layouts: &layouts,
-            immediate_size: 0,
-        });
+        let mut layouts: Vec<(Vec<usize>, wgpu::PipelineLayout)> = Vec::new();
         for kernel in &shader.kernels {
+            let last = shader.groups.len().saturating_sub(1);
+            let groups: Vec<usize> = (0..)
+                .zip(&shader.groups)
+                .map(|(i, &table)| bind_groups.add(device, table, if i == last { kernel.uses } else { None }))
+                .collect();
+            if !layouts.iter().any(|(g, _)| *g == groups) {
+                let group_layouts: Vec<Option<&wgpu::BindGroupLayout>> = std::iter::once(self.frame)
+                    .chain(groups.iter().copied())
+                    .map(|i| Some(bind_groups.layout(i)))
+                    .collect();
+                let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(shader.label),
+                    bind_group_layouts: &group_layouts,
+                    immediate_size: 0,
+                });
+                layouts.push((groups.clone(), layout));
+            }
+            let layout = &layouts.iter().find(|(g, _)| *g == groups).expect("made above").1;
             let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(kernel.name),
-                layout: Some(&layout),
+                layout: Some(layout),
                 module: &module,
                 entry_point: Some(kernel.entry_point),
                 compilation_options: wgpu::PipelineCompilationOptions {
@@ -66,7 +78,7 @@ impl Kernels {
                 cache: None,
             });
             self.by_name.insert(kernel.name, self.pipelines.len());
-            self.pipelines.push(Pipeline { pipeline, groups: groups.clone() });
+            self.pipelines.push(Pipeline { pipeline, groups });
         }
     }
 

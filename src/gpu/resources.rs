@@ -183,9 +183,10 @@ fn usage(access: Access) -> wgpu::BufferUsages {
     }
 }
 
-/// One bind group layout and bind group per binding table.
+/// One bind group layout and bind group per binding table, or per part of one that some
+/// kernels bind ([`crate::passes::Kernel::uses`]).
 pub(crate) struct BindGroups {
-    tables: Vec<&'static BindingTable>,
+    tables: Vec<(&'static BindingTable, Option<&'static [&'static str]>)>,
     layouts: Vec<wgpu::BindGroupLayout>,
     groups: Vec<Option<wgpu::BindGroup>>,
 }
@@ -196,19 +197,25 @@ impl BindGroups {
         Self { tables: Vec::new(), layouts: Vec::new(), groups: Vec::new() }
     }
 
-    /// The index of `table`'s layout and bind group, making the layout the first time.
-    pub fn add(&mut self, device: &wgpu::Device, table: &'static BindingTable) -> usize {
-        if let Some(i) = self.tables.iter().position(|&t| std::ptr::eq(t, table)) {
+    /// The index of the layout and bind group of `table` (or of the bindings of it named in
+    /// `uses`, each at its place in the table), making the layout the first time.
+    pub fn add(
+        &mut self,
+        device: &wgpu::Device,
+        table: &'static BindingTable,
+        uses: Option<&'static [&'static str]>,
+    ) -> usize {
+        if let Some(i) = self.tables.iter().position(|&(t, u)| std::ptr::eq(t, table) && u == uses) {
             return i;
         }
         let entries: Vec<wgpu::BindGroupLayoutEntry> =
-            (0..).zip(table.bindings).map(|(index, binding)| layout_entry(index, binding)).collect();
+            bound(table, uses).map(|(index, binding)| layout_entry(index, binding)).collect();
         let label = format!("drape {}", table.label);
         self.layouts.push(
             device
                 .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(&label), entries: &entries }),
         );
-        self.tables.push(table);
+        self.tables.push((table, uses));
         self.groups.push(None);
         self.tables.len() - 1
     }
@@ -229,14 +236,15 @@ impl BindGroups {
     /// Makes the bind groups not made yet and remakes those binding a replaced resource, with
     /// placeholders for buffers not uploaded yet.
     pub fn refresh(&mut self, device: &wgpu::Device, resources: &mut Resources) {
-        for (i, table) in self.tables.iter().enumerate() {
-            let stale = self.groups[i].is_none() || table.bindings.iter().any(|b| resources.replaced.contains(b.name));
+        for (i, &(table, uses)) in self.tables.iter().enumerate() {
+            let stale =
+                self.groups[i].is_none() || bound(table, uses).any(|(_, b)| resources.replaced.contains(b.name));
             if !stale {
                 continue;
             }
-            table.bindings.iter().for_each(|b| resources.placeholder(b));
+            bound(table, uses).for_each(|(_, b)| resources.placeholder(b));
             let entries: Vec<wgpu::BindGroupEntry> =
-                (0..).zip(table.bindings).map(|(index, binding)| group_entry(index, binding, resources)).collect();
+                bound(table, uses).map(|(index, binding)| group_entry(index, binding, resources)).collect();
             let label = format!("drape {}", table.label);
             self.groups[i] = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(&label),
@@ -249,9 +257,18 @@ impl BindGroups {
 
     /// The usage of a new buffer `name`: uniform if a table binds it so, else storage.
     fn usage(&self, name: &str) -> wgpu::BufferUsages {
-        let binding = self.tables.iter().flat_map(|t| t.bindings).find(|b| b.name == name);
+        let binding = self.tables.iter().flat_map(|(t, _)| t.bindings).find(|b| b.name == name);
         binding.map_or(STORAGE, |b| usage(b.access))
     }
+}
+
+/// The bindings of `table` a bind group holds (those named in `uses`, or all), with their
+/// indices in the table.
+fn bound(
+    table: &'static BindingTable,
+    uses: Option<&'static [&'static str]>,
+) -> impl Iterator<Item = (u32, &'static Binding)> {
+    (0..).zip(table.bindings).filter(move |(_, b)| uses.is_none_or(|uses| uses.contains(&b.name)))
 }
 
 fn layout_entry(index: u32, binding: &Binding) -> wgpu::BindGroupLayoutEntry {

@@ -29,9 +29,9 @@ use glam::Vec3;
 use std::ops::Range;
 use std::sync::Arc;
 
-/// Most one projection multiplies a triangle's area by (`MAX_AREA_GROWTH` in WGSL, generated). Growing a
-/// collapsed sliver to its lower limit at once would scale its long edges by the same large
-/// factor; it is grown over several substeps instead, while the edge constraints hold its
+/// Most one projection multiplies a triangle's area by (`MAX_AREA_GROWTH` in WGSL, generated).
+/// Growing a collapsed sliver to its lower limit at once would scale its long edges by the same
+/// large factor; it is grown over several substeps instead, while the edge constraints hold its
 /// lengths.
 pub const MAX_AREA_GROWTH: f32 = 2.0;
 

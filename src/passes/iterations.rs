@@ -57,24 +57,21 @@ impl Pass for IterationsPass {
     /// the stripes or the whole cloth fit it.
     fn shaders(&self, build: &Build) -> Vec<Shader> {
         let (sizes, blocks) = (build.facts.sizes, build.facts.blocks);
-        let sized = |name| Kernel { name, entry_point: name, overrides: workgroup_sizes(sizes) };
+        let sized =
+            |name, uses| Kernel { name, entry_point: name, overrides: workgroup_sizes(sizes), uses: Some(uses) };
+        let gauss_seidel =
+            ["project_colour", "project_stripes", "project_substep"].map(|k| sized(k, GAUSS_SEIDEL_USES));
+        let jacobi = ["jacobi_project", "jacobi_apply", "jacobi_substep"].map(|k| sized(k, JACOBI_USES));
         let storage = wgsl_file!("passes/iterations/gauss_seidel_storage.wgsl");
-        let kernels = [
-            "project_colour",
-            "project_stripes",
-            "project_substep",
-            "jacobi_project",
-            "jacobi_apply",
-            "jacobi_substep",
-        ];
-        let mut shaders = vec![solver_shader("solver", build.unit_types, storage, true, kernels.map(sized).to_vec())];
+        let kernels = gauss_seidel.into_iter().chain(jacobi).collect();
+        let mut shaders = vec![solver_shader("solver", build.unit_types, storage, true, kernels)];
         let in_workgroup = |name, entry_point, block: Option<Block>, whole_cloth: bool| {
             block.map(|block| {
                 let mut overrides = workgroup_sizes(sizes);
                 overrides.push(("BLOCK_VECTORS", f64::from(block.vectors())));
                 overrides.push(("POSITIONS_IN_BLOCK", f64::from(u8::from(block.positions))));
                 overrides.push(("WHOLE_CLOTH", f64::from(u8::from(whole_cloth))));
-                Kernel { name, entry_point, overrides }
+                Kernel { name, entry_point, overrides, uses: Some(GAUSS_SEIDEL_USES) }
             })
         };
         let in_workgroup: Vec<Kernel> = [
@@ -285,8 +282,13 @@ fn solver_shader(
     Shader { label, constants, groups: vec![&SOLVE, &ITERATIONS], parts, structs, block, kernels }
 }
 
-/// Group 2 of the iterations: the kernels of Gauss-Seidel and of Jacobi share it (the
-/// Gauss-Seidel ones read no Jacobi binding).
+/// What the Gauss-Seidel kernels bind of [`ITERATIONS`]: the records and the schedule.
+const GAUSS_SEIDEL_USES: &[&str] = &["constraint_records", "schedule"];
+/// What the Jacobi kernels bind of [`ITERATIONS`]: the records, the slots and Jacobi's plan.
+const JACOBI_USES: &[&str] = &["constraint_records", "corrections", "jacobi_plan"];
+
+/// Group 2 of the iterations: its WGSL declarations serve the kernels of Gauss-Seidel and of
+/// Jacobi, each of which binds only its part ([`GAUSS_SEIDEL_USES`], [`JACOBI_USES`]).
 static ITERATIONS: BindingTable = BindingTable {
     label: "iterations",
     bindings: &[
