@@ -1,4 +1,5 @@
-// Collision constraints and the contact response, mirroring src/collision.rs: the same names,
+// Collision constraints and the contact response, mirroring src/collision.rs and its children in
+// src/collision/: the same names,
 // argument order and operations in the same order, so the GPU computes the same bits as the CPU
 // reference. Branches are selects where both sides are cheap (llvmpipe runs both anyway). The
 // constants COLLIDER_*, MAX_NEAR_COLLIDERS, MAX_CONTACTS, PARALLEL_EPSILON, FIELD_SLOPE, TRACE_STEPS
@@ -44,7 +45,7 @@ struct HalfSpace {
 }
 
 
-// The contacts that acted on one particle (Contacts in src/collision.rs).
+// The contacts that acted on one particle (Contacts in src/collision/contacts.rs).
 struct Contacts {
     normals: array<vec3<f32>, MAX_CONTACTS>,
     depths: array<f32, MAX_CONTACTS>,
@@ -58,7 +59,7 @@ fn plane_half_space(normal: vec3<f32>, offset: f32, margin: f32) -> HalfSpace {
 }
 
 // The tangent half-space of the grown sphere at the entry point of x → x + q, or at the surface
-// point closest to x + q (sphere_half_space in src/collision.rs says why this form).
+// point closest to x + q (sphere_half_space in src/collision/contacts.rs says why this form).
 fn sphere_half_space(x: vec3<f32>, q: vec3<f32>, center: vec3<f32>, radius: f32, margin: f32) -> HalfSpace {
     let r = radius + margin;
     let relative = x - center;
@@ -79,7 +80,7 @@ struct SurfacePoint {
     normal: vec3<f32>,
 }
 
-// capsule_point in src/collision.rs.
+// capsule_point in src/collision/shapes.rs.
 fn capsule_point(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, radius: f32) -> SurfacePoint {
     let axis = b - a;
     let along = clamp(dot(p - a, axis) / max(dot(axis, axis), DENOMINATOR_EPSILON), 0.0, 1.0);
@@ -97,13 +98,13 @@ fn capsule_point(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, radius: f32) -> Surfa
     return SurfacePoint(len - radius, normal);
 }
 
-// rotate in src/collision.rs: v rotated by the unit quaternion r.
+// rotate in src/collision/pose.rs: v rotated by the unit quaternion r.
 fn rotate(r: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
     let t = cross(r.xyz, v) * 2.0;
     return v + t * r.w + cross(r.xyz, t);
 }
 
-// box_point in src/collision.rs.
+// box_point in src/collision/shapes.rs.
 fn box_point(p: vec3<f32>, center: vec3<f32>, half_extents: vec3<f32>, rotation: vec4<f32>, rounding: f32) -> SurfacePoint {
     let local = rotate(conjugate(rotation), p - center);
     let side = select(vec3<f32>(-1.0), vec3<f32>(1.0), local >= vec3<f32>(0.0));
@@ -173,7 +174,7 @@ fn field_point(collider: Collider, p: vec3<f32>) -> FieldPoint {
     return FieldPoint(select(value, max(outside, value - outside), outside > 0.0), gradient);
 }
 
-// mesh_point in src/collision.rs: the field in the mesh's frame, its normal back in the world.
+// mesh_point in src/collision/shapes.rs: the field in the mesh's frame, its normal back in the world.
 fn mesh_point(collider: Collider, p: vec3<f32>) -> SurfacePoint {
     let local = rotate(conjugate(collider.rotation), p - collider.a.xyz);
     let here = field_point(collider, local);
@@ -201,7 +202,7 @@ fn closest(collider: Collider, p: vec3<f32>) -> SurfacePoint {
 
 // The tangent half-space of a grown capsule or box at the entry point of x → x + q found by
 // sphere tracing, or at the surface point closest to x + q (traced_half_space in
-// src/collision.rs).
+// src/collision/contacts.rs).
 fn traced_half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> HalfSpace {
     let len = length(q);
     let start = closest(collider, x);
@@ -231,7 +232,7 @@ fn traced_half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32
     return HalfSpace(contact.normal, dot(contact.normal, point) - (contact.distance - margin));
 }
 
-// passes_through in src/collision.rs: whether x + q·s, s from `from` to 1, dips inside the
+// passes_through in src/collision/contacts.rs: whether x + q·s, s from `from` to 1, dips inside the
 // grown shape (a golden-section search for the least distance along the path).
 fn passes_through(collider: Collider, x: vec3<f32>, q: vec3<f32>, from_s: f32, margin: f32) -> bool {
     let golden = 0.381966;
@@ -260,7 +261,7 @@ fn half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> Ha
     return traced_half_space(collider, x, q, margin);
 }
 
-// A collider's pose (Pose in src/collision.rs): translation, then rotation quaternion.
+// A collider's pose (Pose in src/collision/pose.rs): translation, then rotation quaternion.
 struct Pose {
     translation: vec3<f32>,
     rotation: vec4<f32>,
@@ -289,7 +290,7 @@ fn pose_towards(here: Pose, there: Pose, s: f32) -> Pose {
     return Pose(translation, blend / max(sqrt(dot4(blend, blend)), GEOMETRY_EPSILON));
 }
 
-// dot4 in src/collision.rs: summed in index order.
+// dot4 in src/collision/pose.rs: summed in index order.
 fn dot4(a: vec4<f32>, b: vec4<f32>) -> f32 {
     return ((a.x * b.x + a.y * b.y) + a.z * b.z) + a.w * b.w;
 }
@@ -309,7 +310,7 @@ fn conjugate(r: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(-r.xyz, r.w);
 }
 
-// quaternion_product in src/collision.rs.
+// quaternion_product in src/collision/pose.rs.
 fn quaternion_product(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(
         a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
@@ -434,7 +435,7 @@ fn contacts_solve(contacts: ptr<function, Contacts>) {
     }
 }
 
-// The closest point to p inside every half-space (resolve_contacts in src/collision.rs).
+// The closest point to p inside every half-space (resolve_contacts in src/collision/contacts.rs).
 fn resolve_contacts(p: vec3<f32>, spaces: array<HalfSpace, MAX_NEAR_COLLIDERS>, count: u32) -> Contacts {
     var contacts: Contacts;
     for (var round = 0u; round <= MAX_CONTACTS; round += 1u) {
@@ -458,7 +459,7 @@ fn resolve_contacts(p: vec3<f32>, spaces: array<HalfSpace, MAX_NEAR_COLLIDERS>, 
 }
 
 // Static friction on positions: undoes the motion along the contacts' common tangent space
-// when it is shorter than μ_s times the normal push (stick in src/collision.rs).
+// when it is shorter than μ_s times the normal push (stick in src/collision/response.rs).
 fn stick(q: vec3<f32>, contacts: Contacts, static_friction: f32) -> vec3<f32> {
     let n = contacts.normals;
     var tangential = vec3<f32>(0.0);
@@ -482,7 +483,7 @@ fn bounds_meet_path(bounds: vec4<f32>, x: vec3<f32>, q: vec3<f32>, reach: f32) -
 }
 
 // The half-spaces of the colliders near one particle in a substep, with the collider each came
-// from (NearColliders in src/collision.rs).
+// from (NearColliders in src/collision/response.rs).
 struct NearColliders {
     spaces: array<HalfSpace, MAX_NEAR_COLLIDERS>,
     ids: array<u32, MAX_NEAR_COLLIDERS>,
@@ -491,7 +492,7 @@ struct NearColliders {
 }
 
 // The colliders whose swept bounds the path passes within reach = |q| + margin of, and whose
-// half-space boundary lies within reach of x + q or beyond (near_colliders in src/collision.rs).
+// half-space boundary lies within reach of x + q or beyond (near_colliders in src/collision/response.rs).
 fn near_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> NearColliders {
     var near: NearColliders;
     let travel = length(q);
@@ -520,7 +521,7 @@ fn near_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> NearColliders {
 }
 
 // The contacts with their sources renumbered from near.spaces to the colliders' list
-// (Contacts::renumbered in src/collision.rs).
+// (Contacts::renumbered in src/collision/contacts.rs).
 fn contacts_renumbered(contacts: Contacts, ids: array<u32, MAX_NEAR_COLLIDERS>) -> Contacts {
     var renumbered = contacts;
     for (var k = 0u; k < contacts.count; k += 1u) {
@@ -530,7 +531,7 @@ fn contacts_renumbered(contacts: Contacts, ids: array<u32, MAX_NEAR_COLLIDERS>) 
 }
 
 // The active contacts' static friction, their coefficients weighted by push
-// (contacts_static_friction in src/collision.rs).
+// (contacts_static_friction in src/collision/response.rs).
 fn contacts_static_friction(contacts: Contacts) -> f32 {
     var weighted = 0.0;
     var pushes = 0.0;
@@ -566,7 +567,7 @@ fn contact_velocity(
     return vt + normal * max(-e * vn_before, 0.0);
 }
 
-// A free particle's collision response over a substep (Response in src/collision.rs).
+// A free particle's collision response over a substep (Response in src/collision/response.rs).
 struct Response {
     q: vec3<f32>,
     v: vec3<f32>,
@@ -574,7 +575,7 @@ struct Response {
 }
 
 // The collision response of a free particle that started the substep at x and moved by q
-// (respond_to_colliders in src/collision.rs), against the colliders near it moving through
+// (respond_to_colliders in src/collision/response.rs), against the colliders near it moving through
 // substep `substep`.
 fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> Response {
     let near = near_colliders(x, q, substep);

@@ -62,6 +62,17 @@ pub(crate) fn passes() -> Vec<Box<dyn Pass>> {
     ]
 }
 
+/// The WGSL modules of `passes`, as `build` asks, each once (predict and finalize share one).
+pub(crate) fn shaders(passes: &[Box<dyn Pass>], build: &Build) -> Vec<Shader> {
+    let mut shaders: Vec<Shader> = Vec::new();
+    for shader in passes.iter().flat_map(|p| p.shaders(build)) {
+        if !shaders.iter().any(|s| s.label == shader.label) {
+            shaders.push(shader);
+        }
+    }
+    shaders
+}
+
 /// The order of a frame, followed by both solvers: `(pass, substep)` for the frame's first
 /// passes (substep 0), then each substep's passes `substeps` times, then its last passes (the
 /// last substep), each stage in [`passes`] order.
@@ -105,6 +116,14 @@ pub(crate) trait Pass: PassObject + Debug + Send + Sync {
     /// with (springs too stiff for the substep). Nothing, for a pass with nothing to prepare.
     fn prepare(&mut self, _setup: &Setup, _uploads: &mut Uploads) -> Result<(), Error> {
         Ok(())
+    }
+
+    /// The most bytes its buffers can take whatever the pins, where they depend on them (by
+    /// name): the GPU solver checks them against the device when it is made, so that a change of
+    /// pins can never fail. Buffers that depend on the parameters alone are checked when they
+    /// are first used.
+    fn capacity(&self, _model: &ClothModel) -> Vec<(&'static str, u64)> {
+        Vec::new()
     }
 
     /// Adds its dispatches in `substep` (or of the frame, for the frame's first and last
@@ -386,15 +405,13 @@ pub(crate) static SOLVE: BindingTable = BindingTable {
     label: "particles (solve)",
     bindings: &[
         Binding::read("positions", "array<vec4<f32>>", 16, "x: positions at the start of the substep (w = 1)."),
-        Binding::read_write(
-            "velocities",
-            "array<vec4<f32>>",
-            16,
-            "Between substeps the velocity v (m/s); from predict to finalize the substep's\n\
-             displacement q = p − x (m). w: the inverse mass (0 = pinned).",
-        ),
+        Binding::read_write("velocities", "array<vec4<f32>>", 16, VELOCITIES),
     ],
 };
+
+/// What the `velocities` buffer holds, for the tables that bind it.
+pub(crate) const VELOCITIES: &str = "Between substeps the velocity v (m/s); from predict to finalize the substep's\n\
+     displacement q = p − x (m). w: the inverse mass (0 = pinned).";
 
 /// `Params` in WGSL (`shaders/common.wgsl`): what every kernel may read of the frame.
 #[allow(missing_docs)]
@@ -441,6 +458,9 @@ impl GpuParams {
     }
 }
 
+// The passes' blocks start 16-byte aligned after it (ParamsLayout::declaration).
+const _: () = assert!(size_of::<GpuParams>().is_multiple_of(16));
+
 /// The WGSL members of `Params` before the passes' blocks: [`GpuParams`]'s (tests/shaders.rs
 /// checks that they lie where its fields do).
 const PARAMS_MEMBERS: &str = "    // Gravity plus external acceleration (m/s²); w unused.
@@ -469,7 +489,7 @@ pub struct ParamsLayout {
 }
 
 impl ParamsLayout {
-    /// The layout of the blocks of `shaders` (a block shared by several modules once).
+    /// The layout of the blocks of `shaders` (a block that several modules read once).
     pub(crate) fn new(shaders: &[Shader]) -> Self {
         let mut layout = Self { blocks: Vec::new(), size: size_of::<GpuParams>() as u64 };
         for (member, block) in shaders.iter().filter_map(|s| s.block) {
@@ -499,10 +519,12 @@ impl ParamsLayout {
                           // module's block at its offset among the passes' blocks.\nstruct Params {\n"
             .to_string();
         source += PARAMS_MEMBERS;
-        if let Some((member, ty, offset)) = member.and_then(|m| self.blocks.iter().find(|(b, _, _)| *b == m)) {
-            let skipped = offset - size_of::<GpuParams>() as u64;
+        if let Some(&(member, ty, offset)) = member.and_then(|m| self.blocks.iter().find(|(b, _, _)| *b == m)) {
+            // Skipped in whole vec4s (every offset is a multiple of 16): an explicit @size is lost
+            // where the WGSL becomes GLSL, whose std140 layout knows only natural sizes.
+            let skipped = (offset - size_of::<GpuParams>() as u64) / 16;
             if skipped > 0 {
-                source += &format!("    @size({skipped}) _other_blocks: u32,\n");
+                source += &format!("    _other_blocks: array<vec4<u32>, {skipped}>,\n");
             }
             source += &format!("    {member}: {ty},\n");
         }
@@ -515,13 +537,10 @@ impl ParamsLayout {
 pub fn shader_modules() -> Vec<ShaderModule> {
     let facts = iterations::every_variant();
     let build = Build { facts: &facts, unit_types: &UnitType::ALL };
-    let shaders: Vec<Shader> = passes().iter().flat_map(|p| p.shaders(&build)).collect();
+    let shaders = shaders(&passes(), &build);
     let params = ParamsLayout::new(&shaders);
     let mut modules: Vec<ShaderModule> = Vec::new();
     for shader in shaders {
-        if modules.iter().any(|m| m.label == shader.label) {
-            continue;
-        }
         let block =
             shader.block.map(|(member, layout)| (member, params.offset(member).expect("laid out") as usize, layout));
         modules.push(ShaderModule {

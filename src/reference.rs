@@ -68,15 +68,17 @@ impl CpuSolver {
             positions,
             overflows: Overflows::default(),
         };
-        solver.prepare(&params)?;
+        prepare(&mut solver.passes, model, &params, &solver.pins)?;
         Ok(solver)
     }
 
     /// Replaces the parameters (validated; mass-spring's also for stability). On error the
-    /// solver keeps its previous parameters.
+    /// solver keeps its previous parameters, and its passes stay prepared for them.
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
-        self.prepare(&params)?;
+        let mut passes = self.passes.clone();
+        prepare(&mut passes, &self.model, &params, &self.pins)?;
+        self.passes = passes;
         self.params = params;
         Ok(())
     }
@@ -117,22 +119,14 @@ impl CpuSolver {
         self.colliders.placed()
     }
 
-    /// Prepares every pass for `params` and the current pins ([`Pass::prepare`], the same as
-    /// the GPU's): builds what they need the first time, rebuilds the tethers when the pins
-    /// changed, and checks the springs' stability.
-    fn prepare(&mut self, params: &SolverParams) -> Result<(), Error> {
-        let setup = Setup { model: &self.model, params, pins: &self.pins, gpu: None };
-        self.passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))
-    }
-
     /// Advances one frame: the passes in frame order (`crate::passes::frame_order`: rigid
     /// damping, then `substeps` × (air → springs → predict → `iterations` projections → area
     /// limits → tethers → self-collision → collide and update velocities), then normals; PBD
     /// Alg. 1 with XPBD substepping), then the colliders end the frame where their poses took
     /// them. The passes are prepared first, since [`CpuSolver::pins`] may have been edited.
     pub fn step(&mut self) {
-        let params = self.params;
-        self.prepare(&params).expect("the parameters were accepted, and pins do not change what they need");
+        prepare(&mut self.passes, &self.model, &self.params, &self.pins)
+            .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
         let setup = Setup { model: &self.model, params: &self.params, pins: &self.pins, gpu: None };
         let mut frame = CpuFrame {
@@ -161,4 +155,12 @@ impl CpuSolver {
     pub fn params(&self) -> &SolverParams {
         &self.params
     }
+}
+
+/// Prepares every pass for `params` and `pins` ([`Pass::prepare`], the GPU's preparation too):
+/// builds what they need the first time, rebuilds the tethers when the pins changed, and checks
+/// the springs' stability.
+fn prepare(passes: &mut [Box<dyn Pass>], model: &ClothModel, params: &SolverParams, pins: &Pins) -> Result<(), Error> {
+    let setup = Setup { model, params, pins, gpu: None };
+    passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))
 }

@@ -186,11 +186,6 @@ impl BindingTable {
         }
         source
     }
-
-    /// Whether the group binds the resource `name`.
-    pub fn binds(&self, name: &str) -> bool {
-        self.bindings.iter().any(|b| b.name == name)
-    }
 }
 
 /// The layout of a `#[repr(C)]` Rust struct that a WGSL struct mirrors: the WGSL struct's name,

@@ -275,3 +275,19 @@ fn a_collider_list_beyond_a_storage_binding_is_a_typed_error() {
     refused(solver.set_colliders(&too_many));
     assert_eq!(solver.colliders(), scene.colliders);
 }
+
+/// The tethers' buffer grows with the pins (up to four tethers per free particle): a device whose
+/// storage bindings hold the particles but not every particle tethered four times refuses the
+/// solver when it is made, naming the tethers, so that no later pin can fail on their size.
+#[test]
+fn a_cloth_whose_tethers_could_outgrow_a_storage_binding_is_refused_when_made() {
+    let scene = Scene::new(SceneKind::Hanging, 64).unwrap();
+    let n = scene.model.particle_count() as u64;
+    // The particles take 16 bytes each; all of them tethered four times, 40.
+    let (device, queue) = support::device_with(|limits| limits.max_storage_buffer_binding_size = 32 * n);
+    match GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders) {
+        Err(Error::Device(message)) => assert!(message.starts_with("tethers"), "unclear error: {message}"),
+        Err(other) => panic!("expected a device error, got {other}"),
+        Ok(_) => panic!("a solver was built whose tethers may not fit"),
+    }
+}

@@ -407,6 +407,35 @@ fn gpu_structs_match_their_wgsl_twins() {
     }
 }
 
+/// Every struct of every module is laid out by its members' natural sizes and alignments alone:
+/// no member starts past where WGSL's rules put it (no `@size` or `@align`). wgpu's GL backend
+/// writes std140 GLSL, which knows no explicit sizes: a `@size` gap in `Params` was silently lost
+/// there and every block after it read the wrong bytes.
+#[test]
+fn every_struct_has_its_natural_layout() {
+    for module in shader_modules() {
+        let (parsed, _) = parse_module(&module);
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(parsed.to_ctx()).expect("a layout");
+        for (_, ty) in parsed.types.iter() {
+            let naga::TypeInner::Struct { members, .. } = &ty.inner else { continue };
+            let mut end = 0;
+            for member in members {
+                let layout = layouter[member.ty];
+                let natural = layout.alignment.round_up(end);
+                let name = ty.name.as_deref().unwrap_or("?");
+                let member_name = member.name.as_deref().unwrap_or("?");
+                assert_eq!(
+                    member.offset, natural,
+                    "{}: {name}.{member_name} is not at its natural offset",
+                    module.label
+                );
+                end = member.offset + layout.size;
+            }
+        }
+    }
+}
+
 /// Each module's `Params` holds the frame's own members where `GpuParams` has them, and its
 /// pass's block where the frame's parameters lay it out.
 #[test]

@@ -1,4 +1,4 @@
-// Stage 4 — area-weighted vertex normals: each vertex sums (p1 − p0) × (p2 − p0) over its
+// Normals (src/passes/normals.rs) — area-weighted vertex normals: each vertex sums (p1 − p0) × (p2 − p0) over its
 // triangles in a fixed order and normalises (up when they cancel). Mirrors src/math.rs (same
 // names).
 

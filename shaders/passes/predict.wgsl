@@ -19,7 +19,7 @@ fn predict_particle(i: u32, forces: vec3<f32>) {
 }
 
 // A pinned particle's displacement in `substep`: a 1/remaining share of the way to its target
-// (kinematic_step in src/reference.rs).
+// (kinematic_step in src/passes/predict.rs).
 fn predict_pin(pin: Pin, substep: u32) {
     let x = positions[pin.particle].xyz;
     let remaining = params.substeps - substep;

@@ -23,17 +23,11 @@ pub(crate) struct Kernels {
 }
 
 impl Kernels {
-    /// Builds every kernel of `shaders` (modules of one label once), adding their binding tables'
-    /// layouts to `bind_groups`.
+    /// Builds every kernel of `shaders`, adding their binding tables' layouts to `bind_groups`.
     pub fn new(device: &wgpu::Device, shaders: &[Shader], params: &ParamsLayout, bind_groups: &mut BindGroups) -> Self {
         let frame = bind_groups.add(device, &FRAME, None);
         let mut kernels = Self { pipelines: Vec::new(), by_name: HashMap::new(), frame };
-        let mut built: Vec<&str> = Vec::new();
-        for shader in shaders.iter().filter(|s| {
-            let first = !built.contains(&s.label);
-            built.push(s.label);
-            first
-        }) {
+        for shader in shaders {
             kernels.build(device, shader, params, bind_groups);
         }
         kernels

@@ -6,7 +6,9 @@
 //! ([`crate::passes::Upload`]). A binding whose buffer nobody uploaded yet gets a zeroed
 //! placeholder of its `min_bytes`. [`BindGroups`] makes one layout and one bind group per
 //! binding table, and rebuilds the bind groups of a table when a buffer it binds is replaced
-//! (grown), so no code outside this module writes a binding index or a bind group.
+//! (grown), so no code outside this module writes a binding index or a bind group. A table
+//! that some kernels bind only part of ([`crate::passes::Kernel::uses`]) gets a layout and bind
+//! group per part.
 
 use super::device::check_buffer_size;
 use super::fields::FieldAtlas;
@@ -53,13 +55,13 @@ impl Resources {
         use wgpu::util::DeviceExt;
         let mut padded = contents.to_vec();
         padded.resize(contents.len().max(min_bytes), 0);
-        self.allocated_bytes += padded.len() as u64;
         let label = format!("drape {name}");
         let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(&label),
             contents: &padded,
             usage,
         });
+        self.allocated_bytes += buffer.size();
         self.insert(name, buffer);
     }
 
@@ -145,14 +147,14 @@ impl Resources {
         }
     }
 
-    /// Counts a buffer made elsewhere (readback buffers) in [`Resources::allocated_bytes`], or
-    /// one dropped (`added` false).
-    pub fn count(&mut self, buffer: &wgpu::Buffer, added: bool) {
-        if added {
-            self.allocated_bytes += buffer.size();
-        } else {
-            self.allocated_bytes -= buffer.size();
-        }
+    /// Counts a buffer made elsewhere (a readback buffer) in [`Resources::allocated_bytes`].
+    pub fn count_added(&mut self, buffer: &wgpu::Buffer) {
+        self.allocated_bytes += buffer.size();
+    }
+
+    /// Stops counting a buffer made elsewhere, dropped.
+    pub fn count_dropped(&mut self, buffer: &wgpu::Buffer) {
+        self.allocated_bytes -= buffer.size();
     }
 
     /// Bytes of GPU buffers and textures allocated.

@@ -36,7 +36,7 @@ use crate::passes::plan::{
 };
 use crate::passes::self_collision::GpuSpatialHashHead;
 use crate::passes::springs::{SpringNetwork, SpringsPass};
-use crate::passes::{frame_order, passes, Build, GpuParams, ParamsLayout, Pass, Setup, Uploads, FRAME};
+use crate::passes::{frame_order, passes, shaders, Build, GpuParams, ParamsLayout, Pass, Setup, Uploads, FRAME};
 use crate::pins::{PinRecord, Pins};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -106,17 +106,21 @@ impl GpuSolver {
         let passes = passes();
         let unit_types: Vec<UnitType> = UnitType::ALL.into_iter().filter(|&t| !model.units(t).is_empty()).collect();
         let build = Build { facts: &facts, unit_types: &unit_types };
-        let shaders: Vec<_> = passes.iter().flat_map(|p| p.shaders(&build)).collect();
+        let shaders = shaders(&passes, &build);
         let layouts: Vec<Vec<_>> =
             shaders.iter().map(|s| std::iter::once(&FRAME).chain(s.groups.iter().copied()).collect()).collect();
         let params_layout = ParamsLayout::new(&shaders);
         check_device_limits(device, facts.sizes, &layouts, params_layout.size())?;
         check_buffer_size(device, "colliders", collider_list_bytes(colliders.shapes().len()))?;
+        for (buffer, bytes) in passes.iter().flat_map(|p| p.capacity(model)) {
+            check_buffer_size(device, buffer, bytes)?;
+        }
         let pins = Pins::new(model);
         let mut resources = Resources::new(device, queue, FieldAtlas::new(device, queue, colliders.shapes())?);
         create_cloth_buffers(device, &mut resources, model, &pins, params_layout.size())?;
         let mut bind_groups = BindGroups::new();
         let kernels = Kernels::new(device, &shaders, &params_layout, &mut bind_groups);
+        bind_groups.refresh(device, &mut resources);
         let mut solver = Self {
             device: device.clone(),
             queue: queue.clone(),
@@ -253,8 +257,10 @@ impl GpuSolver {
         self.fit_colliders();
         self.zero_overflows();
         self.write_pins();
-        self.apply(self.params, self.requested_layout)
-            .expect("the parameters and the layout in use were accepted with the model's pins before");
+        self.apply(self.params, self.requested_layout).expect(
+            "the parameters and the layout in use were accepted, and no buffer that the pins change can outgrow the \
+             device (Pass::capacity)",
+        );
     }
 
     /// Overwrites every particle's position, keeping pins as they are.
@@ -494,13 +500,13 @@ impl GpuSolver {
 
     fn drop_metrics_read(&mut self) {
         if let Some((map, _)) = self.metrics_read.take() {
-            self.resources.count(map.buffer(), false);
+            self.resources.count_dropped(map.buffer());
         }
     }
 
     fn drop_positions_read(&mut self) {
         if let Some(map) = self.positions_read.take() {
-            self.resources.count(map.buffer(), false);
+            self.resources.count_dropped(map.buffer());
         }
     }
 
@@ -554,11 +560,10 @@ impl GpuSolver {
 
     /// Zeroes the overflow counts: the heads of the collider list (its count follows with
     /// [`GpuSolver::write_colliders`]) and of the self-collision hash table (whose buckets are
-    /// zero between substeps), once both exist.
-    fn zero_overflows(&mut self) {
+    /// zero between substeps; a placeholder until self-collision is first used).
+    fn zero_overflows(&self) {
         let colliders = GpuColliderListHead::zeroed();
         self.resources.write("collider_list", 0, bytemuck::bytes_of(&colliders));
-        self.bind_groups.refresh(&self.device, &mut self.resources);
         let hash = GpuSpatialHashHead::zeroed();
         self.resources.write("hash_table", 0, bytemuck::bytes_of(&hash));
     }
@@ -639,7 +644,7 @@ impl GpuSolver {
                 workgroups: d.workgroups,
             })
             .collect();
-        let bytes = strided(&table, DISPATCH_ENTRY_STRIDE);
+        let bytes = at_stride(&table, DISPATCH_ENTRY_STRIDE);
         self.resources.grow("dispatch", bytes.len() as u64, UNIFORM);
         self.resources.write("dispatch", 0, &bytes);
     }
@@ -697,7 +702,7 @@ fn collider_list_bytes(count: usize) -> u64 {
 }
 
 /// Entries laid out `stride` bytes apart (dynamic uniform offsets need aligned entries).
-fn strided<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
+fn at_stride<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
     let mut bytes = vec![0u8; entries.len().max(1) * stride as usize];
     for (i, entry) in entries.iter().enumerate() {
         let start = i * stride as usize;
@@ -710,6 +715,6 @@ fn strided<T: Pod>(entries: &[T], stride: u64) -> Vec<u8> {
 /// bytes.
 fn counted_readback_buffer(device: &wgpu::Device, size: u64, resources: &mut Resources) -> wgpu::Buffer {
     let buffer = readback_buffer(device, size);
-    resources.count(&buffer, true);
+    resources.count_added(&buffer);
     buffer
 }

@@ -11,7 +11,7 @@
 //! `shaders/passes/predict.wgsl`.
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, VELOCITIES};
 use crate::collision::{self, GpuCollider, GpuColliderListHead};
 use crate::pins::PinRecord;
 use crate::wgsl::{Access, Binding, BindingTable, Constant};
@@ -108,13 +108,7 @@ static INTEGRATE: BindingTable = BindingTable {
             16,
             "x: positions at the start of the substep (xyz, w = 1), drawn directly as a vertex buffer.",
         ),
-        Binding::read_write(
-            "velocities",
-            "array<vec4<f32>>",
-            16,
-            "Between substeps the velocity v (m/s); from predict to finalize the substep's\n\
-             displacement q = p − x (m). w: the inverse mass (0 = pinned).",
-        ),
+        Binding::read_write("velocities", "array<vec4<f32>>", 16, VELOCITIES),
         Binding::read("pins", "array<Pin>", size_of::<PinRecord>() as u64, "The pinned particles and their targets."),
         Binding::read(
             "air_accelerations",

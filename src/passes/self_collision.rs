@@ -379,8 +379,9 @@ impl Pass for SelfCollisionPass {
         let (model, params) = (setup.model, setup.params);
         let n = model.particle_count();
         if params.self_collision.is_some() && !self.uploaded {
+            // New buffers start zeroed: the hash table's buckets and sums are zero between
+            // substeps.
             uploads.reserve("hash_table", hash_table_bytes(n));
-            uploads.zero("hash_table");
             uploads.reserve("hashed", 32 * n as u64);
             uploads.reserve("self_corrections", 16 * n as u64);
             uploads.write("rest_shape", || bytemuck::cast_slice(&rest_shape(model.mesh())).to_vec());

@@ -373,6 +373,9 @@ pub(crate) struct SpringsPass {
     network: Option<Arc<SpringNetwork>>,
     /// Whether the springs' words were uploaded (once: they depend on the model alone).
     uploaded: bool,
+    /// The constants, frame time step and substeps last found stable (the CPU reference
+    /// prepares every frame).
+    stable: Option<(MassSpringParams, f32, u32)>,
     /// Whether the mode was mass-spring when last prepared: left, it leaves zero accelerations
     /// behind, since predict reads them in every mode.
     on: bool,
@@ -412,7 +415,11 @@ impl Pass for SpringsPass {
         let constants = match params.mode {
             SolverMode::MassSpring(springs) => {
                 let network = self.network.get_or_insert_with(|| Arc::new(SpringNetwork::new(setup.model)));
-                network.check_stability(&springs, params.time_step, params.substeps, MAX_SUBSTEPS)?;
+                let checked = (springs, params.time_step, params.substeps);
+                if self.stable != Some(checked) {
+                    network.check_stability(&springs, params.time_step, params.substeps, MAX_SUBSTEPS)?;
+                    self.stable = Some(checked);
+                }
                 if !self.uploaded {
                     uploads.words("springs", || network.words());
                     uploads.reserve("spring_accelerations", 16 * setup.model.particle_count() as u64);

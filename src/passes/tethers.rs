@@ -54,6 +54,13 @@ impl Pass for TethersPass {
         }]
     }
 
+    /// Every particle tethered to [`MAX_ANCHORS`] anchors: checked when the solver is made, so
+    /// that no change of pins can fail for the tethers' size.
+    fn capacity(&self, model: &ClothModel) -> Vec<(&'static str, u64)> {
+        let n = model.particle_count() as u64;
+        vec![("tethers", 4 * (2 * n + 1 + 2 * MAX_ANCHORS as u64 * n))]
+    }
+
     /// Rebuilds the tethers when they are switched on or off or the pins changed.
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
         let params = setup.params;
@@ -259,10 +266,11 @@ impl TetherBuilder {
 }
 
 /// The tethers in use (`None`: tethers off), so that both solvers rebuild them exactly when
-/// the pins or the switch change.
+/// the pins or the switch change. Shared, so that copying the pass (for each change of
+/// parameters) copies no search.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct PinnedTethers {
-    builder: Option<TetherBuilder>,
+    builder: Option<Arc<TetherBuilder>>,
 }
 
 /// The tethers while they are off.
@@ -272,7 +280,7 @@ static NO_TETHERS: Tethers =
 impl PinnedTethers {
     /// The tethers in use (none while off).
     pub fn tethers(&self) -> &Tethers {
-        self.builder.as_ref().map_or(&NO_TETHERS, TetherBuilder::tethers)
+        self.builder.as_deref().map_or(&NO_TETHERS, TetherBuilder::tethers)
     }
 
     /// The tethers for `enabled` and the pins of `inverse_masses` (0 = pinned), updated from
@@ -283,9 +291,9 @@ impl PinnedTethers {
             (Some(_), false) => Some(Self::default()),
             (Some(builder), true) if builder.is_built_for(inverse_masses) => None,
             (builder, true) => {
-                let mut builder = builder.clone().unwrap_or_else(|| TetherBuilder::new(model));
+                let mut builder = builder.as_deref().cloned().unwrap_or_else(|| TetherBuilder::new(model));
                 builder.update(inverse_masses);
-                Some(Self { builder: Some(builder) })
+                Some(Self { builder: Some(Arc::new(builder)) })
             }
         }
     }

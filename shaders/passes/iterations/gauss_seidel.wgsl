@@ -1,4 +1,4 @@
-// Stage 2 (Gauss-Seidel, PBD §3.2) — the kernels over the schedule. The units of one colour share
+// The iterations by Gauss-Seidel (PBD §3.2) — the kernels over the schedule. The units of one colour share
 // no particle, so each thread projects its units and writes their particles directly; colours
 // follow one another. project_units (generated in src/passes/iterations/unit_dispatch.rs from the unit types)
 // projects a share of a colour's units.

@@ -1,4 +1,4 @@
-// Stage 2 (Jacobi) — every unit reads the same positions and writes its scaled corrections into
+// The iterations by Jacobi — every unit reads the same positions and writes its scaled corrections into
 // its own slots (jacobi_unit and jacobi_unit_count are generated in src/passes/iterations/unit_dispatch.rs from the
 // unit types); then each
 // particle adds its slots, summed in a fixed order. No float atomics, so results are

@@ -81,7 +81,7 @@ impl GpuSolver {
         if mapped.is_err() {
             // A map may still be pending: start from a fresh buffer next time.
             if let Some(buffer) = self.readback.take() {
-                self.resources.count(&buffer, false);
+                self.resources.count_dropped(&buffer);
             }
         }
         mapped
