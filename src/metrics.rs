@@ -68,12 +68,12 @@ impl ClothMetrics {
             let [a, b] = stretch.particles(c).map(|i| positions[i as usize]);
             a.distance(b) / stretch.rest_length(c)
         });
-        let (max_stretch, sum) = ratios.fold((0f32, 0f64), |(m, s), r| (m.max(r), s + f64::from(r)));
+        let (max_stretch, sum) = ratios.fold((0f32, 0f64), |(m, s), r| (largest(m, r), s + f64::from(r)));
         let area_ratio_range = area_ratio_range(model, positions);
         let min_collider_distance = colliders
             .iter()
             .flat_map(|c| positions.iter().map(move |&p| c.signed_distance(p)))
-            .fold(f32::INFINITY, f32::min);
+            .fold(f32::INFINITY, smallest);
         let total_mass: f32 = model.masses().iter().sum();
         let centre_of_mass = positions.iter().zip(model.masses()).map(|(p, m)| *p * *m).sum::<Vec3>() / total_mass;
         let kinetic_energy = velocities.iter().zip(model.masses()).map(|(v, m)| 0.5 * m * v.length_squared()).sum();
@@ -98,5 +98,24 @@ fn area_ratio_range(model: &ClothModel, positions: &[Vec3]) -> [f32; 2] {
     let doubled_area =
         |x: &[Vec3], [a, b, c]: [u32; 3]| weighted_face_normal(x[a as usize], x[b as usize], x[c as usize]).length();
     let ratios = mesh.triangles.iter().map(|&t| doubled_area(positions, t) / doubled_area(&mesh.positions, t));
-    ratios.fold([f32::INFINITY, 0.0], |[low, high], r| [low.min(r), high.max(r)])
+    ratios.fold([f32::INFINITY, 0.0], |[low, high], r| [smallest(low, r), largest(high, r)])
+}
+
+/// The larger of `a` and `b`, NaN if either is NaN: `f32::max` returns the operand that is not
+/// NaN, and a measurement of a run gone NaN must not read as a small number.
+fn largest(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// The smaller of `a` and `b`, NaN if either is NaN (see [`largest`]).
+fn smallest(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else {
+        a.min(b)
+    }
 }

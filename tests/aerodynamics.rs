@@ -6,7 +6,7 @@ mod support;
 use drape::passes::air::{air_acceleration, triangle_force, value_noise, wind_at, AirState};
 use drape::{Aerodynamics, CpuSolver, GpuSolver, Gusts, Scene, SceneKind, SolverMode, SolverParams};
 use glam::Vec3;
-use support::{device, max_distance, Rng};
+use support::{device, largest, max_distance, smallest, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -140,7 +140,7 @@ fn a_flat_plate_falls_face_first_at_its_terminal_speed() {
         let speed = -v.iter().zip(scene.model.masses()).map(|(v, m)| v.y * m).sum::<f32>() / mass;
         let error = (speed - terminal).abs() / terminal;
         assert!(error <= 0.01, "{mode:?}: fell at {speed} m/s, flat plate {terminal} m/s");
-        let (low, high) = x.iter().fold((f32::MAX, f32::MIN), |(l, h), p| (l.min(p.y), h.max(p.y)));
+        let (low, high) = (smallest(x.iter().map(|p| p.y)), largest(x.iter().map(|p| p.y)));
         assert!(high - low < 1e-3, "{mode:?}: the cloth stays flat ({} m)", high - low);
     }
 }
@@ -199,7 +199,7 @@ fn a_flag_in_steady_wind_settles_at_the_hinged_plate_angle() {
                 }
                 let metrics = solver.metrics().unwrap();
                 assert_eq!(metrics.non_finite, 0);
-                most_energy = most_energy.max(metrics.kinetic_energy);
+                most_energy = largest([most_energy, metrics.kinetic_energy]);
             }
             let moving_with_the_wind = 0.5 * mass * speed * speed;
             assert!(most_energy < 1e-6 * moving_with_the_wind, "{mode:?}, {speed} m/s: kinetic energy {most_energy} J");

@@ -12,7 +12,7 @@ use drape::{
 };
 use glam::{Quat, Vec3};
 use std::sync::Arc;
-use support::{device, geodesic_distances, max_distance, Rng};
+use support::{device, geodesic_distances, largest, largest_f64, max_distance, smallest, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -47,6 +47,31 @@ fn free_params(mode: SolverMode, stretch: Stiffness, bending: Stiffness) -> Solv
         bending,
         ..SolverParams::default()
     }
+}
+
+/// The helpers every comparison here goes through fail on a run gone NaN or infinite: a NaN
+/// fails every comparison, where `fold(0.0, f32::max)` would have reported the other operand.
+#[test]
+fn the_comparison_helpers_fail_on_a_non_finite_value() {
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        assert!(largest([0.5, bad, 0.25]).is_nan() && largest([bad, 0.5]).is_nan(), "largest of {bad}");
+        assert!(smallest([0.5, bad, 0.25]).is_nan() && smallest([bad, 0.5]).is_nan(), "smallest of {bad}");
+        assert!(largest_f64([0.5, f64::from(bad)]).is_nan(), "largest_f64 of {bad}");
+        let a = [Vec3::ZERO, Vec3::ONE];
+        assert!(max_distance(&a, &[Vec3::ZERO, Vec3::splat(bad)]).is_nan(), "max_distance of {bad}");
+        assert!(max_distance(&[Vec3::new(bad, 0.0, 0.0), Vec3::ONE], &a).is_nan(), "max_distance of {bad}");
+    }
+    assert_eq!((largest([0.5, 2.0, 1.0]), smallest([0.5, 2.0, 1.0])), (2.0, 0.5));
+    assert_eq!(max_distance(&[Vec3::ZERO, Vec3::X], &[Vec3::Y, Vec3::X]), 1.0);
+
+    let model =
+        ClothModel::new(ClothMesh::grid(3, 3, 0.1, GridPlane::Horizontal, Vec3::ZERO).unwrap(), 0.2, &[]).unwrap();
+    let mut x = model.mesh().positions.clone();
+    x[4].y = f32::NAN;
+    let v = vec![Vec3::ZERO; x.len()];
+    let m = drape::ClothMetrics::measure(&model, &x, &v, &[Collider::ground(-1.0)], Default::default());
+    assert!(m.max_stretch.is_nan() && m.area_ratio_range[1].is_nan(), "{m:?}");
+    assert!(m.min_collider_distance.is_nan() && m.non_finite == 1, "{m:?}");
 }
 
 /// A free cloth, deformed by random velocities on top of a drift and a spin, keeps its linear
@@ -521,7 +546,7 @@ fn each_collider_meets_the_cloth_with_its_own_material() {
             let y = centre_of_mass(&model, &solver.read_positions().unwrap()).y - margin;
             bounced |= centre_of_mass(&model, &solver.read_velocities().unwrap()).y > 0.0;
             if bounced {
-                apex = apex.max(y);
+                apex = largest([apex, y]);
             }
         }
         let rest = centre_of_mass(&model, &solver.read_positions().unwrap()).y;
@@ -631,7 +656,7 @@ fn a_fast_rising_plate_lifts_the_cloth_without_tunnelling() {
             let height = 10.0 * frame as f32 * params.time_step;
             solver.set_collider_poses(&[Pose { translation: Vec3::Y * height, rotation: Quat::IDENTITY }]).unwrap();
             solver.step();
-            let lowest = solver.read_positions().unwrap().iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+            let lowest = smallest(solver.read_positions().unwrap().iter().map(|p| p.y));
             assert!(
                 lowest > height + 0.005,
                 "{mode:?} frame {frame}: a particle at {lowest}, the plate's top at {}",
@@ -661,7 +686,7 @@ fn a_dropped_cloth_bounces_to_e_squared_of_its_height() {
             let vy = centre_of_mass(&model, &solver.read_velocities().unwrap()).y;
             bounced |= vy > 0.0;
             if bounced {
-                apex = apex.max(y);
+                apex = largest([apex, y]);
             }
         }
         let expected = e * e * h0;
@@ -680,7 +705,7 @@ fn a_cloth_resting_on_the_ground_stays_at_rest() {
         for frame in 0..1000 {
             solver.step();
             if frame % 50 == 49 {
-                let fastest = solver.read_velocities().unwrap().iter().map(|v| v.length()).fold(0.0, f32::max);
+                let fastest = largest(solver.read_velocities().unwrap().iter().map(|v| v.length()));
                 assert!(fastest <= 1e-3, "{mode:?}: a particle moves at {fastest} m/s at frame {frame}");
             }
         }
@@ -805,7 +830,7 @@ fn tethers_keep_every_particle_within_reach_of_the_pins() {
                 for (&p, reach) in pins.iter().zip(&reach) {
                     for (i, xi) in x.iter().enumerate() {
                         if i != p {
-                            worst = worst.max(f64::from(xi.distance(x[p])) / reach[i]);
+                            worst = largest_f64([worst, f64::from(xi.distance(x[p])) / reach[i]]);
                         }
                     }
                 }
@@ -1008,7 +1033,7 @@ fn an_isometric_sheet_unrolls_to_flat_in_every_mode() {
         let x = solver.read_positions().unwrap();
         let [a, b, c] = corners.map(|i| x[i]);
         let normal = (b - a).cross(c - a).normalize();
-        let off = x.iter().map(|p| (*p - a).dot(normal).abs()).fold(0.0, f32::max);
+        let off = largest(x.iter().map(|p| (*p - a).dot(normal).abs()));
         assert!(off <= 1e-3, "{mode:?}: {off} m off the plane");
     }
 }

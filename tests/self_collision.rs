@@ -12,7 +12,7 @@ use drape::passes::self_collision::{
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
 use drape::{MassSpringParams, SelfCollision, SolverParams, Stiffness};
 use glam::Vec3;
-use support::{device, fastest_at_rest, max_distance, zero_gravity_self_collision, Rng};
+use support::{device, fastest_at_rest, largest, max_distance, zero_gravity_self_collision, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -185,7 +185,7 @@ fn a_cloth_folded_on_itself_rests_without_jitter() {
         };
         let (fastest, positions) = fastest_at_rest(&model, params, &[Collider::ground(0.0)], &folded, 240, 180);
         assert!(fastest.iter().all(|&v| v <= 1e-3), "{mode:?}: fastest particle at rest {fastest:?} m/s");
-        let top = positions.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+        let top = largest(positions.iter().map(|p| p.y));
         assert!(top > margin + 0.5 * h, "{mode:?}: the upper half lies {top} m up, on the lower one");
         assert_eq!(self_intersections(model.mesh(), &positions), 0, "{mode:?}");
     }
@@ -229,7 +229,7 @@ fn self_collision_matches_reference_and_repeats_bit_for_bit() {
                 (ends, gpu.overflows().unwrap())
             };
             let (ends, overflows) = run();
-            let d = ends.iter().zip(&frames).map(|(gpu, (_, cpu))| max_distance(gpu, cpu)).fold(0.0, f32::max);
+            let d = largest(ends.iter().zip(&frames).map(|(gpu, (_, cpu))| max_distance(gpu, cpu)));
             assert!(d <= 1e-5, "{mode:?} h = {h}: max |Δx| in a frame = {d} m");
             let expected = cpu.overflows();
             assert_eq!(overflows.colliders, expected.colliders, "{mode:?} h = {h}");

@@ -17,7 +17,7 @@ use drape::SelfCollision;
 use drape::SolverParams;
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
 use glam::{IVec3, Vec3};
-use support::{device, fastest_at_rest, max_distance, zero_gravity_self_collision, Rng};
+use support::{device, fastest_at_rest, max_distance, smallest, zero_gravity_self_collision, Rng};
 
 const H: f32 = 0.01;
 /// A triangle of 10 cm legs in the ground plane, its normal up (+y).
@@ -274,7 +274,7 @@ fn a_coarse_sheet_rests_on_another_without_jitter() {
         let (fastest, positions) = fastest_at_rest(&model, params, &[Collider::ground(0.0)], &start, 180, 120);
         assert!(fastest.iter().all(|&v| v <= 1e-3), "{mode:?}: fastest particle at rest {fastest:?} m/s");
         let n_lower = 25;
-        let lowest_upper = positions[n_lower..].iter().map(|p| p.y).fold(f32::MAX, f32::min);
+        let lowest_upper = smallest(positions[n_lower..].iter().map(|p| p.y));
         assert!(lowest_upper > margin + 0.9 * H, "{mode:?}: the upper sheet sank to {lowest_upper} m");
         assert_eq!(self_intersections(model.mesh(), &positions), 0, "{mode:?}");
     }

@@ -41,10 +41,36 @@ pub fn device_with(adjust: impl FnOnce(&mut wgpu::Limits)) -> (wgpu::Device, wgp
     .expect("a device")
 }
 
-/// Largest distance between corresponding points.
+/// The largest of `values` (0 for none), or NaN if any is not finite. `f32::max` returns the
+/// operand that is not NaN, so a plain fold turns a run gone NaN into a small number that passes a
+/// `≤` check; NaN fails every comparison.
+pub fn largest(values: impl IntoIterator<Item = f32>) -> f32 {
+    values.into_iter().fold(0.0, |most, v| if most.is_nan() || !v.is_finite() { f32::NAN } else { most.max(v) })
+}
+
+/// The smallest of `values` (+∞ for none), or NaN if any is not finite (see [`largest`]).
+pub fn smallest(values: impl IntoIterator<Item = f32>) -> f32 {
+    values.into_iter().fold(
+        f32::INFINITY,
+        |least, v| {
+            if least.is_nan() || !v.is_finite() {
+                f32::NAN
+            } else {
+                least.min(v)
+            }
+        },
+    )
+}
+
+/// [`largest`] in f64.
+pub fn largest_f64(values: impl IntoIterator<Item = f64>) -> f64 {
+    values.into_iter().fold(0.0, |most, v| if most.is_nan() || !v.is_finite() { f64::NAN } else { most.max(v) })
+}
+
+/// Largest distance between corresponding points, NaN if any point is not finite.
 pub fn max_distance(a: &[Vec3], b: &[Vec3]) -> f32 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(p, q)| p.distance(*q)).fold(0.0, f32::max)
+    largest(a.iter().zip(b).map(|(p, q)| if p.is_finite() && q.is_finite() { p.distance(*q) } else { f32::NAN }))
 }
 
 /// An annulus as OBJ text, upright around (0, 1, 0): rings of 7, 13, 18, 24 and 29 vertices
@@ -140,9 +166,9 @@ pub fn assert_a_fast_cloth_stops_above_ground(colliders: &[drape::Collider], mod
     for frame in 0..75 {
         gpu.step();
         cpu.step();
-        fastest = fastest.max(gpu.read_velocities().unwrap().iter().map(|v| v.length()).fold(0.0, f32::max));
+        fastest = largest([fastest, largest(gpu.read_velocities().unwrap().iter().map(|v| v.length()))]);
         for (name, positions) in [("GPU", gpu.read_positions().unwrap()), ("CPU", cpu.positions.clone())] {
-            let lowest = positions.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+            let lowest = smallest(positions.iter().map(|p| p.y));
             assert!(lowest > 0.0, "{mode:?} {name}: a particle got to y = {lowest} at frame {frame}");
         }
     }
@@ -181,9 +207,9 @@ pub fn fastest_at_rest(
         gpu.step();
         cpu.step();
         if frame >= settled {
-            let speeds = [gpu.read_velocities().unwrap(), cpu.velocities.clone()]
-                .map(|v| v.iter().map(|v| v.length()).fold(0.0, f32::max));
-            fastest = [0, 1].map(|k| fastest[k].max(speeds[k]));
+            let speeds =
+                [gpu.read_velocities().unwrap(), cpu.velocities.clone()].map(|v| largest(v.iter().map(|v| v.length())));
+            fastest = [0, 1].map(|k| largest([fastest[k], speeds[k]]));
         }
     }
     (fastest, gpu.read_positions().unwrap())

@@ -10,6 +10,8 @@
 mod browser;
 mod server;
 mod site;
+#[path = "../support/mod.rs"]
+mod support;
 
 use browser::{floats, Browser};
 use drape::{Collider, CpuSolver, Scene, SceneKind};
@@ -18,6 +20,7 @@ use serde_json::{json, Value};
 use site::site;
 use std::sync::Mutex;
 use std::time::Duration;
+use support::{max_distance, smallest};
 
 /// Grid cells per side of the browser runs: small, as SwiftShader runs on the CPU.
 const GRID: u32 = 12;
@@ -106,7 +109,7 @@ fn the_drape_scene_runs_in_the_browser_as_the_reference_does() {
     for _ in 0..FRAMES {
         reference.step();
     }
-    let distance = positions.iter().zip(&reference.positions).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
+    let distance = max_distance(&positions, &reference.positions);
     // The tolerance of the native GPU-against-reference tests (SwiftShader here gave 0).
     assert!(distance <= 1e-5, "browser and CPU reference differ by {distance} m after {FRAMES} frames");
 
@@ -115,7 +118,7 @@ fn the_drape_scene_runs_in_the_browser_as_the_reference_does() {
     let drop = centre(rest).y - centre(&positions).y;
     assert!(drop > 0.1, "the cloth's centre fell only {drop} m");
     let margin = scene.params.collision_margin;
-    let closest = |collider: &Collider| positions.iter().map(|&p| collider.signed_distance(p)).fold(f32::MAX, f32::min);
+    let closest = |collider: &Collider| smallest(positions.iter().map(|&p| collider.signed_distance(p)));
     for collider in &scene.colliders {
         let gap = closest(collider);
         assert!(gap >= margin - 1e-4, "a particle is {gap} m from {collider:?}, inside the margin {margin}");
