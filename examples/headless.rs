@@ -5,7 +5,7 @@
 //!  [--area-limit 0.8,1.05]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
 //!  [--springs 50,10,1] [--spring-damping 0.001] [--thickness 0.01] [--self-collision [H]]
-//!  [--json]`
+//!  [--window A:B] [--json]`
 
 // The report is one `serde_json::json!` object, whose macro recurses once per key.
 #![recursion_limit = "256"]
@@ -94,6 +94,10 @@ struct Args {
     /// isometric (Bergou et al.'s quadratic energy, for cloth that barely stretches).
     #[arg(long, default_value = "dihedral")]
     bending: BendingModel,
+    /// Frames A:B (counted from 1, both included) over which to report the worst stretch
+    /// statistics (read back after each of those frames, outside the timings).
+    #[arg(long, value_parser = parse_window)]
+    window: Option<(usize, usize)>,
     /// Mass-spring: the structural, shear and flexion spring constants STRUCTURAL,SHEAR,FLEXION
     /// in N/m (default 50,10,1).
     #[arg(long, value_parser = parse_vector)]
@@ -163,6 +167,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     let frames = args.frames.get();
     let timer = GpuTimer::new(&device, &queue, frames);
     let mut wall_ms = Vec::with_capacity(frames);
+    let mut window_stretch: Option<drape::StretchReport> = None;
     for frame in 0..frames {
         let start = Instant::now();
         let mut encoder = device.create_command_encoder(&Default::default());
@@ -180,6 +185,13 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         queue.submit([encoder.finish()]);
         device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| drape::Error::Device(e.to_string()))?;
         wall_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        if args.window.is_some_and(|(first, last)| (first..=last).contains(&(frame + 1))) {
+            let stretch = drape::StretchReport::measure(&scene.model, &solver.read_positions()?);
+            window_stretch = match (window_stretch, stretch) {
+                (Some(worst), Some(now)) => Some(worst.worst(now)),
+                (worst, now) => worst.or(now),
+            };
+        }
     }
     let gpu_ms = timer.map(|t| t.read(&device, &queue)).transpose()?;
     let metrics = solver.metrics()?;
@@ -225,6 +237,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "gpu_timed_frames": gpu_ms_count,
         "max_stretch": metrics.max_stretch,
         "mean_stretch": metrics.mean_stretch,
+        "stretch": drape::StretchReport::measure(model, &positions).map(stretch_json),
+        "window": args.window.map(|(a, b)| [a, b]),
+        "window_stretch": window_stretch.map(stretch_json),
         "area_ratio_range": metrics.area_ratio_range,
         "min_collider_distance": if metrics.min_collider_distance.is_finite() { Some(metrics.min_collider_distance) } else { None },
         "centre_of_mass": metrics.centre_of_mass.to_array(),
@@ -246,6 +261,24 @@ fn run(args: &Args) -> Result<(), drape::Error> {
 }
 
 /// The spring constants asked for, over the defaults.
+fn stretch_json(report: drape::StretchReport) -> serde_json::Value {
+    let stats = |s: drape::StretchStats| serde_json::json!({ "max": s.max, "p99": s.p99, "p99.9": s.p999, "mean_positive_strain": s.mean_positive_strain });
+    serde_json::json!({
+        "all": stats(report.all),
+        "warp_weft": report.warp_weft.map(stats),
+        "shear": report.shear.map(stats),
+    })
+}
+
+fn parse_window(s: &str) -> Result<(usize, usize), String> {
+    let (first, last) = s.split_once(':').ok_or("expected A:B")?;
+    let number = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("`{v}`: {e}"));
+    match (number(first)?, number(last)?) {
+        (first, last) if first >= 1 && first <= last => Ok((first, last)),
+        _ => Err("expected frames 1 ≤ A ≤ B".into()),
+    }
+}
+
 fn mass_spring(args: &Args) -> drape::MassSpringParams {
     let defaults = drape::MassSpringParams::default();
     let [structural, shear, flexion] =

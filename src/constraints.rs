@@ -32,17 +32,36 @@ pub type Response = [f32; 2];
 /// A response for a constraint `scale` times as stiff (its material map,
 /// [`crate::ClothModel::with_stiffness_scales`]). XPBD (`α̃ > 0`): compliance `α̃/scale` (at
 /// most `f32::MAX`, so a tiny scale cannot make it infinite). PBD and hard constraints
-/// (`α̃ = 0`): the per-iteration factor `k·scale`, at most 1 — to first order what `scale`
-/// projections remove (`1 − (1 − k)^scale`), without a power that f32 would round away for the
-/// small factors PBD spreads over many iterations. Exactly `response` at scale 1. WGSL twin
+/// (`α̃ = 0`): the per-iteration factor that removes what `scale` projections of factor `k`
+/// remove, `1 − (1 − k)^scale` ([`repeated_factor`]). Exactly `response` at scale 1. WGSL twin
 /// `scaled_response` in `shaders/passes/iterations/units.wgsl`.
 pub fn scaled_response(response: Response, scale: f32) -> Response {
     let [k, alpha_tilde] = response;
-    if alpha_tilde > 0.0 {
+    if scale == 1.0 {
+        response
+    } else if alpha_tilde > 0.0 {
         [k, (alpha_tilde / scale).min(f32::MAX)]
     } else {
-        [(k * scale).min(1.0), 0.0]
+        [repeated_factor(k, scale), 0.0]
     }
+}
+
+/// `1 − (1 − k)^s`: the fraction of a constraint's error that `s` projections of factor `k`
+/// remove (PBD §3.3: `k` applied `n` times leaves `(1 − k)ⁿ`), for `k` in [0, 1] and `s > 0`.
+/// Computed as `1 − e^{s·ln(1 − k)}`, each of `ln(1 − k)` and `1 − eˣ` by its series where f32
+/// would round it away (the small factors PBD spreads over many iterations). WGSL twin
+/// `repeated_factor` in `shaders/passes/iterations/units.wgsl`.
+pub fn repeated_factor(k: f32, s: f32) -> f32 {
+    if k >= 1.0 {
+        return 1.0;
+    }
+    if k <= 0.0 {
+        return 0.0;
+    }
+    let log = if k < 1e-2 { -k * (1.0 + k * (0.5 + k * (1.0 / 3.0 + k * 0.25))) } else { (1.0 - k).ln() };
+    let x = s * log;
+    let removed = if x > -1e-2 { -x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x / 24.0))) } else { 1.0 - x.exp() };
+    removed.clamp(0.0, 1.0)
 }
 
 /// The constraint kinds, in the order their GPU records, multipliers and Jacobi shares are laid

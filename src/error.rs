@@ -21,6 +21,10 @@ pub enum MeshError {
     /// its longest edge, so it has no reliable normal and next to no mass.
     #[allow(missing_docs)]
     DegenerateTriangle { triangle: usize },
+    /// A triangle's area (m²) is below [`crate::mesh::MIN_AREA_RATIO`] of the mesh's median
+    /// triangle area (m²): its vertices would weigh a millionth of their neighbours and less.
+    #[allow(missing_docs)]
+    TinyTriangle { triangle: usize, area: f32, median: f32 },
     /// An OBJ face (an `f` line) lists fewer than three vertices.
     #[allow(missing_docs)]
     ShortFace { line: usize, vertices: usize },
@@ -63,6 +67,11 @@ impl fmt::Display for MeshError {
             Self::DegenerateTriangle { triangle } => {
                 write!(f, "triangle {triangle} is degenerate: its height is below a millionth of its longest edge")
             }
+            Self::TinyTriangle { triangle, area, median } => write!(
+                f,
+                "triangle {triangle} is tiny: its area {area:e} m² is below a millionth of the median \
+                 triangle's {median:e} m², so its vertices' masses would be out of scale"
+            ),
             Self::ShortFace { line, vertices } => {
                 write!(f, "the face on line {line} has {vertices} vertices; a face needs at least 3")
             }

@@ -30,6 +30,7 @@ pub mod collision;
 pub mod constraints;
 pub mod distance_field;
 pub mod error;
+pub mod geodesic;
 pub mod gpu;
 pub mod graph;
 pub mod math;
@@ -60,7 +61,7 @@ pub use error::{Error, MeshError, ParamError};
 pub use gpu::{headless_device, request_device};
 pub use gpu::{request_device_async, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};
 pub use mesh::{ClothMesh, GridPlane};
-pub use metrics::{ClothMetrics, Overflows};
+pub use metrics::{ClothMetrics, Overflows, StretchReport, StretchStats};
 pub use model::ClothModel;
 pub use params::{
     Aerodynamics, Gusts, MassSpringParams, SelfCollision, SolverMode, SolverParams, Stiffness, TetherParams,

@@ -12,6 +12,12 @@ use std::path::Path;
 /// well-shaped one passes.
 const MIN_HEIGHT_RATIO: f32 = 1e-6;
 
+/// Triangles whose area is below this fraction of the mesh's median triangle area are rejected
+/// as too small ([`MeshError::TinyTriangle`]): a vertex's mass is a third of its triangles' area
+/// times the density, so such a triangle puts particles whose masses differ a millionfold and
+/// more into one solve, where f32 corrections lose the light ones.
+pub const MIN_AREA_RATIO: f32 = 1e-6;
+
 /// OBJ faces are triangulated and keep separate indices for positions and texture coordinates
 /// (tobj's GPU options would split a vertex wherever its texture coordinates or normals change).
 const OBJ_LOAD_OPTIONS: tobj::LoadOptions = tobj::LoadOptions { single_index: false, ..tobj::GPU_LOAD_OPTIONS };
@@ -227,8 +233,9 @@ impl ClothMesh {
 
     /// Checks that the mesh can be simulated: non-empty, at most [`MAX_VERTICES`] and
     /// [`MAX_TRIANGLES`], indices in range, finite positions, one
-    /// texture coordinate per vertex, no degenerate (height below a millionth of the longest edge)
-    /// or duplicate triangle, every edge shared by at most two triangles.
+    /// texture coordinate per vertex, no degenerate (height below a millionth of the longest edge),
+    /// tiny (area below [`MIN_AREA_RATIO`] of the median triangle's) or duplicate triangle, every
+    /// edge shared by at most two triangles.
     pub fn validate(&self) -> Result<(), MeshError> {
         self.validated_edges().map(|_| ())
     }
@@ -260,6 +267,7 @@ impl ClothMesh {
                 return Err(MeshError::DegenerateTriangle { triangle });
             }
         }
+        self.check_areas()?;
         let (ends, triangles) = self.edge_triangles();
         if let Some((first, second)) = self.duplicate_pair(&triangles) {
             return Err(MeshError::DuplicateTriangle { first, second });
@@ -292,6 +300,19 @@ impl ClothMesh {
             }
         }
         lowest
+    }
+
+    /// [`MeshError::TinyTriangle`] for the first triangle whose area is below
+    /// [`MIN_AREA_RATIO`] of the median triangle's.
+    fn check_areas(&self) -> Result<(), MeshError> {
+        let areas: Vec<f32> = self.triangles.iter().map(|t| 0.5 * self.double_area(t)).collect();
+        let mut sorted = areas.clone();
+        let middle = sorted.len() / 2;
+        let median = *sorted.select_nth_unstable_by(middle, f32::total_cmp).1;
+        match areas.iter().position(|&area| area < MIN_AREA_RATIO * median) {
+            Some(triangle) => Err(MeshError::TinyTriangle { triangle, area: areas[triangle], median }),
+            None => Ok(()),
+        }
     }
 
     /// Whether the triangle's height is below [`MIN_HEIGHT_RATIO`] of its longest edge.

@@ -1,8 +1,10 @@
 //! Measurements of a cloth state used by the headless runner, the benchmarks and the tests.
 
 pub mod self_contact;
+pub mod stretch;
 
 pub use self_contact::{min_self_distance, self_intersections};
+pub use stretch::{StretchReport, StretchStats};
 
 use crate::collision::Collider;
 use crate::math::weighted_face_normal;

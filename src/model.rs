@@ -140,7 +140,7 @@ impl ClothModel {
 
     /// The model with constraint `c` of `kind` `scales[c]` times as stiff as its kind's response
     /// (`SolverParams::stretch` and `compression`, or `bending`: compliance `α/s`, PBD factor
-    /// `k·s` up to 1, [`crate::constraints::scaled_response`]):
+    /// `1 − (1 − k)^s`, [`crate::constraints::scaled_response`]):
     /// a material map (a stiff hem, a soft panel), constraints indexed as in
     /// [`ClothModel::constraints`] ([`ClothModel::constraint_means`] turns a per-particle map
     /// into one). One scale per constraint, each finite and > 0.

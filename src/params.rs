@@ -82,14 +82,14 @@ impl SolverMode {
 }
 
 /// Long-range attachments ([`crate::passes::tethers`]): each free particle is held within
-/// `scale` times its distance along the mesh from its nearest pinned particles.
+/// `scale` times its geodesic rest distance from its nearest pinned particles.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TetherParams {
     /// Whether tethers are on (default true). A cloth without pins has none; with pins, they
     /// keep a hanging cloth from over-stretching at few iterations. Turn them off for a cloth
     /// that should stretch freely away from its pins.
     pub enabled: bool,
-    /// Each tether's length limit as a multiple of its rest distance along the mesh (default
+    /// Each tether's length limit as a multiple of its geodesic rest distance (default
     /// 1.0, finite and ≥ 1): 1.0 lets no particle get farther from a pin than the cloth
     /// reaches at rest; 1.01–1.05 leaves the edge constraints some give.
     pub scale: f32,

@@ -12,7 +12,7 @@ use drape::{
 };
 use glam::{Quat, Vec3};
 use std::sync::Arc;
-use support::{device, geodesic_distances, largest, largest_f64, max_distance, smallest, Rng};
+use support::{device, largest, largest_f64, max_distance, smallest, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -72,6 +72,31 @@ fn the_comparison_helpers_fail_on_a_non_finite_value() {
     let m = drape::ClothMetrics::measure(&model, &x, &v, &[Collider::ground(-1.0)], Default::default());
     assert!(m.max_stretch.is_nan() && m.area_ratio_range[1].is_nan(), "{m:?}");
     assert!(m.min_collider_distance.is_nan() && m.non_finite == 1, "{m:?}");
+    let stretch = drape::StretchReport::measure(&model, &x).unwrap();
+    assert!(stretch.all.p99.is_nan() && stretch.all.max.is_nan() && stretch.all.mean_positive_strain.is_nan());
+}
+
+/// The stretch statistics: the nearest-rank percentiles of known ratios, and a grid stretched
+/// along one axis, whose warp or weft edges stretch by exactly that and whose diagonals by less.
+#[test]
+fn stretch_statistics_report_percentiles_and_the_grid_axes_apart() {
+    let ratios: Vec<f32> = (1..=1000).map(|k| 1.0 + k as f32 * 1e-4).collect();
+    let stats = drape::StretchStats::of(ratios).unwrap();
+    assert_eq!((stats.max, stats.p99, stats.p999), (1.1, 1.0 + 990.0 * 1e-4, 1.0 + 999.0 * 1e-4));
+    let expected_mean = (1..=1000).map(|k| k as f64 * 1e-4).sum::<f64>() / 1000.0;
+    assert!((f64::from(stats.mean_positive_strain) - expected_mean).abs() < 1e-6, "{stats:?}");
+    assert_eq!(drape::StretchStats::of(Vec::new()), None);
+
+    let model =
+        ClothModel::new(ClothMesh::grid(11, 11, 0.1, GridPlane::Horizontal, Vec3::ZERO).unwrap(), 0.2, &[]).unwrap();
+    let stretched: Vec<Vec3> = model.mesh().positions.iter().map(|p| *p * Vec3::new(1.03, 1.0, 1.0)).collect();
+    let report = drape::StretchReport::measure(&model, &stretched).unwrap();
+    let (along, across) = (report.warp_weft.unwrap(), report.shear.unwrap());
+    assert!((along.max - 1.03).abs() < 1e-5 && (report.all.max - 1.03).abs() < 1e-5, "{report:?}");
+    let diagonal = (1.03f32.powi(2) + 1.0).sqrt() / 2f32.sqrt();
+    assert!((across.max - diagonal).abs() < 1e-5 && (across.p99 - diagonal).abs() < 1e-5, "{report:?}");
+    // Half the grid's axis edges run along x (10 × 11 of 220): its p99 is among them.
+    assert!((along.p99 - 1.03).abs() < 1e-5, "{report:?}");
 }
 
 /// A free cloth, deformed by random velocities on top of a drift and a spin, keeps its linear
@@ -716,13 +741,17 @@ fn a_cloth_resting_on_the_ground_stays_at_rest() {
 /// stretching) and released keeps the velocity of its last motion, on the GPU and the CPU
 /// reference alike. (A target beyond the cloth's reach, such as a bottom corner dragged sideways
 /// in the plane of a cloth hanging from its top corners, stretches an inextensible cloth;
-/// released, that stretch springs back, as it must.)
+/// released, that stretch springs back, as it must.) Tethers with 2 % of give: the cloth hangs at
+/// its full length from the pins, and the drag's 8 cm out of the plane takes the grabbed
+/// particle a little beyond its rest distance from them, which tethers at scale 1 take back at
+/// once.
 #[test]
 fn a_released_pin_keeps_the_velocity_of_its_last_motion() {
     let scene = Scene::new(SceneKind::Hanging, 8).unwrap();
+    let params = SolverParams { tethers: TetherParams { scale: 1.02, ..scene.params.tethers }, ..scene.params };
     let grabbed = 76; // the middle of the bottom edge
-    let mut gpu = solver(&scene.model, scene.params, &scene.colliders);
-    let mut cpu = CpuSolver::new(&scene.model, scene.params, &scene.colliders).unwrap();
+    let mut gpu = solver(&scene.model, params, &scene.colliders);
+    let mut cpu = CpuSolver::new(&scene.model, params, &scene.colliders).unwrap();
     for _ in 0..60 {
         gpu.step();
         cpu.step();
@@ -732,7 +761,7 @@ fn a_released_pin_keeps_the_velocity_of_its_last_motion() {
     cpu.pins.pin(grabbed, start).unwrap();
     let drag = Vec3::new(0.0, 0.0, 0.5);
     for frame in 1..=10 {
-        let target = start + drag * (frame as f32 * scene.params.time_step);
+        let target = start + drag * (frame as f32 * params.time_step);
         gpu.set_pin_target(grabbed, target).unwrap();
         cpu.pins.set_target(grabbed, target).unwrap();
         gpu.step();
@@ -806,10 +835,11 @@ fn a_dented_curved_cloth_springs_back_to_its_rest_shape() {
 
 /// Long-range attachments (Kim et al. 2012): a hanging cloth at one iteration per substep, which
 /// its edges alone let sag far beyond its length, ends every frame with each particle within its
-/// rest distance along the mesh from both pins (the scene's two corners), in both modes; and
+/// rest distance on the flat sheet (the straight line at rest) from both pins (the scene's two
+/// corners), in both modes; and
 /// with 2 % of give, within 1.02 of it. A particle's tethers are projected one after the other
 /// once per substep, so the last one holds exactly and pulling towards it can leave the other a
-/// little long: within 2e-4 of the reach in Gauss-Seidel, whose edges leave little for the
+/// little long: within 1e-3 of the reach in Gauss-Seidel, whose edges leave little for the
 /// tethers to do, and 1 % in Jacobi at one iteration, whose edges leave much.
 #[test]
 fn tethers_keep_every_particle_within_reach_of_the_pins() {
@@ -817,7 +847,9 @@ fn tethers_keep_every_particle_within_reach_of_the_pins() {
     let pins: Vec<usize> =
         (0..scene.model.particle_count()).filter(|&i| scene.model.inverse_masses()[i] == 0.0).collect();
     assert_eq!(pins.len(), 2);
-    let reach: Vec<Vec<f64>> = pins.iter().map(|&p| geodesic_distances(&scene.model, p)).collect();
+    let rest = &scene.model.mesh().positions;
+    let reach: Vec<Vec<f64>> =
+        pins.iter().map(|&p| rest.iter().map(|x| x.as_dvec3().distance(rest[p].as_dvec3())).collect()).collect();
     for mode in MODES {
         for scale in [1.0, 1.02] {
             let tethers = TetherParams { scale, ..Default::default() };
@@ -836,7 +868,7 @@ fn tethers_keep_every_particle_within_reach_of_the_pins() {
                 }
             }
             assert!(
-                worst <= f64::from(scale) * (1.0 + if mode == SolverMode::GaussSeidel { 2e-4 } else { 1e-2 }),
+                worst <= f64::from(scale) * (1.0 + if mode == SolverMode::GaussSeidel { 1e-3 } else { 1e-2 }),
                 "{mode:?} scale {scale}: a particle reached {worst:.6} of its reach"
             );
             let untethered = SolverParams { tethers: TetherParams { enabled: false, ..tethers }, ..params };

@@ -1,5 +1,6 @@
 //! Tethers: long-range attachments (Kim, Chentanez & Müller 2012). Each free particle is kept
-//! within `scale` times its rest distance *along the mesh* from each of its nearest pinned
+//! within `scale` times its geodesic rest distance (the shortest path on the rest surface, see
+//! [`crate::geodesic`]) from each of its nearest pinned
 //! particles (up to [`MAX_ANCHORS`]), a unilateral constraint `|p − a| ≤ scale·r`. Edge
 //! constraints alone let a hanging cloth stretch like rubber at few iterations, because the
 //! weight below a row reaches the pins only through a chain of edges; a tether holds each
@@ -16,12 +17,13 @@ use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
 use crate::constraints::{Response, SolveState, DENOMINATOR_EPSILON};
 use crate::error::Error;
+use crate::geodesic::GeodesicSurface;
 use crate::math::GEOMETRY_EPSILON;
 use crate::model::ClothModel;
 use crate::struct_layout;
 use crate::wgsl::{Binding, BindingTable, StructLayout};
 use crate::wgsl_file;
-use anchors::{EdgeGraph, NearestPins};
+use anchors::{rest_surface, NearestPins};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::sync::Arc;
@@ -135,7 +137,7 @@ pub struct Tethers {
 
 impl Tethers {
     /// Each free particle (`inverse_masses[i] > 0`) tethered to its [`MAX_ANCHORS`] nearest
-    /// pinned particles, by shortest path over the mesh edges at their rest lengths (fewer where
+    /// pinned particles, by geodesic distance on the rest surface (fewer where
     /// fewer pinned particles are connected to it; none where none is). Ties break by distance,
     /// then particle index, so the result does not depend on anything but its inputs.
     ///
@@ -155,7 +157,7 @@ impl Tethers {
             if w != 0.0 {
                 for (anchor, distance) in nearest.of(i) {
                     tethers.anchors.push(anchor);
-                    tethers.rest_distances.push(distance as f32);
+                    tethers.rest_distances.push(distance);
                 }
             }
             if tethers.anchors.len() > before {
@@ -197,12 +199,12 @@ impl Tethers {
 }
 
 /// The tethers of a cloth whose pins change. Each [`TetherBuilder::update`] gives the same
-/// tethers as [`Tethers::build`] for the new pins, but searches only where the nearest pins can
-/// change, and a change back to the pins before the last one (a drag released) restores their
+/// tethers as [`Tethers::build`] for the new pins, but measures distances only from the new
+/// pins, and a change back to the pins before the last one (a drag released) restores their
 /// tethers without a search. So a drag costs one search from the grabbed particle.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TetherBuilder {
-    graph: Arc<EdgeGraph>,
+    surface: Arc<GeodesicSurface>,
     current: PinnedSearch,
     previous: Option<PinnedSearch>,
 }
@@ -230,7 +232,7 @@ impl TetherBuilder {
             nearest: NearestPins::new(n),
             tethers: Tethers { offsets: vec![0], ..Tethers::default() },
         };
-        Self { graph: Arc::new(EdgeGraph::new(model)), current, previous: None }
+        Self { surface: Arc::new(rest_surface(model)), current, previous: None }
     }
 
     /// Whether these are the tethers for the pins of `inverse_masses` (0 = pinned).
@@ -253,7 +255,7 @@ impl TetherBuilder {
         }
         let mut next = self.current.clone();
         let pinned: Vec<bool> = inverse_masses.iter().map(|&w| w == 0.0).collect();
-        next.nearest.update(&self.graph, &next.pinned, &pinned);
+        next.nearest.update(&self.surface, &pinned);
         next.pinned = pinned;
         next.tethers = Tethers::from_nearest(&next.nearest, inverse_masses);
         self.previous = Some(std::mem::replace(&mut self.current, next));

@@ -41,11 +41,20 @@ pub fn device_with(adjust: impl FnOnce(&mut wgpu::Limits)) -> (wgpu::Device, wgp
     .expect("a device")
 }
 
-/// The largest of `values` (0 for none), or NaN if any is not finite. `f32::max` returns the
+/// The largest of `values` (−∞ for none), or NaN if any is not finite. `f32::max` returns the
 /// operand that is not NaN, so a plain fold turns a run gone NaN into a small number that passes a
 /// `≤` check; NaN fails every comparison.
 pub fn largest(values: impl IntoIterator<Item = f32>) -> f32 {
-    values.into_iter().fold(0.0, |most, v| if most.is_nan() || !v.is_finite() { f32::NAN } else { most.max(v) })
+    values.into_iter().fold(
+        f32::NEG_INFINITY,
+        |most, v| {
+            if most.is_nan() || !v.is_finite() {
+                f32::NAN
+            } else {
+                most.max(v)
+            }
+        },
+    )
 }
 
 /// The smallest of `values` (+∞ for none), or NaN if any is not finite (see [`largest`]).
@@ -64,13 +73,24 @@ pub fn smallest(values: impl IntoIterator<Item = f32>) -> f32 {
 
 /// [`largest`] in f64.
 pub fn largest_f64(values: impl IntoIterator<Item = f64>) -> f64 {
-    values.into_iter().fold(0.0, |most, v| if most.is_nan() || !v.is_finite() { f64::NAN } else { most.max(v) })
+    values.into_iter().fold(
+        f64::NEG_INFINITY,
+        |most, v| {
+            if most.is_nan() || !v.is_finite() {
+                f64::NAN
+            } else {
+                most.max(v)
+            }
+        },
+    )
 }
 
 /// Largest distance between corresponding points, NaN if any point is not finite.
 pub fn max_distance(a: &[Vec3], b: &[Vec3]) -> f32 {
     assert_eq!(a.len(), b.len());
-    largest(a.iter().zip(b).map(|(p, q)| if p.is_finite() && q.is_finite() { p.distance(*q) } else { f32::NAN }))
+    let distances =
+        a.iter().zip(b).map(|(p, q)| if p.is_finite() && q.is_finite() { p.distance(*q) } else { f32::NAN });
+    largest(std::iter::once(0.0).chain(distances))
 }
 
 /// An annulus as OBJ text, upright around (0, 1, 0): rings of 7, 13, 18, 24 and 29 vertices
@@ -120,9 +140,9 @@ pub fn valences(model: &drape::ClothModel) -> Vec<usize> {
     valence
 }
 
-/// Shortest paths over the mesh edges at rest length from `source` (an f64 Dijkstra of its own,
-/// independent of the library's).
-pub fn geodesic_distances(model: &drape::ClothModel, source: usize) -> Vec<f64> {
+/// Shortest paths over the mesh edges at rest length from `source` (an f64 Dijkstra of its own):
+/// an upper bound of the distance on the surface.
+pub fn edge_path_distances(model: &drape::ClothModel, source: usize) -> Vec<f64> {
     let positions = &model.mesh().positions;
     let mut neighbours = vec![Vec::new(); positions.len()];
     for t in &model.mesh().triangles {

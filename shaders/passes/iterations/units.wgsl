@@ -86,7 +86,7 @@ fn record_word(kind: u32, words: u32, c: u32, k: u32) -> u32 {
 
 // A response [k, α̃] for a constraint `scale` times as stiff (scaled_response in
 // src/constraints.rs): XPBD α̃/scale (at most the largest f32), PBD and hard constraints
-// min(k·scale, 1); exactly the response at scale 1.
+// 1 − (1 − k)^scale; exactly the response at scale 1.
 
 fn scaled_response(response: vec2<f32>, scale: f32) -> vec2<f32> {
     // Without a map every scale is 1: skip the arithmetic (the same result).
@@ -96,7 +96,28 @@ fn scaled_response(response: vec2<f32>, scale: f32) -> vec2<f32> {
     if (response.y > 0.0) {
         return vec2<f32>(response.x, min(response.y / scale, F32_MAX));
     }
-    return vec2<f32>(min(response.x * scale, 1.0), 0.0);
+    return vec2<f32>(repeated_factor(response.x, scale), 0.0);
+}
+
+// 1 − (1 − k)^s, each of ln(1 − k) and 1 − eˣ by its series where f32 would round it away
+// (repeated_factor in src/constraints.rs).
+fn repeated_factor(k: f32, s: f32) -> f32 {
+    if (k >= 1.0) {
+        return 1.0;
+    }
+    if (k <= 0.0) {
+        return 0.0;
+    }
+    var log_kept = log(1.0 - k);
+    if (k < 1e-2) {
+        log_kept = -k * (1.0 + k * (0.5 + k * (1.0 / 3.0 + k * 0.25)));
+    }
+    let x = s * log_kept;
+    var removed = 1.0 - exp(x);
+    if (x > -1e-2) {
+        removed = -x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x / 24.0)));
+    }
+    return clamp(removed, 0.0, 1.0);
 }
 
 // Word `k` of a record holding a constraint's stiffness scale, or 1 when its kind has no
