@@ -13,7 +13,7 @@ use drape::{
 };
 use glam::{Quat, Vec3};
 use std::sync::Arc;
-use support::{box_mesh, device, max_distance, Rng};
+use support::{box_mesh, device, max_distance, smallest, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -29,7 +29,7 @@ fn torus_distance(p: Vec3) -> f32 {
 /// The distance from `p` to the nearest triangle of `mesh`, by trying every one.
 fn mesh_distance(mesh: &ClothMesh, p: Vec3) -> f32 {
     let triangle = |t: &[u32; 3]| t.map(|i| mesh.positions[i as usize]);
-    mesh.triangles.iter().map(|t| p.distance(closest_on_triangle(p, triangle(t)))).fold(f32::INFINITY, f32::min)
+    smallest(mesh.triangles.iter().map(|t| p.distance(closest_on_triangle(p, triangle(t)))))
 }
 
 /// A box's field is the box's exact signed distance at every sample (its faces lie on round

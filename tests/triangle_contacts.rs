@@ -17,7 +17,7 @@ use drape::SelfCollision;
 use drape::SolverParams;
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
 use glam::{IVec3, Vec3};
-use support::{device, fastest_at_rest, max_distance, smallest, zero_gravity_self_collision, Rng};
+use support::{device, fastest_at_rest, largest, max_distance, smallest, zero_gravity_self_collision, Rng};
 
 const H: f32 = 0.01;
 /// A triangle of 10 cm legs in the ground plane, its normal up (+y).
@@ -175,14 +175,14 @@ fn a_small_triangle_is_left_to_its_corners() {
     let mut rng = Rng(5);
     for _ in 0..1000 {
         let corners = [rng.vec(), rng.vec(), rng.vec()];
-        let longest = (0..3).map(|k| corners[k].distance(corners[(k + 1) % 3])).fold(0.0, f32::max);
+        let longest = largest((0..3).map(|k| corners[k].distance(corners[(k + 1) % 3])));
         let corners = corners.map(|c| c * (1.73 * H / longest));
         assert!(covered_by_corners(corners, H));
         for _ in 0..50 {
             let (s, t) = (rng.next(), rng.next());
             let (s, t) = if s + t > 1.0 { (1.0 - s, 1.0 - t) } else { (s, t) };
             let point = corners[0] + (corners[1] - corners[0]) * s + (corners[2] - corners[0]) * t;
-            let nearest = corners.iter().map(|c| c.distance(point)).fold(f32::MAX, f32::min);
+            let nearest = smallest(corners.iter().map(|c| c.distance(point)));
             assert!(nearest <= H, "a point {nearest} m from its triangle's corners");
         }
     }

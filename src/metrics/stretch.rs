@@ -41,7 +41,7 @@ impl StretchStats {
 
     /// Each field the worse (larger) of the two, NaN if either is.
     pub fn worst(self, other: Self) -> Self {
-        let worse = |a: f32, b: f32| if a.is_nan() || b.is_nan() { f32::NAN } else { a.max(b) };
+        let worse = super::largest;
         Self {
             max: worse(self.max, other.max),
             p99: worse(self.p99, other.p99),
