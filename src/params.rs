@@ -183,8 +183,9 @@ pub struct SolverParams {
     pub aerodynamics: Option<Aerodynamics>,
     /// Self-collision (default `None`, off; [`crate::passes::self_collision`]): the cloth keeps a
     /// thickness between its own particles and between its particles and triangles, its layers
-    /// and separate pieces alike. Costs seven dispatches per substep, and caps each particle's
-    /// motion at half the thickness per substep.
+    /// and separate pieces alike. Costs nine dispatches per substep, and limits how far each
+    /// particle departs from the cloth's rigid motion to half the thickness per substep (a rigid
+    /// motion, however fast, is not limited).
     pub self_collision: Option<SelfCollision>,
     /// Solver mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants
@@ -487,8 +488,10 @@ pub struct SelfCollision {
     /// the triangle contacts keep particles from slipping between particles, but two edges can
     /// still cross (there are no edge–edge contacts), and the contacts cost more the more
     /// cells a triangle spans (up to [`crate::passes::self_collision::triangles::MAX_TRIANGLE_COLUMNS`] columns). It also
-    /// bounds speed: no particle moves more than `h/2` per substep, so `h = 1 cm` at 60 frames
-    /// and 10 substeps per second allows 3 m/s.
+    /// bounds deformation speed: no particle departs more than `h/2` per substep from the
+    /// cloth's rigid motion, so `h = 1 cm` at 60 frames and 10 substeps per second lets parts of
+    /// the cloth move at up to 3 m/s relative to its rigid motion (the cloth as a whole, thrown
+    /// or spun, is not limited).
     pub thickness: f32,
     /// Coulomb friction between layers (≥ 0): a contact removes its pair's relative
     /// tangential motion up to `friction` times the contact's depth ([`crate::passes::self_collision::friction_kept`]). One

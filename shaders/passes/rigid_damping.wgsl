@@ -2,7 +2,8 @@
 // once per frame before its first predict: the free particles' moments summed in a fixed tree
 // (per workgroup, then over the workgroups' sums in one workgroup), the rigid motion solved from
 // them, then each free particle's velocity moved the fraction params.rigid_damping.fraction of the way to
-// it.
+// it. Self-collision runs the first two on the substep's displacements (which `velocities` holds
+// from predict to finalize) for the rigid motion it limits the deformation around.
 
 // The bindings and SINGULAR_INERTIA (below it the determinant of the inertia tensor scaled to a
 // trace of 1 counts as singular) are generated from src/passes/rigid_damping.rs.

@@ -1,6 +1,6 @@
 // Self-collision, mirroring src/passes/self_collision.rs (the same names and operations in the same
-// order): once per substep, clamp the displacements and count the particles per hash bucket
-// (hash_count), turn the counts into bucket starts (hash_prefix_sum), place each particle in its
+// order): once per substep, limit the displacements' departure from their rigid motion and count
+// the particles per hash bucket (hash_count), turn the counts into bucket starts (hash_prefix_sum), place each particle in its
 // bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
 // the atomics' order of arrival (hash_sort_buckets), compute each particle's contact correction
 // (self_contacts) and each triangle's point contacts (triangle_contacts in
@@ -93,10 +93,13 @@ fn cell_within_reach(p: vec3<f32>, cell: vec3<i32>, size: f32, reach: f32) -> bo
     return dot(gap, gap) < reach * reach;
 }
 
-// clamp_displacement in src/passes/self_collision.rs.
-fn clamp_displacement(q: vec3<f32>, limit: f32) -> vec3<f32> {
-    let len = length(q);
-    return select(q, q * (limit / len), len > limit);
+// limit_deformation in src/passes/self_collision.rs, with the rigid motion of rigid_motion
+// (RigidMotion::at).
+fn limit_deformation(q: vec3<f32>, r: vec3<f32>, limit: f32) -> vec3<f32> {
+    let rigid = rigid_motion[1].xyz + cross(rigid_motion[2].xyz, r - rigid_motion[0].xyz);
+    let departure = q - rigid;
+    let len = length(departure);
+    return select(q, rigid + departure * (limit / len), len > limit);
 }
 
 // pair_correction in src/passes/self_collision.rs; `found` false for None.
@@ -133,8 +136,9 @@ fn predicted(i: u32) -> vec3<f32> {
     return positions[i].xyz + velocities[i].xyz;
 }
 
-// Clamps particle i's displacement (free particles), then counts it in its bucket, keeping its
-// rank of arrival for the scatter.
+// Limits particle i's departure from the rigid motion of the displacements (free particles;
+// sum_moments and solve_rigid_motion of shaders/passes/rigid_damping.wgsl wrote it), then counts
+// it in its bucket, keeping its rank of arrival for the scatter.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_count(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -147,7 +151,8 @@ fn hash_count(
     }
     let state = velocities[i];
     if (state.w > 0.0) {
-        velocities[i] = vec4<f32>(clamp_displacement(state.xyz, max_displacement()), state.w);
+        let r = positions[i].xyz - positions[0].xyz;
+        velocities[i] = vec4<f32>(limit_deformation(state.xyz, r, max_displacement()), state.w);
     }
     let bucket = cell_hash(cell_of(predicted(i), cell_size()), params.self_collision.hash_table_size);
     let rank = atomicAdd(&hash_table.starts[bucket], 1u);

@@ -127,11 +127,27 @@ fn solve_symmetric(columns: [Vec3; 3], l: Vec3) -> Vec3 {
     }
 }
 
+/// The moments of the free particles (`inverse_masses` > 0) at `positions` moving at
+/// `velocities` (or by displacements), about particle 0's position, summed in index order.
+pub fn free_particle_moments(positions: &[Vec3], velocities: &[Vec3], inverse_masses: &[f32]) -> Moments {
+    let reference = positions[0];
+    (0..positions.len()).filter(|&i| inverse_masses[i] > 0.0).fold(Moments::default(), |sum, i| {
+        sum + Moments::of_particle(1.0 / inverse_masses[i], positions[i] - reference, velocities[i])
+    })
+}
+
+impl RigidMotion {
+    /// The rigid motion's velocity (or displacement) at `r` from the reference point:
+    /// `v_cm + ω × (r − centre)`.
+    pub fn at(&self, r: Vec3) -> Vec3 {
+        self.velocity + self.angular_velocity.cross(r - self.centre)
+    }
+}
+
 /// A particle's velocity `v` at `r` from the reference point moved a fraction `k` of the way to
 /// the rigid motion's velocity there.
 pub fn damp_to_rigid_motion(v: Vec3, r: Vec3, motion: &RigidMotion, k: f32) -> Vec3 {
-    let rigid = motion.velocity + motion.angular_velocity.cross(r - motion.centre);
-    v + k * (rigid - v)
+    v + k * (motion.at(r) - v)
 }
 
 /// The fraction of its deviation from the rigid motion a particle loses in one frame of `dt`
@@ -139,6 +155,11 @@ pub fn damp_to_rigid_motion(v: Vec3, r: Vec3, motion: &RigidMotion, k: f32) -> V
 /// whatever the frame rate.
 pub fn frame_fraction(rate: f32, dt: f32) -> f32 {
     -(-rate * dt).exp_m1()
+}
+
+/// Bytes of the moments of each workgroup of `particles` particles (four `vec4`).
+pub(crate) fn partial_moments_bytes(particles: usize) -> u64 {
+    64 * (particles as u64).div_ceil(u64::from(super::plan::WORKGROUP_SIZE))
 }
 
 /// The rigid damping pass.
@@ -166,8 +187,7 @@ impl Pass for RigidDampingPass {
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
         let params = setup.params;
         if params.rigid_damping > 0.0 {
-            let workgroups = (setup.model.particle_count() as u64).div_ceil(u64::from(super::plan::WORKGROUP_SIZE));
-            uploads.reserve("partial_moments", 64 * workgroups);
+            uploads.reserve("partial_moments", partial_moments_bytes(setup.model.particle_count()));
         }
         uploads.block("rigid_damping", || GpuRigidDampingParams {
             fraction: frame_fraction(params.rigid_damping, params.time_step),
@@ -195,13 +215,9 @@ impl Pass for RigidDampingPass {
         }
         let reference = frame.positions[0];
         let w = setup.pins.inverse_masses();
-        let free = (0..frame.positions.len()).filter(|&i| w[i] > 0.0);
-        let moments = free.clone().fold(Moments::default(), |sum, i| {
-            sum + Moments::of_particle(1.0 / w[i], frame.positions[i] - reference, frame.velocities[i])
-        });
-        let motion = rigid_motion(&moments);
+        let motion = rigid_motion(&free_particle_moments(frame.positions, frame.velocities, w));
         let k = frame_fraction(params.rigid_damping, params.time_step);
-        for i in free {
+        for i in (0..frame.positions.len()).filter(|&i| w[i] > 0.0) {
             frame.velocities[i] = damp_to_rigid_motion(frame.velocities[i], frame.positions[i] - reference, &motion, k);
         }
     }

@@ -2,9 +2,12 @@
 //! particles and its triangles' faces (PBD §4.3).
 //!
 //! Once per substep, after the constraints and before the colliders, the solver
-//! 1. clamps each free particle's displacement to [`SelfCollision::max_displacement`] (`h/2`),
-//!    so two particles close in by at most `h` per substep and cannot pass each other between
-//!    two contact passes;
+//! 1. limits how far each free particle's displacement departs from the rigid motion of the
+//!    free particles' displacements ([`limit_deformation`]) to [`SelfCollision::max_displacement`]
+//!    (`h/2`), so two nearby particles close in by at most `h` per substep and cannot pass each
+//!    other between two contact passes. A rigid motion keeps every distance, so it cannot bring
+//!    the cloth into contact with itself: only the deformation is limited, and a cloth thrown,
+//!    falling or carried by a moving body moves as fast as without self-collision;
 //! 2. hashes the predicted positions `p = x + q` into cells `h` wide ([`cell_of`],
 //!    [`cell_hash`]), so every particle within `h` of `p` lies in the 27 cells around its own
 //!    ([`query_cells`]), of which those within `h` of `p` are examined ([`cell_within_reach`]),
@@ -24,7 +27,7 @@
 //! Order (Huh & Metaxas 2006, clump-free resolution: self → self-proximity → body →
 //! body-proximity): the self contacts come before the colliders' response, which ends every
 //! substep so that no substep ends inside a collider. Penetration and proximity are one contact
-//! here (closer than `h`), in one pass: the displacement clamp keeps pairs from crossing, and a
+//! here (closer than `h`), in one pass: the deformation limit keeps nearby pairs from crossing, and a
 //! particle that crossed a triangle is taken back to the side it came from, so there are no
 //! self penetrations to resolve before the proximity. The colliders' response is likewise one
 //! pass for both. Pieces that are not connected (two sheets of one mesh) collide like any other
@@ -42,6 +45,7 @@
 pub mod triangles;
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::rigid_damping::{free_particle_moments, rigid_motion, RigidMotion};
 use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
 use crate::constraints::SolveState;
 use crate::error::Error;
@@ -76,8 +80,9 @@ impl SelfCollision {
         self.thickness
     }
 
-    /// The most a free particle moves in one substep: `h/2`, so a pair closes in by at most `h`
-    /// and a pair at least `h` apart cannot cross between two contact passes.
+    /// The most a free particle's displacement departs from the cloth's rigid motion in one
+    /// substep: `h/2`, so a nearby pair closes in by at most `h` and a pair at least `h` apart
+    /// cannot cross between two contact passes.
     pub fn max_displacement(&self) -> f32 {
         0.5 * self.thickness
     }
@@ -130,11 +135,15 @@ pub fn cell_within_reach(p: Vec3, cell: [i32; 3], cell_size: f32, reach: f32) ->
     gap.dot(gap) < reach * reach
 }
 
-/// `q` shortened to at most `limit` long.
-pub fn clamp_displacement(q: Vec3, limit: f32) -> Vec3 {
-    let length = q.length();
+/// Displacement `q` of a particle at `r` from the reference point whose departure from the
+/// rigid displacement `motion.at(r)` is shortened to at most `limit` long; `q` itself (every bit)
+/// when it departs less.
+pub fn limit_deformation(q: Vec3, r: Vec3, motion: &RigidMotion, limit: f32) -> Vec3 {
+    let rigid = motion.at(r);
+    let departure = q - rigid;
+    let length = departure.length();
     if length > limit {
-        q * (limit / length)
+        rigid + departure * (limit / length)
     } else {
         q
     }
@@ -223,17 +232,12 @@ impl SpatialHash {
 }
 
 /// One substep's self-collision on `state` of the cloth `mesh` (the reference of the GPU's
-/// kernels): clamps the free particles' displacements, then moves each particle by the sum of
-/// its pair and triangle contacts' corrections, all computed from the clamped state. Returns the
+/// kernels): limits the free particles' deformation, then moves each particle by the sum of its
+/// pair and triangle contacts' corrections, all computed from the limited state. Returns the
 /// particles and triangles that met a full bucket, too many columns, steps, candidates or
 /// triangle-contact corrections.
 pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, params: &SelfCollision) -> u32 {
-    let limit = params.max_displacement();
-    for (q, &w) in state.displacements.iter_mut().zip(&state.inverse_masses) {
-        if w > 0.0 {
-            *q = clamp_displacement(*q, limit);
-        }
-    }
+    limit_deformations(state, params.max_displacement());
     let n = state.positions.len();
     let predicted: Vec<Vec3> = (0..n).map(|i| state.position(i)).collect();
     let table_size = hash_table_size(n);
@@ -261,6 +265,20 @@ pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, params: &SelfColli
         *q = *q + c + triangles;
     }
     overflows
+}
+
+/// Limits each free particle's departure from the rigid motion of the free particles'
+/// displacements ([`limit_deformation`]); the motion is summed in index order about particle 0
+/// (the GPU sums the same terms in a fixed tree: they differ by rounding, which reaches only
+/// the particles the limit moves).
+fn limit_deformations(state: &mut SolveState, limit: f32) {
+    let w = &state.inverse_masses;
+    let motion = rigid_motion(&free_particle_moments(&state.positions, &state.displacements, w));
+    let reference = state.positions[0];
+    for i in (0..state.positions.len()).filter(|&i| w[i] > 0.0) {
+        let r = state.positions[i] - reference;
+        state.displacements[i] = limit_deformation(state.displacements[i], r, &motion, limit);
+    }
 }
 
 /// Particle `i`'s contact correction (the sum over its contacts), and whether it overflowed a
@@ -329,8 +347,8 @@ fn particle_correction(
     (sum, overflow)
 }
 
-/// The self-collision pass: seven dispatches per substep, after the tethers (the hash rebuilt
-/// in four, the particle and triangle contacts, their application).
+/// The self-collision pass: nine dispatches per substep, after the tethers (the rigid motion in
+/// two, the hash rebuilt in four, the particle and triangle contacts, their application).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SelfCollisionPass {
     /// Whether its buffers were made (the first time self-collision is on).
@@ -387,6 +405,9 @@ impl Pass for SelfCollisionPass {
             uploads.write("rest_shape", || bytemuck::cast_slice(&rest_shape(model.mesh())).to_vec());
             self.uploaded = true;
         }
+        if params.self_collision.is_some() {
+            uploads.reserve("partial_moments", super::rigid_damping::partial_moments_bytes(n));
+        }
         uploads.block("self_collision", || GpuSelfCollisionParams {
             thickness: params.self_collision.map_or(0.0, |s| s.thickness),
             friction: params.self_collision.map_or(0.0, |s| s.friction),
@@ -398,9 +419,10 @@ impl Pass for SelfCollisionPass {
         Ok(())
     }
 
-    /// The hash rebuilt from the predicted positions in four dispatches (count, prefix sum in
-    /// one workgroup, scatter, sort each bucket), the particle contacts and the triangle
-    /// contacts, then their application (which also clears the table's buckets and sums).
+    /// The rigid motion of the displacements in two dispatches (rigid damping's kernels), the
+    /// hash rebuilt from the limited predicted positions in four (count, prefix sum in one
+    /// workgroup, scatter, sort each bucket), the particle contacts and the triangle contacts,
+    /// then their application (which also clears the table's buckets and sums).
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
         if setup.params.self_collision.is_none() {
             return Ok(());
@@ -409,6 +431,8 @@ impl Pass for SelfCollisionPass {
         let triangles = setup.model.mesh().triangles.len() as u32;
         let buckets = hash_table_size(particles as usize);
         let whole = DispatchInfo::zeroed();
+        plan.push("sum_moments", whole, workgroups_for(particles));
+        plan.push("solve_rigid_motion", whole, [1, 1]);
         plan.push("hash_count", whole, workgroups_for(particles));
         plan.push("hash_prefix_sum", whole, [1, 1]);
         plan.push("hash_scatter", whole, workgroups_for(particles));
@@ -468,6 +492,13 @@ static SELF_COLLISION: BindingTable = BindingTable {
             "array<vec4<f32>>",
             16,
             "Each particle's contact correction of the substep (xyz).",
+        ),
+        Binding::read(
+            "rigid_motion",
+            "array<vec4<f32>>",
+            48,
+            "The rigid motion of the free particles' displacements (RigidMotion: centre, displacement,\n\
+             rotation), from rigid damping's kernels.",
         ),
         Binding::read(
             "rest_shape",

@@ -19,7 +19,7 @@
 //!
 //! The side a particle came from is that of its position at the substep's start against the
 //! triangle's plane then, so a particle that crossed the plane during the substep is taken
-//! back. The displacement clamp ([`super::SelfCollision::max_displacement`]) keeps the
+//! back. The deformation limit ([`super::SelfCollision::max_displacement`]) keeps the
 //! crossing within `h`, where the contact finds it.
 //!
 //! A triangle's thread adds its contacts' four corrections to the particles' sums, which many
@@ -67,7 +67,7 @@ pub const MAX_TRIANGLE_STEPS: u32 = 16_384;
 /// other: at full strength the sum overshoots to the gap's mirror image, and a sheet resting on
 /// another alternated between contact and none every substep (measured: 1.7 cm/s, `g·Δt`). A
 /// lone particle against a face closes its gap over a few substeps; one that crossed the face
-/// still ends on its side, since the clamp keeps the crossing within `h`.
+/// still ends on its side, since the deformation limit keeps the crossing within `h`.
 pub const RELAXATION: f32 = 0.5;
 /// Bits of a thickness in fixed point: the unit is a power of two of at most `h·2⁻²⁴` metres.
 /// Each correction is rounded to it, so a contact's corrections keep momentum to within half a
