@@ -136,6 +136,12 @@ pub enum Error {
     /// Graph colouring needed more colours than the GPU colour table holds.
     #[allow(missing_docs)]
     TooManyColours { needed: usize, max: usize },
+    /// The isometric bending model was asked of a cloth whose rest hinge `hinge` (its
+    /// particles: the shared edge, then the wings) is curved by `curvature` (`|Σ W_i x̄_i|`),
+    /// more than `tolerance` ([`crate::constraints::isometric::FLAT_REST_TOLERANCE`]): the
+    /// model bends toward flat and would lose that rest shape; the dihedral model keeps it.
+    #[allow(missing_docs)]
+    CurvedRestHinge { hinge: usize, particles: [u32; 4], curvature: f32, tolerance: f32 },
     /// No GPU adapter was found (the message says how to install lavapipe).
     NoAdapter(String),
     /// The adapter could not give a device with the limits the solver needs.
@@ -164,6 +170,11 @@ impl fmt::Display for Error {
             Self::TooManyColours { needed, max } => {
                 write!(f, "the constraint graph needs {needed} colours, more than the {max} the solver supports")
             }
+            Self::CurvedRestHinge { hinge, particles, curvature, tolerance } => write!(
+                f,
+                "isometric bending needs a flat rest mesh: hinge {hinge} (particles {particles:?}) is curved by \
+                 {curvature} at rest, more than {tolerance}; use the dihedral model for a curved rest shape"
+            ),
             Self::NoAdapter(m) => write!(f, "no GPU adapter: {m}"),
             Self::Device(m) => write!(f, "cannot create a GPU device: {m}"),
             Self::Readback(m) => write!(f, "GPU readback failed: {m}"),

@@ -3,7 +3,7 @@
 //! [`ClothModel::new`] and read through accessors, so its invariants hold by construction.
 
 use crate::constraints::bending::BendingConstraints;
-use crate::constraints::isometric::IsometricConstraints;
+use crate::constraints::isometric::{self, IsometricConstraints};
 use crate::constraints::stretch::StretchConstraints;
 use crate::constraints::{jacobi_shares, BendingModel, Constraints, JacobiScales, Kind, UnitType};
 use crate::error::{Error, MeshError, ParamError};
@@ -76,6 +76,7 @@ impl ClothModel {
     /// The model with its hinges bending by `bending_model` (dihedral by default; [`BendingModel`]
     /// and [`crate::constraints::isometric`] say when each fits), the constraints built at the
     /// rest state for the same hinges in the same order, each keeping its stiffness scale.
+    /// The isometric model refuses a curved rest mesh ([`Error::CurvedRestHinge`]).
     pub fn with_bending_model(mut self, bending_model: BendingModel) -> Result<Self, Error> {
         let (from, to) = (hinge_unit(self.bending_model), hinge_unit(bending_model));
         let hinges = match self.bending_model {
@@ -98,6 +99,7 @@ impl ClothModel {
             let expected = "hinges whose rest triangles suit the model";
             return Err(ParamError { name: "bending_model", value: bending_model.name().into(), expected }.into());
         }
+        check_flat_rest(&isometric, positions)?;
         self.constraints.bending = dihedral;
         self.constraints.isometric = isometric;
         self.constraints.of_mut(hinge_kind(bending_model)).stiffness_scales_mut().copy_from_slice(&scales);
@@ -361,6 +363,26 @@ fn check_scales(name: &'static str, scales: &[f32], count: usize) -> Result<(), 
     match scales.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
         Some(s) => Err(ParamError { name, value: s.to_string(), expected: "finite and > 0" }.into()),
         None => Ok(()),
+    }
+}
+
+/// Refuses isometric hinges whose rest shape is curved beyond
+/// [`isometric::FLAT_REST_TOLERANCE`] (the model would bend them flat), naming the most
+/// curved.
+fn check_flat_rest(constraints: &IsometricConstraints, positions: &[Vec3]) -> Result<(), Error> {
+    let curvature = |c: usize| {
+        let rest = constraints.hinges()[c].map(|i| positions[i as usize]);
+        isometric::rest_curvature(rest, constraints.weights(c))
+    };
+    let worst = (0..constraints.len()).map(|c| (c, curvature(c))).max_by(|a, b| a.1.total_cmp(&b.1));
+    match worst {
+        Some((hinge, curvature)) if !(curvature <= isometric::FLAT_REST_TOLERANCE) => Err(Error::CurvedRestHinge {
+            hinge,
+            particles: constraints.hinges()[hinge],
+            curvature,
+            tolerance: isometric::FLAT_REST_TOLERANCE,
+        }),
+        _ => Ok(()),
     }
 }
 

@@ -245,7 +245,7 @@ fn model_rejects_bad_density_and_pins() {
 #[test]
 fn the_bending_model_switches_on_the_same_hinges() {
     use drape::constraints::{BendingModel, Kind};
-    let model = ClothModel::new(ClothMesh::from_obj_str(&tube_obj(11, 7)).unwrap(), 0.2, &[0]).unwrap();
+    let model = ClothModel::new(grid(7), 0.2, &[0]).unwrap();
     assert_eq!(model.bending_model(), BendingModel::Dihedral);
     let hinges = model.constraints().bending.len();
     let scales: Vec<f32> = (0..hinges).map(|c| 1.0 + c as f32).collect();
@@ -264,6 +264,40 @@ fn the_bending_model_switches_on_the_same_hinges() {
     assert_eq!(back.constraints(), model.constraints());
     assert_eq!("isometric".parse::<BendingModel>(), Ok(BendingModel::Isometric));
     assert!("quadratic".parse::<BendingModel>().is_err());
+}
+
+/// The isometric model bends every hinge toward flat, so it refuses a curved rest mesh with a
+/// typed error naming the most curved hinge: a tube, and a sheet folded by 5° along a line
+/// (the hinge named lies on the fold). A fold of 0.5° is within the documented tolerance; the
+/// dihedral model takes every one of them.
+#[test]
+fn isometric_bending_refuses_a_curved_rest_mesh() {
+    use drape::constraints::isometric::FLAT_REST_TOLERANCE;
+    use drape::constraints::BendingModel;
+    let refused = |mesh: ClothMesh| {
+        let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
+        assert!(model.clone().with_bending_model(BendingModel::Dihedral).is_ok());
+        model.with_bending_model(BendingModel::Isometric).err()
+    };
+    let tube = refused(ClothMesh::from_obj_str(&tube_obj(11, 7)).unwrap());
+    let Some(drape::Error::CurvedRestHinge { curvature, tolerance, .. }) = tube else { panic!("tube: {tube:?}") };
+    assert!(curvature > 10.0 * tolerance && tolerance == FLAT_REST_TOLERANCE, "{curvature} > {tolerance}");
+    let folded = |degrees: f32| {
+        let mut mesh = grid(9);
+        let (sin, cos) = degrees.to_radians().sin_cos();
+        for p in mesh.positions.iter_mut().filter(|p| p.x > 0.4 + 1e-4) {
+            let along = p.x - 0.4;
+            (p.x, p.y) = (0.4 + along * cos, along * sin);
+        }
+        refused(mesh)
+    };
+    assert_eq!(folded(0.5), None);
+    let Some(drape::Error::CurvedRestHinge { particles, .. }) = folded(5.0) else { panic!("not refused at 5°") };
+    let mesh = grid(9);
+    let on_fold = |i: u32| (mesh.positions[i as usize].x - 0.4).abs() < 1e-4;
+    assert!(on_fold(particles[0]) && on_fold(particles[1]), "hinge {particles:?} off the fold");
+    let message = folded(5.0).unwrap().to_string();
+    assert!(message.contains("dihedral") && message.contains("hinge"), "{message}");
 }
 
 /// Material maps: one finite, positive scale per particle or constraint, or a typed error

@@ -23,7 +23,8 @@
 //! the curvature exactly and it costs a dot product, no trigonometry — but it measures
 //! curvature against the *rest lengths*, so it is exact only while the cloth does not stretch
 //! (a stiff, tethered or strain-limited cloth), and it bends toward *flat*: a cloth whose rest
-//! mesh is curved (a tube, a sleeve) loses its rest shape. The dihedral model keeps any rest
+//! mesh is curved (a tube, a sleeve) would lose its rest shape, so the model refuses one
+//! ([`FLAT_REST_TOLERANCE`]). The dihedral model keeps any rest
 //! angle and is independent of stretch, at the price of angles, their gradients and a
 //! position-dependent denominator.
 
@@ -120,6 +121,19 @@ pub fn isometric_weights(p0: Vec3, p1: Vec3, p2: Vec3, p3: Vec3) -> Option<[f32;
     let scale = area.sqrt().recip();
     let weights = [c03 + c04, c01 + c02, -c01 - c03, -c02 - c04].map(|k| k * scale);
     weights.iter().all(|w| w.is_finite()).then_some(weights)
+}
+
+/// The most a hinge's rest curvature `|Σ W_i x̄_i|` may be for the isometric model
+/// ([`rest_curvature`]): about `θ·|e|/√(A₀ + A₁)` for a rest hinge folded by `θ` (a fold of
+/// 0.8° across a grid cell's diagonal). The model bends every hinge toward flat, so a curved
+/// rest mesh would lose its shape: [`crate::ClothModel::with_bending_model`] refuses it
+/// ([`crate::Error::CurvedRestHinge`]) and the dihedral model keeps it.
+pub const FLAT_REST_TOLERANCE: f32 = 0.02;
+
+/// A hinge's rest curvature for the isometric model: `|Σ W_i x̄_i|` of its rest corners `rest`
+/// with its weights, the constraint's own value in the rest state (zero when it is flat).
+pub fn rest_curvature(rest: [Vec3; 4], weights: [f32; 4]) -> f32 {
+    curvature_vector(rest, weights).length()
 }
 
 /// `Σ W_i p_i`, the hinge's (scaled) mean-curvature vector: zero when it is flat.
