@@ -5,7 +5,7 @@
 //!  [--area-limit 0.8,1.05]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
 //!  [--springs 50,10,1] [--spring-damping 0.001] [--thickness 0.01] [--self-collision [H]]
-//!  [--window A:B] [--json]`
+//!  [--contacts-in-iterations] [--window A:B] [--json]`
 
 // The report is one `serde_json::json!` object, whose macro recurses once per key.
 #![recursion_limit = "256"]
@@ -90,6 +90,10 @@ struct Args {
     /// off): keeps momentum and angular momentum while calming wrinkles and flutter.
     #[arg(long, default_value_t = 0.0)]
     rigid_damping: f32,
+    /// Project the collider contacts inside every iteration (PBD Alg. 1 line 10) as well as
+    /// in finalize (SolverParams::contacts_in_iterations).
+    #[arg(long)]
+    contacts_in_iterations: bool,
     /// The bending model of the cloth's hinges: dihedral (angles, keeps any rest shape) or
     /// isometric (Bergou et al.'s quadratic energy, for cloth that barely stretches).
     #[arg(long, default_value = "dihedral")]
@@ -153,6 +157,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         stretch: args.stretch_compliance.map_or(scene.params.stretch, drape::Stiffness::Compliance),
         aerodynamics: air(args, scene.params.aerodynamics)?,
         rigid_damping: args.rigid_damping,
+        contacts_in_iterations: args.contacts_in_iterations,
         self_collision: args.self_collision.map(|h| drape::SelfCollision::new(h.unwrap_or(args.thickness))),
         ..scene.params
     };
@@ -218,6 +223,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "area_limit": params.active_area_limits().map(|l| [l.min, l.max]),
         "stretch_compliance": args.stretch_compliance,
         "rigid_damping": params.rigid_damping,
+        "contacts_in_iterations": params.contacts_in_iterations,
         "wind": params.aerodynamics.map(|a| a.wind.to_array()),
         "mass_spring": mass_spring_report(&params, &solver),
         "gusts": params.aerodynamics.filter(|a| a.gusts.strength > 0.0).map(|a| [a.gusts.strength, a.gusts.frequency]),

@@ -45,6 +45,16 @@ struct HalfSpace {
 }
 
 
+// One particle's contacts in the iterations of a substep (GpuSubstepContacts in src/collision.rs;
+// SubstepContacts in src/collision/response.rs): each slot's half-space (normal xyz, offset w),
+// the displacement predicted before the constraints, and the slots' colliders, 16 bits each
+// (slot 0 low; NO_COLLIDER where unused).
+struct SubstepContacts {
+    spaces: array<vec4<f32>, ITERATION_CONTACTS>,
+    predicted: vec3<f32>,
+    colliders: u32,
+}
+
 // The contacts that acted on one particle (Contacts in src/collision/contacts.rs).
 struct Contacts {
     normals: array<vec3<f32>, MAX_CONTACTS>,
@@ -520,6 +530,89 @@ fn near_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> NearColliders {
     return near;
 }
 
+// Slot s's collider (SubstepContacts::colliders).
+fn slot_collider(contacts: SubstepContacts, s: u32) -> u32 {
+    return (contacts.colliders >> (16u * s)) & 0xffffu;
+}
+
+// Slots of `contacts` in use (SubstepContacts::count).
+fn substep_contact_count(contacts: SubstepContacts) -> u32 {
+    var count = 0u;
+    for (var s = 0u; s < ITERATION_CONTACTS; s += 1u) {
+        if (count == s && slot_collider(contacts, s) != NO_COLLIDER) {
+            count += 1u;
+        }
+    }
+    return count;
+}
+
+// The contacts with what each slot took from the motion predicted from x added
+// (Contacts::with_pushes in src/collision/contacts.rs, the pushes of
+// SubstepContacts::predicted_pushes in src/collision/response.rs).
+fn contacts_with_predicted_pushes(contacts: Contacts, earlier: SubstepContacts, x: vec3<f32>) -> Contacts {
+    var merged = contacts;
+    for (var s = 0u; s < substep_contact_count(earlier); s += 1u) {
+        let source = slot_collider(earlier, s);
+        let space = earlier.spaces[s];
+        let depth = space.w - dot(space.xyz, x + earlier.predicted);
+        if (source >= collider_list.count || !(depth > 0.0)) {
+            continue;
+        }
+        var found = MAX_CONTACTS;
+        for (var k = 0u; k < merged.count; k += 1u) {
+            if (found == MAX_CONTACTS && merged.sources[k] == source) {
+                found = k;
+            }
+        }
+        if (found < MAX_CONTACTS) {
+            merged.depths[found] += depth;
+        } else if (merged.count < MAX_CONTACTS) {
+            contacts_push(&merged, HalfSpace(space.xyz, 0.0), 0.0, source);
+            merged.depths[merged.count - 1u] = depth;
+        }
+    }
+    return merged;
+}
+
+// The ITERATION_CONTACTS half-spaces of the colliders near the predicted path (those before
+// NO_COLLIDER) that the predicted position violates most (substep_contacts in
+// src/collision/response.rs).
+fn substep_contacts(x: vec3<f32>, q: vec3<f32>, substep: u32) -> SubstepContacts {
+    let near = near_colliders(x, q, substep);
+    var spaces = array<vec4<f32>, ITERATION_CONTACTS>(vec4<f32>(0.0), vec4<f32>(0.0));
+    var ids = array<u32, ITERATION_CONTACTS>(NO_COLLIDER, NO_COLLIDER);
+    for (var k = 0u; k < near.count; k += 1u) {
+        if (near.ids[k] >= NO_COLLIDER) {
+            continue;
+        }
+        let space = vec4<f32>(near.spaces[k].normal, near.spaces[k].offset);
+        let violation = space.w - dot(space.xyz, x + q);
+        let beats_first = ids[0] == NO_COLLIDER || violation > spaces[0].w - dot(spaces[0].xyz, x + q);
+        let beats_second = ids[1] == NO_COLLIDER || violation > spaces[1].w - dot(spaces[1].xyz, x + q);
+        if (beats_first) {
+            spaces[1] = spaces[0];
+            ids[1] = ids[0];
+            spaces[0] = space;
+            ids[0] = near.ids[k];
+        } else if (beats_second) {
+            spaces[1] = space;
+            ids[1] = near.ids[k];
+        }
+    }
+    return SubstepContacts(spaces, q, ids[0] | (ids[1] << 16u));
+}
+
+// One iteration's contact projection of a free particle (project_substep_contacts in
+// src/collision/response.rs): returns the new displacement.
+fn project_substep_contacts(x: vec3<f32>, q: vec3<f32>, contacts: SubstepContacts) -> vec3<f32> {
+    var spaces: array<HalfSpace, MAX_NEAR_COLLIDERS>;
+    let count = substep_contact_count(contacts);
+    for (var s = 0u; s < count; s += 1u) {
+        spaces[s] = HalfSpace(contacts.spaces[s].xyz, contacts.spaces[s].w);
+    }
+    return q + contacts_displacement(resolve_contacts(x + q, spaces, count));
+}
+
 // The contacts with their sources renumbered from near.spaces to the colliders' list
 // (Contacts::renumbered in src/collision/contacts.rs).
 fn contacts_renumbered(contacts: Contacts, ids: array<u32, MAX_NEAR_COLLIDERS>) -> Contacts {
@@ -574,13 +667,20 @@ struct Response {
     overflow: bool,
 }
 
-// The collision response of a free particle that started the substep at x and moved by q
-// (respond_to_colliders in src/collision/response.rs), against the colliders near it moving through
-// substep `substep`.
-fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> Response {
+// The collision response of a free particle that started the substep at x and moved by q, after
+// the iterations projected its substep contacts `earlier` when `iteration_contacts`
+// (respond_to_colliders in src/collision/response.rs), against the colliders near it moving
+// through substep `substep`.
+fn respond_to_colliders(
+    x: vec3<f32>, q: vec3<f32>, earlier: SubstepContacts, iteration_contacts: bool, substep: u32,
+) -> Response {
     let near = near_colliders(x, q, substep);
-    let contacts = contacts_renumbered(resolve_contacts(x + q, near.spaces, near.count), near.ids);
-    let pushed = q + contacts_displacement(contacts);
+    let last = contacts_renumbered(resolve_contacts(x + q, near.spaces, near.count), near.ids);
+    let pushed = q + contacts_displacement(last);
+    var contacts = last;
+    if (iteration_contacts) {
+        contacts = contacts_with_predicted_pushes(last, earlier, x);
+    }
     var surface = vec3<f32>(0.0);
     for (var k = 0u; k < contacts.count; k += 1u) {
         let motion = substep_motion(collider_list.colliders[contacts.sources[k]], substep, params.substeps);
@@ -589,7 +689,7 @@ fn respond_to_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> Response {
     surface = surface / f32(max(contacts.count, 1u));
     let stuck = surface + stick(pushed - surface, contacts, contacts_static_friction(contacts));
     let settled = stuck + contacts_displacement(resolve_contacts(x + stuck, near.spaces, near.count));
-    let approach = q / params.h;
+    let approach = select(q, earlier.predicted, iteration_contacts) / params.h;
     var v = settled / params.h;
     for (var k = 0u; k < contacts.count; k += 1u) {
         let collider = collider_list.colliders[contacts.sources[k]];

@@ -27,6 +27,7 @@ pub(crate) use motion::ColliderSet;
 pub use motion::{Motion, MovingCollider};
 pub use pose::{quaternion_product, rotate, Pose};
 pub use response::{contact_velocity, contacts_static_friction, near_colliders, respond_to_colliders, stick};
+pub use response::{project_substep_contacts, substep_contacts, SubstepContacts, ITERATION_CONTACTS, NO_COLLIDER};
 pub use response::{ContactResponse, NearColliders, Response, MAX_NEAR_COLLIDERS};
 pub use shapes::{validate_colliders, BoundingSphere, Collider};
 
@@ -49,6 +50,8 @@ pub fn wgsl_constants() -> Vec<Constant> {
         Constant::u32("COLLIDER_MESH", GpuCollider::MESH),
         Constant::u32("MAX_NEAR_COLLIDERS", MAX_NEAR_COLLIDERS as u32),
         Constant::u32("MAX_CONTACTS", MAX_CONTACTS as u32),
+        Constant::u32("ITERATION_CONTACTS", ITERATION_CONTACTS as u32),
+        Constant::u32("NO_COLLIDER", NO_COLLIDER),
         Constant::f32("PARALLEL_EPSILON", PARALLEL_EPSILON),
         Constant::f32("FIELD_SLOPE", FIELD_SLOPE),
         Constant::u32("TRACE_STEPS", TRACE_STEPS),
@@ -187,4 +190,23 @@ impl GpuColliderListHead {
     /// The layout its WGSL twin (the members before the records) must have.
     pub const LAYOUT: StructLayout =
         struct_layout!(GpuColliderListHead as "ColliderList" tail "colliders", overflow, count);
+}
+
+/// `SubstepContacts` in WGSL: one particle's [`SubstepContacts`], which the GPU writes and reads
+/// alone (the host only reserves them).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuSubstepContacts {
+    /// Each slot's half-space: normal xyz, offset w.
+    pub spaces: [[f32; 4]; ITERATION_CONTACTS],
+    /// The predicted displacement.
+    pub predicted: [f32; 3],
+    /// The slots' colliders, 16 bits each (slot 0 low), [`NO_COLLIDER`] where unused.
+    pub colliders: u32,
+}
+
+impl GpuSubstepContacts {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout =
+        struct_layout!(GpuSubstepContacts as "SubstepContacts", spaces, predicted, colliders);
 }

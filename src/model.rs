@@ -376,12 +376,14 @@ fn check_flat_rest(constraints: &IsometricConstraints, positions: &[Vec3]) -> Re
     };
     let worst = (0..constraints.len()).map(|c| (c, curvature(c))).max_by(|a, b| a.1.total_cmp(&b.1));
     match worst {
-        Some((hinge, curvature)) if !(curvature <= isometric::FLAT_REST_TOLERANCE) => Err(Error::CurvedRestHinge {
-            hinge,
-            particles: constraints.hinges()[hinge],
-            curvature,
-            tolerance: isometric::FLAT_REST_TOLERANCE,
-        }),
+        Some((hinge, curvature)) if curvature.is_nan() || curvature > isometric::FLAT_REST_TOLERANCE => {
+            Err(Error::CurvedRestHinge {
+                hinge,
+                particles: constraints.hinges()[hinge],
+                curvature,
+                tolerance: isometric::FLAT_REST_TOLERANCE,
+            })
+        }
         _ => Ok(()),
     }
 }

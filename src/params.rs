@@ -159,6 +159,15 @@ pub struct SolverParams {
     /// Restitution of collider contacts (default 0, in [0, 1]); off for normal speeds below
     /// `2|g|h` to avoid jitter.
     pub restitution: f32,
+    /// Project the collider contacts inside the iterations (default off; the projecting modes,
+    /// on a cloth with colliders; [`crate::passes::contacts`]): after predict each particle keeps
+    /// the half-spaces its path meets and every iteration ends in them (PBD Alg. 1 line 10),
+    /// friction reads the normal impulse that stopped the particle's predicted motion and
+    /// restitution the normal velocity from before the solve. Off, the contacts act once per
+    /// substep, in finalize, with friction and restitution from the solved motion. One more
+    /// dispatch per iteration and per substep, and 48 bytes per particle; on the benchmark
+    /// scene it changes no stretch statistic (BENCHMARKS.md says why).
+    pub contacts_in_iterations: bool,
     /// Distance in metres kept between particles and collider surfaces (default 0.005, ≥ 0).
     /// Around the cloth's thickness; larger hides the triangles cutting into a curved collider
     /// between particles.
@@ -203,6 +212,7 @@ impl Default for SolverParams {
             external_acceleration: Vec3::ZERO,
             damping: 0.1,
             rigid_damping: 0.0,
+            contacts_in_iterations: false,
             stretch: Stiffness::Compliance(0.0),
             compression: Stiffness::Compliance(1e-4),
             bending: Stiffness::Compliance(1.0),

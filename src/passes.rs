@@ -17,6 +17,7 @@
 
 pub mod air;
 pub mod area_limits;
+pub mod contacts;
 pub mod finalize;
 pub mod iterations;
 pub mod normals;
@@ -27,7 +28,7 @@ pub mod self_collision;
 pub mod springs;
 pub mod tethers;
 
-use crate::collision::MovingCollider;
+use crate::collision::{MovingCollider, SubstepContacts};
 use crate::constraints::{SolveState, UnitType};
 use crate::error::Error;
 use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON, TAN_PI_8};
@@ -53,6 +54,7 @@ pub(crate) fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(air::AirPass::default()),
         Box::new(springs::SpringsPass::default()),
         Box::new(predict::PredictPass),
+        Box::new(contacts::ContactsPass),
         Box::new(iterations::IterationsPass::default()),
         Box::new(area_limits::AreaLimitsPass::default()),
         Box::new(tethers::TethersPass::default()),
@@ -181,6 +183,9 @@ pub(crate) struct Setup<'a> {
     pub pins: &'a Pins,
     /// The device, for the GPU solver; `None` for the CPU reference.
     pub gpu: Option<&'a GpuFacts>,
+    /// Whether the collider contacts are projected in the iterations: asked for
+    /// ([`SolverParams::contacts_in_iterations`]) on a cloth with colliders.
+    pub iteration_contacts: bool,
 }
 
 /// The cloth as the CPU passes read and write it during a frame.
@@ -199,6 +204,8 @@ pub(crate) struct CpuFrame<'a> {
     pub spring_accelerations: &'a mut [Vec3],
     /// The colliders over the frame.
     pub colliders: &'a [MovingCollider],
+    /// Each particle's contacts in the substep's iterations ([`contacts`]).
+    pub contacts: &'a mut [SubstepContacts],
     /// What fixed capacities left out, counted like the GPU's atomic counters.
     pub overflows: &'a mut Overflows,
     /// Simulated time at the start of the frame (s), advanced by its last finalize.
@@ -425,7 +432,8 @@ pub struct GpuParams {
     pub particle_count: u32,
     pub pin_count: u32,
     pub substeps: u32,
-    pub _pad: [u32; 2],
+    pub iteration_contacts: u32,
+    pub _pad: u32,
 }
 
 impl GpuParams {
@@ -438,7 +446,8 @@ impl GpuParams {
         restitution_threshold,
         particle_count,
         pin_count,
-        substeps
+        substeps,
+        iteration_contacts
     );
 
     /// The frame's parameters for `params`, `model` and `pin_count` pins.
@@ -453,7 +462,8 @@ impl GpuParams {
             particle_count: model.particle_count() as u32,
             pin_count: pin_count as u32,
             substeps: params.substeps,
-            _pad: [0; 2],
+            iteration_contacts: u32::from(params.contacts_in_iterations),
+            _pad: 0,
         }
     }
 }
@@ -474,8 +484,10 @@ const PARAMS_MEMBERS: &str = "    // Gravity plus external acceleration (m/s²);
     particle_count: u32,
     pin_count: u32,
     substeps: u32,
+    // SolverParams::contacts_in_iterations (finalize reads the substep contacts when set and
+    // the cloth has colliders).
+    iteration_contacts: u32,
     _pad0: u32,
-    _pad1: u32,
 ";
 
 /// Where each pass's block lies in the frame's parameters: [`GpuParams`] first, then the blocks in

@@ -4,7 +4,7 @@
 //! WGSL mirrors. It is the specification the GPU is tested against, not a second backend to
 //! optimise.
 
-use crate::collision::{Collider, ColliderSet, ContactMaterial, Pose};
+use crate::collision::{Collider, ColliderSet, ContactMaterial, Pose, SubstepContacts};
 use crate::constraints::SolveState;
 use crate::error::Error;
 use crate::metrics::Overflows;
@@ -38,6 +38,8 @@ pub struct CpuSolver {
     /// Each particle's acceleration from its springs in the current substep (mass-spring mode).
     spring_accelerations: Vec<Vec3>,
     solve: SolveState,
+    /// Each particle's contacts in the current substep's iterations.
+    contacts: Vec<SubstepContacts>,
     overflows: Overflows,
 }
 
@@ -66,6 +68,7 @@ impl CpuSolver {
                 responses: params.responses(),
             },
             positions,
+            contacts: vec![SubstepContacts::default(); n],
             overflows: Overflows::default(),
         };
         prepare(&mut solver.passes, model, &params, &solver.pins)?;
@@ -128,7 +131,8 @@ impl CpuSolver {
         prepare(&mut self.passes, &self.model, &self.params, &self.pins)
             .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
-        let setup = Setup { model: &self.model, params: &self.params, pins: &self.pins, gpu: None };
+        let iteration_contacts = self.params.contacts_in_iterations && !colliders.is_empty();
+        let setup = Setup { model: &self.model, params: &self.params, pins: &self.pins, gpu: None, iteration_contacts };
         let mut frame = CpuFrame {
             positions: &mut self.positions,
             velocities: &mut self.velocities,
@@ -137,6 +141,7 @@ impl CpuSolver {
             air_accelerations: &mut self.air_accelerations,
             spring_accelerations: &mut self.spring_accelerations,
             colliders: &colliders,
+            contacts: &mut self.contacts,
             overflows: &mut self.overflows,
             time: &mut self.time,
         };
@@ -161,6 +166,6 @@ impl CpuSolver {
 /// builds what they need the first time, rebuilds the tethers when the pins changed, and checks
 /// the springs' stability.
 fn prepare(passes: &mut [Box<dyn Pass>], model: &ClothModel, params: &SolverParams, pins: &Pins) -> Result<(), Error> {
-    let setup = Setup { model, params, pins, gpu: None };
+    let setup = Setup { model, params, pins, gpu: None, iteration_contacts: false };
     passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))
 }

@@ -385,7 +385,8 @@ fn incline_box(angle: f32) -> Collider {
     Collider::cuboid(tilt * Vec3::new(-2.0, -0.5, 0.0), Vec3::new(4.0, 0.5, 1.0), tilt)
 }
 
-/// On a plane and on the face of a turned box alike.
+/// On a plane and on the face of a turned box alike, with the contacts after the iterations or
+/// inside them.
 #[test]
 fn static_friction_holds_a_cloth_on_an_incline() {
     // tan 20° = 0.36 < μ_s = 0.6: Coulomb's law says it never starts to slide.
@@ -394,18 +395,20 @@ fn static_friction_holds_a_cloth_on_an_incline() {
     let (model, plane) = cloth_on_incline(6, angle, params.collision_margin);
     let start = centre_of_mass(&model, &model.mesh().positions);
     for incline in [plane, incline_box(angle)] {
-        for mode in MODES {
-            let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&incline));
+        for (mode, inside) in MODES.into_iter().flat_map(|mode| [(mode, false), (mode, true)]) {
+            let params = SolverParams { mode, contacts_in_iterations: inside, ..params };
+            let mut solver = solver(&model, params, std::slice::from_ref(&incline));
             for _ in 0..120 {
                 solver.step();
             }
             let creep = centre_of_mass(&model, &solver.read_positions().unwrap()).distance(start);
-            assert!(creep < 1e-4, "{mode:?} on {incline:?}: crept {creep} m in 2 s");
+            assert!(creep < 1e-4, "{mode:?} (contacts inside: {inside}) on {incline:?}: crept {creep} m in 2 s");
         }
     }
 }
 
-/// On a plane and on the face of a turned box alike.
+/// On a plane and on the face of a turned box alike, with the contacts after the iterations or
+/// inside them.
 #[test]
 fn a_cloth_slides_down_an_incline_with_coulomb_acceleration() {
     // μ_s = μ_k = 0.1 < tan 20°: it slides with a = g(sin θ − μ cos θ).
@@ -415,8 +418,9 @@ fn a_cloth_slides_down_an_incline_with_coulomb_acceleration() {
     let expected = 9.81 * (angle.sin() - 0.1 * angle.cos());
     let downhill = Quat::from_rotation_z(angle) * Vec3::NEG_X;
     for incline in [plane, incline_box(angle)] {
-        for mode in MODES {
-            let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&incline));
+        for (mode, inside) in MODES.into_iter().flat_map(|mode| [(mode, false), (mode, true)]) {
+            let params = SolverParams { mode, contacts_in_iterations: inside, ..params };
+            let mut solver = solver(&model, params, std::slice::from_ref(&incline));
             let mut speed = |frames: usize| {
                 for _ in 0..frames {
                     solver.step();
@@ -428,7 +432,7 @@ fn a_cloth_slides_down_an_incline_with_coulomb_acceleration() {
             let acceleration = (late - early) / 1.0;
             assert!(
                 (acceleration - expected).abs() <= 0.05 * expected,
-                "{mode:?} on {incline:?}: acceleration {acceleration}, Coulomb {expected}"
+                "{mode:?} (contacts inside: {inside}) on {incline:?}: acceleration {acceleration}, Coulomb {expected}"
             );
         }
     }
@@ -693,6 +697,8 @@ fn a_fast_rising_plate_lifts_the_cloth_without_tunnelling() {
     }
 }
 
+/// With the contacts after the iterations or inside them (where restitution reverses the
+/// normal velocity from before the solve).
 #[test]
 fn a_dropped_cloth_bounces_to_e_squared_of_its_height() {
     let (h0, e) = (0.5f32, 0.6f32);
@@ -701,8 +707,9 @@ fn a_dropped_cloth_bounces_to_e_squared_of_its_height() {
         ClothMesh::grid(3, 3, 0.1, GridPlane::Horizontal, Vec3::new(0.0, h0 + params.collision_margin, 0.0)).unwrap();
     let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
     let ground = Collider::ground(0.0);
-    for mode in MODES {
-        let mut solver = solver(&model, SolverParams { mode, ..params }, std::slice::from_ref(&ground));
+    for (mode, inside) in MODES.into_iter().flat_map(|mode| [(mode, false), (mode, true)]) {
+        let params = SolverParams { mode, contacts_in_iterations: inside, ..params };
+        let mut solver = solver(&model, params, std::slice::from_ref(&ground));
         let mut bounced = false;
         let mut apex = 0.0f32;
         for _ in 0..90 {
@@ -715,7 +722,10 @@ fn a_dropped_cloth_bounces_to_e_squared_of_its_height() {
             }
         }
         let expected = e * e * h0;
-        assert!((apex - expected).abs() <= 0.1 * expected, "{mode:?}: bounced to {apex} m, e²h0 = {expected}");
+        assert!(
+            (apex - expected).abs() <= 0.1 * expected,
+            "{mode:?} ({inside}): bounced to {apex} m, e²h0 = {expected}"
+        );
     }
 }
 

@@ -11,7 +11,14 @@ fn finalize_particle(i: u32, substep: u32) {
         return; // a pin: its thread finalizes it
     }
     let x = positions[i].xyz;
-    let response = respond_to_colliders(x, state.xyz, substep);
+    // Written after predict when the contacts are projected in the iterations on a cloth with
+    // colliders; otherwise none is read (the buffer may hold fewer records than particles).
+    let iteration_contacts = params.iteration_contacts != 0u && collider_list.count > 0u;
+    var earlier: SubstepContacts;
+    if (iteration_contacts) {
+        earlier = particle_contacts[i];
+    }
+    let response = respond_to_colliders(x, state.xyz, earlier, iteration_contacts, substep);
     if (response.overflow) {
         atomicAdd(&collider_list.overflow, 1u);
     }

@@ -182,6 +182,23 @@ impl Contacts {
         self.sources[k]
     }
 
+    /// These contacts with the substep's earlier pushes added, each `(normal, depth, source)`:
+    /// its depth joins the contact of the same source, or becomes a contact of its own while
+    /// fewer than [`MAX_CONTACTS`] act (where friction and restitution read the whole
+    /// substep's normal impulse, not only the last push).
+    pub fn with_pushes(&self, pushes: impl IntoIterator<Item = (Vec3, f32, usize)>) -> Contacts {
+        let mut with = *self;
+        for (normal, depth, source) in pushes {
+            if let Some(k) = (0..with.count).find(|&k| with.sources[k] == source) {
+                with.depths[k] += depth;
+            } else if with.count < MAX_CONTACTS {
+                with.push(HalfSpace { normal, offset: 0.0 }, 0.0, source);
+                with.depths[with.count - 1] = depth;
+            }
+        }
+        with
+    }
+
     /// These contacts with each source `s` renumbered to `ids[s]` (from a list of half-spaces
     /// to the colliders they came from).
     pub fn renumbered(&self, ids: &[usize]) -> Contacts {

@@ -146,6 +146,91 @@ pub fn contacts_static_friction(contacts: &Contacts, colliders: &[MovingCollider
     }
 }
 
+/// Contacts a particle keeps during a substep's iterations: the half-spaces its predicted path
+/// meets (PBD Alg. 1 line 10 projects the collision constraints with the others, inside the
+/// loop), at most this many, the most violated at the predicted position first. Finalize still
+/// resolves every collider near the particle's final path.
+pub const ITERATION_CONTACTS: usize = 2;
+// `substep_contacts` and its WGSL twin keep the two best by insertion.
+const _: () = assert!(ITERATION_CONTACTS == 2);
+
+/// An unused slot of [`SubstepContacts`]; colliders from this index on are left to finalize
+/// (a slot's collider takes 16 bits on the GPU).
+pub const NO_COLLIDER: u32 = 0xffff;
+
+/// One particle's contacts in the iterations of a substep ([`substep_contacts`]) and its
+/// predicted displacement, which finalize's friction and restitution read
+/// ([`respond_to_colliders`]). `SubstepContacts` on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SubstepContacts {
+    /// The half-spaces, slots in use first.
+    pub spaces: [HalfSpace; ITERATION_CONTACTS],
+    /// The collider of each slot, [`NO_COLLIDER`] where unused.
+    pub colliders: [u32; ITERATION_CONTACTS],
+    /// The displacement predicted before the constraints (`h·v̄`, m).
+    pub predicted: Vec3,
+}
+
+impl Default for SubstepContacts {
+    fn default() -> Self {
+        Self {
+            spaces: [HalfSpace::default(); ITERATION_CONTACTS],
+            colliders: [NO_COLLIDER; ITERATION_CONTACTS],
+            predicted: Vec3::ZERO,
+        }
+    }
+}
+
+impl SubstepContacts {
+    /// Slots in use.
+    pub fn count(&self) -> usize {
+        self.colliders.iter().take_while(|&&c| c != NO_COLLIDER).count()
+    }
+
+    /// What each slot's contact took from the motion predicted from `x`, as
+    /// [`Contacts::with_pushes`] takes it: how deep the predicted position lay in its half-space
+    /// (the normal impulse that stopped the particle's own motion, gravity's included), for the
+    /// used slots of colliders in a list of `collider_count`.
+    fn predicted_pushes(&self, x: Vec3, collider_count: usize) -> impl Iterator<Item = (Vec3, f32, usize)> + '_ {
+        (0..self.count()).filter_map(move |s| {
+            let space = self.spaces[s];
+            let depth = space.offset - space.normal.dot(x + self.predicted);
+            let usable = (self.colliders[s] as usize) < collider_count && depth > 0.0;
+            usable.then_some((space.normal, depth, self.colliders[s] as usize))
+        })
+    }
+}
+
+/// The contacts of a free particle that starts the substep at `x` with the predicted
+/// displacement `q`: of the colliders near its path ([`near_colliders`]) before
+/// [`NO_COLLIDER`], the [`ITERATION_CONTACTS`] whose half-spaces the predicted position
+/// violates most (the least clear, where none is violated; ties in list order).
+pub fn substep_contacts(x: Vec3, q: Vec3, colliders: &[MovingCollider]) -> SubstepContacts {
+    let near = near_colliders(x, q, colliders);
+    let mut found = SubstepContacts { predicted: q, ..SubstepContacts::default() };
+    let violation = |space: HalfSpace| space.offset - space.normal.dot(x + q);
+    for k in 0..near.count {
+        let (space, id) = (near.spaces[k], near.ids[k] as u32);
+        if id >= NO_COLLIDER {
+            continue;
+        }
+        let beats = [0, 1].map(|s| found.colliders[s] == NO_COLLIDER || violation(space) > violation(found.spaces[s]));
+        if beats[0] {
+            (found.spaces[1], found.colliders[1]) = (found.spaces[0], found.colliders[0]);
+            (found.spaces[0], found.colliders[0]) = (space, id);
+        } else if beats[1] {
+            (found.spaces[1], found.colliders[1]) = (space, id);
+        }
+    }
+    found
+}
+
+/// One iteration's contact projection of a free particle at `x + q`: the closest point inside
+/// its substep contacts' half-spaces ([`resolve_contacts`]). Returns the new displacement.
+pub fn project_substep_contacts(x: Vec3, q: Vec3, contacts: &SubstepContacts) -> Vec3 {
+    q + resolve_contacts(x + q, &contacts.spaces[..contacts.count()]).displacement()
+}
+
 /// A free particle's collision response over a substep.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Response {
@@ -158,14 +243,22 @@ pub struct Response {
 }
 
 /// The end of a substep for a free particle that started it at `x` and moved by `q` (PBD Alg. 1
-/// lines 8, 12–16), against `colliders` over the substep: the contact projection against the
-/// half-spaces of the colliders near it ([`near_colliders`]), each grown by its margin
-/// ([`resolve_contacts`]), static friction on the motion relative to the surfaces touched
-/// (their mean displacement at the particle, their coefficients weighted by push; [`stick`])
-/// and the projection again (static friction only undoes motion along the contacts, but a
-/// third collider may lie in the way), then `v = q/h` with each contact's dynamic friction and
-/// restitution on the velocity relative to its surface. At rest, every surface velocity is zero
-/// and this is the static response.
+/// lines 8, 12–16), against `colliders` over the substep (after the iterations projected its
+/// substep contacts `earlier`, when they did): the contact projection against the half-spaces of the colliders
+/// near it ([`near_colliders`]), each grown by its margin ([`resolve_contacts`]), static
+/// friction on the motion relative to the surfaces touched (their mean displacement at the
+/// particle, their coefficients weighted by push; [`stick`]) and the projection again (static
+/// friction only undoes motion along the contacts, but a third collider may lie in the way),
+/// then `v = q/h` with each contact's dynamic friction and restitution on the velocity relative
+/// to its surface. With `earlier`, friction reads the normal impulse that stopped the particle's own predicted
+/// motion (the iterations took it out before this push) and this push
+/// ([`Contacts::with_pushes`]): the particle's weight and impact, and the pull of the passes
+/// after the iterations. Not the sum of the iterations' pushes, which grows with the
+/// iterations where constraints and contacts trade the same millimetres back and forth on a
+/// curved collider (at 10 iterations it held the benchmark cloth stuck to its sphere).
+/// Restitution reverses the normal velocity from before the solve (`earlier.predicted / h`;
+/// without `earlier`, from `q / h`). At rest, every surface velocity is zero and this is the static
+/// response.
 ///
 /// A particle that starts outside every collider (as every substep leaves it) ends outside
 /// every collider near it, by at least the margin: each half-space lies outside its convex
@@ -173,11 +266,21 @@ pub struct Response {
 /// ignores those after the first ones in list order.
 /// One that starts inside (a collider was moved onto it) is pushed to the surface point closest
 /// to where it went; where two colliders overlap it may take a few substeps to get out.
-pub fn respond_to_colliders(x: Vec3, q: Vec3, colliders: &[MovingCollider], response: &ContactResponse) -> Response {
+pub fn respond_to_colliders(
+    x: Vec3,
+    q: Vec3,
+    earlier: Option<&SubstepContacts>,
+    colliders: &[MovingCollider],
+    response: &ContactResponse,
+) -> Response {
     let near = near_colliders(x, q, colliders);
     let spaces = &near.spaces[..near.count];
-    let contacts = resolve_contacts(x + q, spaces).renumbered(&near.ids);
-    let pushed = q + contacts.displacement();
+    let last = resolve_contacts(x + q, spaces).renumbered(&near.ids);
+    let pushed = q + last.displacement();
+    let contacts = match earlier {
+        Some(earlier) => last.with_pushes(earlier.predicted_pushes(x, colliders.len())),
+        None => last,
+    };
     let mut surface = Vec3::ZERO;
     for k in 0..contacts.count {
         surface += colliders[contacts.source(k)].motion.velocity(x + pushed, response.h) * response.h;
@@ -185,7 +288,7 @@ pub fn respond_to_colliders(x: Vec3, q: Vec3, colliders: &[MovingCollider], resp
     let surface = surface / contacts.count.max(1) as f32;
     let stuck = surface + stick(pushed - surface, &contacts, contacts_static_friction(&contacts, colliders));
     let settled = stuck + resolve_contacts(x + stuck, spaces).displacement();
-    let approach = q / response.h;
+    let approach = earlier.map_or(q, |earlier| earlier.predicted) / response.h;
     let mut v = settled / response.h;
     for k in 0..contacts.count {
         let MovingCollider { motion, material, .. } = &colliders[contacts.source(k)];

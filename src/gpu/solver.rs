@@ -175,7 +175,15 @@ impl GpuSolver {
         if !self.resources.fields.holds(set.shapes()) {
             self.resources.set_fields(FieldAtlas::new(&self.device, &self.queue, set.shapes())?);
         }
-        self.colliders = set;
+        let had_colliders = !self.colliders.shapes().is_empty();
+        let previous = std::mem::replace(&mut self.colliders, set);
+        if self.params.contacts_in_iterations && had_colliders == colliders.is_empty() {
+            // The contacts in the iterations run only on a cloth with colliders.
+            if let Err(error) = self.apply(self.params, self.requested_layout) {
+                self.colliders = previous;
+                return Err(error);
+            }
+        }
         self.colliders_moved = false;
         self.fit_colliders();
         self.zero_overflows();
@@ -573,7 +581,9 @@ impl GpuSolver {
     /// passes asked for, the frame's parameters, the colliders and the plan's dispatch table.
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
         let mut passes: Vec<Box<dyn Pass>> = self.passes.iter().map(|p| p.boxed_clone()).collect();
-        let setup = Setup { model: &self.model, params: &params, pins: &self.pins, gpu: Some(&self.facts) };
+        let iteration_contacts = params.contacts_in_iterations && !self.colliders.shapes().is_empty();
+        let setup =
+            Setup { model: &self.model, params: &params, pins: &self.pins, gpu: Some(&self.facts), iteration_contacts };
         let mut uploads = Uploads::gpu();
         for pass in &mut passes {
             pass.prepare(&setup, &mut uploads)?;

@@ -1,7 +1,8 @@
 //! Finalize (PBD Alg. 1 lines 8, 12–16): the collider contacts and the velocity update. Every
 //! free particle's collision response ([`crate::collision::respond_to_colliders`]: the contact
 //! projection against every collider at once, so that no substep ends inside one, with
-//! friction and restitution) gives its displacement `q` and velocity, then `x = x + q`. The
+//! friction and restitution, which also read what the iterations' contacts pushed,
+//! [`super::contacts`]) gives its displacement `q` and velocity, then `x = x + q`. The
 //! velocity comes from the displacement, never from a difference of metre-scale positions, so
 //! its rounding is relative to the motion. Pinned particles take their kinematic velocity and
 //! end the frame exactly on their targets. The frame's last finalize advances the clock.
@@ -48,7 +49,8 @@ impl Pass for FinalizePass {
                 *x = if last { pins.targets()[i] } else { *x + q };
                 continue;
             }
-            let outcome = respond_to_colliders(*x, q, &colliders, &response);
+            let earlier = setup.iteration_contacts.then(|| &frame.contacts[i]);
+            let outcome = respond_to_colliders(*x, q, earlier, &colliders, &response);
             // Wraps like the GPU's atomic counter.
             frame.overflows.colliders = frame.overflows.colliders.wrapping_add(u32::from(outcome.overflow));
             frame.velocities[i] = outcome.v;

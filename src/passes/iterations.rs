@@ -1,5 +1,6 @@
 //! The constraint iterations (PBD Alg. 1 lines 9–11): each substep projects every constraint
-//! `iterations` times, by coloured Gauss-Seidel (PBD §3.2: the units of one colour share no
+//! `iterations` times, each followed by the collider contacts' projection ([`super::contacts`]),
+//! by coloured Gauss-Seidel (PBD §3.2: the units of one colour share no
 //! particle, colours one after the other) or by Jacobi (every unit from the same positions,
 //! each particle then adding its corrections in a fixed order), with PBD stiffness or XPBD
 //! compliance (the multipliers start from zero every substep, XPBD eq. 18). What is projected
@@ -12,6 +13,7 @@
 mod buffers;
 mod unit_dispatch;
 
+use super::contacts::{project_contacts, PROJECT_CONTACTS};
 use super::plan::{
     workgroups_for, Block, BlockSizes, DispatchInfo, DispatchStrategy, FramePlan, GpuFacts, WorkgroupSizes,
 };
@@ -121,7 +123,11 @@ impl Pass for IterationsPass {
                 } else {
                     gauss_seidel_iteration_cost(model, &facts)
                 };
-                let chunks = iteration_chunks(params.iterations, cost, facts.loop_budget()).ok_or(LayoutRefused)?;
+                let mut chunks = iteration_chunks(params.iterations, cost, facts.loop_budget()).ok_or(LayoutRefused)?;
+                if setup.iteration_contacts {
+                    // The contacts are projected after every iteration.
+                    chunks = (0..params.iterations).map(|first| (first, 1)).collect();
+                }
                 let kernel = match (jacobi, facts.blocks.cloth) {
                     (true, _) => "jacobi_substep",
                     (false, Some(_)) => SUBSTEP_IN_WORKGROUP,
@@ -129,6 +135,7 @@ impl Pass for IterationsPass {
                 };
                 for (first_iteration, iterations) in chunks {
                     plan.push(kernel, DispatchInfo { first_iteration, iterations, ..DispatchInfo::zeroed() }, [1, 1]);
+                    push_contacts(setup, plan);
                 }
             }
             layout => {
@@ -138,6 +145,7 @@ impl Pass for IterationsPass {
                 }
                 for iteration in 0..params.iterations {
                     self.push_iteration(model, plan, jacobi, striped, iteration.min(1));
+                    push_contacts(setup, plan);
                 }
             }
         }
@@ -156,6 +164,9 @@ impl Pass for IterationsPass {
                     project_jacobi(model, plan, relaxation, frame.solve, multipliers);
                 }
                 SolverMode::MassSpring(_) => break,
+            }
+            if setup.iteration_contacts {
+                project_contacts(frame.solve, &*frame.contacts);
             }
         }
     }
@@ -190,6 +201,13 @@ impl IterationsPass {
                 plan.push("project_colour", info, workgroups_for(colour.units.len() as u32));
             }
         }
+    }
+}
+
+/// The contact projection after an iteration, on a cloth with colliders ([`super::contacts`]).
+fn push_contacts(setup: &Setup, plan: &mut FramePlan) {
+    if setup.iteration_contacts {
+        plan.push(PROJECT_CONTACTS, DispatchInfo::zeroed(), workgroups_for(setup.model.particle_count() as u32));
     }
 }
 

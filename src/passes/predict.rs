@@ -92,7 +92,7 @@ pub(crate) fn integrate_shader() -> Shader {
             Part::File(wgsl_file!("passes/predict.wgsl")),
             Part::File(wgsl_file!("passes/finalize.wgsl")),
         ],
-        structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT],
+        structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, crate::collision::GpuSubstepContacts::LAYOUT],
         block: None,
         kernels: [PREDICT, FINALIZE, FINALIZE_AND_PREDICT].map(Kernel::plain).to_vec(),
     }
@@ -135,6 +135,13 @@ static INTEGRATE: BindingTable = BindingTable {
             "ColliderList",
             (size_of::<GpuColliderListHead>() + size_of::<GpuCollider>()) as u64,
             "The colliders over the frame, with the count of particles near too many of them.",
+        ),
+        Binding::read(
+            "particle_contacts",
+            "array<SubstepContacts>",
+            size_of::<crate::collision::GpuSubstepContacts>() as u64,
+            "Each free particle's substep contacts (src/passes/contacts.rs), which finalize's friction\n\
+             and restitution read, on a cloth with colliders.",
         ),
         Binding {
             name: "distance_fields",
