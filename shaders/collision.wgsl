@@ -35,6 +35,8 @@ struct ColliderList {
     // counted since the host last zeroed it; the total does not depend on the order of arrival.
     overflow: atomic<u32>,
     count: u32,
+    // Nonzero when a particle started the frame inside a collider (src/passes/depenetration.rs).
+    depenetrating: atomic<u32>,
     colliders: array<Collider>,
 }
 
@@ -701,4 +703,30 @@ fn respond_to_colliders(
         );
     }
     return Response(settled, v, near.overflow);
+}
+
+// Whether a free particle at x starts the frame inside a collider at its pose at the frame's
+// start (starts_inside in src/collision/response.rs).
+fn starts_inside(x: vec3<f32>) -> bool {
+    var inside = false;
+    for (var id = 0u; id < collider_list.count; id += 1u) {
+        let collider = collider_list.colliders[id];
+        let margin = collider.material.x;
+        let start = Pose(collider.start_translation.xyz, collider.start_rotation);
+        let space = moving_half_space(Motion(start, start), collider, x, vec3<f32>(0.0), margin);
+        inside = inside || space.offset - dot(space.normal, x) > margin;
+    }
+    return inside;
+}
+
+// The most speed a free particle may end `substep` with in a frame that depenetrates
+// (depenetration_speed_limit in src/collision/response.rs).
+fn depenetration_speed_limit(start_speed: f32, max_speed: f32, acceleration: f32, h: f32, substep: u32) -> f32 {
+    return start_speed + max_speed + acceleration * h * f32(substep + 1u);
+}
+
+// v shortened to at most `limit` long (limit_speed in src/collision/response.rs).
+fn limit_speed(v: vec3<f32>, limit: f32) -> vec3<f32> {
+    let speed = length(v);
+    return select(v, v * (limit / speed), speed > limit);
 }

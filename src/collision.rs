@@ -27,6 +27,7 @@ pub(crate) use motion::ColliderSet;
 pub use motion::{Motion, MovingCollider};
 pub use pose::{quaternion_product, rotate, Pose};
 pub use response::{contact_velocity, contacts_static_friction, near_colliders, respond_to_colliders, stick};
+pub use response::{depenetration_speed_limit, limit_speed, starts_inside};
 pub use response::{project_substep_contacts, substep_contacts, SubstepContacts, ITERATION_CONTACTS, NO_COLLIDER};
 pub use response::{ContactResponse, NearColliders, Response, MAX_NEAR_COLLIDERS};
 pub use shapes::{validate_colliders, BoundingSphere, Collider};
@@ -182,14 +183,17 @@ pub struct GpuColliderListHead {
     pub overflow: u32,
     /// How many records follow.
     pub count: u32,
+    /// Nonzero when a particle started the frame inside a collider
+    /// ([`crate::passes::depenetration`]), set by the GPU each frame.
+    pub depenetrating: u32,
     /// Aligns the records to 16 bytes.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 impl GpuColliderListHead {
     /// The layout its WGSL twin (the members before the records) must have.
     pub const LAYOUT: StructLayout =
-        struct_layout!(GpuColliderListHead as "ColliderList" tail "colliders", overflow, count);
+        struct_layout!(GpuColliderListHead as "ColliderList" tail "colliders", overflow, count, depenetrating);
 }
 
 /// `SubstepContacts` in WGSL: one particle's [`SubstepContacts`], which the GPU writes and reads

@@ -168,6 +168,14 @@ pub struct SolverParams {
     /// dispatch per iteration and per substep, and 48 bytes per particle; on the benchmark
     /// scene it changes no stretch statistic (BENCHMARKS.md says why).
     pub contacts_in_iterations: bool,
+    /// The most speed a depenetration may give a particle, in m/s (default 0.5, ≥ 0; infinity:
+    /// unbounded; [`crate::passes::depenetration`]). A particle that starts a frame inside a
+    /// collider (one placed or set onto the cloth, or positions set inside one) is still pushed
+    /// out within the frame, but in that frame no free particle ends a substep faster than it
+    /// started the frame by more than this and what gravity and the external acceleration add,
+    /// so the stretched cloth around the push does not launch (as PhysX's
+    /// `maxDepenetrationVelocity`). Frames with no particle inside a collider are untouched.
+    pub max_depenetration_speed: f32,
     /// Distance in metres kept between particles and collider surfaces (default 0.005, ≥ 0).
     /// Around the cloth's thickness; larger hides the triangles cutting into a curved collider
     /// between particles.
@@ -213,6 +221,7 @@ impl Default for SolverParams {
             damping: 0.1,
             rigid_damping: 0.0,
             contacts_in_iterations: false,
+            max_depenetration_speed: 0.5,
             stretch: Stiffness::Compliance(0.0),
             compression: Stiffness::Compliance(1e-4),
             bending: Stiffness::Compliance(1.0),
@@ -269,6 +278,8 @@ impl SolverParams {
         let non_negative = |v: f32| v.is_finite() && v >= 0.0;
         check(non_negative(self.damping), "damping", self.damping.to_string(), "finite and ≥ 0")?;
         check(non_negative(self.rigid_damping), "rigid_damping", self.rigid_damping.to_string(), "finite and ≥ 0")?;
+        let speed = self.max_depenetration_speed;
+        check(speed >= 0.0, "max_depenetration_speed", speed.to_string(), "≥ 0 (infinity: unbounded)")?;
         self.stretch.validate("stretch")?;
         self.compression.validate("compression")?;
         self.bending.validate("bending")?;

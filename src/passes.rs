@@ -18,6 +18,7 @@
 pub mod air;
 pub mod area_limits;
 pub mod contacts;
+pub mod depenetration;
 pub mod finalize;
 pub mod iterations;
 pub mod normals;
@@ -51,6 +52,7 @@ use std::mem::size_of;
 pub(crate) fn passes() -> Vec<Box<dyn Pass>> {
     vec![
         Box::new(rigid_damping::RigidDampingPass),
+        Box::new(depenetration::DepenetrationPass),
         Box::new(air::AirPass::default()),
         Box::new(springs::SpringsPass::default()),
         Box::new(predict::PredictPass),
@@ -183,6 +185,8 @@ pub(crate) struct Setup<'a> {
     pub pins: &'a Pins,
     /// The device, for the GPU solver; `None` for the CPU reference.
     pub gpu: Option<&'a GpuFacts>,
+    /// Whether the cloth has colliders.
+    pub colliders: bool,
     /// Whether the collider contacts are projected in the iterations: asked for
     /// ([`SolverParams::contacts_in_iterations`]) on a cloth with colliders.
     pub iteration_contacts: bool,
@@ -206,6 +210,9 @@ pub(crate) struct CpuFrame<'a> {
     pub colliders: &'a [MovingCollider],
     /// Each particle's contacts in the substep's iterations ([`contacts`]).
     pub contacts: &'a mut [SubstepContacts],
+    /// Whether a particle started the frame inside a collider, and each particle's speed then
+    /// ([`depenetration`]).
+    pub depenetration: &'a mut depenetration::FrameStart,
     /// What fixed capacities left out, counted like the GPU's atomic counters.
     pub overflows: &'a mut Overflows,
     /// Simulated time at the start of the frame (s), advanced by its last finalize.
@@ -416,6 +423,11 @@ pub(crate) static SOLVE: BindingTable = BindingTable {
     ],
 };
 
+/// What the `frame_start` buffer holds, for the tables that bind it.
+pub(crate) const FRAME_START: &str =
+    "What the frame started with: [its time (s), advanced by the frame's last finalize], then each\n\
+             particle's speed (m/s), written by the depenetration pass (src/passes/depenetration.rs).";
+
 /// What the `velocities` buffer holds, for the tables that bind it.
 pub(crate) const VELOCITIES: &str = "Between substeps the velocity v (m/s); from predict to finalize the substep's\n\
      displacement q = p − x (m). w: the inverse mass (0 = pinned).";
@@ -433,7 +445,7 @@ pub struct GpuParams {
     pub pin_count: u32,
     pub substeps: u32,
     pub iteration_contacts: u32,
-    pub _pad: u32,
+    pub max_depenetration_speed: f32,
 }
 
 impl GpuParams {
@@ -447,7 +459,8 @@ impl GpuParams {
         particle_count,
         pin_count,
         substeps,
-        iteration_contacts
+        iteration_contacts,
+        max_depenetration_speed
     );
 
     /// The frame's parameters for `params`, `model` and `pin_count` pins.
@@ -463,7 +476,7 @@ impl GpuParams {
             pin_count: pin_count as u32,
             substeps: params.substeps,
             iteration_contacts: u32::from(params.contacts_in_iterations),
-            _pad: 0,
+            max_depenetration_speed: params.max_depenetration_speed,
         }
     }
 }
@@ -487,7 +500,8 @@ const PARAMS_MEMBERS: &str = "    // Gravity plus external acceleration (m/s²);
     // SolverParams::contacts_in_iterations (finalize reads the substep contacts when set and
     // the cloth has colliders).
     iteration_contacts: u32,
-    _pad0: u32,
+    // SolverParams::max_depenetration_speed (m/s; infinity: unbounded).
+    max_depenetration_speed: f32,
 ";
 
 /// Where each pass's block lies in the frame's parameters: [`GpuParams`] first, then the blocks in

@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::metrics::Overflows;
 use crate::model::ClothModel;
 use crate::params::SolverParams;
+use crate::passes::depenetration::FrameStart;
 use crate::passes::{frame_order, passes, CpuFrame, Pass, Setup, Uploads};
 use crate::pins::Pins;
 use glam::Vec3;
@@ -40,6 +41,8 @@ pub struct CpuSolver {
     solve: SolveState,
     /// Each particle's contacts in the current substep's iterations.
     contacts: Vec<SubstepContacts>,
+    /// Whether a particle started the current frame inside a collider, and the speeds then.
+    depenetration: FrameStart,
     overflows: Overflows,
 }
 
@@ -69,6 +72,7 @@ impl CpuSolver {
             },
             positions,
             contacts: vec![SubstepContacts::default(); n],
+            depenetration: FrameStart { active: false, speeds: vec![0.0; n] },
             overflows: Overflows::default(),
         };
         prepare(&mut solver.passes, model, &params, &solver.pins)?;
@@ -131,8 +135,10 @@ impl CpuSolver {
         prepare(&mut self.passes, &self.model, &self.params, &self.pins)
             .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
-        let iteration_contacts = self.params.contacts_in_iterations && !colliders.is_empty();
-        let setup = Setup { model: &self.model, params: &self.params, pins: &self.pins, gpu: None, iteration_contacts };
+        let has_colliders = !colliders.is_empty();
+        let iteration_contacts = self.params.contacts_in_iterations && has_colliders;
+        let (model, params, pins) = (&self.model, &self.params, &self.pins);
+        let setup = Setup { model, params, pins, gpu: None, colliders: has_colliders, iteration_contacts };
         let mut frame = CpuFrame {
             positions: &mut self.positions,
             velocities: &mut self.velocities,
@@ -142,6 +148,7 @@ impl CpuSolver {
             spring_accelerations: &mut self.spring_accelerations,
             colliders: &colliders,
             contacts: &mut self.contacts,
+            depenetration: &mut self.depenetration,
             overflows: &mut self.overflows,
             time: &mut self.time,
         };
@@ -166,6 +173,6 @@ impl CpuSolver {
 /// builds what they need the first time, rebuilds the tethers when the pins changed, and checks
 /// the springs' stability.
 fn prepare(passes: &mut [Box<dyn Pass>], model: &ClothModel, params: &SolverParams, pins: &Pins) -> Result<(), Error> {
-    let setup = Setup { model, params, pins, gpu: None, iteration_contacts: false };
+    let setup = Setup { model, params, pins, gpu: None, colliders: false, iteration_contacts: false };
     passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))
 }

@@ -484,8 +484,9 @@ fn single_workgroup_striped_and_per_colour_frames_are_identical() {
     }
     assert_eq!(
         striped_dispatches,
-        1 + 2 * (2 * 100 + 2) + 1,
-        "predict, two phases per iteration, the tethers and one dispatch after each substep, normals"
+        2 + 1 + 2 * (2 * 100 + 2) + 1,
+        "the depenetration's two, predict, two phases per iteration, the tethers and one dispatch after each \
+         substep, normals"
     );
     assert_eq!(max_distance(&single, &per_colour), 0.0);
     assert_eq!(max_distance(&striped, &per_colour), 0.0);
@@ -647,10 +648,12 @@ fn collect_metrics(solver: &mut GpuSolver) -> drape::ClothMetrics {
     poll_until(|| solver.poll_metrics().unwrap())
 }
 
-/// A frame dispatches predict once, each iteration's projections, the tethers once per substep
-/// (the scene has pins), one dispatch between substeps (finalize and the next predict together),
-/// finalize and normals; a single workgroup runs each substep's iterations in one dispatch (a 16²
-/// cloth stays within llvmpipe's loop limit). Without tethers, their dispatches go.
+/// A frame dispatches the depenetration's two (the scene has a ground), predict once, each
+/// iteration's projections, the tethers once per substep (the scene has pins), one dispatch
+/// between substeps (finalize and the next predict together), finalize and normals; a single
+/// workgroup runs each substep's iterations in one dispatch (a 16² cloth stays within
+/// llvmpipe's loop limit). Without tethers, or without a depenetration bound, their dispatches
+/// go.
 #[test]
 fn dispatches_per_frame_follow_the_plan() {
     let (device, queue) = device();
@@ -661,14 +664,15 @@ fn dispatches_per_frame_follow_the_plan() {
     };
     let colours = scene.model.schedule().colours.len();
     for (substeps, iterations) in [(10, 10), (20, 1)] {
-        let frame = |per_iteration: usize| 1 + substeps as usize * (per_iteration * iterations as usize + 2) + 1;
+        let frame = |per_iteration: usize| 2 + 1 + substeps as usize * (per_iteration * iterations as usize + 2) + 1;
         assert_eq!(count(SolverMode::GaussSeidel, DispatchStrategy::Striped, substeps, iterations), frame(2));
         assert_eq!(count(SolverMode::GaussSeidel, DispatchStrategy::PerColour, substeps, iterations), frame(colours));
         let jacobi = SolverMode::Jacobi { relaxation: 1.5 };
         assert_eq!(count(jacobi, DispatchStrategy::PerColour, substeps, iterations), frame(2));
         for mode in [SolverMode::GaussSeidel, jacobi] {
-            // Predict, a projection dispatch, the tethers and a finalize per substep, normals.
-            assert_eq!(count(mode, DispatchStrategy::SingleWorkgroup, substeps, iterations), 3 * substeps as usize + 2);
+            // The depenetration, predict, a projection dispatch, the tethers and a finalize per
+            // substep, normals.
+            assert_eq!(count(mode, DispatchStrategy::SingleWorkgroup, substeps, iterations), 3 * substeps as usize + 4);
         }
         let untethered = SolverParams {
             substeps,
@@ -678,6 +682,9 @@ fn dispatches_per_frame_follow_the_plan() {
         };
         let untethered = solver(&device, &queue, &scene.model, untethered, &scene.colliders, DispatchStrategy::Striped);
         assert_eq!(untethered.dispatches_per_frame(), frame(2) - substeps as usize);
+        let unbounded = SolverParams { max_depenetration_speed: f32::INFINITY, substeps, iterations, ..scene.params };
+        let unbounded = solver(&device, &queue, &scene.model, unbounded, &scene.colliders, DispatchStrategy::Striped);
+        assert_eq!(unbounded.dispatches_per_frame(), frame(2) - 2);
         // Rigid damping: three dispatches at the start of the frame.
         let calm = SolverParams { rigid_damping: 1.0, substeps, iterations, ..scene.params };
         let calm = solver(&device, &queue, &scene.model, calm, &scene.colliders, DispatchStrategy::Striped);
@@ -742,7 +749,7 @@ fn mass_spring_matches_reference_in_every_layout_and_switch() {
     let layouts = [DispatchStrategy::Auto, DispatchStrategy::SingleWorkgroup, DispatchStrategy::Striped];
     for layout in layouts.into_iter().chain([DispatchStrategy::Auto]) {
         let mut gpu = solver(&device, &queue, &scene.model, p, &scene.colliders, layout);
-        assert_eq!(gpu.dispatches_per_frame(), 4 * substeps as usize + 1);
+        assert_eq!(gpu.dispatches_per_frame(), 4 * substeps as usize + 3);
         for _ in 0..30 {
             gpu.step();
         }
@@ -763,8 +770,9 @@ fn mass_spring_matches_reference_in_every_layout_and_switch() {
         gpu.set_params(params).unwrap();
         cpu.set_params(params).unwrap();
         if params == still {
-            // The springs, predict and finalize in every substep, and the normals.
-            assert_eq!(gpu.dispatches_per_frame(), 3 * substeps as usize + 1);
+            // The depenetration's two, the springs, predict and finalize in every substep, and
+            // the normals.
+            assert_eq!(gpu.dispatches_per_frame(), 3 * substeps as usize + 3);
         }
         for _ in 0..10 {
             gpu.step();

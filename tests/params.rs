@@ -29,6 +29,9 @@ fn out_of_range_parameters_are_rejected_by_name() {
     assert_eq!(rejected(SolverParams { damping: -1.0, ..ok }), "damping");
     assert_eq!(rejected(SolverParams { rigid_damping: -1.0, ..ok }), "rigid_damping");
     assert_eq!(rejected(SolverParams { rigid_damping: f32::NAN, ..ok }), "rigid_damping");
+    assert_eq!(rejected(SolverParams { max_depenetration_speed: -0.1, ..ok }), "max_depenetration_speed");
+    assert_eq!(rejected(SolverParams { max_depenetration_speed: f32::NAN, ..ok }), "max_depenetration_speed");
+    assert!(SolverParams { max_depenetration_speed: f32::INFINITY, ..ok }.validate().is_ok());
     assert_eq!(rejected(SolverParams { static_friction: f32::INFINITY, ..ok }), "static_friction");
     assert_eq!(rejected(SolverParams { dynamic_friction: -0.1, ..ok }), "dynamic_friction");
     assert_eq!(rejected(SolverParams { restitution: 1.5, ..ok }), "restitution");

@@ -108,6 +108,6 @@ fn apply_aerodynamics(
     if (i >= params.particle_count) {
         return;
     }
-    let time = clock[0] + f32(dispatch.substep) * params.h;
+    let time = frame_start[0] + f32(dispatch.substep) * params.h;
     air_accelerations[i] = vec4<f32>(air_acceleration(i, time), 0.0);
 }

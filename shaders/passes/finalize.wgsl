@@ -22,8 +22,15 @@ fn finalize_particle(i: u32, substep: u32) {
     if (response.overflow) {
         atomicAdd(&collider_list.overflow, 1u);
     }
+    var v = response.v;
+    if (atomicLoad(&collider_list.depenetrating) != 0u) {
+        let acceleration = length(params.acceleration.xyz);
+        let start_speed = frame_start[1u + i];
+        let limit = depenetration_speed_limit(start_speed, params.max_depenetration_speed, acceleration, params.h, substep);
+        v = limit_speed(v, limit);
+    }
     positions[i] = vec4<f32>(x + response.q, 1.0);
-    velocities[i] = vec4<f32>(response.v, state.w);
+    velocities[i] = vec4<f32>(v, state.w);
 }
 
 fn finalize_pin(pin: Pin, substep: u32) {
@@ -61,7 +68,7 @@ fn finalize(
     let i = linear_id(workgroup, workgroups, local_index);
     finalize_thread(i, dispatch.substep);
     if (i == 0u && dispatch.substep + 1u == params.substeps) {
-        clock[0] = advanced_clock(clock[0], params.h * f32(params.substeps));
+        frame_start[0] = advanced_clock(frame_start[0], params.h * f32(params.substeps));
     }
 }
 

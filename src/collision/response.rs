@@ -7,7 +7,7 @@
 //! `respond_to_colliders`).
 
 use super::contacts::{resolve_contacts, Contacts, HalfSpace};
-use super::motion::MovingCollider;
+use super::motion::{Motion, MovingCollider};
 use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
 use glam::Vec3;
 
@@ -306,4 +306,34 @@ pub fn respond_to_colliders(
             );
     }
     Response { q: settled, v, overflow: near.overflow }
+}
+
+/// Whether a free particle at `x` starts the frame inside one of `colliders` at its pose at the
+/// frame's start: deeper than its margin behind the half-space of the collider's surface point
+/// closest to `x` (the half-space of a particle that does not move). A particle resting on a
+/// collider lies on the half-space's boundary, the margin outside the surface.
+pub fn starts_inside(x: Vec3, colliders: &[MovingCollider]) -> bool {
+    colliders.iter().any(|collider| {
+        let margin = collider.material.collision_margin;
+        let space = Motion::still(collider.motion.start).half_space(&collider.shape, x, Vec3::ZERO, margin);
+        space.offset - space.normal.dot(x) > margin
+    })
+}
+
+/// The most speed a free particle may end substep `substep` (of substep length `h`) with in a
+/// frame in which a particle started inside a collider: its speed at the frame's start
+/// `start_speed`, plus `max_speed` ([`crate::SolverParams::max_depenetration_speed`]), plus
+/// what an acceleration of `acceleration` (m/s², gravity and the external one) adds by then.
+pub fn depenetration_speed_limit(start_speed: f32, max_speed: f32, acceleration: f32, h: f32, substep: u32) -> f32 {
+    start_speed + max_speed + acceleration * h * (substep + 1) as f32
+}
+
+/// `v` shortened to at most `limit` long (as it is for an infinite limit, or a NaN `v`).
+pub fn limit_speed(v: Vec3, limit: f32) -> Vec3 {
+    let speed = v.length();
+    if speed > limit {
+        v * (limit / speed)
+    } else {
+        v
+    }
 }

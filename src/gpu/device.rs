@@ -2,7 +2,8 @@
 
 use crate::error::Error;
 use crate::passes::plan::{WorkgroupSizes, DISPATCH_ENTRY_STRIDE, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE};
-use crate::wgsl::{Access, BindingTable};
+use crate::passes::Shader;
+use crate::wgsl::{Access, Binding, BindingTable};
 
 /// How to get a Vulkan driver on a machine without a GPU (for "no adapter" messages).
 #[cfg(not(target_arch = "wasm32"))]
@@ -69,29 +70,48 @@ pub(crate) fn check_buffer_size(device: &wgpu::Device, what: &str, size: u64) ->
     Ok(())
 }
 
+/// Each kernel's pipeline layout in `shaders`: the frame's bindings, then those of each of its
+/// module's groups, the last only as far as the kernel uses it ([`crate::passes::Kernel::uses`],
+/// as `super::pipelines` builds them).
+pub(crate) fn kernel_layouts<'a>(frame: &'a BindingTable, shaders: &'a [Shader]) -> Vec<Vec<Vec<&'a Binding>>> {
+    let mut layouts = Vec::new();
+    for shader in shaders {
+        for kernel in &shader.kernels {
+            let mut groups: Vec<Vec<&Binding>> = std::iter::once(frame)
+                .chain(shader.groups.iter().copied())
+                .map(|t| t.bindings.iter().collect())
+                .collect();
+            if let (Some(uses), Some(last)) = (kernel.uses, groups.last_mut()) {
+                last.retain(|b| uses.contains(&b.name));
+            }
+            layouts.push(groups);
+        }
+    }
+    layouts
+}
+
 /// Checks the device's limits that the solver's layouts and kernels rely on, so that a device
 /// created with lower limits than [`required_limits`] gets an error naming the limit instead of
-/// a wgpu validation panic. `layouts` holds each pipeline layout's binding tables, the frame's
-/// first; the frame's parameters take `params_bytes`.
+/// a wgpu validation panic. `layouts` holds each kernel's pipeline layout: the bindings of each
+/// of its groups, the frame's first ([`kernel_layouts`]); the frame's parameters take
+/// `params_bytes`.
 pub(crate) fn check_device_limits(
     device: &wgpu::Device,
     sizes: WorkgroupSizes,
-    layouts: &[Vec<&BindingTable>],
+    layouts: &[Vec<Vec<&Binding>>],
     params_bytes: u64,
 ) -> Result<(), Error> {
     let limits = device.limits();
-    let most = |count: &dyn Fn(&[&BindingTable]) -> u64| layouts.iter().map(|l| count(l)).max().unwrap_or(0);
+    let most = |count: &dyn Fn(&[Vec<&Binding>]) -> u64| layouts.iter().map(|l| count(l)).max().unwrap_or(0);
     let counted = |accesses: &'static [Access]| {
-        move |layout: &[&BindingTable]| {
-            layout.iter().flat_map(|t| t.bindings).filter(|b| accesses.contains(&b.access)).count() as u64
-        }
+        move |layout: &[Vec<&Binding>]| layout.iter().flatten().filter(|b| accesses.contains(&b.access)).count() as u64
     };
-    let bindings = |layout: &[&BindingTable]| layout.iter().map(|t| t.bindings.len() as u64).sum();
-    let highest_binding = most(&|layout| layout.iter().map(|t| t.bindings.len() as u64).max().unwrap_or(0));
+    let bindings = |layout: &[Vec<&Binding>]| layout.iter().map(|g| g.len() as u64).sum();
+    let highest_binding = most(&|layout| layout.iter().map(|g| g.len() as u64).max().unwrap_or(0));
     let uniform_bytes = layouts
         .iter()
         .flatten()
-        .flat_map(|t| t.bindings)
+        .flatten()
         .filter(|b| matches!(b.access, Access::Uniform | Access::DynamicUniform))
         .map(|b| b.min_bytes)
         .fold(params_bytes, u64::max);

@@ -15,7 +15,7 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod blocking_reads;
 
-use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter};
+use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter, kernel_layouts};
 use super::fields::FieldAtlas;
 use super::pipelines::Kernels;
 use super::readback::{
@@ -107,8 +107,7 @@ impl GpuSolver {
         let unit_types: Vec<UnitType> = UnitType::ALL.into_iter().filter(|&t| !model.units(t).is_empty()).collect();
         let build = Build { facts: &facts, unit_types: &unit_types };
         let shaders = shaders(&passes, &build);
-        let layouts: Vec<Vec<_>> =
-            shaders.iter().map(|s| std::iter::once(&FRAME).chain(s.groups.iter().copied()).collect()).collect();
+        let layouts = kernel_layouts(&FRAME, &shaders);
         let params_layout = ParamsLayout::new(&shaders);
         check_device_limits(device, facts.sizes, &layouts, params_layout.size())?;
         check_buffer_size(device, "colliders", collider_list_bytes(colliders.shapes().len()))?;
@@ -177,15 +176,16 @@ impl GpuSolver {
         }
         let had_colliders = !self.colliders.shapes().is_empty();
         let previous = std::mem::replace(&mut self.colliders, set);
-        if self.params.contacts_in_iterations && had_colliders == colliders.is_empty() {
-            // The contacts in the iterations run only on a cloth with colliders.
+        self.fit_colliders();
+        if had_colliders == colliders.is_empty() {
+            // The depenetration and the contacts in the iterations run only on a cloth with
+            // colliders.
             if let Err(error) = self.apply(self.params, self.requested_layout) {
                 self.colliders = previous;
                 return Err(error);
             }
         }
         self.colliders_moved = false;
-        self.fit_colliders();
         self.zero_overflows();
         self.write_colliders();
         self.bind_groups.refresh(&self.device, &mut self.resources);
@@ -258,7 +258,7 @@ impl GpuSolver {
         write("positions", &vectors(rest, |_| 1.0));
         write("velocities", &vectors(&vec![Vec3::ZERO; rest.len()], |i| inverse_masses[i]));
         write("normals", &vectors(&self.model.vertex_normals(rest), |_| 0.0));
-        self.resources.zero("clock");
+        self.resources.zero("frame_start");
         let mut uploads = Uploads::gpu();
         self.passes.iter().for_each(|pass| pass.reset(&mut uploads));
         self.resources.apply(&uploads.into_list(), &self.bind_groups, &self.params_layout);
@@ -581,9 +581,10 @@ impl GpuSolver {
     /// passes asked for, the frame's parameters, the colliders and the plan's dispatch table.
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
         let mut passes: Vec<Box<dyn Pass>> = self.passes.iter().map(|p| p.boxed_clone()).collect();
-        let iteration_contacts = params.contacts_in_iterations && !self.colliders.shapes().is_empty();
-        let setup =
-            Setup { model: &self.model, params: &params, pins: &self.pins, gpu: Some(&self.facts), iteration_contacts };
+        let colliders = !self.colliders.shapes().is_empty();
+        let iteration_contacts = params.contacts_in_iterations && colliders;
+        let (model, pins, gpu) = (&self.model, &self.pins, Some(&self.facts));
+        let setup = Setup { model, params: &params, pins, gpu, colliders, iteration_contacts };
         let mut uploads = Uploads::gpu();
         for pass in &mut passes {
             pass.prepare(&setup, &mut uploads)?;
@@ -694,7 +695,8 @@ fn create_cloth_buffers(
     resources.create("normals", bytemuck::cast_slice(&normals), 16, vertex);
     resources.create("triangles", bytemuck::cast_slice(&triangles), 4, STORAGE | wgpu::BufferUsages::INDEX);
     resources.create("vertex_triangles", bytemuck::cast_slice(&vertex_triangles), 4, STORAGE);
-    resources.create("clock", &[], 16, STORAGE);
+    // The frame's time, then a speed per particle (the depenetration's).
+    resources.create("frame_start", &[], 4 * (1 + n), STORAGE);
     Ok(())
 }
 

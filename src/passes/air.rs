@@ -248,7 +248,7 @@ static AIR: BindingTable = BindingTable {
             4,
             "Each vertex's triangles: particle_count + 1 offsets, then triangle indices.",
         ),
-        Binding::read("clock", "array<f32>", 16, "[time at the start of the frame (s)], advanced by finalize."),
+        Binding::read("frame_start", "array<f32>", 16, super::FRAME_START),
     ],
 };
 

@@ -5,7 +5,9 @@
 //! [`super::contacts`]) gives its displacement `q` and velocity, then `x = x + q`. The
 //! velocity comes from the displacement, never from a difference of metre-scale positions, so
 //! its rounding is relative to the motion. Pinned particles take their kinematic velocity and
-//! end the frame exactly on their targets. The frame's last finalize advances the clock.
+//! end the frame exactly on their targets. In a frame in which a particle started inside a
+//! collider, each free particle's speed is bounded ([`super::depenetration`]). The frame's last
+//! finalize advances the clock.
 //!
 //! Its kernels are in the `integrate` module it shares with predict
 //! (`integrate_shader` in [`super::predict`]). WGSL twin: `shaders/passes/finalize.wgsl`.
@@ -14,7 +16,7 @@ use super::air::advanced_clock;
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::predict::{integrate_shader, FINALIZE};
 use super::{Build, CpuFrame, LayoutRefused, Pass, Setup, Shader, Stage};
-use crate::collision::{respond_to_colliders, MovingCollider};
+use crate::collision::{depenetration_speed_limit, limit_speed, respond_to_colliders, MovingCollider};
 
 /// The finalize pass.
 #[derive(Debug, Clone, Copy, Default)]
@@ -39,6 +41,7 @@ impl Pass for FinalizePass {
         let h = params.substep_dt();
         let response = params.contact_response();
         let last = substep + 1 == params.substeps;
+        let acceleration = (params.gravity + params.external_acceleration).length();
         let colliders: Vec<MovingCollider> =
             frame.colliders.iter().map(|c| c.substep(substep, params.substeps)).collect();
         let (pins, solve) = (setup.pins, &*frame.solve);
@@ -53,7 +56,13 @@ impl Pass for FinalizePass {
             let outcome = respond_to_colliders(*x, q, earlier, &colliders, &response);
             // Wraps like the GPU's atomic counter.
             frame.overflows.colliders = frame.overflows.colliders.wrapping_add(u32::from(outcome.overflow));
-            frame.velocities[i] = outcome.v;
+            frame.velocities[i] = if frame.depenetration.active {
+                let start = frame.depenetration.speeds[i];
+                let limit = depenetration_speed_limit(start, params.max_depenetration_speed, acceleration, h, substep);
+                limit_speed(outcome.v, limit)
+            } else {
+                outcome.v
+            };
             *x += outcome.q;
         }
         if last {

@@ -94,9 +94,22 @@ pub(crate) fn integrate_shader() -> Shader {
         ],
         structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, crate::collision::GpuSubstepContacts::LAYOUT],
         block: None,
-        kernels: [PREDICT, FINALIZE, FINALIZE_AND_PREDICT].map(Kernel::plain).to_vec(),
+        kernels: vec![
+            Kernel { uses: Some(PREDICT_USES), ..Kernel::plain(PREDICT) },
+            Kernel { uses: Some(FINALIZE_USES), ..Kernel::plain(FINALIZE) },
+            Kernel { uses: Some(FINALIZE_USES), ..Kernel::plain(FINALIZE_AND_PREDICT) },
+        ],
     }
 }
+
+/// What predict binds of [`INTEGRATE`]: the particles, the pins and the forces.
+const PREDICT_USES: &[&str] = &["positions", "velocities", "pins", "air_accelerations", "spring_accelerations"];
+/// What finalize binds of [`INTEGRATE`] (also when it runs with the next predict, which then
+/// has neither air nor springs): the particles, the pins, the frame's start and the colliders with
+/// what the frame's start and the iterations recorded of them (a table of more storage buffers
+/// than WebGPU lets one stage bind).
+const FINALIZE_USES: &[&str] =
+    &["positions", "velocities", "pins", "frame_start", "collider_list", "particle_contacts", "distance_fields"];
 
 /// Group 1 of predict and finalize.
 static INTEGRATE: BindingTable = BindingTable {
@@ -117,12 +130,7 @@ static INTEGRATE: BindingTable = BindingTable {
             "Each particle's acceleration from the air (m/s², shaders/passes/air.wgsl): zero without\n\
              air, and a single zero entry until the air is first used.",
         ),
-        Binding::read_write(
-            "clock",
-            "array<f32>",
-            16,
-            "[time at the start of the frame (s)], advanced by the frame's last finalize.",
-        ),
+        Binding::read_write("frame_start", "array<f32>", 16, super::FRAME_START),
         Binding::read(
             "spring_accelerations",
             "array<vec4<f32>>",
