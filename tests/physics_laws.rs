@@ -749,7 +749,7 @@ fn a_cloth_resting_on_the_ground_stays_at_rest() {
 
 /// A pin dragged at 0.5 m/s (out of the cloth's plane, where the cloth can follow without
 /// stretching) and released keeps the velocity of its last motion, on the GPU and the CPU
-/// reference alike. (A target beyond the cloth's reach, such as a bottom corner dragged sideways
+/// reference alike (within 0.1 mm/s: drivers round differently). (A target beyond the cloth's reach, such as a bottom corner dragged sideways
 /// in the plane of a cloth hanging from its top corners, stretches an inextensible cloth;
 /// released, that stretch springs back, as it must.) Tethers with 2 % of give: the cloth hangs at
 /// its full length from the pins, and the drag's 8 cm out of the plane takes the grabbed
@@ -784,7 +784,8 @@ fn a_released_pin_keeps_the_velocity_of_its_last_motion() {
         gpu.step();
         cpu.step();
         let v = gpu.read_velocities().unwrap()[grabbed as usize];
-        assert_eq!(v, cpu.velocities[grabbed as usize], "GPU and CPU differ");
+        let apart = v.distance(cpu.velocities[grabbed as usize]);
+        assert!(apart <= 1e-4, "GPU {v} and CPU {} m/s differ", cpu.velocities[grabbed as usize]);
         assert!(v.distance(drag) < 0.3, "{v} m/s {frame} frames after the release");
     }
 }

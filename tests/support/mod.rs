@@ -248,3 +248,13 @@ pub fn zero_gravity_self_collision(mode: drape::SolverMode, h: f32) -> drape::So
         ..Default::default()
     }
 }
+
+/// Gives the GPU solver the CPU reference's positions and velocities, so that the next frame of
+/// each starts from the same state. Where contacts make a run chaotic, the rounding in which
+/// drivers differ (GL contracts multiply-adds and rounds divisions and square roots its own
+/// way, as real GPUs do) grows without bound over a run; one frame from one state measures
+/// the port on every driver.
+pub fn start_gpu_from_cpu(gpu: &mut drape::GpuSolver, cpu: &drape::CpuSolver) {
+    gpu.set_positions(&cpu.positions).unwrap();
+    gpu.set_velocities(&cpu.velocities).unwrap();
+}
