@@ -5,7 +5,7 @@
 //!  [--area-limit 0.8,1.05]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
 //!  [--springs 50,10,1] [--spring-damping 0.001] [--thickness 0.01] [--self-collision [H]]
-//!  [--contacts-in-iterations] [--window A:B] [--json]`
+//!  [--contacts-in-iterations] [--max-depenetration-speed 0.5] [--window A:B] [--json]`
 
 // The report is one `serde_json::json!` object, whose macro recurses once per key.
 #![recursion_limit = "256"]
@@ -94,6 +94,10 @@ struct Args {
     /// in finalize (SolverParams::contacts_in_iterations).
     #[arg(long)]
     contacts_in_iterations: bool,
+    /// The most speed a push out of a collider may give a particle, m/s (default 0.5; `inf`:
+    /// unbounded; SolverParams::max_depenetration_speed).
+    #[arg(long, default_value_t = 0.5)]
+    max_depenetration_speed: f32,
     /// The bending model of the cloth's hinges: dihedral (angles, keeps any rest shape) or
     /// isometric (Bergou et al.'s quadratic energy, for cloth that barely stretches).
     #[arg(long, default_value = "dihedral")]
@@ -158,6 +162,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         aerodynamics: air(args, scene.params.aerodynamics)?,
         rigid_damping: args.rigid_damping,
         contacts_in_iterations: args.contacts_in_iterations,
+        max_depenetration_speed: args.max_depenetration_speed,
         self_collision: args.self_collision.map(|h| drape::SelfCollision::new(h.unwrap_or(args.thickness))),
         ..scene.params
     };
@@ -224,6 +229,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "stretch_compliance": args.stretch_compliance,
         "rigid_damping": params.rigid_damping,
         "contacts_in_iterations": params.contacts_in_iterations,
+        "max_depenetration_speed": params.max_depenetration_speed.is_finite().then_some(params.max_depenetration_speed),
         "wind": params.aerodynamics.map(|a| a.wind.to_array()),
         "mass_spring": mass_spring_report(&params, &solver),
         "gusts": params.aerodynamics.filter(|a| a.gusts.strength > 0.0).map(|a| [a.gusts.strength, a.gusts.frequency]),
