@@ -244,22 +244,20 @@ fn traced_half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32
     return HalfSpace(contact.normal, dot(contact.normal, point) - (contact.distance - margin));
 }
 
-// passes_through in src/collision/contacts.rs: whether x + q·s, s from `from` to 1, dips inside the
-// grown shape (a golden-section search for the least distance along the path).
+// passes_through in src/collision/contacts.rs: whether x + q·s, s from `from` to 1, may dip inside
+// the grown shape (PASS_PIECES pieces, each shown out by the distance's slope bound or not).
 fn passes_through(collider: Collider, x: vec3<f32>, q: vec3<f32>, from_s: f32, margin: f32) -> bool {
-    let golden = 0.381966;
-    var low = from_s;
-    var high = 1.0;
-    for (var round = 0u; round < TRACE_STEPS; round += 1u) {
-        let near = low + (high - low) * golden;
-        let far = high - (high - low) * golden;
-        if (closest(collider, x + q * near).distance < closest(collider, x + q * far).distance) {
-            high = far;
-        } else {
-            low = near;
+    let piece = (1.0 - from_s) / f32(PASS_PIECES);
+    let fall = trace_slope(collider) * length(q) * piece;
+    var before = closest(collider, x + q * from_s).distance - margin;
+    for (var k = 1u; k <= PASS_PIECES; k += 1u) {
+        let after = closest(collider, x + q * (from_s + piece * f32(k))).distance - margin;
+        if (!(before + after > fall)) {
+            return true;
         }
+        before = after;
     }
-    return closest(collider, x + q * (0.5 * (low + high))).distance - margin < 0.0;
+    return false;
 }
 
 // Collider::half_space.

@@ -21,7 +21,7 @@ mod response;
 mod shapes;
 
 pub use contacts::{plane_half_space, resolve_contacts, sphere_half_space, traced_half_space, Contacts, HalfSpace};
-pub use contacts::{MAX_CONTACTS, PARALLEL_EPSILON, TRACE_STEPS, TRACE_TOLERANCE};
+pub use contacts::{MAX_CONTACTS, PARALLEL_EPSILON, PASS_PIECES, TRACE_STEPS, TRACE_TOLERANCE};
 pub use material::ContactMaterial;
 pub(crate) use motion::ColliderSet;
 pub use motion::{Motion, MovingCollider};
@@ -56,6 +56,7 @@ pub fn wgsl_constants() -> Vec<Constant> {
         Constant::f32("PARALLEL_EPSILON", PARALLEL_EPSILON),
         Constant::f32("FIELD_SLOPE", FIELD_SLOPE),
         Constant::u32("TRACE_STEPS", TRACE_STEPS),
+        Constant::u32("PASS_PIECES", PASS_PIECES),
         Constant::f32("TRACE_TOLERANCE", TRACE_TOLERANCE),
     ]
 }

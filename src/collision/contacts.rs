@@ -95,23 +95,32 @@ pub fn traced_half_space(collider: &Collider, x: Vec3, q: Vec3, margin: f32) -> 
     HalfSpace { normal: contact.normal, offset: contact.normal.dot(point) - (contact.distance - margin) }
 }
 
-/// Whether the rest of the path, `x + q·s` for `s` from `from` to 1, dips inside the shape grown
-/// by `margin`: the distance to a convex shape along a line is convex, so a golden-section
-/// search ([`TRACE_STEPS`] rounds) finds its least value. For a glancing path whose trace ran
-/// out of steps and whose end is outside again.
+/// Pieces the rest of a glancing path is cut into by `passes_through`.
+pub const PASS_PIECES: u32 = 2 * TRACE_STEPS;
+
+/// Whether the rest of the path, `x + q·s` for `s` from `from` to 1, may dip inside the shape
+/// grown by `margin`, for a glancing path whose trace ran out of steps and whose end is outside
+/// again. The path is cut into [`PASS_PIECES`] pieces; a piece stays out when its ends' heights
+/// above the grown surface, `f(a) + f(b)`, exceed what the distance can fall and rise again along
+/// it, `slope·|q|·(b − a)` (the distance changes by at most the collider's trace slope per
+/// metre), and the path may dip in where a piece cannot be shown out. Conservative for every
+/// shape: a search for the least distance assumes one minimum, which a torus's distance along a
+/// line across its hole does not have (one over each side of the tube).
 fn passes_through(collider: &Collider, x: Vec3, q: Vec3, from: f32, margin: f32) -> bool {
-    const GOLDEN: f32 = 0.381_966;
-    let distance = |s: f32| collider.closest(x + q * s).distance;
-    let (mut low, mut high) = (from, 1.0);
-    for _ in 0..TRACE_STEPS {
-        let (near, far) = (low + (high - low) * GOLDEN, high - (high - low) * GOLDEN);
-        if distance(near) < distance(far) {
-            high = far;
-        } else {
-            low = near;
+    let height = |s: f32| collider.closest(x + q * s).distance - margin;
+    let piece = (1.0 - from) / PASS_PIECES as f32;
+    let fall = collider.trace_slope() * q.length() * piece;
+    let mut before = height(from);
+    for k in 1..=PASS_PIECES {
+        let after = height(from + piece * k as f32);
+        // A NaN height may dip in too.
+        let shown_out = before + after > fall;
+        if !shown_out {
+            return true;
         }
+        before = after;
     }
-    distance(0.5 * (low + high)) - margin < 0.0
+    false
 }
 
 impl Collider {
