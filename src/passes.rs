@@ -428,6 +428,15 @@ pub(crate) const FRAME_START: &str =
     "What the frame started with: [its time (s), advanced by the frame's last finalize], then each\n\
              particle's speed (m/s), written by the depenetration pass (src/passes/depenetration.rs).";
 
+/// The mesh colliders' distance fields, for the tables of the kernels that collide.
+pub(crate) const DISTANCE_FIELDS: Binding = Binding {
+    name: "distance_fields",
+    ty: "texture_3d<f32>",
+    access: crate::wgsl::Access::Texture3d,
+    min_bytes: 0,
+    doc: "The mesh colliders' distance fields, stacked along z (src/gpu/fields.rs).",
+};
+
 /// What the `velocities` buffer holds, for the tables that bind it.
 pub(crate) const VELOCITIES: &str = "Between substeps the velocity v (m/s); from predict to finalize the substep's\n\
      displacement q = p − x (m). w: the inverse mass (0 = pinned).";

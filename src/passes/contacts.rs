@@ -17,7 +17,7 @@ use crate::collision::{self, project_substep_contacts, substep_contacts, GpuColl
 use crate::collision::{GpuSubstepContacts, MovingCollider, SubstepContacts};
 use crate::constraints::SolveState;
 use crate::error::Error;
-use crate::wgsl::{Access, Binding, BindingTable};
+use crate::wgsl::{Binding, BindingTable};
 use crate::wgsl_file;
 use std::mem::size_of;
 
@@ -103,13 +103,7 @@ static CONTACTS: BindingTable = BindingTable {
             (size_of::<GpuColliderListHead>() + size_of::<GpuCollider>()) as u64,
             "The colliders over the frame (their overflow count is finalize's).",
         ),
-        Binding {
-            name: "distance_fields",
-            ty: "texture_3d<f32>",
-            access: Access::Texture3d,
-            min_bytes: 0,
-            doc: "The mesh colliders' distance fields, stacked along z (src/gpu/fields.rs).",
-        },
+        super::DISTANCE_FIELDS,
         PARTICLE_CONTACTS,
     ],
 };

@@ -18,7 +18,7 @@
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage};
 use crate::collision::{self, starts_inside, GpuCollider, GpuColliderListHead, Motion, MovingCollider};
-use crate::wgsl::{Access, Binding, BindingTable};
+use crate::wgsl::{Binding, BindingTable};
 use crate::wgsl_file;
 use bytemuck::Zeroable;
 use std::mem::size_of;
@@ -101,13 +101,7 @@ static DEPENETRATION: BindingTable = BindingTable {
             (size_of::<GpuColliderListHead>() + size_of::<GpuCollider>()) as u64,
             "The colliders over the frame; the pass sets `depenetrating`.",
         ),
-        Binding {
-            name: "distance_fields",
-            ty: "texture_3d<f32>",
-            access: Access::Texture3d,
-            min_bytes: 0,
-            doc: "The mesh colliders' distance fields, stacked along z (src/gpu/fields.rs).",
-        },
+        super::DISTANCE_FIELDS,
         Binding::read_write("frame_start", "array<f32>", 4, super::FRAME_START),
     ],
 };

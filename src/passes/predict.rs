@@ -14,7 +14,7 @@ use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, VELOCITIES};
 use crate::collision::{self, GpuCollider, GpuColliderListHead};
 use crate::pins::PinRecord;
-use crate::wgsl::{Access, Binding, BindingTable, Constant};
+use crate::wgsl::{Binding, BindingTable, Constant};
 use crate::wgsl_file;
 use glam::Vec3;
 use std::mem::size_of;
@@ -151,12 +151,6 @@ static INTEGRATE: BindingTable = BindingTable {
             "Each free particle's substep contacts (src/passes/contacts.rs), which finalize's friction\n\
              and restitution read, on a cloth with colliders.",
         ),
-        Binding {
-            name: "distance_fields",
-            ty: "texture_3d<f32>",
-            access: Access::Texture3d,
-            min_bytes: 0,
-            doc: "The mesh colliders' distance fields, stacked along z (src/gpu/fields.rs).",
-        },
+        super::DISTANCE_FIELDS,
     ],
 };
