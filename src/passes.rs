@@ -187,9 +187,14 @@ pub(crate) struct Setup<'a> {
     pub gpu: Option<&'a GpuFacts>,
     /// Whether the cloth has colliders.
     pub colliders: bool,
+}
+
+impl Setup<'_> {
     /// Whether the collider contacts are projected in the iterations: asked for
     /// ([`SolverParams::contacts_in_iterations`]) on a cloth with colliders.
-    pub iteration_contacts: bool,
+    pub fn iteration_contacts(&self) -> bool {
+        self.colliders && self.params.contacts_in_iterations
+    }
 }
 
 /// The cloth as the CPU passes read and write it during a frame.
@@ -212,7 +217,7 @@ pub(crate) struct CpuFrame<'a> {
     pub contacts: &'a mut [SubstepContacts],
     /// Whether a particle started the frame inside a collider, and each particle's speed then
     /// ([`depenetration`]).
-    pub depenetration: &'a mut depenetration::FrameStart,
+    pub depenetration: &'a mut depenetration::Depenetration,
     /// What fixed capacities left out, counted like the GPU's atomic counters.
     pub overflows: &'a mut Overflows,
     /// Simulated time at the start of the frame (s), advanced by its last finalize.

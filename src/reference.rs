@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::metrics::Overflows;
 use crate::model::ClothModel;
 use crate::params::SolverParams;
-use crate::passes::depenetration::FrameStart;
+use crate::passes::depenetration::Depenetration;
 use crate::passes::{frame_order, passes, CpuFrame, Pass, Setup, Uploads};
 use crate::pins::Pins;
 use glam::Vec3;
@@ -42,7 +42,7 @@ pub struct CpuSolver {
     /// Each particle's contacts in the current substep's iterations.
     contacts: Vec<SubstepContacts>,
     /// Whether a particle started the current frame inside a collider, and the speeds then.
-    depenetration: FrameStart,
+    depenetration: Depenetration,
     overflows: Overflows,
 }
 
@@ -72,10 +72,10 @@ impl CpuSolver {
             },
             positions,
             contacts: vec![SubstepContacts::default(); n],
-            depenetration: FrameStart { active: false, speeds: vec![0.0; n] },
+            depenetration: Depenetration { active: false, speeds: vec![0.0; n] },
             overflows: Overflows::default(),
         };
-        prepare(&mut solver.passes, model, &params, &solver.pins)?;
+        prepare(&mut solver.passes, model, &params, &solver.pins, &solver.colliders)?;
         Ok(solver)
     }
 
@@ -84,7 +84,7 @@ impl CpuSolver {
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
         let mut passes = self.passes.clone();
-        prepare(&mut passes, &self.model, &params, &self.pins)?;
+        prepare(&mut passes, &self.model, &params, &self.pins, &self.colliders)?;
         self.passes = passes;
         self.params = params;
         Ok(())
@@ -132,13 +132,12 @@ impl CpuSolver {
     /// Alg. 1 with XPBD substepping), then the colliders end the frame where their poses took
     /// them. The passes are prepared first, since [`CpuSolver::pins`] may have been edited.
     pub fn step(&mut self) {
-        prepare(&mut self.passes, &self.model, &self.params, &self.pins)
+        prepare(&mut self.passes, &self.model, &self.params, &self.pins, &self.colliders)
             .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
         let has_colliders = !colliders.is_empty();
-        let iteration_contacts = self.params.contacts_in_iterations && has_colliders;
-        let (model, params, pins) = (&self.model, &self.params, &self.pins);
-        let setup = Setup { model, params, pins, gpu: None, colliders: has_colliders, iteration_contacts };
+        let setup =
+            Setup { model: &self.model, params: &self.params, pins: &self.pins, gpu: None, colliders: has_colliders };
         let mut frame = CpuFrame {
             positions: &mut self.positions,
             velocities: &mut self.velocities,
@@ -172,7 +171,14 @@ impl CpuSolver {
 /// Prepares every pass for `params` and `pins` ([`Pass::prepare`], the GPU's preparation too):
 /// builds what they need the first time, rebuilds the tethers when the pins changed, and checks
 /// the springs' stability.
-fn prepare(passes: &mut [Box<dyn Pass>], model: &ClothModel, params: &SolverParams, pins: &Pins) -> Result<(), Error> {
-    let setup = Setup { model, params, pins, gpu: None, colliders: false, iteration_contacts: false };
+fn prepare(
+    passes: &mut [Box<dyn Pass>],
+    model: &ClothModel,
+    params: &SolverParams,
+    pins: &Pins,
+    colliders: &ColliderSet,
+) -> Result<(), Error> {
+    let colliders = !colliders.shapes().is_empty();
+    let setup = Setup { model, params, pins, gpu: None, colliders };
     passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))
 }

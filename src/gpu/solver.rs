@@ -582,9 +582,7 @@ impl GpuSolver {
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
         let mut passes: Vec<Box<dyn Pass>> = self.passes.iter().map(|p| p.boxed_clone()).collect();
         let colliders = !self.colliders.shapes().is_empty();
-        let iteration_contacts = params.contacts_in_iterations && colliders;
-        let (model, pins, gpu) = (&self.model, &self.pins, Some(&self.facts));
-        let setup = Setup { model, params: &params, pins, gpu, colliders, iteration_contacts };
+        let setup = Setup { model: &self.model, params: &params, pins: &self.pins, gpu: Some(&self.facts), colliders };
         let mut uploads = Uploads::gpu();
         for pass in &mut passes {
             pass.prepare(&setup, &mut uploads)?;

@@ -50,7 +50,7 @@ impl Pass for ContactsPass {
 
     /// A record per particle, once the cloth has colliders.
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
-        if setup.iteration_contacts {
+        if setup.iteration_contacts() {
             let bytes = size_of::<GpuSubstepContacts>() as u64 * setup.model.particle_count() as u64;
             uploads.reserve("particle_contacts", bytes);
         }
@@ -58,7 +58,7 @@ impl Pass for ContactsPass {
     }
 
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
-        if setup.iteration_contacts {
+        if setup.iteration_contacts() {
             let particles = setup.model.particle_count() as u32;
             plan.push(FIND_CONTACTS, DispatchInfo::substep(substep), workgroups_for(particles));
         }
@@ -66,7 +66,7 @@ impl Pass for ContactsPass {
     }
 
     fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, substep: u32) {
-        if !setup.iteration_contacts {
+        if !setup.iteration_contacts() {
             return;
         }
         let colliders: Vec<MovingCollider> =

@@ -23,9 +23,10 @@ use crate::wgsl_file;
 use bytemuck::Zeroable;
 use std::mem::size_of;
 
-/// What the frame's start says about depenetration, for finalize.
+/// What the frame's start says about depenetration, for finalize (on the CPU; the GPU keeps the
+/// flag in the collider list's head and the speeds in `frame_start`).
 #[derive(Debug, Clone, Default)]
-pub struct FrameStart {
+pub struct Depenetration {
     /// Whether a free particle started the frame inside a collider.
     pub active: bool,
     /// Each particle's speed at the frame's start (m/s).

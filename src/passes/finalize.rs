@@ -52,7 +52,7 @@ impl Pass for FinalizePass {
                 *x = if last { pins.targets()[i] } else { *x + q };
                 continue;
             }
-            let earlier = setup.iteration_contacts.then(|| &frame.contacts[i]);
+            let earlier = setup.iteration_contacts().then(|| &frame.contacts[i]);
             let outcome = respond_to_colliders(*x, q, earlier, &colliders, &response);
             // Wraps like the GPU's atomic counter.
             frame.overflows.colliders = frame.overflows.colliders.wrapping_add(u32::from(outcome.overflow));

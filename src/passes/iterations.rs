@@ -124,7 +124,7 @@ impl Pass for IterationsPass {
                     gauss_seidel_iteration_cost(model, &facts)
                 };
                 let mut chunks = iteration_chunks(params.iterations, cost, facts.loop_budget()).ok_or(LayoutRefused)?;
-                if setup.iteration_contacts {
+                if setup.iteration_contacts() {
                     // The contacts are projected after every iteration.
                     chunks = (0..params.iterations).map(|first| (first, 1)).collect();
                 }
@@ -165,7 +165,7 @@ impl Pass for IterationsPass {
                 }
                 SolverMode::MassSpring(_) => break,
             }
-            if setup.iteration_contacts {
+            if setup.iteration_contacts() {
                 project_contacts(frame.solve, &*frame.contacts);
             }
         }
@@ -206,7 +206,7 @@ impl IterationsPass {
 
 /// The contact projection after an iteration, on a cloth with colliders ([`super::contacts`]).
 fn push_contacts(setup: &Setup, plan: &mut FramePlan) {
-    if setup.iteration_contacts {
+    if setup.iteration_contacts() {
         plan.push(PROJECT_CONTACTS, DispatchInfo::zeroed(), workgroups_for(setup.model.particle_count() as u32));
     }
 }
