@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120
 //!  --solver gs|jacobi|mass-spring --substeps 10 --iterations 10 [--strain-limit 0.9,1.1]
-//!  [--area-limit 0.8,1.05]
+//!  [--area-limit 0.8,1.05] [--directional [SLACK]]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
 //!  [--springs 50,10,1] [--spring-damping 0.001] [--thickness 0.01] [--self-collision [H]]
 //!  [--contacts-in-iterations] [--max-depenetration-speed 0.5] [--window A:B] [--json]`
@@ -74,6 +74,11 @@ struct Args {
     /// multiples of its rest area (off by default).
     #[arg(long, value_parser = parse_strain_limits)]
     area_limit: Option<drape::StrainLimits>,
+    /// Turns the directional strain limit on with slack SLACK (a fraction; default 0.01): once
+    /// per frame, the edges of a forest grown from the pins are shortened to at most 1 + SLACK
+    /// times their rest length, pins first.
+    #[arg(long, value_name = "SLACK", num_args = 0..=1)]
+    directional: Option<Option<f32>>,
     /// Stretch compliance α (m/N; default 0, inextensible): with --strain-limit, a stretchy
     /// material with a hard bound.
     #[arg(long)]
@@ -158,6 +163,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         tethers: drape::TetherParams { enabled: !args.no_tethers, scale: args.tethers, ..scene.params.tethers },
         strain_limits: args.strain_limit,
         area_limits: args.area_limit,
+        directional: args
+            .directional
+            .map(|slack| slack.map_or_else(Default::default, |slack| drape::DirectionalLimit { slack })),
         stretch: args.stretch_compliance.map_or(scene.params.stretch, drape::Stiffness::Compliance),
         aerodynamics: air(args, scene.params.aerodynamics)?,
         rigid_damping: args.rigid_damping,
@@ -226,6 +234,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "tethers": params.tethers_active().then_some(params.tethers.scale),
         "strain_limit": params.strain_limits.map(|l| [l.min, l.max]),
         "area_limit": params.active_area_limits().map(|l| [l.min, l.max]),
+        "directional_slack": params.active_directional().map(|l| l.slack),
         "stretch_compliance": args.stretch_compliance,
         "rigid_damping": params.rigid_damping,
         "contacts_in_iterations": params.contacts_in_iterations,

@@ -64,7 +64,8 @@ pub use mesh::{ClothMesh, GridPlane};
 pub use metrics::{ClothMetrics, Overflows, StretchReport, StretchStats};
 pub use model::ClothModel;
 pub use params::{
-    Aerodynamics, Gusts, MassSpringParams, SelfCollision, SolverMode, SolverParams, Stiffness, TetherParams,
+    Aerodynamics, DirectionalLimit, Gusts, MassSpringParams, SelfCollision, SolverMode, SolverParams, Stiffness,
+    TetherParams,
 };
 pub use reference::CpuSolver;
 pub use scene::{Scene, SceneKind, Spin};

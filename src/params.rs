@@ -104,6 +104,22 @@ impl Default for TetherParams {
     }
 }
 
+/// The directional strain limit ([`crate::SolverParams::directional`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DirectionalLimit {
+    /// How far past its rest length a limited edge may stay, as a fraction (in [0, 1]; 0.01:
+    /// 1 %; default 0.01). Keep it above the stretch the solver leaves in the cloth at rest
+    /// (the hanging scene's: 0.01 % at 20 substeps of one iteration), so that the limit does
+    /// not act on a cloth at rest.
+    pub slack: f32,
+}
+
+impl Default for DirectionalLimit {
+    fn default() -> Self {
+        Self { slack: 0.01 }
+    }
+}
+
 /// Everything that controls a step. Change it between frames with
 /// [`crate::GpuSolver::set_params`]; [`SolverParams::validate`] says what is allowed.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -194,6 +210,17 @@ pub struct SolverParams {
     /// or shrinks as a whole without stiffening its shear or bending. One dispatch per colour of
     /// triangles per substep (about eight on a grid).
     pub area_limits: Option<StrainLimits>,
+    /// The directional strain limit (default `None`, off; the projecting modes only, on a cloth
+    /// with pins; [`crate::passes::directional`]): once per frame, after the last substep's
+    /// iterations and before its collision response, the edges of a spanning forest grown from
+    /// the pins are shortened, pins first and level by level, to at most `1 + slack` times
+    /// their rest length, moving only the particle farther from the pins and keeping the move
+    /// out of its velocity (Ozgen & Kallmann 2011, as a one-sided limit). Removes the stretch
+    /// that the weight below leaves in a cloth hung along a pinned edge at few iterations; idle
+    /// on edges within the slack, so a cloth at rest is untouched. Between separate pins (two
+    /// corners) the stretch gathers where their trees meet instead, and a large cloth can blow
+    /// up: use it for cloth hung along an edge. One dispatch per frame.
+    pub directional: Option<DirectionalLimit>,
     /// The air (default `None`, a vacuum): drag and lift on every triangle from the wind
     /// relative to it, with gusts ([`crate::passes::air`]). Costs one more dispatch per
     /// substep, and the finalize and next predict of a substep become two.
@@ -232,6 +259,7 @@ impl Default for SolverParams {
             tethers: TetherParams::default(),
             strain_limits: None,
             area_limits: None,
+            directional: None,
             aerodynamics: None,
             self_collision: None,
             mode: SolverMode::GaussSeidel,
@@ -295,6 +323,9 @@ impl SolverParams {
                 check(max.is_finite() && max >= 1.0, max_name, max.to_string(), "finite and ≥ 1")?;
             }
         }
+        if let Some(DirectionalLimit { slack }) = self.directional {
+            check((0.0..=1.0).contains(&slack), "directional.slack", slack.to_string(), "in [0, 1]")?;
+        }
         if let Some(aero) = &self.aerodynamics {
             aero.validate()?;
         }
@@ -342,6 +373,11 @@ impl SolverParams {
     /// The area limits when they are projected: switched on, in a mode that projects.
     pub fn active_area_limits(&self) -> Option<StrainLimits> {
         self.area_limits.filter(|_| self.mode.projects())
+    }
+
+    /// The directional strain limit when it runs: switched on, in a mode that projects.
+    pub fn active_directional(&self) -> Option<DirectionalLimit> {
+        self.directional.filter(|_| self.mode.projects())
     }
 
     /// Whether the tethers are projected: switched on, in a mode that projects.

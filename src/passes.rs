@@ -1,9 +1,9 @@
 //! The passes of a frame and their order, written once.
 //!
 //! A pass is one step of PBD's loop (Alg. 1 with XPBD substepping): predict, the constraint
-//! iterations, area limits, tethers, self-collision, the collider contacts with the velocity
-//! update (finalize), and around them the forces of the air and the springs, the rigid
-//! damping, and the normals. Each lives in one module here and one WGSL file (or folder) of the
+//! iterations, area limits, tethers, self-collision, the directional limit, the collider
+//! contacts with the velocity update (finalize), and around them the forces of the air and the
+//! springs, the rigid damping, and the normals. Each lives in one module here and one WGSL file (or folder) of the
 //! same name in `shaders/passes/`, and its module declares everything about it (the trait
 //! `Pass`): its host preparation, which the GPU solver and the CPU reference both call; its
 //! parameter block; its binding table, from which the bind group layout, the bind group and the
@@ -19,6 +19,7 @@ pub mod air;
 pub mod area_limits;
 pub mod contacts;
 pub mod depenetration;
+pub mod directional;
 pub mod finalize;
 pub mod iterations;
 pub mod normals;
@@ -61,6 +62,7 @@ pub(crate) fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(area_limits::AreaLimitsPass::default()),
         Box::new(tethers::TethersPass::default()),
         Box::new(self_collision::SelfCollisionPass::default()),
+        Box::new(directional::DirectionalPass::default()),
         Box::new(finalize::FinalizePass),
         Box::new(normals::NormalsPass),
     ]

@@ -823,3 +823,21 @@ fn mass_spring_matches_reference_in_every_layout_and_switch() {
     assert!(matches!(gpu.set_params(stiff), Err(drape::Error::Param(e)) if e.name == "mode (mass-spring stability)"));
     assert_eq!((*gpu.params(), gpu.dispatches_per_frame()), (projecting, dispatches));
 }
+
+/// The directional limit on a stretchy flag (no tethers, so the limit does the holding): GPU
+/// and CPU walk the forest alike in every mode and layout.
+#[test]
+fn directional_limit_matches_reference_in_every_mode_and_layout() {
+    for mode in MODES {
+        for layout in LAYOUTS {
+            let p = SolverParams {
+                stretch: Stiffness::Compliance(0.5),
+                tethers: drape::TetherParams { enabled: false, ..Default::default() },
+                directional: Some(drape::DirectionalLimit { slack: 0.01 }),
+                ..params(SceneKind::Flag, mode)
+            };
+            let d = gpu_cpu_distance(SceneKind::Flag, 16, p, layout, 40);
+            assert!(d <= 1e-4, "{mode:?} {layout:?}: max |Δx| = {d} m after 40 frames");
+        }
+    }
+}

@@ -11,7 +11,7 @@ use drape::schedule::coloring::colour_units;
 use drape::schedule::stripes::{stripes, STRIPE_COUNT_MULTIPLE};
 use drape::{ClothMesh, Error, GridPlane, MeshError};
 use glam::Vec3;
-use support::{edge_path_distances, irregular_ring_obj, largest_f64, Rng};
+use support::{edge_path_distances, irregular_ring_obj, largest_f64, smallest, Rng};
 
 fn grid(n: u32) -> ClothMesh {
     ClothMesh::grid(n, n, 0.1, GridPlane::Horizontal, Vec3::ZERO).unwrap()
@@ -765,4 +765,88 @@ fn geodesics_on_an_irregular_flat_ring_are_straight_lines_within_a_percent() {
     }
     assert!(clear <= 0.01, "a geodesic clear of the hole is {:.3} % longer than the line", 100.0 * clear);
     assert!(grazing <= 0.02, "a geodesic grazing the hole is {:.3} % longer than the line", 100.0 * grazing);
+}
+
+/// The directional limit's forest, checked against a breadth-first search written here: on a
+/// grid pinned at two corners every free particle is a child exactly once, one edge further from
+/// the pins (in edges) than its parent, which is a mesh neighbour (a pin on the first level)
+/// with no shorter edge to the level before (the weave before a shear diagonal); rest lengths
+/// are the rest distances. Without pins the forest is empty, and a
+/// piece no pin reaches is left out.
+#[test]
+fn the_directional_forest_reaches_every_free_particle_once_outwards_from_the_pins() {
+    use drape::passes::directional::{directional_correction, DirectionalForest};
+    let n = 9;
+    let model = ClothModel::new(grid(n), 0.1, &[0, n - 1]).unwrap();
+    let w = model.inverse_masses();
+    let mesh = model.mesh();
+    let edges: Vec<[u32; 2]> = mesh.edges().unwrap().iter().map(|e| [e.a, e.b]).collect();
+    let mut hops = vec![u32::MAX; w.len()];
+    let mut front: Vec<u32> = (0..w.len() as u32).filter(|&i| w[i as usize] == 0.0).collect();
+    front.iter().for_each(|&p| hops[p as usize] = 0);
+    for level in 1.. {
+        let next: Vec<u32> = front
+            .iter()
+            .flat_map(|&p| edges.iter().filter_map(move |&[a, b]| (a == p).then_some(b).or((b == p).then_some(a))))
+            .filter(|&q| hops[q as usize] == u32::MAX)
+            .collect();
+        next.iter().for_each(|&q| hops[q as usize] = level);
+        front = next;
+        if front.is_empty() {
+            break;
+        }
+    }
+    let forest = DirectionalForest::build(&model, w);
+    let mut children = vec![0; w.len()];
+    for (k, level) in (0..forest.level_count()).map(|k| (k, forest.level(k))) {
+        for e in level {
+            children[e.child as usize] += 1;
+            assert_eq!(hops[e.child as usize], k as u32 + 1, "child {} on level {k}", e.child);
+            assert_eq!(hops[e.parent as usize], k as u32, "parent of {}", e.child);
+            assert!(edges.contains(&[e.child.min(e.parent), e.child.max(e.parent)]));
+            let rest = mesh.positions[e.child as usize].distance(mesh.positions[e.parent as usize]);
+            assert_eq!(e.rest_length, rest);
+            let shortest = smallest(
+                edges
+                    .iter()
+                    .filter_map(|&[a, b]| (a == e.child).then_some(b).or((b == e.child).then_some(a)))
+                    .filter(|&u| hops[u as usize] == k as u32)
+                    .map(|u| mesh.positions[e.child as usize].distance(mesh.positions[u as usize])),
+            );
+            assert_eq!(rest, shortest, "child {} has a shorter edge to the level before", e.child);
+        }
+    }
+    for (i, &count) in children.iter().enumerate() {
+        assert_eq!(count, u32::from(w[i] > 0.0), "particle {i} is a child {count} times");
+    }
+    assert_eq!(forest.edges().len(), w.len() - 2);
+
+    let unpinned = ClothModel::new(grid(4), 0.1, &[]).unwrap();
+    assert!(DirectionalForest::build(&unpinned, unpinned.inverse_masses()).edges().is_empty());
+    let two_pieces = ClothMesh::new(
+        vec![
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::Z,
+            Vec3::new(3.0, 0.0, 0.0),
+            Vec3::new(4.0, 0.0, 0.0),
+            Vec3::new(3.0, 0.0, 1.0),
+        ],
+        vec![[0, 2, 1], [3, 5, 4]],
+        None,
+    )
+    .unwrap();
+    let pieces = ClothModel::new(two_pieces, 0.1, &[0]).unwrap();
+    let mut children: Vec<u32> =
+        DirectionalForest::build(&pieces, pieces.inverse_masses()).edges().iter().map(|e| e.child).collect();
+    children.sort();
+    assert_eq!(children, [1, 2]);
+
+    // The correction puts a child that is too far exactly on the limit, along the edge, and
+    // leaves one within it alone.
+    let (a, p) = (Vec3::new(0.1, 0.2, 0.3), Vec3::new(1.1, -0.8, 0.8));
+    let moved = p + directional_correction(p, a, 0.5);
+    assert!((moved.distance(a) - 0.5).abs() < 1e-6);
+    assert!((moved - a).normalize().distance((p - a).normalize()) < 1e-6);
+    assert_eq!(directional_correction(p, a, 2.0), Vec3::ZERO);
 }

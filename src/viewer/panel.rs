@@ -200,7 +200,7 @@ fn self_collision_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
 }
 
 /// What bounds the stretch: tethers (on/off, scale), strain limits and area limits (on/off,
-/// bounds).
+/// bounds), the directional limit (on/off, slack).
 fn stretch_limit_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
     ui.horizontal(|ui| {
         ui.checkbox(&mut params.tethers.enabled, "tethers");
@@ -208,6 +208,14 @@ fn stretch_limit_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
     });
     limit_rows(ui, &mut params.strain_limits, "strain limits", "stretch ratio");
     limit_rows(ui, &mut params.area_limits, "area limits", "area ratio");
+    ui.horizontal(|ui| {
+        let mut on = params.directional.is_some();
+        ui.checkbox(&mut on, "directional limit");
+        params.directional = on.then(|| params.directional.unwrap_or_default());
+        if let Some(limit) = &mut params.directional {
+            ui.add(slider(&mut limit.slack, 0.0..=0.1).text("slack"));
+        }
+    });
 }
 
 /// A switch for `limits` (`name`) and, when on, sliders for its bounds on `ratio`.
