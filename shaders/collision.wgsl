@@ -667,12 +667,13 @@ struct Response {
     overflow: bool,
 }
 
-// The collision response of a free particle that started the substep at x and moved by q, after
+// The collision response of a free particle that started the substep at x, was predicted to move
+// by `predicted` (restitution reverses its normal velocity) and moved by q, after
 // the iterations projected its substep contacts `earlier` when `iteration_contacts`
 // (respond_to_colliders in src/collision/response.rs), against the colliders near it moving
 // through substep `substep`.
 fn respond_to_colliders(
-    x: vec3<f32>, q: vec3<f32>, earlier: SubstepContacts, iteration_contacts: bool, substep: u32,
+    x: vec3<f32>, q: vec3<f32>, predicted: vec3<f32>, earlier: SubstepContacts, iteration_contacts: bool, substep: u32,
 ) -> Response {
     let near = near_colliders(x, q, substep);
     let last = contacts_renumbered(resolve_contacts(x + q, near.spaces, near.count), near.ids);
@@ -689,7 +690,7 @@ fn respond_to_colliders(
     surface = surface / f32(max(contacts.count, 1u));
     let stuck = surface + stick(pushed - surface, contacts, contacts_static_friction(contacts));
     let settled = stuck + contacts_displacement(resolve_contacts(x + stuck, near.spaces, near.count));
-    let approach = select(q, earlier.predicted, iteration_contacts) / params.h;
+    let approach = predicted / params.h;
     var v = settled / params.h;
     for (var k = 0u; k < contacts.count; k += 1u) {
         let collider = collider_list.colliders[contacts.sources[k]];

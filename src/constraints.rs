@@ -213,6 +213,9 @@ pub struct SolveState {
     pub positions: Vec<Vec3>,
     /// `q = p − x`: the substep's displacement so far (m).
     pub displacements: Vec<Vec3>,
+    /// `q̄ = h·v̄`: each particle's displacement as predict made it, before any projection (m);
+    /// restitution reverses its normal part (XPBD §3.6).
+    pub predicted: Vec<Vec3>,
     /// `w = 1/m`, 0 for pinned particles.
     pub inverse_masses: Vec<f32>,
     /// The substep's responses.

@@ -178,9 +178,9 @@ pub struct SolverParams {
     /// Project the collider contacts inside the iterations (default off; the projecting modes,
     /// on a cloth with colliders; [`crate::passes::contacts`]): after predict each particle keeps
     /// the half-spaces its path meets and every iteration ends in them (PBD Alg. 1 line 10),
-    /// friction reads the normal impulse that stopped the particle's predicted motion and
-    /// restitution the normal velocity from before the solve. Off, the contacts act once per
-    /// substep, in finalize, with friction and restitution from the solved motion. One more
+    /// and friction reads the normal impulse that stopped the particle's predicted motion. Off,
+    /// the contacts act once per substep, in finalize, with friction from the solved motion
+    /// (restitution reverses the velocity from before the solve either way). One more
     /// dispatch per iteration and per substep, and 48 bytes per particle; on the benchmark
     /// scene it changes no stretch statistic (BENCHMARKS.md says why).
     pub contacts_in_iterations: bool,

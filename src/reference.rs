@@ -67,6 +67,7 @@ impl CpuSolver {
             solve: SolveState {
                 positions: positions.clone(),
                 displacements: vec![Vec3::ZERO; n],
+                predicted: vec![Vec3::ZERO; n],
                 inverse_masses: model.inverse_masses().to_vec(),
                 responses: params.responses(),
             },

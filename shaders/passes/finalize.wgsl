@@ -18,7 +18,9 @@ fn finalize_particle(i: u32, substep: u32) {
     if (iteration_contacts) {
         earlier = particle_contacts[i];
     }
-    let response = respond_to_colliders(x, state.xyz, earlier, iteration_contacts, substep);
+    // One per particle once the cloth has colliders; unread without them.
+    let predicted = predicted_displacements[min(i, arrayLength(&predicted_displacements) - 1u)].xyz;
+    let response = respond_to_colliders(x, state.xyz, predicted, earlier, iteration_contacts, substep);
     if (response.overflow) {
         atomicAdd(&collider_list.overflow, 1u);
     }

@@ -159,8 +159,7 @@ const _: () = assert!(ITERATION_CONTACTS == 2);
 pub const NO_COLLIDER: u32 = 0xffff;
 
 /// One particle's contacts in the iterations of a substep ([`substep_contacts`]) and its
-/// predicted displacement, which finalize's friction and restitution read
-/// ([`respond_to_colliders`]). `SubstepContacts` on the GPU.
+/// predicted displacement, which finalize's friction reads ([`respond_to_colliders`]). `SubstepContacts` on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SubstepContacts {
     /// The half-spaces, slots in use first.
@@ -242,8 +241,8 @@ pub struct Response {
     pub overflow: bool,
 }
 
-/// The end of a substep for a free particle that started it at `x` and moved by `q` (PBD Alg. 1
-/// lines 8, 12–16), against `colliders` over the substep (after the iterations projected its
+/// The end of a substep for a free particle that started it at `x`, was predicted to move by
+/// `predicted` and moved by `q` (PBD Alg. 1 lines 8, 12–16), against `colliders` over the substep (after the iterations projected its
 /// substep contacts `earlier`, when they did): the contact projection against the half-spaces of the colliders
 /// near it ([`near_colliders`]), each grown by its margin ([`resolve_contacts`]), static
 /// friction on the motion relative to the surfaces touched (their mean displacement at the
@@ -256,8 +255,8 @@ pub struct Response {
 /// after the iterations. Not the sum of the iterations' pushes, which grows with the
 /// iterations where constraints and contacts trade the same millimetres back and forth on a
 /// curved collider (at 10 iterations it held the benchmark cloth stuck to its sphere).
-/// Restitution reverses the normal velocity from before the solve (`earlier.predicted / h`;
-/// without `earlier`, from `q / h`). At rest, every surface velocity is zero and this is the static
+/// Restitution reverses the normal velocity from before the solve, `predicted / h` (XPBD §3.6):
+/// what the constraints add to a particle's motion into a contact does not bounce it. At rest, every surface velocity is zero and this is the static
 /// response.
 ///
 /// A particle that starts outside every collider (as every substep leaves it) ends outside
@@ -269,6 +268,7 @@ pub struct Response {
 pub fn respond_to_colliders(
     x: Vec3,
     q: Vec3,
+    predicted: Vec3,
     earlier: Option<&SubstepContacts>,
     colliders: &[MovingCollider],
     response: &ContactResponse,
@@ -288,7 +288,7 @@ pub fn respond_to_colliders(
     let surface = surface / contacts.count.max(1) as f32;
     let stuck = surface + stick(pushed - surface, &contacts, contacts_static_friction(&contacts, colliders));
     let settled = stuck + resolve_contacts(x + stuck, spaces).displacement();
-    let approach = earlier.map_or(q, |earlier| earlier.predicted) / response.h;
+    let approach = predicted / response.h;
     let mut v = settled / response.h;
     for k in 0..contacts.count {
         let MovingCollider { motion, material, .. } = &colliders[contacts.source(k)];

@@ -53,7 +53,7 @@ impl Pass for FinalizePass {
                 continue;
             }
             let earlier = setup.iteration_contacts().then(|| &frame.contacts[i]);
-            let outcome = respond_to_colliders(*x, q, earlier, &colliders, &response);
+            let outcome = respond_to_colliders(*x, q, solve.predicted[i], earlier, &colliders, &response);
             // Wraps like the GPU's atomic counter.
             frame.overflows.colliders = frame.overflows.colliders.wrapping_add(u32::from(outcome.overflow));
             frame.velocities[i] = if frame.depenetration.active {

@@ -11,8 +11,10 @@
 //! `shaders/passes/predict.wgsl`.
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, VELOCITIES};
+use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, VELOCITIES};
 use crate::collision::{self, GpuCollider, GpuColliderListHead};
+use crate::error::Error;
+use crate::model::ClothModel;
 use crate::pins::PinRecord;
 use crate::wgsl::{Binding, BindingTable, Constant};
 use crate::wgsl_file;
@@ -36,6 +38,19 @@ impl Pass for PredictPass {
 
     fn shaders(&self, _build: &Build) -> Vec<Shader> {
         vec![integrate_shader()]
+    }
+
+    /// A predicted displacement per particle, on a cloth with colliders.
+    fn capacity(&self, model: &ClothModel) -> Vec<(&'static str, u64)> {
+        vec![("predicted_displacements", 16 * model.particle_count() as u64)]
+    }
+
+    /// Keeps the predicted displacements once the cloth has colliders.
+    fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
+        if setup.colliders {
+            uploads.reserve("predicted_displacements", 16 * setup.model.particle_count() as u64);
+        }
+        Ok(())
     }
 
     /// Fused with the finalize before it, when that is the last dispatch.
@@ -64,6 +79,7 @@ impl Pass for PredictPass {
                 let forces = frame.air_accelerations[i] + frame.spring_accelerations[i];
                 ((frame.velocities[i] + (acceleration + forces) * h) * damping) * h
             };
+            solve.predicted[i] = solve.displacements[i];
         }
     }
 }
@@ -103,13 +119,22 @@ pub(crate) fn integrate_shader() -> Shader {
 }
 
 /// What predict binds of [`INTEGRATE`]: the particles, the pins and the forces.
-const PREDICT_USES: &[&str] = &["positions", "velocities", "pins", "air_accelerations", "spring_accelerations"];
+const PREDICT_USES: &[&str] =
+    &["positions", "velocities", "pins", "air_accelerations", "spring_accelerations", "predicted_displacements"];
 /// What finalize binds of [`INTEGRATE`] (also when it runs with the next predict, which then
-/// has neither air nor springs): the particles, the pins, the frame's start and the colliders with
-/// what the frame's start and the iterations recorded of them (a table of more storage buffers
-/// than WebGPU lets one stage bind).
-const FINALIZE_USES: &[&str] =
-    &["positions", "velocities", "pins", "frame_start", "collider_list", "particle_contacts", "distance_fields"];
+/// has neither air nor springs): the particles, the pins, the predicted displacements, the
+/// frame's start and the colliders with what the frame's start and the iterations recorded of
+/// them (a table of more storage buffers than WebGPU lets one stage bind).
+const FINALIZE_USES: &[&str] = &[
+    "positions",
+    "velocities",
+    "pins",
+    "predicted_displacements",
+    "frame_start",
+    "collider_list",
+    "particle_contacts",
+    "distance_fields",
+];
 
 /// Group 1 of predict and finalize.
 static INTEGRATE: BindingTable = BindingTable {
@@ -152,5 +177,13 @@ static INTEGRATE: BindingTable = BindingTable {
              and restitution read, on a cloth with colliders.",
         ),
         super::DISTANCE_FIELDS,
+        Binding::read_write(
+            "predicted_displacements",
+            "array<vec4<f32>>",
+            16,
+            "Each particle's displacement as predict made it (q̄ = h·v̄, before the solve), whose normal\n\
+             part finalize's restitution reverses (XPBD §3.6): one per particle on a cloth with\n\
+             colliders, a single entry until then.",
+        ),
     ],
 };
