@@ -189,6 +189,9 @@ pub(crate) struct Setup<'a> {
     pub gpu: Option<&'a GpuFacts>,
     /// Whether the cloth has colliders.
     pub colliders: bool,
+    /// Whether one of them bounces (a restitution above zero): finalize then reads each
+    /// particle's predicted displacement ([`predict`]).
+    pub bouncing: bool,
 }
 
 impl Setup<'_> {

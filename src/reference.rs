@@ -136,9 +136,14 @@ impl CpuSolver {
         prepare(&mut self.passes, &self.model, &self.params, &self.pins, &self.colliders)
             .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
-        let has_colliders = !colliders.is_empty();
-        let setup =
-            Setup { model: &self.model, params: &self.params, pins: &self.pins, gpu: None, colliders: has_colliders };
+        let setup = Setup {
+            model: &self.model,
+            params: &self.params,
+            pins: &self.pins,
+            gpu: None,
+            colliders: !colliders.is_empty(),
+            bouncing: self.colliders.bounces(self.params.contact_material()),
+        };
         let mut frame = CpuFrame {
             positions: &mut self.positions,
             velocities: &mut self.velocities,
@@ -179,7 +184,7 @@ fn prepare(
     pins: &Pins,
     colliders: &ColliderSet,
 ) -> Result<(), Error> {
-    let colliders = !colliders.shapes().is_empty();
-    let setup = Setup { model, params, pins, gpu: None, colliders };
+    let bouncing = colliders.bounces(params.contact_material());
+    let setup = Setup { model, params, pins, gpu: None, colliders: !colliders.shapes().is_empty(), bouncing };
     passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))
 }

@@ -18,7 +18,8 @@ fn finalize_particle(i: u32, substep: u32) {
     if (iteration_contacts) {
         earlier = particle_contacts[i];
     }
-    // One per particle once the cloth has colliders; unread without them.
+    // One per particle while a collider bounces; otherwise entry 0, which a zero restitution
+    // multiplies away.
     let predicted = predicted_displacements[min(i, arrayLength(&predicted_displacements) - 1u)].xyz;
     let response = respond_to_colliders(x, state.xyz, predicted, earlier, iteration_contacts, substep);
     if (response.overflow) {

@@ -159,6 +159,12 @@ impl ColliderSet {
         self.materials.iter().map(|m| m.unwrap_or(default)).collect()
     }
 
+    /// Whether a collider bounces: a restitution above zero in its material (`default` where it
+    /// has none of its own).
+    pub fn bounces(&self, default: ContactMaterial) -> bool {
+        self.materials(default).iter().any(|m| m.restitution > 0.0)
+    }
+
     /// The poses the colliders reach by the end of the next frame, one per collider
     /// (validated); the frame moves them there from where they are.
     pub fn set_poses(&mut self, poses: &[Pose]) -> Result<(), Error> {

@@ -175,11 +175,14 @@ impl GpuSolver {
             self.resources.set_fields(FieldAtlas::new(&self.device, &self.queue, set.shapes())?);
         }
         let had_colliders = !self.colliders.shapes().is_empty();
+        let bounced = self.colliders.bounces(self.params.contact_material());
         let previous = std::mem::replace(&mut self.colliders, set);
         self.fit_colliders();
-        if had_colliders == colliders.is_empty() {
+        let bounces = self.colliders.bounces(self.params.contact_material());
+        if had_colliders == colliders.is_empty() || bounced != bounces {
             // The depenetration and the contacts in the iterations run only on a cloth with
-            // colliders.
+            // colliders, and restitution reads the predicted displacements only while one
+            // bounces.
             if let Err(error) = self.apply(self.params, self.requested_layout) {
                 self.colliders = previous;
                 return Err(error);
@@ -397,7 +400,16 @@ impl GpuSolver {
     /// `static_friction`, `dynamic_friction`, `restitution`, which then keep applying as they
     /// change). Colliders start with `None`; [`GpuSolver::set_colliders`] resets them.
     pub fn set_collider_materials(&mut self, materials: &[Option<ContactMaterial>]) -> Result<(), Error> {
+        let bounced = self.colliders.bounces(self.params.contact_material());
+        let previous = self.colliders.clone();
         self.colliders.set_materials(materials)?;
+        if self.colliders.bounces(self.params.contact_material()) != bounced {
+            // Restitution reads the predicted displacements, kept only while a collider bounces.
+            if let Err(error) = self.apply(self.params, self.requested_layout) {
+                self.colliders = previous;
+                return Err(error);
+            }
+        }
         self.write_colliders();
         Ok(())
     }
@@ -581,8 +593,14 @@ impl GpuSolver {
     /// passes asked for, the frame's parameters, the colliders and the plan's dispatch table.
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
         let mut passes: Vec<Box<dyn Pass>> = self.passes.iter().map(|p| p.boxed_clone()).collect();
-        let colliders = !self.colliders.shapes().is_empty();
-        let setup = Setup { model: &self.model, params: &params, pins: &self.pins, gpu: Some(&self.facts), colliders };
+        let setup = Setup {
+            model: &self.model,
+            params: &params,
+            pins: &self.pins,
+            gpu: Some(&self.facts),
+            colliders: !self.colliders.shapes().is_empty(),
+            bouncing: self.colliders.bounces(params.contact_material()),
+        };
         let mut uploads = Uploads::gpu();
         for pass in &mut passes {
             pass.prepare(&setup, &mut uploads)?;

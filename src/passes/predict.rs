@@ -40,14 +40,14 @@ impl Pass for PredictPass {
         vec![integrate_shader()]
     }
 
-    /// A predicted displacement per particle, on a cloth with colliders.
+    /// A predicted displacement per particle, while a collider bounces.
     fn capacity(&self, model: &ClothModel) -> Vec<(&'static str, u64)> {
         vec![("predicted_displacements", 16 * model.particle_count() as u64)]
     }
 
-    /// Keeps the predicted displacements once the cloth has colliders.
+    /// Keeps the predicted displacements once a collider bounces.
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
-        if setup.colliders {
+        if setup.colliders && setup.bouncing {
             uploads.reserve("predicted_displacements", 16 * setup.model.particle_count() as u64);
         }
         Ok(())
@@ -182,8 +182,9 @@ static INTEGRATE: BindingTable = BindingTable {
             "array<vec4<f32>>",
             16,
             "Each particle's displacement as predict made it (q̄ = h·v̄, before the solve), whose normal\n\
-             part finalize's restitution reverses (XPBD §3.6): one per particle on a cloth with\n\
-             colliders, a single entry until then.",
+             part finalize's restitution reverses (XPBD §3.6): one per particle once a collider\n\
+             bounces (restitution > 0), a single entry until then (finalize then reads entry 0 and\n\
+             multiplies it by a zero restitution).",
         ),
     ],
 };
