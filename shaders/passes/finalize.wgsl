@@ -18,9 +18,9 @@ fn finalize_particle(i: u32, substep: u32) {
     if (iteration_contacts) {
         earlier = particle_contacts[i];
     }
-    // One per particle while a collider bounces; otherwise entry 0, which a zero restitution
-    // multiplies away.
-    let predicted = predicted_displacements[min(i, arrayLength(&predicted_displacements) - 1u)].xyz;
+    // A record per particle while a collider bounces; otherwise record 0, which a zero
+    // restitution multiplies away.
+    let predicted = particle_contacts[min(i, arrayLength(&particle_contacts) - 1u)].predicted;
     let response = respond_to_colliders(x, state.xyz, predicted, earlier, iteration_contacts, substep);
     if (response.overflow) {
         atomicAdd(&collider_list.overflow, 1u);

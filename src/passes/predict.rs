@@ -12,9 +12,8 @@
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, VELOCITIES};
-use crate::collision::{self, GpuCollider, GpuColliderListHead};
+use crate::collision::{self, GpuCollider, GpuColliderListHead, GpuSubstepContacts};
 use crate::error::Error;
-use crate::model::ClothModel;
 use crate::pins::PinRecord;
 use crate::wgsl::{Binding, BindingTable, Constant};
 use crate::wgsl_file;
@@ -40,15 +39,12 @@ impl Pass for PredictPass {
         vec![integrate_shader()]
     }
 
-    /// A predicted displacement per particle, while a collider bounces.
-    fn capacity(&self, model: &ClothModel) -> Vec<(&'static str, u64)> {
-        vec![("predicted_displacements", 16 * model.particle_count() as u64)]
-    }
-
-    /// Keeps the predicted displacements once a collider bounces.
+    /// Keeps each particle's predicted displacement in its substep contacts' record while a
+    /// collider bounces.
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
         if setup.colliders && setup.bouncing {
-            uploads.reserve("predicted_displacements", 16 * setup.model.particle_count() as u64);
+            let bytes = size_of::<GpuSubstepContacts>() as u64 * setup.model.particle_count() as u64;
+            uploads.reserve("particle_contacts", bytes);
         }
         Ok(())
     }
@@ -120,21 +116,13 @@ pub(crate) fn integrate_shader() -> Shader {
 
 /// What predict binds of [`INTEGRATE`]: the particles, the pins and the forces.
 const PREDICT_USES: &[&str] =
-    &["positions", "velocities", "pins", "air_accelerations", "spring_accelerations", "predicted_displacements"];
+    &["positions", "velocities", "pins", "air_accelerations", "spring_accelerations", "particle_contacts"];
 /// What finalize binds of [`INTEGRATE`] (also when it runs with the next predict, which then
-/// has neither air nor springs): the particles, the pins, the predicted displacements, the
-/// frame's start and the colliders with what the frame's start and the iterations recorded of
-/// them (a table of more storage buffers than WebGPU lets one stage bind).
-const FINALIZE_USES: &[&str] = &[
-    "positions",
-    "velocities",
-    "pins",
-    "predicted_displacements",
-    "frame_start",
-    "collider_list",
-    "particle_contacts",
-    "distance_fields",
-];
+/// has neither air nor springs): the particles, the pins, the frame's start and the colliders
+/// with what the frame's start, predict and the iterations recorded of them (a table of more
+/// storage buffers than WebGPU lets one stage bind).
+const FINALIZE_USES: &[&str] =
+    &["positions", "velocities", "pins", "frame_start", "collider_list", "particle_contacts", "distance_fields"];
 
 /// Group 1 of predict and finalize.
 static INTEGRATE: BindingTable = BindingTable {
@@ -169,22 +157,16 @@ static INTEGRATE: BindingTable = BindingTable {
             (size_of::<GpuColliderListHead>() + size_of::<GpuCollider>()) as u64,
             "The colliders over the frame, with the count of particles near too many of them.",
         ),
-        Binding::read(
+        Binding::read_write(
             "particle_contacts",
             "array<SubstepContacts>",
             size_of::<crate::collision::GpuSubstepContacts>() as u64,
             "Each free particle's substep contacts (src/passes/contacts.rs), which finalize's friction\n\
-             and restitution read, on a cloth with colliders.",
+             reads, and its predicted displacement, which predict writes and finalize's restitution\n\
+             reverses (XPBD §3.6): one record per particle while the contacts run in the iterations\n\
+             or a collider bounces (restitution > 0), a single one otherwise (finalize then reads\n\
+             record 0 and multiplies it by a zero restitution).",
         ),
         super::DISTANCE_FIELDS,
-        Binding::read_write(
-            "predicted_displacements",
-            "array<vec4<f32>>",
-            16,
-            "Each particle's displacement as predict made it (q̄ = h·v̄, before the solve), whose normal\n\
-             part finalize's restitution reverses (XPBD §3.6): one per particle once a collider\n\
-             bounces (restitution > 0), a single entry until then (finalize then reads entry 0 and\n\
-             multiplies it by a zero restitution).",
-        ),
     ],
 };
