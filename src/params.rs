@@ -219,7 +219,8 @@ pub struct SolverParams {
     /// that the weight below leaves in a cloth hung along a pinned edge at few iterations; idle
     /// on edges within the slack, so a cloth at rest is untouched. Between separate pins (two
     /// corners) the stretch gathers where their trees meet instead, and a large cloth can blow
-    /// up: use it for cloth hung along an edge. One dispatch per frame.
+    /// up: use it for cloth hung along an edge. One slack for every edge, whatever its material
+    /// map's stiffness scale. One dispatch per frame.
     pub directional: Option<DirectionalLimit>,
     /// The air (default `None`, a vacuum): drag and lift on every triangle from the wind
     /// relative to it, with gusts ([`crate::passes::air`]). Costs one more dispatch per

@@ -128,8 +128,9 @@ impl CpuSolver {
     }
 
     /// Advances one frame: the passes in frame order (`crate::passes::frame_order`: rigid
-    /// damping, then `substeps` × (air → springs → predict → `iterations` projections → area
-    /// limits → tethers → self-collision → collide and update velocities), then normals; PBD
+    /// damping and depenetration, then `substeps` × (air → springs → predict → `iterations`
+    /// projections → area limits → tethers → self-collision → the directional limit, in the last
+    /// substep → collide and update velocities), then normals; PBD
     /// Alg. 1 with XPBD substepping), then the colliders end the frame where their poses took
     /// them. The passes are prepared first, since [`CpuSolver::pins`] may have been edited.
     pub fn step(&mut self) {

@@ -12,15 +12,18 @@ fn finalize_particle(i: u32, substep: u32) {
     }
     let x = positions[i].xyz;
     // Written after predict when the contacts are projected in the iterations on a cloth with
-    // colliders; otherwise none is read (the buffer may hold fewer records than particles).
+    // colliders; otherwise their contacts are not read (the buffer may hold a single record).
     let iteration_contacts = params.iteration_contacts != 0u && collider_list.count > 0u;
     var earlier: SubstepContacts;
     if (iteration_contacts) {
         earlier = particle_contacts[i];
     }
-    // A record per particle while a collider bounces; otherwise record 0, which a zero
-    // restitution multiplies away.
-    let predicted = particle_contacts[min(i, arrayLength(&particle_contacts) - 1u)].predicted;
+    // Predict keeps it in a record per particle while a collider bounces; otherwise every
+    // restitution is zero and nothing reads it.
+    var predicted = vec3<f32>(0.0);
+    if (arrayLength(&particle_contacts) >= params.particle_count) {
+        predicted = particle_contacts[i].predicted;
+    }
     let response = respond_to_colliders(x, state.xyz, predicted, earlier, iteration_contacts, substep);
     if (response.overflow) {
         atomicAdd(&collider_list.overflow, 1u);

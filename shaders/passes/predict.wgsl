@@ -16,8 +16,9 @@ fn predict_particle(i: u32, forces: vec3<f32>) {
         let predicted_velocity = (v.xyz + acceleration * params.h) * params.damping_factor;
         let predicted = predicted_velocity * params.h;
         velocities[i] = vec4<f32>(predicted, v.w);
-        // Kept for finalize's restitution while a collider bounces (a record per particle).
-        if (i < arrayLength(&particle_contacts)) {
+        // Kept for finalize's restitution while a collider bounces (a record per particle; a
+        // single record otherwise, which finalize does not read).
+        if (arrayLength(&particle_contacts) >= params.particle_count) {
             particle_contacts[i].predicted = predicted;
         }
     }

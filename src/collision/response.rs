@@ -159,7 +159,9 @@ const _: () = assert!(ITERATION_CONTACTS == 2);
 pub const NO_COLLIDER: u32 = 0xffff;
 
 /// One particle's contacts in the iterations of a substep ([`substep_contacts`]) and its
-/// predicted displacement, which finalize's friction reads ([`respond_to_colliders`]). `SubstepContacts` on the GPU.
+/// predicted displacement, which finalize's friction reads ([`respond_to_colliders`]). On the
+/// GPU the record also carries the predicted displacement that restitution reads while a collider
+/// bounces; the CPU reference keeps that one in [`crate::constraints::SolveState::predicted`]. `SubstepContacts` on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SubstepContacts {
     /// The half-spaces, slots in use first.
@@ -242,21 +244,22 @@ pub struct Response {
 }
 
 /// The end of a substep for a free particle that started it at `x`, was predicted to move by
-/// `predicted` and moved by `q` (PBD Alg. 1 lines 8, 12–16), against `colliders` over the substep (after the iterations projected its
-/// substep contacts `earlier`, when they did): the contact projection against the half-spaces of the colliders
-/// near it ([`near_colliders`]), each grown by its margin ([`resolve_contacts`]), static
-/// friction on the motion relative to the surfaces touched (their mean displacement at the
-/// particle, their coefficients weighted by push; [`stick`]) and the projection again (static
-/// friction only undoes motion along the contacts, but a third collider may lie in the way),
-/// then `v = q/h` with each contact's dynamic friction and restitution on the velocity relative
-/// to its surface. With `earlier`, friction reads the normal impulse that stopped the particle's own predicted
-/// motion (the iterations took it out before this push) and this push
-/// ([`Contacts::with_pushes`]): the particle's weight and impact, and the pull of the passes
-/// after the iterations. Not the sum of the iterations' pushes, which grows with the
-/// iterations where constraints and contacts trade the same millimetres back and forth on a
-/// curved collider (at 10 iterations it held the benchmark cloth stuck to its sphere).
-/// Restitution reverses the normal velocity from before the solve, `predicted / h` (XPBD §3.6):
-/// what the constraints add to a particle's motion into a contact does not bounce it. At rest, every surface velocity is zero and this is the static
+/// `predicted` and moved by `q` (PBD Alg. 1 lines 8, 12–16), against `colliders` over the
+/// substep (after the iterations projected its substep contacts `earlier`, when they did): the
+/// contact projection against the half-spaces of the colliders near it ([`near_colliders`]),
+/// each grown by its margin ([`resolve_contacts`]), static friction on the motion relative to
+/// the surfaces touched (their mean displacement at the particle, their coefficients weighted by
+/// push; [`stick`]) and the projection again (static friction only undoes motion along the
+/// contacts, but a third collider may lie in the way), then `v = q/h` with each contact's
+/// dynamic friction and restitution on the velocity relative to its surface. With `earlier`,
+/// friction reads the normal impulse that stopped the particle's own predicted motion (the
+/// iterations took it out before this push) and this push ([`Contacts::with_pushes`]): the
+/// particle's weight and impact, and the pull of the passes after the iterations. Not the sum of
+/// the iterations' pushes, which grows with the iterations where constraints and contacts trade
+/// the same millimetres back and forth on a curved collider (at 10 iterations it held the
+/// benchmark cloth stuck to its sphere). Restitution reverses the normal velocity from before the
+/// solve, `predicted / h` (XPBD §3.6): what the constraints add to a particle's motion into a
+/// contact does not bounce it. At rest, every surface velocity is zero and this is the static
 /// response.
 ///
 /// A particle that starts outside every collider (as every substep leaves it) ends outside

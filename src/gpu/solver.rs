@@ -398,7 +398,10 @@ impl GpuSolver {
     /// Each collider's contact material, one per collider (validated): its own margin,
     /// friction and restitution, or `None` to take the parameters' (`collision_margin`,
     /// `static_friction`, `dynamic_friction`, `restitution`, which then keep applying as they
-    /// change). Colliders start with `None`; [`GpuSolver::set_colliders`] resets them.
+    /// change). Colliders start with `None`; [`GpuSolver::set_colliders`] resets them. The first
+    /// material that bounces (restitution above zero) makes the solver keep each particle's
+    /// predicted displacement (48 bytes per particle, kept until the solver is dropped), which
+    /// fails like [`GpuSolver::set_params`] where the device cannot hold it.
     pub fn set_collider_materials(&mut self, materials: &[Option<ContactMaterial>]) -> Result<(), Error> {
         let bounced = self.colliders.bounces(self.params.contact_material());
         let previous = self.colliders.clone();

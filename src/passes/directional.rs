@@ -20,8 +20,11 @@
 //! `x` with its predicted position `p`, not its displacement `q`: the velocity finalize derives
 //! from `q` does not carry it. It runs once per frame, after the last substep's iterations,
 //! tethers and self-collision and before its finalize, so the collision response still has the
-//! last word and no substep ends inside a collider. A cloth whose edges are all within the slack
-//! (one at rest) is not touched.
+//! last word. But finalize sweeps a particle's path from its moved `x`: a child pulled along a
+//! chord into a curved collider is pushed back out (the push becomes velocity, as any push
+//! does), and one pulled right through a thin collider in one frame (a pin target that jumps far)
+//! is pushed out on the far side; and nothing checks the move against self-collision's
+//! thickness. A cloth whose edges are all within the slack (one at rest) is not touched.
 //!
 //! Where separate pins share a cloth, their trees meet at a seam, and shortening each tree
 //! towards its own pin moves the seam's two sides apart: the stretch the limit removes from the
@@ -136,7 +139,8 @@ impl DirectionalForest {
 pub fn directional_correction(p: Vec3, a: Vec3, limit: f32) -> Vec3 {
     let delta = p - a;
     let length = delta.length();
-    if length <= limit || length < GEOMETRY_EPSILON {
+    // Written as the WGSL twin's select: a NaN length shortens nothing on either side.
+    if !(length > limit && length >= GEOMETRY_EPSILON) {
         return Vec3::ZERO;
     }
     delta * (limit / length - 1.0)
@@ -201,7 +205,7 @@ impl Pass for DirectionalPass {
 
     /// In the frame's last substep: one dispatch of one workgroup over every level, or the
     /// levels split over as few dispatches as keep a CPU adapter's invocations within its loop
-    /// budget.
+    /// budget. Refused where one level alone would pass it (millions of particles a level).
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
         let Some((forest, _)) = self.active(setup) else { return Ok(()) };
         if substep + 1 != setup.params.substeps {
@@ -213,7 +217,10 @@ impl Pass for DirectionalPass {
         for k in 0..forest.level_count() {
             // The level loop's turn and each thread's turns over the level's edges.
             let level_cost = 1 + (forest.level(k).len() as u64).div_ceil(size);
-            if cost + level_cost > budget && k > first {
+            if level_cost > budget {
+                return Err(LayoutRefused);
+            }
+            if cost + level_cost > budget {
                 push_levels(plan, first..k);
                 (first, cost) = (k, 0);
             }
@@ -242,7 +249,8 @@ impl Pass for DirectionalPass {
 /// The kernel.
 const LIMIT: &str = "limit_directional";
 
-/// One dispatch of the kernel over `levels`, in one workgroup.
+/// One dispatch of the kernel over `levels`, in one workgroup (the dispatch entry's colour
+/// range carries the levels).
 fn push_levels(plan: &mut FramePlan, levels: std::ops::Range<usize>) {
     let info =
         DispatchInfo { colour_first: levels.start as u32, colour_count: levels.len() as u32, ..DispatchInfo::zeroed() };

@@ -164,8 +164,7 @@ static INTEGRATE: BindingTable = BindingTable {
             "Each free particle's substep contacts (src/passes/contacts.rs), which finalize's friction\n\
              reads, and its predicted displacement, which predict writes and finalize's restitution\n\
              reverses (XPBD §3.6): one record per particle while the contacts run in the iterations\n\
-             or a collider bounces (restitution > 0), a single one otherwise (finalize then reads\n\
-             record 0 and multiplies it by a zero restitution).",
+             or a collider bounces (restitution > 0), a single one otherwise (then unread).",
         ),
         super::DISTANCE_FIELDS,
     ],
