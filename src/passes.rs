@@ -3,8 +3,9 @@
 //! A pass is one step of PBD's loop (Alg. 1 with XPBD substepping): predict, the constraint
 //! iterations, area limits, tethers, self-collision, the directional limit, the collider
 //! contacts with the velocity update (finalize), and around them the forces of the air and the
-//! springs, the rigid damping, and the normals. Each lives in one module here and one WGSL file (or folder) of the
-//! same name in `shaders/passes/`, and its module declares everything about it (the trait
+//! springs, the rigid damping, and the normals. Each lives in one module here and one WGSL file
+//! (or folder) of the same name in `shaders/passes/`, and its module declares everything about
+//! it (the trait
 //! `Pass`): its host preparation, which the GPU solver and the CPU reference both call; its
 //! parameter block; its binding table, from which the bind group layout, the bind group and the
 //! WGSL declarations are generated; its WGSL module and kernels; the dispatches it adds to a
@@ -30,7 +31,7 @@ pub mod self_collision;
 pub mod springs;
 pub mod tethers;
 
-use crate::collision::{MovingCollider, SubstepContacts};
+use crate::collision::{ColliderSet, MovingCollider, SubstepContacts};
 use crate::constraints::{SolveState, UnitType};
 use crate::error::Error;
 use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON, TAN_PI_8};
@@ -194,7 +195,20 @@ pub(crate) struct Setup<'a> {
     pub bouncing: bool,
 }
 
-impl Setup<'_> {
+impl<'a> Setup<'a> {
+    /// The setup of `model` with `params`, `pins` and `colliders`, on `gpu` (`None`: the CPU
+    /// reference).
+    pub fn new(
+        model: &'a ClothModel,
+        params: &'a SolverParams,
+        pins: &'a Pins,
+        gpu: Option<&'a GpuFacts>,
+        colliders: &ColliderSet,
+    ) -> Self {
+        let bouncing = colliders.bounces(params.contact_material());
+        Self { model, params, pins, gpu, colliders: !colliders.shapes().is_empty(), bouncing }
+    }
+
     /// Whether the collider contacts are projected in the iterations: asked for
     /// ([`SolverParams::contacts_in_iterations`]) on a cloth with colliders.
     pub fn iteration_contacts(&self) -> bool {

@@ -137,14 +137,7 @@ impl CpuSolver {
         prepare(&mut self.passes, &self.model, &self.params, &self.pins, &self.colliders)
             .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
-        let setup = Setup {
-            model: &self.model,
-            params: &self.params,
-            pins: &self.pins,
-            gpu: None,
-            colliders: !colliders.is_empty(),
-            bouncing: self.colliders.bounces(self.params.contact_material()),
-        };
+        let setup = Setup::new(&self.model, &self.params, &self.pins, None, &self.colliders);
         let mut frame = CpuFrame {
             positions: &mut self.positions,
             velocities: &mut self.velocities,
@@ -185,7 +178,6 @@ fn prepare(
     pins: &Pins,
     colliders: &ColliderSet,
 ) -> Result<(), Error> {
-    let bouncing = colliders.bounces(params.contact_material());
-    let setup = Setup { model, params, pins, gpu: None, colliders: !colliders.shapes().is_empty(), bouncing };
+    let setup = Setup::new(model, params, pins, None, colliders);
     passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))
 }

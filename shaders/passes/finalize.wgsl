@@ -11,20 +11,16 @@ fn finalize_particle(i: u32, substep: u32) {
         return; // a pin: its thread finalizes it
     }
     let x = positions[i].xyz;
-    // Written after predict when the contacts are projected in the iterations on a cloth with
-    // colliders; otherwise their contacts are not read (the buffer may hold a single record).
+    // A record per particle while the contacts are projected in the iterations on a cloth with
+    // colliders (its contacts written after predict) or a collider bounces (its predicted
+    // displacement written by predict); otherwise a single record, unread: every restitution is
+    // then zero, and the zeroed record's contacts are not read.
     let iteration_contacts = params.iteration_contacts != 0u && collider_list.count > 0u;
     var earlier: SubstepContacts;
-    if (iteration_contacts) {
+    if (arrayLength(&particle_contacts) >= params.particle_count) {
         earlier = particle_contacts[i];
     }
-    // Predict keeps it in a record per particle while a collider bounces; otherwise every
-    // restitution is zero and nothing reads it.
-    var predicted = vec3<f32>(0.0);
-    if (arrayLength(&particle_contacts) >= params.particle_count) {
-        predicted = particle_contacts[i].predicted;
-    }
-    let response = respond_to_colliders(x, state.xyz, predicted, earlier, iteration_contacts, substep);
+    let response = respond_to_colliders(x, state.xyz, earlier.predicted, earlier, iteration_contacts, substep);
     if (response.overflow) {
         atomicAdd(&collider_list.overflow, 1u);
     }

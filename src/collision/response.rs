@@ -158,27 +158,21 @@ const _: () = assert!(ITERATION_CONTACTS == 2);
 /// (a slot's collider takes 16 bits on the GPU).
 pub const NO_COLLIDER: u32 = 0xffff;
 
-/// One particle's contacts in the iterations of a substep ([`substep_contacts`]) and its
-/// predicted displacement, which finalize's friction reads ([`respond_to_colliders`]). On the
-/// GPU the record also carries the predicted displacement that restitution reads while a collider
-/// bounces; the CPU reference keeps that one in [`crate::constraints::SolveState::predicted`]. `SubstepContacts` on the GPU.
+/// One particle's contacts in the iterations of a substep ([`substep_contacts`]), which
+/// finalize's friction reads ([`respond_to_colliders`]). `SubstepContacts` on the GPU, whose
+/// record also carries the particle's predicted displacement (the CPU reference keeps it in
+/// [`crate::constraints::SolveState::predicted`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SubstepContacts {
     /// The half-spaces, slots in use first.
     pub spaces: [HalfSpace; ITERATION_CONTACTS],
     /// The collider of each slot, [`NO_COLLIDER`] where unused.
     pub colliders: [u32; ITERATION_CONTACTS],
-    /// The displacement predicted before the constraints (`h·v̄`, m).
-    pub predicted: Vec3,
 }
 
 impl Default for SubstepContacts {
     fn default() -> Self {
-        Self {
-            spaces: [HalfSpace::default(); ITERATION_CONTACTS],
-            colliders: [NO_COLLIDER; ITERATION_CONTACTS],
-            predicted: Vec3::ZERO,
-        }
+        Self { spaces: [HalfSpace::default(); ITERATION_CONTACTS], colliders: [NO_COLLIDER; ITERATION_CONTACTS] }
     }
 }
 
@@ -188,14 +182,19 @@ impl SubstepContacts {
         self.colliders.iter().take_while(|&&c| c != NO_COLLIDER).count()
     }
 
-    /// What each slot's contact took from the motion predicted from `x`, as
+    /// What each slot's contact took from the motion `predicted` from `x`, as
     /// [`Contacts::with_pushes`] takes it: how deep the predicted position lay in its half-space
     /// (the normal impulse that stopped the particle's own motion, gravity's included), for the
     /// used slots of colliders in a list of `collider_count`.
-    fn predicted_pushes(&self, x: Vec3, collider_count: usize) -> impl Iterator<Item = (Vec3, f32, usize)> + '_ {
+    fn predicted_pushes(
+        &self,
+        x: Vec3,
+        predicted: Vec3,
+        collider_count: usize,
+    ) -> impl Iterator<Item = (Vec3, f32, usize)> + '_ {
         (0..self.count()).filter_map(move |s| {
             let space = self.spaces[s];
-            let depth = space.offset - space.normal.dot(x + self.predicted);
+            let depth = space.offset - space.normal.dot(x + predicted);
             let usable = (self.colliders[s] as usize) < collider_count && depth > 0.0;
             usable.then_some((space.normal, depth, self.colliders[s] as usize))
         })
@@ -208,7 +207,7 @@ impl SubstepContacts {
 /// violates most (the least clear, where none is violated; ties in list order).
 pub fn substep_contacts(x: Vec3, q: Vec3, colliders: &[MovingCollider]) -> SubstepContacts {
     let near = near_colliders(x, q, colliders);
-    let mut found = SubstepContacts { predicted: q, ..SubstepContacts::default() };
+    let mut found = SubstepContacts::default();
     let violation = |space: HalfSpace| space.offset - space.normal.dot(x + q);
     for k in 0..near.count {
         let (space, id) = (near.spaces[k], near.ids[k] as u32);
@@ -281,7 +280,7 @@ pub fn respond_to_colliders(
     let last = resolve_contacts(x + q, spaces).renumbered(&near.ids);
     let pushed = q + last.displacement();
     let contacts = match earlier {
-        Some(earlier) => last.with_pushes(earlier.predicted_pushes(x, colliders.len())),
+        Some(earlier) => last.with_pushes(earlier.predicted_pushes(x, predicted, colliders.len())),
         None => last,
     };
     let mut surface = Vec3::ZERO;

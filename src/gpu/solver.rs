@@ -596,14 +596,7 @@ impl GpuSolver {
     /// passes asked for, the frame's parameters, the colliders and the plan's dispatch table.
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
         let mut passes: Vec<Box<dyn Pass>> = self.passes.iter().map(|p| p.boxed_clone()).collect();
-        let setup = Setup {
-            model: &self.model,
-            params: &params,
-            pins: &self.pins,
-            gpu: Some(&self.facts),
-            colliders: !self.colliders.shapes().is_empty(),
-            bouncing: self.colliders.bounces(params.contact_material()),
-        };
+        let setup = Setup::new(&self.model, &params, &self.pins, Some(&self.facts), &self.colliders);
         let mut uploads = Uploads::gpu();
         for pass in &mut passes {
             pass.prepare(&setup, &mut uploads)?;
