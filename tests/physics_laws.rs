@@ -12,7 +12,7 @@ use drape::{
 };
 use glam::{Quat, Vec3};
 use std::sync::Arc;
-use support::{device, largest, largest_f64, max_distance, smallest, Rng};
+use support::{device, largest, largest_f64, max_distance, smallest, start_gpu_from_cpu, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -749,12 +749,12 @@ fn a_cloth_resting_on_the_ground_stays_at_rest() {
 
 /// A pin dragged at 0.5 m/s (out of the cloth's plane, where the cloth can follow without
 /// stretching) and released keeps the velocity of its last motion, on the GPU and the CPU
-/// reference alike (within 0.1 mm/s: drivers round differently). (A target beyond the cloth's reach, such as a bottom corner dragged sideways
-/// in the plane of a cloth hanging from its top corners, stretches an inextensible cloth;
-/// released, that stretch springs back, as it must.) Tethers with 2 % of give: the cloth hangs at
-/// its full length from the pins, and the drag's 8 cm out of the plane takes the grabbed
-/// particle a little beyond its rest distance from them, which tethers at scale 1 take back at
-/// once.
+/// reference alike (within 0.1 mm/s: drivers round differently). (A target beyond the cloth's
+/// reach, such as a bottom corner dragged sideways in the plane of a cloth hanging from its top
+/// corners, stretches an inextensible cloth; released, that stretch springs back, as it must.)
+/// Tethers with 2 % of give: the cloth hangs at its full length from the pins, and the drag's
+/// 8 cm out of the plane takes the grabbed particle a little beyond its rest distance from them,
+/// which tethers at scale 1 take back at once.
 #[test]
 fn a_released_pin_keeps_the_velocity_of_its_last_motion() {
     let scene = Scene::new(SceneKind::Hanging, 8).unwrap();
@@ -1107,8 +1107,7 @@ fn a_collider_placed_into_a_settled_cloth_does_not_launch_it() {
         cpu.place_colliders(&poses).unwrap();
         cpu.step();
         let mut gpu = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders).unwrap();
-        gpu.set_positions(&settled.positions).unwrap();
-        gpu.set_velocities(&settled.velocities).unwrap();
+        start_gpu_from_cpu(&mut gpu, &settled);
         gpu.place_colliders(&poses).unwrap();
         gpu.step();
         let ends = [
@@ -1210,10 +1209,10 @@ fn a_two_pin_hanging_cloth_settles_with_the_directional_limit_on() {
 /// its tethers, and the ground stops it there. In one substep per frame, its particles came to
 /// the contact at rest (their approach is gravity's h·g, under the restitution threshold; with
 /// more substeps, a particle the pull threw up in one can fall back in the next, and bounce
-/// rightly), so a perfectly bouncy ground
-/// (e = 1) must give them the velocities an inelastic one (e = 0) gives: none may differ by as
-/// much as a bounce off the threshold, in either mode, with the contacts after the iterations
-/// or in them. Reversing the solved motion instead bounced them at up to 2 m/s.
+/// rightly), so a perfectly bouncy ground (e = 1) must give them the velocities an inelastic one
+/// (e = 0) gives: none may differ by as much as a bounce off the threshold, in either mode, with
+/// the contacts after the iterations or in them. Reversing the solved motion instead bounced them
+/// at up to 2 m/s.
 #[test]
 fn a_cloth_pulled_into_a_bouncy_ground_does_not_bounce() {
     let margin = SolverParams::default().collision_margin;
