@@ -127,6 +127,10 @@ struct Args {
     /// measures with H).
     #[arg(long, value_name = "H", num_args = 0..=1, value_parser = positive_length)]
     self_collision: Option<Option<f32>>,
+    /// Time every pass on the GPU (each run of a pass's dispatches in a compute pass of its own,
+    /// between two timestamps) and report each pass's median milliseconds per frame.
+    #[arg(long)]
+    profile: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -182,8 +186,10 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         Layout::PerColour => DispatchStrategy::PerColour,
         Layout::Striped => DispatchStrategy::Striped,
     })?;
+    solver.set_profiling(args.profile)?;
     let frames = args.frames.get();
     let timer = GpuTimer::new(&device, &queue, frames);
+    let mut profiles = Vec::new();
     let mut wall_ms = Vec::with_capacity(frames);
     let mut window_stretch: Option<drape::StretchReport> = None;
     for frame in 0..frames {
@@ -203,6 +209,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         queue.submit([encoder.finish()]);
         device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| drape::Error::Device(e.to_string()))?;
         wall_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        if args.profile {
+            profiles.push(read_profile(&device, &mut solver)?);
+        }
         if args.window.is_some_and(|(first, last)| (first..=last).contains(&(frame + 1))) {
             let stretch = drape::StretchReport::measure(&scene.model, &solver.read_positions()?);
             window_stretch = match (window_stretch, stretch) {
@@ -221,6 +230,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     let gpu_ms_count = gpu_ms.as_ref().map(Vec::len);
     let gpu = gpu_ms.map(|ms| Stats::of(&ms[warm_up..]));
     let model = &scene.model;
+    let profile = args.profile.then(|| profile_json(&profiles[warm_up..]));
     let report = serde_json::json!({
         "adapter": adapter.name,
         "backend": adapter.backend.to_string(),
@@ -256,6 +266,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "wall_ms": wall.json(),
         "gpu_ms": gpu.map(|g| g.json()),
         "gpu_timed_frames": gpu_ms_count,
+        "profile": profile,
         "max_stretch": metrics.max_stretch,
         "mean_stretch": metrics.mean_stretch,
         "stretch": drape::StretchReport::measure(model, &positions).map(stretch_json),
@@ -279,6 +290,38 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         print_text(&report);
     }
     Ok(())
+}
+
+/// The profile of the frame just submitted (waits for the GPU: outside the timings).
+fn read_profile(device: &wgpu::Device, solver: &mut GpuSolver) -> Result<drape::gpu::FrameProfile, drape::Error> {
+    loop {
+        if let Some(profile) = solver.poll_profile()? {
+            return Ok(profile);
+        }
+        device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| drape::Error::Readback(e.to_string()))?;
+    }
+}
+
+/// Each pass's dispatches and median milliseconds per frame over `profiles`, and the median of
+/// their sums.
+fn profile_json(profiles: &[drape::gpu::FrameProfile]) -> serde_json::Value {
+    let median = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let passes: Vec<serde_json::Value> = profiles[0]
+        .passes
+        .iter()
+        .enumerate()
+        .map(|(i, pass)| {
+            let ms = median(profiles.iter().map(|p| p.passes[i].ms).collect());
+            serde_json::json!({ "pass": pass.pass, "dispatches": pass.dispatches, "ms": ms })
+        })
+        .collect();
+    serde_json::json!({
+        "passes": passes,
+        "total_ms": median(profiles.iter().map(drape::gpu::FrameProfile::total_ms).collect()),
+    })
 }
 
 /// The spring constants asked for, over the defaults.
@@ -367,9 +410,25 @@ fn parse_strain_limits(s: &str) -> Result<drape::StrainLimits, String> {
 
 fn print_text(report: &serde_json::Value) {
     let r = report.as_object().expect("an object");
-    for (key, value) in r {
+    for (key, value) in r.iter().filter(|(key, _)| *key != "profile") {
         println!("{key:>22}: {value}");
     }
+    if let Some(profile) = r.get("profile").filter(|p| !p.is_null()) {
+        print_profile(profile);
+    }
+}
+
+/// The profile as a table: each pass's dispatches, milliseconds and share of the frame.
+fn print_profile(profile: &serde_json::Value) {
+    let total = profile["total_ms"].as_f64().unwrap_or(0.0);
+    println!("\n{:<22} {:>10} {:>10} {:>7}", "pass", "dispatches", "ms/frame", "share");
+    for pass in profile["passes"].as_array().into_iter().flatten() {
+        let ms = pass["ms"].as_f64().unwrap_or(0.0);
+        let share = if total > 0.0 { 100.0 * ms / total } else { 0.0 };
+        let (name, dispatches) = (pass["pass"].as_str().unwrap_or("?"), pass["dispatches"].as_u64().unwrap_or(0));
+        println!("{name:<22} {dispatches:>10} {ms:>10.3} {share:>6.1}%");
+    }
+    println!("{:<22} {:>10} {:>10.3}", "total", "", total);
 }
 
 /// Median, minimum and maximum of a series of frame times.

@@ -107,6 +107,9 @@ pub(crate) enum Stage {
 /// One pass: everything the solvers need of it. Its module also holds its pure physics, which
 /// [`Pass::run_cpu`] calls and its WGSL twin mirrors with the same names and argument order.
 pub(crate) trait Pass: PassObject + Debug + Send + Sync {
+    /// Its name, as a profile reports it: its module's.
+    fn name(&self) -> &'static str;
+
     /// When it runs.
     fn stage(&self) -> Stage;
 

@@ -752,6 +752,58 @@ fn dispatches_per_frame_follow_the_plan() {
     }
 }
 
+/// Profiling times every dispatch of the frame under the pass that added it, in frame order,
+/// and changes nothing the frames compute: a profiled run repeats an unprofiled one bit for bit,
+/// also across a change of parameters that changes the plan. A device without timestamps
+/// refuses it with a typed error (GL may lack them).
+#[test]
+fn profiled_frames_time_every_pass_and_compute_the_same() {
+    let (device, queue, _) = drape::headless_device(drape::HeadlessOptions { timestamps: true }).unwrap();
+    let scene = Scene::new(SceneKind::Hanging, 12).unwrap();
+    let first = SolverParams { substeps: 4, iterations: 2, ..scene.params };
+    let second = SolverParams { substeps: 6, iterations: 1, ..first };
+    let run = |profiled: bool| {
+        let mut solver = GpuSolver::new(&device, &queue, &scene.model, first, &scene.colliders).unwrap();
+        solver.set_profiling(profiled).unwrap();
+        let mut profiles = Vec::new();
+        for frame in 0..12 {
+            if frame == 6 {
+                solver.set_params(second).unwrap();
+            }
+            solver.step();
+            if profiled {
+                profiles.push(poll_until(|| solver.poll_profile().unwrap()));
+            }
+        }
+        let dispatches = solver.dispatches_per_frame();
+        (solver.read_positions().unwrap(), solver.read_velocities().unwrap(), profiles, dispatches)
+    };
+    if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+        let mut solver = GpuSolver::new(&device, &queue, &scene.model, first, &scene.colliders).unwrap();
+        assert!(matches!(solver.set_profiling(true), Err(drape::Error::Param(e)) if e.name == "profiling"));
+        assert!(!solver.profiling());
+        return;
+    }
+    let bits = |v: &[Vec3]| v.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect::<Vec<u32>>();
+    let (positions, velocities, _, _) = run(false);
+    let (profiled_positions, profiled_velocities, profiles, dispatches) = run(true);
+    assert!(bits(&positions) == bits(&profiled_positions) && bits(&velocities) == bits(&profiled_velocities));
+    let last = profiles.last().unwrap();
+    assert_eq!(last.passes.iter().map(|p| p.dispatches).sum::<usize>(), dispatches);
+    let names: Vec<&str> = last.passes.iter().map(|p| p.pass).collect();
+    assert_eq!(
+        names,
+        ["depenetration", "predict", "iterations", "tethers", "finalize_and_predict", "finalize", "normals"]
+    );
+    // 6 substeps: the tethers once each, finalize fused with the next predict between them.
+    let count = |name: &str| last.passes.iter().find(|p| p.pass == name).unwrap().dispatches;
+    assert_eq!((count("tethers"), count("finalize_and_predict")), (6, 5));
+    for profile in &profiles {
+        assert!(profile.passes.iter().all(|p| p.ms.is_finite() && p.ms >= 0.0), "{profile:?}");
+        assert!(profile.total_ms() > 0.0, "{profile:?}");
+    }
+}
+
 /// The striped kernel keeps a stripe's positions and displacements in workgroup memory where
 /// both fit (32 KiB here), its displacements alone where only they do (16 KiB, WebGPU's
 /// default), and otherwise works in place (8 KiB). All three follow the same order, so they give

@@ -18,6 +18,7 @@ mod blocking_reads;
 use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter, kernel_layouts};
 use super::fields::FieldAtlas;
 use super::pipelines::Kernels;
+use super::profile::{segments, FrameProfile, Profiler};
 use super::readback::{
     decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, particle_bytes, readback_buffer,
     readback_bytes, BackgroundMap,
@@ -72,6 +73,8 @@ pub struct GpuSolver {
     /// Where the passes' blocks lie in the frame's parameters.
     params_layout: ParamsLayout,
     plan: Vec<Recorded>,
+    /// The pass of each dispatch of the plan, what a profile times it as.
+    plan_passes: Vec<&'static str>,
     resources: Resources,
     bind_groups: BindGroups,
     kernels: Kernels,
@@ -83,6 +86,8 @@ pub struct GpuSolver {
     metrics_read: Option<(BackgroundMap, Vec<Collider>)>,
     /// Positions of [`GpuSolver::request_positions`].
     positions_read: Option<BackgroundMap>,
+    /// The pass timestamps, while profiling ([`GpuSolver::set_profiling`]).
+    profiler: Option<Profiler>,
 }
 
 impl GpuSolver {
@@ -134,6 +139,7 @@ impl GpuSolver {
             passes,
             params_layout,
             plan: Vec::new(),
+            plan_passes: Vec::new(),
             resources,
             bind_groups,
             kernels,
@@ -141,6 +147,7 @@ impl GpuSolver {
             readback: None,
             metrics_read: None,
             positions_read: None,
+            profiler: None,
         };
         solver.fit_colliders();
         solver.zero_overflows();
@@ -300,20 +307,42 @@ impl GpuSolver {
         Ok(())
     }
 
-    /// Records one frame (all substeps, then normals) into `encoder`, in one compute pass.
-    /// Submitting it is the caller's business; nothing is read back or waited on. Colliders that
-    /// moved in the last frame have their records uploaded first (they rest from now on, or
-    /// take their new poses).
+    /// Records one frame (all substeps, then normals) into `encoder`, in one compute pass (one
+    /// per run of a pass's dispatches while profiling). Submitting it is the caller's business;
+    /// nothing is read back or waited on. Colliders that moved in the last frame have their
+    /// records uploaded first (they rest from now on, or take their new poses).
     pub fn encode_step(&mut self, encoder: &mut wgpu::CommandEncoder) {
         if self.colliders_moved {
             self.write_colliders();
         }
         self.colliders_moved = self.colliders.end_frame();
-        let mut pass = encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("drape frame"), timestamp_writes: None });
+        match self.profiler.take() {
+            None => {
+                let pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("drape frame"),
+                    timestamp_writes: None,
+                });
+                self.record(pass, 0..self.plan.len());
+            }
+            Some(mut profiler) => {
+                for (index, segment) in profiler.segments().iter().enumerate() {
+                    let pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(segment.pass),
+                        timestamp_writes: Some(profiler.writes(index)),
+                    });
+                    self.record(pass, segment.dispatches.clone());
+                }
+                profiler.finish_frame(encoder);
+                self.profiler = Some(profiler);
+            }
+        }
+    }
+
+    /// Records the plan's `dispatches` into `pass`.
+    fn record(&self, mut pass: wgpu::ComputePass, dispatches: std::ops::Range<usize>) {
         let frame = self.bind_groups.group(self.kernels.frame);
         let mut current = None;
-        for dispatch in &self.plan {
+        for dispatch in &self.plan[dispatches] {
             if current != Some(dispatch.kernel) {
                 let kernel = &self.kernels.pipelines[dispatch.kernel];
                 pass.set_pipeline(&kernel.pipeline);
@@ -326,6 +355,38 @@ impl GpuSolver {
             pass.set_bind_group(0, frame, &[offset]);
             pass.dispatch_workgroups(dispatch.workgroups[0], dispatch.workgroups[1], 1);
         }
+    }
+
+    /// Turns the per-pass GPU timing on or off ([`super::profile`]): while on, each frame
+    /// records every run of a pass's dispatches as a compute pass of its own between two
+    /// timestamps, and [`GpuSolver::poll_profile`] collects the times. The frames compute the
+    /// same, bit for bit. Errors: a device without `TIMESTAMP_QUERY`, or a frame of more than
+    /// 2048 runs of passes (a query set's 4096 timestamps); profiling stays off.
+    pub fn set_profiling(&mut self, on: bool) -> Result<(), Error> {
+        self.profiler = if on { Some(self.profiler_for(&self.plan_passes)?) } else { None };
+        Ok(())
+    }
+
+    /// Whether the frames are profiled ([`GpuSolver::set_profiling`]).
+    pub fn profiling(&self) -> bool {
+        self.profiler.is_some()
+    }
+
+    /// The GPU time of each pass in a recent profiled frame, once the GPU has delivered it.
+    /// Call after submitting a frame: it starts reading that frame's timestamps back when no
+    /// earlier read is under way, and checks once without waiting for one started before:
+    /// `Ok(None)` while it is on its way, and while not profiling. In a browser the read
+    /// arrives only once control has gone back to it: poll on a later frame, not in a loop.
+    pub fn poll_profile(&mut self) -> Result<Option<FrameProfile>, Error> {
+        match &mut self.profiler {
+            Some(profiler) => profiler.poll(&self.device),
+            None => Ok(None),
+        }
+    }
+
+    /// Timestamps for a frame whose dispatches belong to `passes`, in order.
+    fn profiler_for(&self, passes: &[&'static str]) -> Result<Profiler, Error> {
+        Profiler::new(&self.device, &self.queue, segments(passes.iter().copied()))
     }
 
     /// Records and submits one frame.
@@ -352,9 +413,10 @@ impl GpuSolver {
         self.facts.blocks.stripe.is_some()
     }
 
-    /// Bytes of GPU buffers and textures this solver has allocated.
+    /// Bytes of GPU buffers and textures this solver has allocated (the profile's timestamps
+    /// included while profiling).
     pub fn allocated_bytes(&self) -> u64 {
-        self.resources.allocated_bytes()
+        self.resources.allocated_bytes() + self.profiler.as_ref().map_or(0, Profiler::bytes)
     }
 
     /// Current positions: `vec4<f32>` per particle (xyz in metres, w = 1), stride 16 bytes.
@@ -602,6 +664,12 @@ impl GpuSolver {
             pass.prepare(&setup, &mut uploads)?;
         }
         let (resolved, plan) = self.plan_frame(&passes, &setup, layout)?;
+        let plan_passes: Vec<&'static str> = plan.dispatches.iter().map(|d| d.pass).collect();
+        // A profile times the new plan's passes (refused plans leave the old one in place).
+        let profiler = match &self.profiler {
+            Some(_) if plan_passes != self.plan_passes => Some(self.profiler_for(&plan_passes)?),
+            _ => None,
+        };
         let uploads = uploads.into_list();
         self.resources.check(&uploads)?;
         self.resources.apply(&uploads, &self.bind_groups, &self.params_layout);
@@ -613,6 +681,10 @@ impl GpuSolver {
         // Colliders without a material of their own follow the parameters'.
         self.write_colliders();
         self.upload_plan(&plan);
+        self.plan_passes = plan_passes;
+        if profiler.is_some() {
+            self.profiler = profiler;
+        }
         self.bind_groups.refresh(&self.device, &mut self.resources);
         Ok(())
     }
@@ -631,6 +703,7 @@ impl GpuSolver {
                 if jacobi && layout == DispatchStrategy::Striped { DispatchStrategy::PerColour } else { layout };
             let mut plan = FramePlan::new(self.facts, layout);
             for (pass, substep) in frame_order(passes, setup.params.substeps) {
+                plan.begin_pass(passes[pass].name());
                 passes[pass].dispatch(setup, &mut plan, substep).ok()?;
             }
             Some((layout, plan))

@@ -172,6 +172,10 @@ pub(crate) struct AirPass {
 }
 
 impl Pass for AirPass {
+    fn name(&self) -> &'static str {
+        "air"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

@@ -171,6 +171,10 @@ impl AreaLimitsPass {
 }
 
 impl Pass for AreaLimitsPass {
+    fn name(&self) -> &'static str {
+        "area_limits"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

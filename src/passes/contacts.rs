@@ -32,6 +32,10 @@ pub(crate) const PROJECT_CONTACTS: &str = "project_contacts";
 pub(crate) struct ContactsPass;
 
 impl Pass for ContactsPass {
+    fn name(&self) -> &'static str {
+        "contacts"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

@@ -43,6 +43,10 @@ fn runs(setup: &Setup) -> bool {
 }
 
 impl Pass for DepenetrationPass {
+    fn name(&self) -> &'static str {
+        "depenetration"
+    }
+
     fn stage(&self) -> Stage {
         Stage::FrameStart
     }

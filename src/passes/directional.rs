@@ -164,6 +164,10 @@ impl DirectionalPass {
 }
 
 impl Pass for DirectionalPass {
+    fn name(&self) -> &'static str {
+        "directional"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

@@ -23,6 +23,10 @@ use crate::collision::{depenetration_speed_limit, limit_speed, respond_to_collid
 pub(crate) struct FinalizePass;
 
 impl Pass for FinalizePass {
+    fn name(&self) -> &'static str {
+        "finalize"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

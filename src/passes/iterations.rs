@@ -51,6 +51,10 @@ pub(crate) struct IterationsPass {
 }
 
 impl Pass for IterationsPass {
+    fn name(&self) -> &'static str {
+        "iterations"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

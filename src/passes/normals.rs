@@ -14,6 +14,10 @@ use bytemuck::Zeroable;
 pub(crate) struct NormalsPass;
 
 impl Pass for NormalsPass {
+    fn name(&self) -> &'static str {
+        "normals"
+    }
+
     fn stage(&self) -> Stage {
         Stage::FrameEnd
     }

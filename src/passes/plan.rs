@@ -204,10 +204,12 @@ impl DispatchInfo {
 }
 
 /// One dispatch of a frame: which kernel (by name, [`crate::passes::Kernel::name`]), what it
-/// works on and how many workgroups.
+/// works on, how many workgroups, and the pass that added it ([`crate::passes::Pass::name`],
+/// or the fused kernel's name where two passes share the dispatch): what a profile times it as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Dispatch {
     pub kernel: &'static str,
+    pub pass: &'static str,
     pub info: DispatchInfo,
     pub workgroups: [u32; 2],
 }
@@ -219,25 +221,33 @@ pub(crate) struct FramePlan {
     /// The layout, resolved (`Striped` with Jacobi plans as `PerColour`).
     pub layout: DispatchStrategy,
     pub dispatches: Vec<Dispatch>,
+    /// The pass adding dispatches now (set by [`FramePlan::begin_pass`]).
+    pass: &'static str,
 }
 
 impl FramePlan {
     /// An empty plan.
     pub fn new(facts: GpuFacts, layout: DispatchStrategy) -> Self {
-        Self { facts, layout, dispatches: Vec::new() }
+        Self { facts, layout, dispatches: Vec::new(), pass: "" }
+    }
+
+    /// Marks the dispatches pushed from now on as `pass`'s.
+    pub fn begin_pass(&mut self, pass: &'static str) {
+        self.pass = pass;
     }
 
     /// Appends a dispatch of `kernel`.
     pub fn push(&mut self, kernel: &'static str, info: DispatchInfo, workgroups: [u32; 2]) {
-        self.dispatches.push(Dispatch { kernel, info, workgroups });
+        self.dispatches.push(Dispatch { kernel, pass: self.pass, info, workgroups });
     }
 
     /// Replaces the last dispatch by one of `fused` with `info` and the same workgroups when it
-    /// is a dispatch of `kernel` (two kernels merged into one dispatch); returns whether it did.
+    /// is a dispatch of `kernel` (two kernels merged into one dispatch, timed as `fused`);
+    /// returns whether it did.
     pub fn fuse_with_last(&mut self, kernel: &str, fused: &'static str, info: DispatchInfo) -> bool {
         match self.dispatches.last_mut() {
             Some(last) if last.kernel == kernel => {
-                *last = Dispatch { kernel: fused, info, ..*last };
+                *last = Dispatch { kernel: fused, pass: fused, info, ..*last };
                 true
             }
             _ => false,

@@ -31,6 +31,10 @@ pub(crate) const FINALIZE_AND_PREDICT: &str = "finalize_and_predict";
 pub(crate) struct PredictPass;
 
 impl Pass for PredictPass {
+    fn name(&self) -> &'static str {
+        "predict"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

@@ -167,6 +167,10 @@ pub(crate) fn partial_moments_bytes(particles: usize) -> u64 {
 pub(crate) struct RigidDampingPass;
 
 impl Pass for RigidDampingPass {
+    fn name(&self) -> &'static str {
+        "rigid_damping"
+    }
+
     fn stage(&self) -> Stage {
         Stage::FrameStart
     }

@@ -356,6 +356,10 @@ pub(crate) struct SelfCollisionPass {
 }
 
 impl Pass for SelfCollisionPass {
+    fn name(&self) -> &'static str {
+        "self_collision"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

@@ -389,6 +389,10 @@ impl SpringsPass {
 }
 
 impl Pass for SpringsPass {
+    fn name(&self) -> &'static str {
+        "springs"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

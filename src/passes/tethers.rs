@@ -40,6 +40,10 @@ pub(crate) struct TethersPass {
 }
 
 impl Pass for TethersPass {
+    fn name(&self) -> &'static str {
+        "tethers"
+    }
+
     fn stage(&self) -> Stage {
         Stage::Substep
     }

@@ -25,6 +25,8 @@ pub enum PanelAction {
     SetBending(BendingModel),
     /// What a key could also ask for: pause, step, reset.
     Run(Command),
+    /// Time each pass on the GPU, or stop.
+    SetProfiling(bool),
 }
 
 /// Panel state that lives between frames.
@@ -63,6 +65,7 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, session: &Session) -> Vec
             actions.push(PanelAction::SetParams(params));
         }
         stats_section(ui, state, session);
+        profile_section(ui, session, &mut actions);
         view_section(ui, state);
         if let Some(message) = &state.message {
             ui.separator();
@@ -324,6 +327,37 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
                     row("collider overflows", format!("{} particle substeps", metrics.overflows.colliders));
                 }
             }
+        });
+    });
+}
+
+/// Where a frame goes: each pass's GPU time, while the user has asked for it.
+fn profile_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelAction>) {
+    egui::CollapsingHeader::new("Where a frame goes").default_open(false).show(ui, |ui| {
+        let mut on = session.profiling();
+        if ui.checkbox(&mut on, "time each pass (GPU timestamps)").changed() {
+            actions.push(PanelAction::SetProfiling(on));
+        }
+        let Some(profile) = session.profile() else {
+            return;
+        };
+        let total = profile.total_ms();
+        egui::Grid::new("profile").num_columns(4).striped(true).show(ui, |ui| {
+            for heading in ["pass", "dispatches", "ms", "share"] {
+                ui.strong(heading);
+            }
+            ui.end_row();
+            for pass in &profile.passes {
+                ui.label(pass.pass);
+                ui.label(pass.dispatches.to_string());
+                ui.label(format!("{:.3}", pass.ms));
+                ui.label(if total > 0.0 { format!("{:.0} %", 100.0 * pass.ms / total) } else { "–".into() });
+                ui.end_row();
+            }
+            ui.strong("total");
+            ui.label("");
+            ui.strong(format!("{total:.3}"));
+            ui.end_row();
         });
     });
 }

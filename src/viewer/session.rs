@@ -8,7 +8,7 @@ use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::{Error, ParamError};
 use crate::gpu::readback::BackgroundMap;
-use crate::gpu::GpuSolver;
+use crate::gpu::{FrameProfile, GpuSolver};
 use crate::math::bounding_box;
 use crate::mesh::ClothMesh;
 use crate::metrics::ClothMetrics;
@@ -224,6 +224,9 @@ pub struct Session {
     grab: Option<Grab>,
     timer: Option<FrameTimer>,
     cpu_ms: f64,
+    /// Whether each pass is timed ([`Session::set_profiling`]), and the last profile read.
+    profiling: bool,
+    profile: Option<FrameProfile>,
     metrics: Option<ClothMetrics>,
     /// The frame a background read of positions was asked at, until it is collected.
     positions_requested: Option<u64>,
@@ -268,6 +271,8 @@ impl Session {
             grab: None,
             timer: FrameTimer::new(device, queue),
             cpu_ms: 0.0,
+            profiling: false,
+            profile: None,
             metrics: None,
             positions_requested: None,
         })
@@ -279,7 +284,7 @@ impl Session {
         let setup = ClothSetup::load(&source, grid)?;
         let model = setup.model.with_bending_model(self.overrides.bending.unwrap_or_default())?;
         let params = self.overrides.params_for(&model, setup.params);
-        self.solver = GpuSolver::new(&self.device, &self.queue, &model, params, &setup.colliders)?;
+        self.solver = self.new_solver(&model, params, &setup.colliders)?;
         (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
         self.turning = turning(&setup.spins);
         self.restart();
@@ -291,10 +296,36 @@ impl Session {
     pub fn set_bending_model(&mut self, bending: BendingModel) -> Result<(), Error> {
         let model = self.solver.model().clone().with_bending_model(bending)?;
         let params = *self.solver.params();
-        self.solver = GpuSolver::new(&self.device, &self.queue, &model, params, &self.scene_colliders)?;
+        self.solver = self.new_solver(&model, params, &self.scene_colliders)?;
         self.overrides.bending = Some(bending);
         self.restart();
         Ok(())
+    }
+
+    /// A solver for `model`, profiled if the session profiles.
+    fn new_solver(&self, model: &ClothModel, params: SolverParams, colliders: &[Collider]) -> Result<GpuSolver, Error> {
+        let mut solver = GpuSolver::new(&self.device, &self.queue, model, params, colliders)?;
+        solver.set_profiling(self.profiling)?;
+        Ok(solver)
+    }
+
+    /// Turns the timing of each pass on or off ([`GpuSolver::set_profiling`]), for this cloth and
+    /// those loaded later. On error (a device without timestamps) it stays off.
+    pub fn set_profiling(&mut self, on: bool) -> Result<(), Error> {
+        self.solver.set_profiling(on)?;
+        self.profiling = on;
+        self.profile = None;
+        Ok(())
+    }
+
+    /// Whether each pass is timed.
+    pub fn profiling(&self) -> bool {
+        self.profiling
+    }
+
+    /// The GPU time of each pass in a recent frame, while profiling.
+    pub fn profile(&self) -> Option<&FrameProfile> {
+        self.profile.as_ref().filter(|_| self.profiling)
     }
 
     /// Puts the cloth and colliders back in their initial state (parameters stay).
@@ -430,6 +461,10 @@ impl Session {
     pub fn after_submit(&mut self) {
         if let Some(timer) = &mut self.timer {
             timer.after_submit(&self.device);
+        }
+        // A failed read only skips a profile, as a failed map skips a timing.
+        if let Ok(Some(profile)) = self.solver.poll_profile() {
+            self.profile = Some(profile);
         }
     }
 

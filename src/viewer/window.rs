@@ -412,6 +412,7 @@ impl Viewer {
             PanelAction::SetBending(bending) => self.session.set_bending_model(bending),
             PanelAction::SetMode(mode) => self.session.set_mode(mode),
             PanelAction::Run(command) => self.run_command(command),
+            PanelAction::SetProfiling(on) => self.session.set_profiling(on),
         };
         self.report_error(result);
     }
