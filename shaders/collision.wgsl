@@ -260,12 +260,18 @@ fn passes_through(collider: Collider, x: vec3<f32>, q: vec3<f32>, from_s: f32, m
     return false;
 }
 
+// Whether the kernel meets capsules, boxes and meshes (by sphere tracing): false in the builds
+// for colliders that are all planes and spheres (CollisionKernel in src/passes.rs), where the
+// trace is left out of the code, since llvmpipe runs both sides of every branch.
+override TRACED_SHAPES: bool = true;
+
 // Collider::half_space.
 fn half_space(collider: Collider, x: vec3<f32>, q: vec3<f32>, margin: f32) -> HalfSpace {
     if (collider.kind == COLLIDER_PLANE) {
         return plane_half_space(collider.a.xyz, collider.a.w, margin);
     }
-    if (collider.kind == COLLIDER_SPHERE) {
+    // Without TRACED_SHAPES, a collider that is not a plane is a sphere.
+    if (collider.kind == COLLIDER_SPHERE || !TRACED_SHAPES) {
         return sphere_half_space(x, q, collider.a.xyz, collider.a.w, margin);
     }
     return traced_half_space(collider, x, q, margin);

@@ -31,7 +31,7 @@ pub mod self_collision;
 pub mod springs;
 pub mod tethers;
 
-use crate::collision::{ColliderSet, MovingCollider, SubstepContacts};
+use crate::collision::{Collider, ColliderSet, MovingCollider, SubstepContacts};
 use crate::constraints::{SolveState, UnitType};
 use crate::error::Error;
 use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON, TAN_PI_8};
@@ -196,6 +196,9 @@ pub(crate) struct Setup<'a> {
     /// Whether one of them bounces (a restitution above zero): finalize then reads each
     /// particle's predicted displacement ([`predict`]).
     pub bouncing: bool,
+    /// Whether one of them is met by sphere tracing (a capsule, box or mesh: see
+    /// [`CollisionKernel`]).
+    pub traced_colliders: bool,
 }
 
 impl<'a> Setup<'a> {
@@ -209,7 +212,8 @@ impl<'a> Setup<'a> {
         colliders: &ColliderSet,
     ) -> Self {
         let bouncing = colliders.bounces(params.contact_material());
-        Self { model, params, pins, gpu, colliders: !colliders.shapes().is_empty(), bouncing }
+        let traced_colliders = colliders.shapes().iter().any(Collider::is_traced);
+        Self { model, params, pins, gpu, colliders: !colliders.shapes().is_empty(), bouncing, traced_colliders }
     }
 
     /// Whether the collider contacts are projected in the iterations: asked for
@@ -368,6 +372,37 @@ impl Kernel {
     /// A kernel named after its entry point, without overrides, binding all of its groups.
     pub fn plain(entry_point: &'static str) -> Self {
         Self { name: entry_point, entry_point, overrides: Vec::new(), uses: None }
+    }
+}
+
+/// A kernel that meets the colliders, built twice from one entry point: as written, and without
+/// the sphere trace of capsules, boxes and meshes (`TRACED_SHAPES` false in
+/// `shaders/collision.wgsl`) for cloths whose colliders are all planes and spheres. A CPU
+/// adapter (llvmpipe runs both sides of every branch) otherwise pays for the trace for every
+/// particle in every substep, whatever the shapes (BENCHMARKS.md, "Where a frame goes").
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CollisionKernel {
+    /// Its entry point, and its name where some collider is traced.
+    pub traced: &'static str,
+    /// Its name where every collider is a plane or a sphere.
+    pub analytic: &'static str,
+}
+
+impl CollisionKernel {
+    /// Both builds, binding `uses` of the module's last group (all of it: `None`).
+    pub fn kernels(self, uses: Option<&'static [&'static str]>) -> [Kernel; 2] {
+        let traced = Kernel { uses, ..Kernel::plain(self.traced) };
+        let analytic = Kernel { name: self.analytic, overrides: vec![("TRACED_SHAPES", 0.0)], ..traced.clone() };
+        [traced, analytic]
+    }
+
+    /// The build for the colliders of `setup`.
+    pub fn name(self, setup: &Setup) -> &'static str {
+        if setup.traced_colliders {
+            self.traced
+        } else {
+            self.analytic
+        }
     }
 }
 

@@ -64,6 +64,12 @@ pub enum Collider {
 }
 
 impl Collider {
+    /// Whether a particle meets it by sphere tracing its distance ([`Collider::closest`]):
+    /// capsules, boxes and meshes. Planes and spheres have a closed form.
+    pub fn is_traced(&self) -> bool {
+        matches!(self, Self::Capsule { .. } | Self::Box { .. } | Self::Mesh { .. })
+    }
+
     /// A horizontal ground plane at height `y`.
     pub fn ground(y: f32) -> Self {
         Self::Plane { normal: Vec3::Y, offset: y }

@@ -181,15 +181,10 @@ impl GpuSolver {
         if !self.resources.fields.holds(set.shapes()) {
             self.resources.set_fields(FieldAtlas::new(&self.device, &self.queue, set.shapes())?);
         }
-        let had_colliders = !self.colliders.shapes().is_empty();
-        let bounced = self.colliders.bounces(self.params.contact_material());
+        let planned_for = self.collider_facts();
         let previous = std::mem::replace(&mut self.colliders, set);
         self.fit_colliders();
-        let bounces = self.colliders.bounces(self.params.contact_material());
-        if had_colliders == colliders.is_empty() || bounced != bounces {
-            // The depenetration and the contacts in the iterations run only on a cloth with
-            // colliders, and restitution reads the predicted displacements only while one
-            // bounces.
+        if self.collider_facts() != planned_for {
             if let Err(error) = self.apply(self.params, self.requested_layout) {
                 self.colliders = previous;
                 return Err(error);
@@ -465,11 +460,10 @@ impl GpuSolver {
     /// predicted displacement (48 bytes per particle, kept until the solver is dropped), which
     /// fails like [`GpuSolver::set_params`] where the device cannot hold it.
     pub fn set_collider_materials(&mut self, materials: &[Option<ContactMaterial>]) -> Result<(), Error> {
-        let bounced = self.colliders.bounces(self.params.contact_material());
+        let planned_for = self.collider_facts();
         let previous = self.colliders.clone();
         self.colliders.set_materials(materials)?;
-        if self.colliders.bounces(self.params.contact_material()) != bounced {
-            // Restitution reads the predicted displacements, kept only while a collider bounces.
+        if self.collider_facts() != planned_for {
             if let Err(error) = self.apply(self.params, self.requested_layout) {
                 self.colliders = previous;
                 return Err(error);
@@ -593,6 +587,15 @@ impl GpuSolver {
         if let Some(map) = self.positions_read.take() {
             self.resources.count_dropped(map.buffer());
         }
+    }
+
+    /// What the frame plan depends on of the colliders: whether there are any (the
+    /// depenetration and the contacts in the iterations run only then), whether one bounces
+    /// (restitution then reads the predicted displacements) and whether one is traced (the
+    /// collision kernels are built with or without the trace).
+    fn collider_facts(&self) -> (bool, bool, bool) {
+        let setup = Setup::new(&self.model, &self.params, &self.pins, Some(&self.facts), &self.colliders);
+        (setup.colliders, setup.bouncing, setup.traced_colliders)
     }
 
     /// Writes particle `index`'s inverse mass into the w lane of its velocity.

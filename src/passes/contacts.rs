@@ -12,7 +12,7 @@
 //! ([`crate::SolverParams::contacts_in_iterations`]).
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, VELOCITIES};
+use super::{Build, CollisionKernel, CpuFrame, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, VELOCITIES};
 use crate::collision::{self, project_substep_contacts, substep_contacts, GpuCollider, GpuColliderListHead};
 use crate::collision::{GpuSubstepContacts, MovingCollider, SubstepContacts};
 use crate::constraints::SolveState;
@@ -22,10 +22,12 @@ use crate::wgsl_file;
 use std::mem::size_of;
 
 /// Finds each free particle's substep contacts.
-pub(crate) const FIND_CONTACTS: &str = "find_contacts";
+pub(crate) const FIND_CONTACTS: CollisionKernel =
+    CollisionKernel { traced: "find_contacts", analytic: "find_contacts_analytic" };
 /// Projects each free particle into its substep contacts: the iterations dispatch it after each
 /// iteration.
-pub(crate) const PROJECT_CONTACTS: &str = "project_contacts";
+pub(crate) const PROJECT_CONTACTS: CollisionKernel =
+    CollisionKernel { traced: "project_contacts", analytic: "project_contacts_analytic" };
 
 /// The contacts pass: finds the substep contacts after predict.
 #[derive(Debug, Clone, Copy, Default)]
@@ -48,7 +50,7 @@ impl Pass for ContactsPass {
             parts: vec![Part::File(collision::WGSL), Part::File(wgsl_file!("passes/contacts.wgsl"))],
             structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, GpuSubstepContacts::LAYOUT],
             block: None,
-            kernels: [FIND_CONTACTS, PROJECT_CONTACTS].map(Kernel::plain).to_vec(),
+            kernels: [FIND_CONTACTS, PROJECT_CONTACTS].into_iter().flat_map(|k| k.kernels(None)).collect(),
         }]
     }
 
@@ -64,7 +66,7 @@ impl Pass for ContactsPass {
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
         if setup.iteration_contacts() {
             let particles = setup.model.particle_count() as u32;
-            plan.push(FIND_CONTACTS, DispatchInfo::substep(substep), workgroups_for(particles));
+            plan.push(FIND_CONTACTS.name(setup), DispatchInfo::substep(substep), workgroups_for(particles));
         }
         Ok(())
     }

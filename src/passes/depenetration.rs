@@ -16,7 +16,7 @@
 //! `shaders/collision.wgsl` and finalize.
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage};
+use super::{Build, CollisionKernel, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage};
 use crate::collision::{self, starts_inside, GpuCollider, GpuColliderListHead, Motion, MovingCollider};
 use crate::wgsl::{Binding, BindingTable};
 use crate::wgsl_file;
@@ -36,6 +36,10 @@ pub struct Depenetration {
 /// The depenetration pass.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct DepenetrationPass;
+
+/// Finds the particles that start the frame inside a collider.
+const FIND_DEPENETRATION: CollisionKernel =
+    CollisionKernel { traced: "find_depenetration", analytic: "find_depenetration_analytic" };
 
 /// Whether the pass runs: on a cloth with colliders, with a finite bound.
 fn runs(setup: &Setup) -> bool {
@@ -59,7 +63,9 @@ impl Pass for DepenetrationPass {
             parts: vec![Part::File(collision::WGSL), Part::File(wgsl_file!("passes/depenetration.wgsl"))],
             structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, collision::GpuSubstepContacts::LAYOUT],
             block: None,
-            kernels: ["clear_depenetration", "find_depenetration"].map(Kernel::plain).to_vec(),
+            kernels: std::iter::once(Kernel::plain("clear_depenetration"))
+                .chain(FIND_DEPENETRATION.kernels(None))
+                .collect(),
         }]
     }
 
@@ -67,7 +73,7 @@ impl Pass for DepenetrationPass {
         if runs(setup) {
             plan.push("clear_depenetration", DispatchInfo::zeroed(), [1, 1]);
             plan.push(
-                "find_depenetration",
+                FIND_DEPENETRATION.name(setup),
                 DispatchInfo::zeroed(),
                 workgroups_for(setup.model.particle_count() as u32),
             );

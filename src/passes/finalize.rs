@@ -36,7 +36,11 @@ impl Pass for FinalizePass {
     }
 
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
-        plan.push(FINALIZE, DispatchInfo::substep(substep), workgroups_for(setup.model.particle_count() as u32));
+        plan.push(
+            FINALIZE.name(setup),
+            DispatchInfo::substep(substep),
+            workgroups_for(setup.model.particle_count() as u32),
+        );
         Ok(())
     }
 

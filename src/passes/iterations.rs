@@ -211,7 +211,11 @@ impl IterationsPass {
 /// The contact projection after an iteration, on a cloth with colliders ([`super::contacts`]).
 fn push_contacts(setup: &Setup, plan: &mut FramePlan) {
     if setup.iteration_contacts() {
-        plan.push(PROJECT_CONTACTS, DispatchInfo::zeroed(), workgroups_for(setup.model.particle_count() as u32));
+        plan.push(
+            PROJECT_CONTACTS.name(setup),
+            DispatchInfo::zeroed(),
+            workgroups_for(setup.model.particle_count() as u32),
+        );
     }
 }
 

@@ -242,12 +242,18 @@ impl FramePlan {
     }
 
     /// Replaces the last dispatch by one of `fused` with `info` and the same workgroups when it
-    /// is a dispatch of `kernel` (two kernels merged into one dispatch, timed as `fused`);
+    /// is a dispatch of `kernel` (two kernels merged into one dispatch, timed as `pass`);
     /// returns whether it did.
-    pub fn fuse_with_last(&mut self, kernel: &str, fused: &'static str, info: DispatchInfo) -> bool {
+    pub fn fuse_with_last(
+        &mut self,
+        kernel: &str,
+        fused: &'static str,
+        pass: &'static str,
+        info: DispatchInfo,
+    ) -> bool {
         match self.dispatches.last_mut() {
             Some(last) if last.kernel == kernel => {
-                *last = Dispatch { kernel: fused, pass: fused, info, ..*last };
+                *last = Dispatch { kernel: fused, pass, info, ..*last };
                 true
             }
             _ => false,

@@ -11,7 +11,9 @@
 //! `shaders/passes/predict.wgsl`.
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, VELOCITIES};
+use super::{
+    Build, CollisionKernel, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, VELOCITIES,
+};
 use crate::collision::{self, GpuCollider, GpuColliderListHead, GpuSubstepContacts};
 use crate::error::Error;
 use crate::pins::PinRecord;
@@ -23,8 +25,9 @@ use std::mem::size_of;
 /// The kernels of the `integrate` module: predict, finalize, and finalize with the next
 /// substep's predict in one dispatch.
 pub(crate) const PREDICT: &str = "predict";
-pub(crate) const FINALIZE: &str = "finalize";
-pub(crate) const FINALIZE_AND_PREDICT: &str = "finalize_and_predict";
+pub(crate) const FINALIZE: CollisionKernel = CollisionKernel { traced: "finalize", analytic: "finalize_analytic" };
+pub(crate) const FINALIZE_AND_PREDICT: CollisionKernel =
+    CollisionKernel { traced: "finalize_and_predict", analytic: "finalize_and_predict_analytic" };
 
 /// The predict pass.
 #[derive(Debug, Clone, Copy, Default)]
@@ -56,7 +59,8 @@ impl Pass for PredictPass {
     /// Fused with the finalize before it, when that is the last dispatch.
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
         let start = DispatchInfo::substep(substep);
-        if !plan.fuse_with_last(FINALIZE, FINALIZE_AND_PREDICT, start) {
+        let fused = FINALIZE_AND_PREDICT.name(setup);
+        if !plan.fuse_with_last(FINALIZE.name(setup), fused, FINALIZE_AND_PREDICT.traced, start) {
             plan.push(PREDICT, start, workgroups_for(setup.model.particle_count() as u32));
         }
         Ok(())
@@ -110,11 +114,10 @@ pub(crate) fn integrate_shader() -> Shader {
         ],
         structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, crate::collision::GpuSubstepContacts::LAYOUT],
         block: None,
-        kernels: vec![
-            Kernel { uses: Some(PREDICT_USES), ..Kernel::plain(PREDICT) },
-            Kernel { uses: Some(FINALIZE_USES), ..Kernel::plain(FINALIZE) },
-            Kernel { uses: Some(FINALIZE_USES), ..Kernel::plain(FINALIZE_AND_PREDICT) },
-        ],
+        kernels: std::iter::once(Kernel { uses: Some(PREDICT_USES), ..Kernel::plain(PREDICT) })
+            .chain(FINALIZE.kernels(Some(FINALIZE_USES)))
+            .chain(FINALIZE_AND_PREDICT.kernels(Some(FINALIZE_USES)))
+            .collect(),
     }
 }
 
