@@ -134,11 +134,6 @@ pub const DISPATCH_ENTRY_STRIDE: u64 = 256;
 /// On GPUs, cloths up to this many particles run in a single workgroup: their per-colour
 /// dispatches would be mostly launch overhead.
 const GPU_SINGLE_WORKGROUP_MAX_PARTICLES: usize = 1024;
-/// On GPUs, Gauss-Seidel runs striped once each phase has at least this many stripes: four
-/// workgroups for each compute unit of a large GPU (wgpu does not report the count; 64 covers
-/// most desktop parts). With fewer, most of the GPU would idle, and colours are dispatched one
-/// by one instead.
-const GPU_MIN_STRIPES_PER_PHASE: usize = 256;
 /// llvmpipe silently ends every loop of a shader invocation once they have run 65535
 /// iterations in total (Mesa gallivm `LP_MAX_TGSI_LOOP_ITERATIONS`). A single-workgroup or
 /// striped dispatch on a CPU adapter must stay below this estimate, with a margin.
@@ -151,22 +146,22 @@ pub(crate) const CPU_LOOP_BUDGET: u64 = 60_000;
 ///   its barriers across many SIMD groups, is slower at every size measured (BENCHMARKS.md
 ///   "Layouts").
 /// - GPUs (thousands of threads, cheap dispatches): one workgroup up to 1024 particles; above,
-///   Gauss-Seidel striped when each phase has at least 256 stripes (four workgroups per compute
-///   unit of a 64-unit GPU: wgpu does not report the count), otherwise, and for Jacobi, a
-///   dispatch per colour with a thread per unit.
+///   Gauss-Seidel striped (two dispatches per iteration, each stripe's colours behind
+///   workgroup barriers: on an H200 it beat a dispatch per colour at 64², 128² and 256², with
+///   as few as a handful of stripes per phase; BENCHMARKS.md "Where a frame goes"), and Jacobi
+///   a dispatch per colour with a thread per unit.
 ///
 /// A layout whose frame cannot stay within llvmpipe's loop limit falls back to the next that
 /// can (striped, then per colour).
 pub(crate) fn auto_layout(cpu: bool, params: &SolverParams, model: &ClothModel) -> DispatchStrategy {
     let particles = model.particle_count();
-    let fewest_stripes = model.schedule().phases.iter().map(|p| p.stripes.len()).min().unwrap_or(0);
     match (cpu, params.mode) {
         // Mass-spring dispatches particle by particle whatever the layout.
         (_, SolverMode::MassSpring(_)) => DispatchStrategy::PerColour,
         (true, SolverMode::GaussSeidel) => DispatchStrategy::Striped,
         (true, SolverMode::Jacobi { .. }) => DispatchStrategy::PerColour,
         (false, _) if particles <= GPU_SINGLE_WORKGROUP_MAX_PARTICLES => DispatchStrategy::SingleWorkgroup,
-        (false, SolverMode::GaussSeidel) if fewest_stripes >= GPU_MIN_STRIPES_PER_PHASE => DispatchStrategy::Striped,
+        (false, SolverMode::GaussSeidel) => DispatchStrategy::Striped,
         (false, _) => DispatchStrategy::PerColour,
     }
 }
