@@ -802,3 +802,25 @@ fn area_limit_colours_partition_the_triangles_into_independent_sets() {
     assert!(seen.iter().all(|&s| s));
     assert!(areas.colours().len() <= 8, "{} colours", areas.colours().len());
 }
+
+/// One bending projection acts on an angle error of a quarter turn at most: a hinge turned by θ
+/// about its edge, projected with PBD's full step (k = 1, no compliance) from rest 0, gets
+/// `Δλ = −min(θ, π/2)/Σ w|∇C|²`, the gradients the exact ones of the angle it has.
+#[test]
+fn a_bending_projection_acts_on_a_quarter_turn_at_most() {
+    let (p0, p1, p2) = (Vec3::ZERO, Vec3::X, Vec3::new(0.4, 1.0, 0.0));
+    let w = [1.0, 2.0, 0.5, 1.5];
+    for theta in [0.3_f32, 1.2, 1.6, 2.5, 3.0] {
+        let p3 = Quat::from_rotation_x(theta) * Vec3::new(0.6, -1.0, 0.0);
+        let hinge = dihedral(p0, p1, p2, p3).unwrap();
+        assert!((hinge.angle.abs() - theta).abs() < 1e-5, "θ = {theta}: angle {}", hinge.angle);
+        let weighted: f32 = hinge.gradients.iter().zip(w).map(|(g, w)| w * g.length_squared()).sum();
+        let step = bending_correction(p0, p1, p2, p3, w, 0.0, 0.0, [1.0, 0.0]).unwrap();
+        let expected = -hinge.angle.clamp(-std::f32::consts::FRAC_PI_2, std::f32::consts::FRAC_PI_2) / weighted;
+        assert!(
+            (step.dlambda - expected).abs() <= 1e-5 * expected.abs(),
+            "θ = {theta}: Δλ {} against {expected}",
+            step.dlambda
+        );
+    }
+}

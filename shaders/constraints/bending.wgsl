@@ -36,8 +36,9 @@ struct BendingCorrection {
 
 // Bending constraint C = θ − rest on the signed dihedral angle θ = atan2((n_A × n_B)·ê, n_A·n_B)
 // with the exact gradients of Bridson et al. 2003 (src/constraints/bending.rs `dihedral` and
-// `bending_correction` give the formulas), C wrapped into [−π, π]. Zero for a degenerate hinge
-// or when no particle can move.
+// `bending_correction` give the formulas), C wrapped into [−π, π] and bounded by
+// MAX_BENDING_STEP (generated from its twin). Zero for a degenerate hinge or when no particle
+// can move.
 fn bending_correction(
     p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, p3: vec3<f32>, w: vec4<f32>, rest: f32,
     lambda: f32, response: vec2<f32>,
@@ -68,6 +69,7 @@ fn bending_correction(
     var c = angle - rest;
     c = select(c, c - TAU, c > PI);
     c = select(c, c + TAU, c < -PI);
+    c = clamp(c, -MAX_BENDING_STEP, MAX_BENDING_STEP);
     let dlambda = select(0.0, response.x * (-c - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON), valid);
     return BendingCorrection(
         g0 * (w.x * dlambda),

@@ -289,6 +289,7 @@ fn solver_shader(
         constants.push(Constant::named(format!("KIND_{name}"), Scalar::U32(kind.id() as u32)));
         constants.push(Constant::named(format!("{name}_RECORD_WORDS"), Scalar::U32(kind.record_words() as u32)));
     }
+    constants.push(Constant::f32("MAX_BENDING_STEP", crate::constraints::bending::MAX_BENDING_STEP));
     let mut parts = vec![
         Part::File(wgsl_file!("passes/iterations/units.wgsl")),
         Part::File(wgsl_file!("passes/iterations/schedule.wgsl")),
