@@ -263,6 +263,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "stripes_in_workgroup": solver.stripes_in_workgroup(),
         "dispatches_per_frame": solver.dispatches_per_frame(),
         "gpu_memory_bytes": solver.allocated_bytes(),
+        "gpu_memory_by_buffer": solver.allocated_bytes_by_buffer().into_iter().map(|(name, bytes)| (name.to_string(), bytes.into())).collect::<serde_json::Map<_, _>>(),
         "wall_ms": wall.json(),
         "gpu_ms": gpu.map(|g| g.json()),
         "gpu_timed_frames": gpu_ms_count,

@@ -603,6 +603,27 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The runner's `--profile` times every pass of the frame: each dispatch under one pass, each
+/// pass with a positive time, in frame order (the adapter here has timestamps).
+#[test]
+fn the_runner_profiles_every_pass() {
+    let args = ["--scene", "hanging", "--grid", "12", "--frames", "4", "--substeps", "3", "--iterations", "2"];
+    let out = run(example("headless").args(args).args(["--profile", "--json"]), Duration::from_secs(120));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let passes = report["profile"]["passes"].as_array().expect("a pass list");
+    let names: Vec<&str> = passes.iter().filter_map(|p| p["pass"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["depenetration", "predict", "iterations", "tethers", "finalize_and_predict", "finalize", "normals"]
+    );
+    let dispatches: u64 = passes.iter().filter_map(|p| p["dispatches"].as_u64()).sum();
+    assert_eq!(Some(dispatches), report["dispatches_per_frame"].as_u64());
+    assert!(passes.iter().all(|p| p["ms"].as_f64().is_some_and(|ms| ms > 0.0)), "{passes:?}");
+    let total = report["profile"]["total_ms"].as_f64().expect("a total");
+    assert!(total > 0.0 && total.is_finite(), "{total}");
+}
+
 #[test]
 fn the_demo_rejects_missing_and_malformed_obj_files() {
     let dir = scratch_dir("bad-obj");

@@ -162,6 +162,12 @@ impl Resources {
         self.allocated_bytes
     }
 
+    /// Bytes of each named buffer, and of the distance fields.
+    pub fn sizes(&self) -> Vec<(&'static str, u64)> {
+        let buffers = self.buffers.iter().map(|(&name, buffer)| (name, buffer.size()));
+        buffers.chain([("distance_fields", self.fields.bytes())]).collect()
+    }
+
     fn insert(&mut self, name: &'static str, buffer: wgpu::Buffer) {
         if let Some(old) = self.buffers.insert(name, buffer) {
             self.allocated_bytes -= old.size();

@@ -414,6 +414,20 @@ impl GpuSolver {
         self.resources.allocated_bytes() + self.profiler.as_ref().map_or(0, Profiler::bytes)
     }
 
+    /// [`GpuSolver::allocated_bytes`] by buffer: each named buffer of the passes and the cloth,
+    /// the distance fields, the readback buffers made so far and the profile's timestamps, the
+    /// largest first.
+    pub fn allocated_bytes_by_buffer(&self) -> Vec<(&'static str, u64)> {
+        let mut sizes = self.resources.sizes();
+        #[cfg(not(target_arch = "wasm32"))]
+        sizes.extend(self.readback.as_ref().map(|b| ("readback", b.size())));
+        sizes.extend(self.metrics_read.as_ref().map(|(map, _)| ("metrics_readback", map.buffer().size())));
+        sizes.extend(self.positions_read.as_ref().map(|map| ("positions_readback", map.buffer().size())));
+        sizes.extend(self.profiler.as_ref().map(|p| ("profile_timestamps", p.bytes())));
+        sizes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        sizes
+    }
+
     /// Current positions: `vec4<f32>` per particle (xyz in metres, w = 1), stride 16 bytes.
     /// Usable as a vertex buffer (`Float32x3` at offset 0, or `Float32x4`).
     pub fn positions_buffer(&self) -> &wgpu::Buffer {
