@@ -750,6 +750,36 @@ fn background_positions_are_those_of_their_request() {
     );
 }
 
+/// The blocking reads copy a cloth back in rounds of at most 16384 particles through one small
+/// buffer: a 130² cloth (17161 particles, two rounds) comes back whole and in order, positions,
+/// velocities and the metrics made from both.
+#[test]
+fn blocking_reads_of_a_cloth_larger_than_one_round_return_every_particle() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Hanging, 130).unwrap();
+    let n = scene.model.particle_count();
+    assert!(n > 16384);
+    let mut solver = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
+    let positions: Vec<Vec3> = (0..n).map(|i| Vec3::new(i as f32, 0.5, -(i as f32) * 0.25)).collect();
+    let velocities: Vec<Vec3> = (0..n).map(|i| Vec3::new(0.0, 1e-3 * i as f32, 1.0)).collect();
+    solver.set_positions(&positions).unwrap();
+    solver.set_velocities(&velocities).unwrap();
+    assert!(solver.read_positions().unwrap() == positions);
+    // Pinned particles keep no velocity of their own.
+    let read = solver.read_velocities().unwrap();
+    let free = |i: &usize| scene.model.inverse_masses()[*i] > 0.0;
+    assert!((0..n).filter(free).all(|i| read[i] == velocities[i]));
+    let metrics = solver.metrics().unwrap();
+    let masses = scene.model.masses();
+    let energy: f64 = (0..n).map(|i| 0.5 * f64::from(masses[i]) * f64::from(read[i].length_squared())).sum();
+    assert!(
+        (f64::from(metrics.kinetic_energy) - energy).abs() <= 1e-4 * energy,
+        "{} against {energy}",
+        metrics.kinetic_energy
+    );
+    assert!(solver.allocated_bytes_by_buffer().contains(&("readback", 2 * 16 * 16384 + 32)));
+}
+
 /// The drape scene at 12² on its own solver, 5 frames in: the cloth in motion, for background
 /// reads.
 fn drape_after_five_frames() -> (wgpu::Device, Scene, GpuSolver) {

@@ -8,6 +8,7 @@ use crate::metrics::Overflows;
 use crate::passes::self_collision::GpuSpatialHashHead;
 use glam::Vec3;
 use std::mem::size_of;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
@@ -66,18 +67,18 @@ pub(crate) fn readback_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer 
     })
 }
 
-/// Records copies of the particle buffers `sources` (at most READBACK_SLOTS) into consecutive
-/// slots of `readback`.
+/// Records copies of the particles `particles` of the particle buffers `sources` (at most
+/// READBACK_SLOTS) into consecutive slots of `readback`, each slot as long as the range.
 pub(crate) fn encode_particle_copies(
     encoder: &mut wgpu::CommandEncoder,
     sources: &[&wgpu::Buffer],
     readback: &wgpu::Buffer,
-    particle_count: usize,
+    particles: Range<usize>,
 ) {
     debug_assert!(sources.len() <= READBACK_SLOTS, "more particle buffers than readback slots");
-    let size = PARTICLE_BYTES * particle_count as u64;
+    let (start, size) = (PARTICLE_BYTES * particles.start as u64, PARTICLE_BYTES * particles.len() as u64);
     for (k, source) in (0..).zip(sources) {
-        encoder.copy_buffer_to_buffer(source, 0, readback, k * size, size);
+        encoder.copy_buffer_to_buffer(source, start, readback, k * size, size);
     }
 }
 

@@ -520,7 +520,7 @@ impl GpuSolver {
         let resources = &self.resources;
         map.copy_and_start(&self.device, &self.queue, "drape metrics", |encoder, readback| {
             let particles = [resources.buffer("positions"), resources.buffer("velocities")];
-            encode_particle_copies(encoder, &particles, readback, n);
+            encode_particle_copies(encoder, &particles, readback, 0..n);
             let heads = [resources.buffer("collider_list"), resources.buffer("hash_table")];
             encode_overflow_copy(encoder, heads, readback, n);
         });
@@ -544,7 +544,7 @@ impl GpuSolver {
         }
         let positions = self.resources.buffer("positions");
         map.copy_and_start(&self.device, &self.queue, "drape positions", |encoder, readback| {
-            encode_particle_copies(encoder, &[positions], readback, n);
+            encode_particle_copies(encoder, &[positions], readback, 0..n);
         });
         true
     }

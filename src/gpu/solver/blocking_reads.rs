@@ -11,6 +11,9 @@ use crate::error::Error;
 use crate::metrics::{ClothMetrics, Overflows};
 use glam::Vec3;
 
+/// Particles a blocking read copies per submit and wait: 256 KiB per particle buffer.
+const READ_CHUNK: usize = 1 << 14;
+
 enum Which {
     Positions,
     Velocities,
@@ -55,15 +58,40 @@ impl GpuSolver {
         Ok(self.read_back(which)?.0)
     }
 
-    /// Copies up to two particle buffers and the overflow counts into the readback buffer, one
-    /// submit, one wait.
+    /// Copies up to two particle buffers and the overflow counts back, [`READ_CHUNK`] particles
+    /// per submit and wait, through one readback buffer of at most that many particles: the reads
+    /// of a large cloth need no buffer the size of the cloth's state.
     fn read_back<const N: usize>(&mut self, which: [Which; N]) -> Result<([Vec<Vec3>; N], Overflows), Error> {
         const { assert!(N <= READBACK_SLOTS, "more particle buffers than the readback buffer holds") };
         let n = self.model.particle_count();
+        let chunk = n.min(READ_CHUNK);
         let (device, resources) = (&self.device, &mut self.resources);
-        let readback =
-            self.readback.get_or_insert_with(|| counted_readback_buffer(device, readback_bytes(n), resources));
-        let sources = which.map(|which| {
+        self.readback.get_or_insert_with(|| counted_readback_buffer(device, readback_bytes(chunk), resources));
+        let mut vectors: [Vec<Vec3>; N] = std::array::from_fn(|_| Vec::with_capacity(n));
+        let mut overflows = Overflows::default();
+        // Reading the overflow counts alone takes one round.
+        let rounds = if N == 0 { 1 } else { n.div_ceil(chunk) };
+        for start in (0..rounds).map(|round| round * chunk) {
+            let particles = start..(start + chunk).min(n);
+            let (read, chunk_overflows) = self.read_chunk(&which, particles)?;
+            for (all, part) in vectors.iter_mut().zip(read) {
+                all.extend(part);
+            }
+            overflows = chunk_overflows;
+        }
+        Ok((vectors, overflows))
+    }
+
+    /// Copies `particles` of the buffers `which` and the overflow counts into the readback
+    /// buffer, one submit, one wait.
+    fn read_chunk<const N: usize>(
+        &mut self,
+        which: &[Which; N],
+        particles: std::ops::Range<usize>,
+    ) -> Result<([Vec<Vec3>; N], Overflows), Error> {
+        let len = particles.len();
+        let readback = self.readback.as_ref().expect("made by read_back");
+        let sources = which.each_ref().map(|which| {
             self.resources.buffer(match which {
                 Which::Positions => "positions",
                 Which::Velocities => "velocities",
@@ -72,12 +100,12 @@ impl GpuSolver {
         });
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
-        encode_particle_copies(&mut encoder, &sources, readback, n);
+        encode_particle_copies(&mut encoder, &sources, readback, particles);
         let heads = [self.resources.buffer("collider_list"), self.resources.buffer("hash_table")];
-        encode_overflow_copy(&mut encoder, heads, readback, n);
+        encode_overflow_copy(&mut encoder, heads, readback, len);
         self.queue.submit([encoder.finish()]);
         let mapped =
-            read_mapped(&self.device, readback, |bytes| (decode_particles(bytes, n), decode_overflows(bytes, n)));
+            read_mapped(&self.device, readback, |bytes| (decode_particles(bytes, len), decode_overflows(bytes, len)));
         if mapped.is_err() {
             // A map may still be pending: start from a fresh buffer next time.
             if let Some(buffer) = self.readback.take() {
