@@ -387,6 +387,45 @@ fn the_session_times_its_step_with_timestamp_queries_alone() {
     assert!(ms > 0.0 && ms <= slowest_frame, "step {ms} ms, slowest frame {slowest_frame} ms");
 }
 
+/// The panel's "Where a frame goes": a session profiling its steps reports each pass's GPU time
+/// from background reads, keeps profiling the cloths it loads later, and stops when asked; a
+/// device without timestamp queries refuses it and stays as it was.
+#[test]
+fn the_session_times_each_pass_when_asked() {
+    let (plain_device, plain_queue) = support::device();
+    let mut plain =
+        Session::new(&plain_device, &plain_queue, ClothSource::Scene(SceneKind::Drape), 8, ParamOverrides::default())
+            .unwrap();
+    if !plain_device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+        assert!(plain.set_profiling(true).is_err() && !plain.profiling());
+    }
+    let (device, queue, _) = drape::headless_device(drape::HeadlessOptions { timestamps: true }).unwrap();
+    let mut session =
+        Session::new(&device, &queue, ClothSource::Scene(SceneKind::Drape), 8, ParamOverrides::default()).unwrap();
+    session.set_profiling(true).unwrap();
+    let profile = |session: &mut Session| {
+        for _ in 0..200 {
+            session.step();
+            device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+            if let Some(profile) = session.profile() {
+                return profile.clone();
+            }
+        }
+        panic!("no profile after 200 frames");
+    };
+    let drape = profile(&mut session);
+    let dispatches: usize = drape.passes.iter().map(|p| p.dispatches).sum();
+    assert_eq!(dispatches, session.solver().dispatches_per_frame());
+    assert!(drape.total_ms() > 0.0 && drape.passes.iter().all(|p| p.ms.is_finite() && p.ms >= 0.0), "{drape:?}");
+    session.load(ClothSource::Scene(SceneKind::Hanging), 8).unwrap();
+    assert!(session.profiling() && session.profile().is_none());
+    let hanging = profile(&mut session);
+    assert!(hanging.passes.iter().any(|p| p.pass == "tethers"), "{hanging:?}");
+    session.set_profiling(false).unwrap();
+    session.step();
+    assert!(!session.profiling() && session.profile().is_none());
+}
+
 /// Collects the session's background read of positions (polls the device until it arrives).
 fn collect_positions(session: &mut Session) -> (u64, Vec<Vec3>) {
     for _ in 0..1000 {

@@ -342,6 +342,7 @@ impl Session {
         self.turning = self.turning.iter().map(|t| Turning { offset: Vec3::ZERO, ..*t }).collect();
         self.grab = None;
         self.metrics = None;
+        self.profile = None;
         // The solver dropped any read on its way (a reset) or is new (another cloth).
         self.positions_requested = None;
         self.pinned = pinned_particles(&self.solver);
