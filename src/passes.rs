@@ -380,19 +380,32 @@ impl Kernel {
 /// `shaders/collision.wgsl`) for cloths whose colliders are all planes and spheres. A CPU
 /// adapter (llvmpipe runs both sides of every branch) otherwise pays for the trace for every
 /// particle in every substep, whatever the shapes (BENCHMARKS.md, "Where a frame goes").
+/// Made by [`collision_kernel!`], which names the build without the trace after the entry point.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CollisionKernel {
     /// Its entry point, and its name where some collider is traced.
     pub traced: &'static str,
-    /// Its name where every collider is a plane or a sphere.
+    /// Its name where every collider is a plane or a sphere: the entry point's, `_analytic`.
     pub analytic: &'static str,
 }
+
+/// The [`CollisionKernel`] of entry point `$entry_point`.
+macro_rules! collision_kernel {
+    ($entry_point:literal) => {
+        $crate::passes::CollisionKernel { traced: $entry_point, analytic: concat!($entry_point, "_analytic") }
+    };
+}
+pub(crate) use collision_kernel;
+
+/// The WGSL override that leaves the sphere trace out of a [`CollisionKernel`]'s build
+/// (`shaders/collision.wgsl`).
+const TRACED_SHAPES: &str = "TRACED_SHAPES";
 
 impl CollisionKernel {
     /// Both builds, binding `uses` of the module's last group (all of it: `None`).
     pub fn kernels(self, uses: Option<&'static [&'static str]>) -> [Kernel; 2] {
         let traced = Kernel { uses, ..Kernel::plain(self.traced) };
-        let analytic = Kernel { name: self.analytic, overrides: vec![("TRACED_SHAPES", 0.0)], ..traced.clone() };
+        let analytic = Kernel { name: self.analytic, overrides: vec![(TRACED_SHAPES, 0.0)], ..traced.clone() };
         [traced, analytic]
     }
 

@@ -5,7 +5,7 @@
 //! nothing waits inside a step. The dispatches and their order are the unprofiled frame's, so the
 //! results are too, bit for bit; only the compute pass boundaries are added.
 
-use super::readback::BackgroundMap;
+use super::readback::{readback_buffer, BackgroundMap};
 use crate::error::{Error, ParamError};
 use std::ops::Range;
 
@@ -104,25 +104,19 @@ impl Profiler {
             ));
         }
         let bytes = TIMESTAMP_BYTES * queries as u64;
-        let buffer = |label, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
         Ok(Self {
             queries: device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("drape pass timestamps"),
                 ty: wgpu::QueryType::Timestamp,
                 count: queries as u32,
             }),
-            resolved: buffer("drape pass timestamps", wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
-            readback: BackgroundMap::new(buffer(
-                "drape pass timestamp readback",
-                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            )),
+            resolved: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("drape pass timestamps"),
+                size: bytes,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            readback: BackgroundMap::new(readback_buffer(device, bytes)),
             segments,
             nanoseconds_per_tick: f64::from(queue.get_timestamp_period()),
             copy_recorded: false,
@@ -164,13 +158,7 @@ impl Profiler {
             .try_read(device, |bytes| profile_of(segments, bytemuck::cast_slice(bytes), nanoseconds_per_tick));
         if profile.is_err() {
             // A failed map leaves its buffer unusable: make a new one.
-            let size = self.resolved.size();
-            self.readback = BackgroundMap::new(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("drape pass timestamp readback"),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
+            self.readback = BackgroundMap::new(readback_buffer(device, self.resolved.size()));
         }
         profile
     }

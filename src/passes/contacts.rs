@@ -12,7 +12,10 @@
 //! ([`crate::SolverParams::contacts_in_iterations`]).
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::{Build, CollisionKernel, CpuFrame, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, VELOCITIES};
+use super::{
+    collision_kernel, Build, CollisionKernel, CpuFrame, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads,
+    VELOCITIES,
+};
 use crate::collision::{self, project_substep_contacts, substep_contacts, GpuCollider, GpuColliderListHead};
 use crate::collision::{GpuSubstepContacts, MovingCollider, SubstepContacts};
 use crate::constraints::SolveState;
@@ -22,12 +25,10 @@ use crate::wgsl_file;
 use std::mem::size_of;
 
 /// Finds each free particle's substep contacts.
-pub(crate) const FIND_CONTACTS: CollisionKernel =
-    CollisionKernel { traced: "find_contacts", analytic: "find_contacts_analytic" };
+pub(crate) const FIND_CONTACTS: CollisionKernel = collision_kernel!("find_contacts");
 /// Projects each free particle into its substep contacts: the iterations dispatch it after each
 /// iteration.
-pub(crate) const PROJECT_CONTACTS: CollisionKernel =
-    CollisionKernel { traced: "project_contacts", analytic: "project_contacts_analytic" };
+pub(crate) const PROJECT_CONTACTS: CollisionKernel = collision_kernel!("project_contacts");
 
 /// The contacts pass: finds the substep contacts after predict.
 #[derive(Debug, Clone, Copy, Default)]

@@ -16,7 +16,9 @@
 //! `shaders/collision.wgsl` and finalize.
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::{Build, CollisionKernel, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage};
+use super::{
+    collision_kernel, Build, CollisionKernel, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage,
+};
 use crate::collision::{self, starts_inside, GpuCollider, GpuColliderListHead, Motion, MovingCollider};
 use crate::wgsl::{Binding, BindingTable};
 use crate::wgsl_file;
@@ -38,8 +40,7 @@ pub struct Depenetration {
 pub(crate) struct DepenetrationPass;
 
 /// Finds the particles that start the frame inside a collider.
-const FIND_DEPENETRATION: CollisionKernel =
-    CollisionKernel { traced: "find_depenetration", analytic: "find_depenetration_analytic" };
+const FIND_DEPENETRATION: CollisionKernel = collision_kernel!("find_depenetration");
 
 /// Whether the pass runs: on a cloth with colliders, with a finite bound.
 fn runs(setup: &Setup) -> bool {

@@ -200,7 +200,8 @@ impl DispatchInfo {
 
 /// One dispatch of a frame: which kernel (by name, [`crate::passes::Kernel::name`]), what it
 /// works on, how many workgroups, and the pass that added it ([`crate::passes::Pass::name`],
-/// or the fused kernel's name where two passes share the dispatch): what a profile times it as.
+/// or where two passes share the dispatch the name the fusing pass gives it): what a profile
+/// times it as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Dispatch {
     pub kernel: &'static str,

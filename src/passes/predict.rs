@@ -12,7 +12,8 @@
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::{
-    Build, CollisionKernel, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, VELOCITIES,
+    collision_kernel, Build, CollisionKernel, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage,
+    Uploads, VELOCITIES,
 };
 use crate::collision::{self, GpuCollider, GpuColliderListHead, GpuSubstepContacts};
 use crate::error::Error;
@@ -25,9 +26,8 @@ use std::mem::size_of;
 /// The kernels of the `integrate` module: predict, finalize, and finalize with the next
 /// substep's predict in one dispatch.
 pub(crate) const PREDICT: &str = "predict";
-pub(crate) const FINALIZE: CollisionKernel = CollisionKernel { traced: "finalize", analytic: "finalize_analytic" };
-pub(crate) const FINALIZE_AND_PREDICT: CollisionKernel =
-    CollisionKernel { traced: "finalize_and_predict", analytic: "finalize_and_predict_analytic" };
+pub(crate) const FINALIZE: CollisionKernel = collision_kernel!("finalize");
+pub(crate) const FINALIZE_AND_PREDICT: CollisionKernel = collision_kernel!("finalize_and_predict");
 
 /// The predict pass.
 #[derive(Debug, Clone, Copy, Default)]
