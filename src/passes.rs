@@ -128,6 +128,10 @@ pub(crate) trait Pass: PassObject + Debug + Send + Sync {
         Ok(())
     }
 
+    /// Says in `uploads` what only some plans need, once `plan` is made for `setup` (GPU):
+    /// buffers that the plan's kernels read and other layouts' do not.
+    fn prepare_for_plan(&mut self, _setup: &Setup, _plan: &FramePlan, _uploads: &mut Uploads) {}
+
     /// The most bytes its buffers can take whatever the pins, where they depend on them (by
     /// name): the GPU solver checks them against the device when it is made, so that a change of
     /// pins can never fail. Buffers that depend on the parameters alone are checked when they

@@ -940,6 +940,43 @@ fn striped_kernel_in_place_and_in_workgroup_memory_agree_bit_for_bit() {
     assert_eq!(max_distance(&both, &run(8192)), 0.0);
 }
 
+/// The striped kernel in workgroup memory finds its particles by their slots in the stripe's
+/// particle list, so the schedule leaves the unit table out (48 bytes per particle of a grid)
+/// until a layout that reads it is chosen; then the table is uploaded and the frames go on as the
+/// reference's. A cloth above a thousand particles: `Auto` stripes it on every adapter.
+#[test]
+fn the_unit_table_is_uploaded_when_a_layout_first_reads_it() {
+    let (device, queue) = device();
+    let scene = Scene::new(SceneKind::Hanging, 40).unwrap();
+    let p = params(SceneKind::Hanging, SolverMode::GaussSeidel);
+    let mut gpu = GpuSolver::new(&device, &queue, &scene.model, p, &scene.colliders).unwrap();
+    assert_eq!(gpu.dispatch_strategy(), DispatchStrategy::Striped);
+    assert!(gpu.stripes_in_workgroup());
+    let mut cpu = CpuSolver::new(&scene.model, p, &scene.colliders).unwrap();
+    let schedule_bytes =
+        |gpu: &GpuSolver| gpu.allocated_bytes_by_buffer().into_iter().find(|b| b.0 == "schedule").unwrap().1;
+    let striped = schedule_bytes(&gpu);
+    for layout in [DispatchStrategy::PerColour, DispatchStrategy::Striped] {
+        for _ in 0..5 {
+            gpu.step();
+            cpu.step();
+        }
+        let d = max_distance(&gpu.read_positions().unwrap(), &cpu.positions);
+        assert!(d <= 1e-4, "before {layout:?}: max |Δx| = {d} m");
+        gpu.set_dispatch(layout).unwrap();
+    }
+    // Two to four particles a unit.
+    let units = scene.model.unit_count() as u64;
+    let table = schedule_bytes(&gpu) - striped;
+    assert!((8 * units..=16 * units).contains(&table), "{table} bytes for {units} units");
+    for _ in 0..5 {
+        gpu.step();
+        cpu.step();
+    }
+    let d = max_distance(&gpu.read_positions().unwrap(), &cpu.positions);
+    assert!(d <= 1e-4, "striped again: max |Δx| = {d} m");
+}
+
 /// Mass-spring: the springs' kernel, its share of predict and the split substeps follow the CPU
 /// reference with pins, air and a collider; every layout plans the same frame (three dispatches
 /// a substep, four with air), and reruns are bit-identical. Switching to it and back leaves

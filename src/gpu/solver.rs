@@ -681,6 +681,9 @@ impl GpuSolver {
             pass.prepare(&setup, &mut uploads)?;
         }
         let (resolved, plan) = self.plan_frame(&passes, &setup, layout)?;
+        for pass in &mut passes {
+            pass.prepare_for_plan(&setup, &plan, &mut uploads);
+        }
         let plan_passes: Vec<&'static str> = plan.dispatches.iter().map(|d| d.pass).collect();
         // A profile times the new plan's passes (refused plans leave the old one in place).
         let profiler = match &self.profiler {

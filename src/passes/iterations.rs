@@ -44,8 +44,10 @@ const _: () = assert!(Kind::COUNT <= MAX_KINDS);
 pub(crate) struct IterationsPass {
     /// Jacobi's plan, once Jacobi mode is used.
     jacobi: Option<Arc<JacobiPlan>>,
-    /// Where the schedule buffer's parts start, once uploaded (GPU).
+    /// Where the schedule buffer's parts start, once laid out (GPU).
     schedule: Option<ScheduleLayout>,
+    /// Whether the schedule buffer holds the unit table; `None` before it is uploaded.
+    schedule_has_unit_table: Option<bool>,
     /// The XPBD multipliers (CPU).
     multipliers: Option<Multipliers>,
 }
@@ -94,15 +96,13 @@ impl Pass for IterationsPass {
         shaders
     }
 
-    /// The kinds' records and the schedule the first time (GPU), Jacobi's plan the first time
-    /// Jacobi mode is used, and the parameter block.
+    /// The kinds' records and the schedule's layout the first time (GPU), Jacobi's plan the
+    /// first time Jacobi mode is used, and the parameter block.
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
         let (model, params) = (setup.model, setup.params);
         if let (Some(facts), None) = (setup.gpu, self.schedule) {
-            let (words, layout) = schedule_words(model, facts.blocks.stripe.is_some());
-            uploads.words("schedule", || words);
             uploads.words("constraint_records", || constraint_records(model.constraints()));
-            self.schedule = Some(layout);
+            self.schedule = Some(ScheduleLayout::of(model, facts.blocks.stripe.is_some()));
         }
         if matches!(params.mode, SolverMode::Jacobi { .. }) && self.jacobi.is_none() {
             let plan = self.jacobi.insert(Arc::new(model.jacobi_plan()));
@@ -113,6 +113,19 @@ impl Pass for IterationsPass {
         let jacobi = self.jacobi.as_deref();
         uploads.block("constraints", || GpuConstraintParams::new(params, model, jacobi, unit_table));
         Ok(())
+    }
+
+    /// The schedule, the first time and when a plan's kernels first read its unit table (a
+    /// layout changed from the striped one in workgroup memory, which does not: the table is
+    /// 48 bytes per particle of a grid, 60 % of the schedule).
+    fn prepare_for_plan(&mut self, setup: &Setup, plan: &FramePlan, uploads: &mut Uploads) {
+        let Some(facts) = setup.gpu else { return };
+        let needed = plan.dispatches.iter().any(|d| reads_unit_table(d.kernel));
+        if self.schedule_has_unit_table.is_none_or(|held| needed && !held) {
+            let slots = facts.blocks.stripe.is_some();
+            uploads.words("schedule", || schedule_words(setup.model, slots, needed));
+            self.schedule_has_unit_table = Some(needed);
+        }
     }
 
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
@@ -223,6 +236,13 @@ fn push_contacts(setup: &Setup, plan: &mut FramePlan) {
 const STRIPES_IN_WORKGROUP: &str = "project_stripes_in_workgroup";
 /// The single-workgroup Gauss-Seidel kernel on a copy of the cloth in workgroup memory.
 const SUBSTEP_IN_WORKGROUP: &str = "project_substep_in_workgroup";
+
+/// Whether `kernel` reads the unit table: every Gauss-Seidel kernel but the striped one in
+/// workgroup memory, whose units' slots address their stripe's copy and particle list
+/// (`reads_unit_table` in `shaders/passes/iterations/gauss_seidel_workgroup.wgsl`).
+fn reads_unit_table(kernel: &str) -> bool {
+    matches!(kernel, SUBSTEP_IN_WORKGROUP | "project_colour" | "project_stripes" | "project_substep")
+}
 
 /// One coloured Gauss-Seidel sweep: the schedule's colours in order, each unit applied at once.
 fn project_gauss_seidel(model: &ClothModel, state: &mut SolveState, multipliers: &mut Multipliers) {

@@ -1,6 +1,11 @@
 // Particle access for projections in place, in storage buffers: the per-colour, in-place striped
 // and single-workgroup kernels, and Jacobi (shaders/passes/iterations/units.wgsl describes the interface).
 
+// In place, the projections address their particles by their indices in the unit table.
+fn reads_unit_table() -> bool {
+    return true;
+}
+
 // In place, a particle's address is its index.
 fn particle_slot(unit: UnitRef, k: u32, particle: u32) -> Slot {
     return Slot(particle, particle);

@@ -18,11 +18,27 @@ override WHOLE_CLOTH: bool = false;
 // storage; without, q and the inverse mass at k.
 var<workgroup> block: array<vec4<f32>, BLOCK_VECTORS>;
 
+// The stripe's particle list in `schedule` (its start), which begin_block sets: a slot's
+// particle is its entry.
+var<private> stripe_list: u32;
+
+// Whether the projections read their particles' indices from the unit table: only for the
+// whole cloth. A stripe's units address their particles by slot, and a slot's particle is in the
+// stripe's particle list (the schedule leaves the table out for the striped kernel alone).
+fn reads_unit_table() -> bool {
+    return WHOLE_CLOTH;
+}
+
+// The slot of the unit's k-th particle; its index is read only where the block lacks positions.
 fn particle_slot(unit: UnitRef, k: u32, particle: u32) -> Slot {
     if (WHOLE_CLOTH) {
         return Slot(particle, particle);
     }
-    return Slot((schedule[unit.slots + k / 2u] >> (16u * (k % 2u))) & 0xffffu, particle);
+    let address = (schedule[unit.slots + k / 2u] >> (16u * (k % 2u))) & 0xffffu;
+    if (POSITIONS_IN_BLOCK) {
+        return Slot(address, 0u);
+    }
+    return Slot(address, schedule[stripe_list + address]);
 }
 
 fn load_particle(slot: Slot) -> Particle {
@@ -49,6 +65,7 @@ fn block_particle(list: vec2<u32>, k: u32) -> u32 {
 // Copies the block's particles in; `list` is the stripe's particle list (or, whole cloth, its
 // count in y).
 fn begin_block(list: vec2<u32>, local_index: u32, workgroup_size: u32) {
+    stripe_list = list.x;
     for (var k = local_index; k < list.y; k += workgroup_size) {
         let i = block_particle(list, k);
         if (POSITIONS_IN_BLOCK) {

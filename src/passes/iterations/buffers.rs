@@ -5,52 +5,77 @@
 
 use crate::constraints::{Constraints, Kind, UnitType};
 use crate::model::{ClothModel, JacobiPlan};
+use crate::schedule::Colour;
 
-/// Where the stripe entries of each phase, and the unit table, start in the `schedule` buffer.
+/// Where the parts of the `schedule` buffer start (words): each phase's stripe entries, the
+/// stripes' particle lists, the units' workgroup slots and the unit table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ScheduleLayout {
     pub stripe_entries: [u32; 2],
+    pub lists: u32,
+    pub slots: u32,
     pub unit_table: u32,
 }
 
-/// The `schedule` buffer's words and where its parts start. With `workgroup_slots`, each unit's
-/// particles also get their 16-bit slots in their stripe's particle list (the striped kernel
-/// addresses its workgroup copy with them).
-pub(crate) fn schedule_words(model: &ClothModel, workgroup_slots: bool) -> (Vec<u32>, ScheduleLayout) {
+impl ScheduleLayout {
+    /// Where the parts of `model`'s schedule start, with each unit's workgroup slots when
+    /// `workgroup_slots` ([`schedule_words`]).
+    pub fn of(model: &ClothModel, workgroup_slots: bool) -> Self {
+        let schedule = model.schedule();
+        let mut next = 4 * schedule.colours.len() as u32;
+        let mut stripe_entries = [0; 2];
+        for (base, phase) in stripe_entries.iter_mut().zip(&schedule.phases) {
+            *base = next;
+            next += (phase.stripes.len() * (2 + 2 * phase.colours.len())) as u32;
+        }
+        let lists = next;
+        let slots =
+            lists + schedule.phases.iter().flat_map(|p| &p.stripes).map(|s| s.particles.len() as u32).sum::<u32>();
+        let slot_words = schedule.colours.iter().map(slot_word_count).sum::<u32>();
+        Self { stripe_entries, lists, slots, unit_table: slots + if workgroup_slots { slot_words } else { 0 } }
+    }
+}
+
+/// Words of the packed slots of a colour's units (two 16-bit slots a word).
+fn slot_word_count(colour: &Colour) -> u32 {
+    (colour.units.len() * UnitType::ALL[colour.unit_type].arity().div_ceil(2)) as u32
+}
+
+/// The `schedule` buffer's words, laid out as [`ScheduleLayout::of`] says. With
+/// `workgroup_slots`, each unit's particles also get their 16-bit slots in their stripe's
+/// particle list (the striped kernel addresses its workgroup copy with them). With
+/// `unit_table`, the unit table ends it; the striped kernel that holds its stripe's positions
+/// in workgroup memory does not read it.
+pub(crate) fn schedule_words(model: &ClothModel, workgroup_slots: bool, unit_table: bool) -> Vec<u32> {
     let schedule = model.schedule();
-    let colour_words = 4 * schedule.colours.len();
-    let entry_words: usize = schedule.phases.iter().map(|p| p.stripes.len() * (2 + 2 * p.colours.len())).sum();
-    let list_words: usize = schedule.phases.iter().flat_map(|p| &p.stripes).map(|s| s.particles.len()).sum();
-    let slots_start = (colour_words + entry_words + list_words) as u32;
+    let layout = ScheduleLayout::of(model, workgroup_slots);
+    let mut words = Vec::with_capacity(layout.unit_table as usize);
     // Colour table, with each colour's first slot word.
-    let mut words = Vec::with_capacity(colour_words + entry_words + list_words);
-    let mut slot_word = slots_start;
+    let mut slot_word = layout.slots;
     for colour in &schedule.colours {
         let unit_type = UnitType::ALL[colour.unit_type];
         words.extend([unit_type.id(), colour.units.start, colour.units.len() as u32, slot_word]);
-        slot_word += colour.units.len() as u32 * unit_type.arity().div_ceil(2) as u32;
+        slot_word += slot_word_count(colour);
     }
     // Stripe entries, then the particle lists.
-    let mut list = (colour_words + entry_words) as u32;
-    let mut stripe_entries = [0; 2];
-    for (base, phase) in stripe_entries.iter_mut().zip(&schedule.phases) {
-        *base = words.len() as u32;
-        for stripe in &phase.stripes {
-            let count = stripe.particles.len() as u32;
-            words.extend([list, count]);
-            list += count;
-            for units in &stripe.units {
-                words.extend([units.start, units.len() as u32]);
-            }
+    let mut list = layout.lists;
+    for stripe in schedule.phases.iter().flat_map(|p| &p.stripes) {
+        let count = stripe.particles.len() as u32;
+        words.extend([list, count]);
+        list += count;
+        for units in &stripe.units {
+            words.extend([units.start, units.len() as u32]);
         }
     }
     words.extend(schedule.phases.iter().flat_map(|p| &p.stripes).flat_map(|s| &s.particles));
     if workgroup_slots {
         words.extend(slot_words(model));
     }
-    let unit_table = words.len() as u32;
-    words.extend(self::unit_table(model));
-    (words, ScheduleLayout { stripe_entries, unit_table })
+    debug_assert_eq!(words.len(), layout.unit_table as usize);
+    if unit_table {
+        words.extend(self::unit_table(model));
+    }
+    words
 }
 
 /// Each unit's particles' slots in its stripe's particle list, two per word (low half first),
