@@ -255,6 +255,43 @@ fn coarse_sheets_do_not_pass_through_each_other() {
     }
 }
 
+/// A thickness far below the particle spacing (2 mm against 8 cm): the hash's cells are as wide
+/// as the spacing ([`SelfCollision::cell_size`]), so a triangle examines a few cells where cells
+/// `h` wide would put 40 across it, each triangle walking some 700 of them (and beyond 29, more
+/// columns than [`MAX_TRIANGLE_COLUMNS`]: every triangle then counted an overflow and took no
+/// contact). The sheets still meet and end apart without an overflow, the GPU as the CPU.
+#[test]
+fn a_thickness_far_below_the_spacing_still_holds_sheets_apart() {
+    let (device, queue) = device();
+    let h = 0.002;
+    let model = coarse_sheets(5, 4, 0.02);
+    let spacing = drape::passes::self_collision::particle_spacing(model.mesh());
+    assert!(spacing > 40.0 * h && SelfCollision::new(h).cell_size(spacing) == spacing, "{spacing}");
+    let lower = 25;
+    let velocities: Vec<Vec3> = (0..model.particle_count())
+        .map(|i| if i < lower { Vec3::new(0.0, 0.15, 0.0) } else { Vec3::new(0.05, -0.15, 0.0) })
+        .collect();
+    let params = SolverParams { substeps: 20, ..zero_gravity_self_collision(SolverMode::GaussSeidel, h) };
+    let mut gpu = GpuSolver::new(&device, &queue, &model, params, &[]).unwrap();
+    gpu.set_velocities(&velocities).unwrap();
+    let mut cpu = CpuSolver::new(&model, params, &[]).unwrap();
+    cpu.velocities = velocities.clone();
+    for _ in 0..20 {
+        gpu.step();
+        cpu.step();
+    }
+    let positions = gpu.read_positions().unwrap();
+    let mean_y = |p: &[Vec3]| {
+        let y = |sheet: &[Vec3]| sheet.iter().map(|p| p.y).sum::<f32>() / sheet.len() as f32;
+        y(&p[lower..]) - y(&p[..lower])
+    };
+    assert!(mean_y(&positions) >= 0.9 * h, "the sheets end {} m apart", mean_y(&positions));
+    assert_eq!(self_intersections(model.mesh(), &positions), 0);
+    assert_eq!(gpu.overflows().unwrap().self_contacts, 0);
+    let d = max_distance(&positions, &cpu.positions);
+    assert!(d <= 1e-5, "GPU and CPU differ by {d} m");
+}
+
 /// A small coarse sheet lying on a larger one on the ground, held up by triangle contacts
 /// alone, settles and stays still in both projective modes: its fastest particle moves at most
 /// 1 mm/s, on the GPU and the CPU. (Each contact at full strength, see [`RELAXATION`], the upper

@@ -35,9 +35,10 @@ struct SelfCollisionParams {
     hash_table_size: u32,
     // The cloth's triangles.
     triangle_count: u32,
+    // The edge of a hash cell (SelfCollision::cell_size).
+    cell_size: f32,
     _pad0: u32,
     _pad1: u32,
-    _pad2: u32,
 }
 
 // Threads of the one workgroup of the prefix sum.
@@ -52,9 +53,9 @@ fn max_displacement() -> f32 {
     return 0.5 * thickness();
 }
 
-// SelfCollision::cell_size.
+// SelfCollision::cell_size, from the host.
 fn cell_size() -> f32 {
-    return thickness();
+    return params.self_collision.cell_size;
 }
 
 // cell_of in src/passes/self_collision.rs.
@@ -251,24 +252,12 @@ fn particle_correction(i: u32) -> vec3<f32> {
     var sum = vec3<f32>(0.0);
     var examined = 0u;
     var overflow = false;
-    // Buckets already examined (two cells may share one).
-    var visited: array<u32, 27>;
-    var visits = 0u;
     for (var k = 0u; k < 27u; k += 1u) {
         let cell = query_cell(own, k);
         if (!cell_within_reach(p_i, cell, size, thickness())) {
             continue;
         }
         let bucket = cell_hash(cell, params.self_collision.hash_table_size);
-        var seen = false;
-        for (var v = 0u; v < visits; v += 1u) {
-            seen = seen || visited[v] == bucket;
-        }
-        if (seen) {
-            continue;
-        }
-        visited[visits] = bucket;
-        visits += 1u;
         let start = atomicLoad(&hash_table.starts[bucket]);
         let end = atomicLoad(&hash_table.starts[bucket + 1u]);
         if (end - start > MAX_BUCKET_ENTRIES) {
@@ -278,7 +267,8 @@ fn particle_correction(i: u32) -> vec3<f32> {
         for (var s = start; s < end; s += 1u) {
             let entry = hashed[s];
             let j = entry.x;
-            if (j == i) {
+            let p_j = bitcast<vec3<f32>>(entry.yzw);
+            if (j == i || any(cell_of(p_j, size) != cell)) {
                 continue;
             }
             examined += 1u;
@@ -287,7 +277,6 @@ fn particle_correction(i: u32) -> vec3<f32> {
                 break;
             }
             // Most candidates are farther than h: rejected before reading their state.
-            let p_j = bitcast<vec3<f32>>(entry.yzw);
             let d = p_i - p_j;
             if (!(dot(d, d) < h_squared)) {
                 continue;

@@ -8,10 +8,10 @@
 //!    other between two contact passes. A rigid motion keeps every distance, so it cannot bring
 //!    the cloth into contact with itself: only the deformation is limited, and a cloth thrown,
 //!    falling or carried by a moving body moves as fast as without self-collision;
-//! 2. hashes the predicted positions `p = x + q` into cells `h` wide ([`cell_of`],
-//!    [`cell_hash`]), so every particle within `h` of `p` lies in the 27 cells around its own
-//!    ([`query_cells`]), of which those within `h` of `p` are examined ([`cell_within_reach`]),
-//!    each bucket once;
+//! 2. hashes the predicted positions `p = x + q` into cells at least `h` wide
+//!    ([`SelfCollision::cell_size`], [`cell_of`], [`cell_hash`]), so every particle within `h`
+//!    of `p` lies in the 27 cells around its own ([`query_cells`]), of which those within `h` of
+//!    `p` are examined ([`cell_within_reach`]), each taking its own particles from its bucket;
 //! 3. finds every contact in the clamped state: each pair of particles closer than `h` whose
 //!    rest distance is at least `h` (pairs closer at rest, such as the particles of one
 //!    triangle, would push each other apart at rest) is pushed back to `h` apart, shared by
@@ -73,11 +73,15 @@ pub const CELL_LIMIT: f32 = 1e9;
 pub const HASH_PRIMES: [u32; 3] = [92_837_111, 689_287_499, 283_923_481];
 
 impl SelfCollision {
-    /// The edge of a hash cell: `h`, so the particles within `h` of a point lie in the 27
-    /// cells around its own. They hold `27h³`, where the 2 × 2 × 2 cells of `2h` nearest a
-    /// point would hold `64h³` and so more candidates to examine.
-    pub fn cell_size(&self) -> f32 {
-        self.thickness
+    /// The edge of a hash cell for a cloth of particles `spacing` apart ([`particle_spacing`]):
+    /// `h`, or the spacing where `h` is smaller. At least `h`, so the particles within `h` of a
+    /// point lie in the 27 cells around its own; no smaller than the spacing, so that a triangle
+    /// examines a bounded number of cells whatever `h` is, about `3(L/s + 2h/s + 1)²` for a side
+    /// `L` (with cells `h` wide at `h` = 1 cm, a cloth 1.9 cm apart had each triangle walk ~50
+    /// cells, most of them empty). Where the particles are closer than `h`, cells of `h` hold
+    /// fewer candidates than larger ones would.
+    pub fn cell_size(&self, spacing: f32) -> f32 {
+        self.thickness.max(spacing)
     }
 
     /// The most a free particle's displacement departs from the cloth's rigid motion in one
@@ -86,6 +90,17 @@ impl SelfCollision {
     pub fn max_displacement(&self) -> f32 {
         0.5 * self.thickness
     }
+}
+
+/// The mean length of the edges of `mesh`'s triangles (each interior edge counted once per
+/// triangle): the spacing of its particles, for [`SelfCollision::cell_size`].
+pub fn particle_spacing(mesh: &ClothMesh) -> f32 {
+    let positions = &mesh.positions;
+    let total: f64 = (mesh.triangles.iter())
+        .flat_map(|&[a, b, c]| [(a, b), (b, c), (c, a)])
+        .map(|(i, j)| f64::from(positions[i as usize].distance(positions[j as usize])))
+        .sum();
+    (total / (3 * mesh.triangles.len().max(1)) as f64) as f32
 }
 
 /// Buckets of the hash table for `particles` particles: the power of two at or above twice
@@ -202,6 +217,7 @@ pub fn friction_kept(slide: f32, depth: f32, params: &SelfCollision) -> f32 {
 pub struct SpatialHash {
     starts: Vec<u32>,
     entries: Vec<u32>,
+    cell_size: f32,
 }
 
 impl SpatialHash {
@@ -221,7 +237,17 @@ impl SpatialHash {
             entries[cursors[b as usize] as usize] = i as u32;
             cursors[b as usize] += 1;
         }
-        Self { starts, entries }
+        Self { starts, entries, cell_size }
+    }
+
+    /// The edge of its cells.
+    pub fn cell_size(&self) -> f32 {
+        self.cell_size
+    }
+
+    /// Its buckets (a power of two).
+    pub fn table_size(&self) -> u32 {
+        self.starts.len() as u32 - 1
     }
 
     /// The points in bucket `bucket`, by increasing index.
@@ -240,8 +266,7 @@ pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, params: &SelfColli
     limit_deformations(state, params.max_displacement());
     let n = state.positions.len();
     let predicted: Vec<Vec3> = (0..n).map(|i| state.position(i)).collect();
-    let table_size = hash_table_size(n);
-    let hash = SpatialHash::new(&predicted, params.cell_size(), table_size);
+    let hash = SpatialHash::new(&predicted, params.cell_size(particle_spacing(mesh)), hash_table_size(n));
     let rest = &mesh.positions;
     let mut overflows = 0u32;
     let corrections: Vec<Vec3> = (0..n)
@@ -249,13 +274,13 @@ pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, params: &SelfColli
             if state.inverse_masses[i] == 0.0 {
                 return Vec3::ZERO;
             }
-            let (correction, overflow) = particle_correction(i, state, &predicted, rest, &hash, table_size, params);
+            let (correction, overflow) = particle_correction(i, state, &predicted, rest, &hash, params);
             overflows += u32::from(overflow);
             correction
         })
         .collect();
     let mut sums = vec![IVec4::ZERO; n];
-    overflows += add_triangle_contacts(state, &predicted, mesh, &hash, table_size, params, &mut sums);
+    overflows += add_triangle_contacts(state, &predicted, mesh, &hash, params, &mut sums);
     let exponent = fixed_point_exponent(params.thickness);
     for ((q, c), sum) in state.displacements.iter_mut().zip(corrections).zip(sums) {
         let triangles = summed_correction(sum, exponent).unwrap_or_else(|| {
@@ -282,43 +307,33 @@ fn limit_deformations(state: &mut SolveState, limit: f32) {
 }
 
 /// Particle `i`'s contact correction (the sum over its contacts), and whether it overflowed a
-/// capacity.
+/// capacity. Cells that share a bucket each take their own particles from it, so each particle
+/// is examined once.
 fn particle_correction(
     i: usize,
     state: &SolveState,
     predicted: &[Vec3],
     rest: &[Vec3],
     hash: &SpatialHash,
-    table_size: u32,
     params: &SelfCollision,
 ) -> (Vec3, bool) {
     let h_squared = params.thickness * params.thickness;
     let mut sum = Vec3::ZERO;
     let mut examined = 0u32;
     let mut overflow = false;
-    let cell_size = params.cell_size();
-    // Buckets already examined: two cells may share one. A bucket also holds particles of other
-    // cells, none within `h` (up to rounding); they still count as examined.
-    let mut visited = [0u32; 27];
-    let mut visits = 0;
+    let cell_size = hash.cell_size();
     'cells: for cell in query_cells(predicted[i], cell_size) {
         if !cell_within_reach(predicted[i], cell, cell_size, params.thickness) {
             continue;
         }
-        let bucket = cell_hash(cell, table_size);
-        if visited[..visits].contains(&bucket) {
-            continue;
-        }
-        visited[visits] = bucket;
-        visits += 1;
-        let entries = hash.bucket(bucket);
+        let entries = hash.bucket(cell_hash(cell, hash.table_size()));
         if entries.len() > MAX_BUCKET_ENTRIES as usize {
             overflow = true;
             continue;
         }
         for &j in entries {
             let j = j as usize;
-            if j == i {
+            if j == i || cell_of(predicted[j], cell_size) != cell {
                 continue;
             }
             examined += 1;
@@ -414,11 +429,12 @@ impl Pass for SelfCollisionPass {
         }
         uploads.block("self_collision", || GpuSelfCollisionParams {
             thickness: params.self_collision.map_or(0.0, |s| s.thickness),
+            cell_size: params.self_collision.map_or(0.0, |s| s.cell_size(particle_spacing(model.mesh()))),
             friction: params.self_collision.map_or(0.0, |s| s.friction),
             fixed_point_exponent: params.self_collision.map_or(0, |s| fixed_point_exponent(s.thickness)),
             hash_table_size: hash_table_size(n),
             triangle_count: model.mesh().triangles.len() as u32,
-            _pad: [0; 3],
+            _pad: [0; 2],
         });
         Ok(())
     }
@@ -544,8 +560,10 @@ pub struct GpuSelfCollisionParams {
     pub hash_table_size: u32,
     /// The cloth's triangles.
     pub triangle_count: u32,
+    /// The edge of a hash cell ([`SelfCollision::cell_size`]), zero while off.
+    pub cell_size: f32,
     /// Pads the block to 32 bytes.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
 }
 
 impl GpuSelfCollisionParams {
@@ -556,6 +574,7 @@ impl GpuSelfCollisionParams {
         friction,
         fixed_point_exponent,
         hash_table_size,
-        triangle_count
+        triangle_count,
+        cell_size
     );
 }
