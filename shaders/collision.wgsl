@@ -1,7 +1,10 @@
 // Collision constraints and the contact response, mirroring src/collision.rs and its children in
 // src/collision/: the same names,
 // argument order and operations in the same order, so the GPU computes the same bits as the CPU
-// reference. Branches are selects where both sides are cheap (llvmpipe runs both anyway). The
+// reference. Where the CPU passes a particle's near list and contacts between functions, these
+// read and change them in private variables (near, resolved, acting): llvmpipe copies an array
+// passed by value lane by lane and zeroes a new one, which took half of finalize's time.
+// Branches are selects where both sides are cheap (llvmpipe runs both anyway). The
 // constants COLLIDER_*, MAX_NEAR_COLLIDERS, MAX_CONTACTS, PARALLEL_EPSILON, FIELD_SLOPE, TRACE_STEPS
 // and TRACE_TOLERANCE are generated from their twins in src/collision.rs; the collider list and
 // the distance fields are bound by the module that includes this file (src/passes/predict.rs).
@@ -65,6 +68,12 @@ struct Contacts {
     sources: array<u32, MAX_CONTACTS>,
     count: u32,
 }
+
+// The contacts resolve_contacts finds, and those the response acts with: private variables that
+// the functions below read and change in place, where values passed between functions would be
+// copied (llvmpipe copies a passed array lane by lane, and zeroes a new one).
+var<private> resolved: Contacts;
+var<private> acting: Contacts;
 
 fn plane_half_space(normal: vec3<f32>, offset: f32, margin: f32) -> HalfSpace {
     return HalfSpace(normal, offset + margin);
@@ -369,56 +378,66 @@ fn moving_half_space(motion: Motion, collider: Collider, x: vec3<f32>, q: vec3<f
     return HalfSpace(normal, local.offset + dot(normal, motion.end.translation));
 }
 
-fn contacts_displacement(contacts: Contacts) -> vec3<f32> {
+// Contacts::displacement of `resolved`, and of `acting`.
+fn resolved_displacement() -> vec3<f32> {
     var sum = vec3<f32>(0.0);
-    for (var k = 0u; k < contacts.count; k += 1u) {
-        sum += contacts.normals[k] * contacts.depths[k];
+    for (var k = 0u; k < resolved.count; k += 1u) {
+        sum += resolved.normals[k] * resolved.depths[k];
     }
     return sum;
 }
 
-fn contacts_push(contacts: ptr<function, Contacts>, space: HalfSpace, residual: f32, source: u32) {
-    let k = (*contacts).count;
-    (*contacts).normals[k] = space.normal;
-    (*contacts).residuals[k] = residual;
-    (*contacts).sources[k] = source;
-    (*contacts).depths[k] = 0.0;
-    (*contacts).count = k + 1u;
-}
-
-fn contacts_remove(contacts: ptr<function, Contacts>, k: u32) {
-    for (var i = k; i + 1u < (*contacts).count; i += 1u) {
-        (*contacts).normals[i] = (*contacts).normals[i + 1u];
-        (*contacts).residuals[i] = (*contacts).residuals[i + 1u];
-        (*contacts).sources[i] = (*contacts).sources[i + 1u];
+fn acting_displacement() -> vec3<f32> {
+    var sum = vec3<f32>(0.0);
+    for (var k = 0u; k < acting.count; k += 1u) {
+        sum += acting.normals[k] * acting.depths[k];
     }
-    (*contacts).count -= 1u;
+    return sum;
 }
 
-fn contacts_contain(contacts: Contacts, source: u32) -> bool {
+
+fn contacts_push(space: HalfSpace, residual: f32, source: u32) {
+    let k = resolved.count;
+    resolved.normals[k] = space.normal;
+    resolved.residuals[k] = residual;
+    resolved.sources[k] = source;
+    resolved.depths[k] = 0.0;
+    resolved.count = k + 1u;
+}
+
+fn contacts_remove(k: u32) {
+    for (var i = k; i + 1u < resolved.count; i += 1u) {
+        resolved.normals[i] = resolved.normals[i + 1u];
+        resolved.residuals[i] = resolved.residuals[i + 1u];
+        resolved.sources[i] = resolved.sources[i + 1u];
+    }
+    resolved.count -= 1u;
+}
+
+fn contacts_contain(source: u32) -> bool {
     var found = false;
-    for (var k = 0u; k < contacts.count; k += 1u) {
-        found |= contacts.sources[k] == source;
+    for (var k = 0u; k < resolved.count; k += 1u) {
+        found |= resolved.sources[k] == source;
     }
     return found;
 }
 
 // The active contacts' depths from their Gram system (Contacts::solve).
-fn contacts_solve(contacts: ptr<function, Contacts>) {
+fn contacts_solve() {
     // Each round either solves or removes a contact.
-    for (var round = 0u; round <= MAX_CONTACTS && (*contacts).count > 0u; round += 1u) {
-        let n = (*contacts).normals;
-        let r = (*contacts).residuals;
+    for (var round = 0u; round <= MAX_CONTACTS && resolved.count > 0u; round += 1u) {
+        let n = resolved.normals;
+        let r = resolved.residuals;
         let g01 = dot(n[0], n[1]);
         let g02 = dot(n[0], n[2]);
         let g12 = dot(n[1], n[2]);
         var lambda = array<f32, MAX_CONTACTS>(r[0], 0.0, 0.0);
         var det = 1.0;
-        if ((*contacts).count == 2u) {
+        if (resolved.count == 2u) {
             det = 1.0 - g01 * g01;
             let safe = max(det, PARALLEL_EPSILON);
             lambda = array<f32, MAX_CONTACTS>((r[0] - g01 * r[1]) / safe, (r[1] - g01 * r[0]) / safe, 0.0);
-        } else if ((*contacts).count == 3u) {
+        } else if (resolved.count == 3u) {
             let c00 = 1.0 - g12 * g12;
             let c01 = g02 * g12 - g01;
             let c02 = g01 * g12 - g02;
@@ -434,61 +453,63 @@ fn contacts_solve(contacts: ptr<function, Contacts>) {
             );
         }
         if (det < PARALLEL_EPSILON) {
-            contacts_remove(contacts, 0u);
+            contacts_remove(0u);
             continue;
         }
         var pulling = MAX_CONTACTS;
-        for (var k = 0u; k < (*contacts).count; k += 1u) {
+        for (var k = 0u; k < resolved.count; k += 1u) {
             if (lambda[k] < 0.0 && (pulling == MAX_CONTACTS || lambda[k] < lambda[pulling])) {
                 pulling = k;
             }
         }
         if (pulling == MAX_CONTACTS) {
-            (*contacts).depths = lambda;
+            resolved.depths = lambda;
             return;
         }
-        contacts_remove(contacts, pulling);
+        contacts_remove(pulling);
     }
 }
 
-// The closest point to p inside every half-space (resolve_contacts in src/collision/contacts.rs).
-fn resolve_contacts(p: vec3<f32>, spaces: array<HalfSpace, MAX_NEAR_COLLIDERS>, count: u32) -> Contacts {
-    var contacts: Contacts;
+// Finds in `resolved` the contacts that take p to the closest point inside the first `count`
+// half-spaces of the near list (resolve_contacts in src/collision/contacts.rs). Entries past
+// the count keep earlier values, which no computation reads.
+fn resolve_contacts(p: vec3<f32>, count: u32) {
+    resolved.count = 0u;
     for (var round = 0u; round <= MAX_CONTACTS; round += 1u) {
-        let moved = p + contacts_displacement(contacts);
+        let moved = p + resolved_displacement();
         var worst = count;
         var violation = 0.0;
         for (var i = 0u; i < count; i += 1u) {
-            let v = spaces[i].offset - dot(spaces[i].normal, moved);
-            if (v > violation && !contacts_contain(contacts, i)) {
+            let v = near.spaces[i].offset - dot(near.spaces[i].normal, moved);
+            if (v > violation && !contacts_contain(i)) {
                 worst = i;
                 violation = v;
             }
         }
-        if (worst == count || contacts.count == MAX_CONTACTS) {
+        if (worst == count || resolved.count == MAX_CONTACTS) {
             break;
         }
-        contacts_push(&contacts, spaces[worst], spaces[worst].offset - dot(spaces[worst].normal, p), worst);
-        contacts_solve(&contacts);
+        contacts_push(near.spaces[worst], near.spaces[worst].offset - dot(near.spaces[worst].normal, p), worst);
+        contacts_solve();
     }
-    return contacts;
 }
 
 // Static friction on positions: undoes the motion along the contacts' common tangent space
-// when it is shorter than μ_s times the normal push (stick in src/collision/response.rs).
-fn stick(q: vec3<f32>, contacts: Contacts, static_friction: f32) -> vec3<f32> {
-    let n = contacts.normals;
+// when it is shorter than μ_s times the normal push (stick in src/collision/response.rs), with
+// the acting contacts.
+fn stick(q: vec3<f32>, static_friction: f32) -> vec3<f32> {
+    let n = acting.normals;
     var tangential = vec3<f32>(0.0);
-    if (contacts.count == 0u) {
+    if (acting.count == 0u) {
         return q;
-    } else if (contacts.count == 1u) {
+    } else if (acting.count == 1u) {
         tangential = q - n[0] * dot(q, n[0]);
-    } else if (contacts.count == 2u) {
+    } else if (acting.count == 2u) {
         let axis = cross(n[0], n[1]);
         let t = axis / max(length(axis), GEOMETRY_EPSILON);
         tangential = t * dot(q, t);
     }
-    return select(q, q - tangential, length(tangential) < static_friction * length(contacts_displacement(contacts)));
+    return select(q, q - tangential, length(tangential) < static_friction * length(acting_displacement()));
 }
 
 // Whether the path x → x + q passes within `reach` of the sphere (BoundingSphere::meets_path);
@@ -507,10 +528,17 @@ struct NearColliders {
     overflow: bool,
 }
 
-// The colliders whose swept bounds the path passes within reach = |q| + margin of, and whose
-// half-space boundary lies within reach of x + q or beyond (near_colliders in src/collision/response.rs).
-fn near_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> NearColliders {
-    var near: NearColliders;
+// The near list of this thread's particle: one private variable that find_near_colliders fills
+// and resolve_contacts reads, where a value passed between functions would be copied (llvmpipe
+// copies a passed array lane by lane, and zeroes a new one: 40 % of finalize's time at 64²).
+var<private> near: NearColliders;
+
+// Fills the near list with the colliders whose swept bounds the path passes within reach = |q| +
+// margin of, and whose half-space boundary lies within reach of x + q or beyond (near_colliders
+// in src/collision/response.rs).
+fn find_near_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) {
+    near.count = 0u;
+    near.overflow = false;
     let travel = length(q);
     for (var id = 0u; id < collider_list.count; id += 1u) {
         // The broad phase reads only the bounds and the margin (a far collider costs no more).
@@ -533,7 +561,6 @@ fn near_colliders(x: vec3<f32>, q: vec3<f32>, substep: u32) -> NearColliders {
         near.ids[near.count] = id;
         near.count += 1u;
     }
-    return near;
 }
 
 // Slot s's collider (SubstepContacts::colliders).
@@ -552,11 +579,10 @@ fn substep_contact_count(contacts: SubstepContacts) -> u32 {
     return count;
 }
 
-// The contacts with what each slot took from the motion predicted from x added
-// (Contacts::with_pushes in src/collision/contacts.rs, the pushes of
-// SubstepContacts::predicted_pushes in src/collision/response.rs).
-fn contacts_with_predicted_pushes(contacts: Contacts, earlier: SubstepContacts, x: vec3<f32>) -> Contacts {
-    var merged = contacts;
+// Adds to `resolved` what each slot took from the motion predicted from x (Contacts::with_pushes
+// in src/collision/contacts.rs, the pushes of SubstepContacts::predicted_pushes in
+// src/collision/response.rs).
+fn add_predicted_pushes(earlier: SubstepContacts, x: vec3<f32>) {
     for (var s = 0u; s < substep_contact_count(earlier); s += 1u) {
         let source = slot_collider(earlier, s);
         let space = earlier.spaces[s];
@@ -565,26 +591,25 @@ fn contacts_with_predicted_pushes(contacts: Contacts, earlier: SubstepContacts, 
             continue;
         }
         var found = MAX_CONTACTS;
-        for (var k = 0u; k < merged.count; k += 1u) {
-            if (found == MAX_CONTACTS && merged.sources[k] == source) {
+        for (var k = 0u; k < resolved.count; k += 1u) {
+            if (found == MAX_CONTACTS && resolved.sources[k] == source) {
                 found = k;
             }
         }
         if (found < MAX_CONTACTS) {
-            merged.depths[found] += depth;
-        } else if (merged.count < MAX_CONTACTS) {
-            contacts_push(&merged, HalfSpace(space.xyz, 0.0), 0.0, source);
-            merged.depths[merged.count - 1u] = depth;
+            resolved.depths[found] += depth;
+        } else if (resolved.count < MAX_CONTACTS) {
+            contacts_push(HalfSpace(space.xyz, 0.0), 0.0, source);
+            resolved.depths[resolved.count - 1u] = depth;
         }
     }
-    return merged;
 }
 
 // The ITERATION_CONTACTS half-spaces of the colliders near the predicted path (those before
 // NO_COLLIDER) that the predicted position violates most (substep_contacts in
 // src/collision/response.rs).
 fn substep_contacts(x: vec3<f32>, q: vec3<f32>, substep: u32) -> SubstepContacts {
-    let near = near_colliders(x, q, substep);
+    find_near_colliders(x, q, substep);
     var spaces = array<vec4<f32>, ITERATION_CONTACTS>(vec4<f32>(0.0), vec4<f32>(0.0));
     var ids = array<u32, ITERATION_CONTACTS>(NO_COLLIDER, NO_COLLIDER);
     for (var k = 0u; k < near.count; k += 1u) {
@@ -611,38 +636,36 @@ fn substep_contacts(x: vec3<f32>, q: vec3<f32>, substep: u32) -> SubstepContacts
 // One iteration's contact projection of a free particle (project_substep_contacts in
 // src/collision/response.rs): returns the new displacement.
 fn project_substep_contacts(x: vec3<f32>, q: vec3<f32>, contacts: SubstepContacts) -> vec3<f32> {
-    var spaces: array<HalfSpace, MAX_NEAR_COLLIDERS>;
     let count = substep_contact_count(contacts);
     for (var s = 0u; s < count; s += 1u) {
-        spaces[s] = HalfSpace(contacts.spaces[s].xyz, contacts.spaces[s].w);
+        near.spaces[s] = HalfSpace(contacts.spaces[s].xyz, contacts.spaces[s].w);
     }
-    return q + contacts_displacement(resolve_contacts(x + q, spaces, count));
+    resolve_contacts(x + q, count);
+    return q + resolved_displacement();
 }
 
-// The contacts with their sources renumbered from near.spaces to the colliders' list
+// The sources of `resolved` renumbered from the near list to the colliders' list
 // (Contacts::renumbered in src/collision/contacts.rs).
-fn contacts_renumbered(contacts: Contacts, ids: array<u32, MAX_NEAR_COLLIDERS>) -> Contacts {
-    var renumbered = contacts;
-    for (var k = 0u; k < contacts.count; k += 1u) {
-        renumbered.sources[k] = ids[contacts.sources[k]];
+fn renumber_resolved() {
+    for (var k = 0u; k < resolved.count; k += 1u) {
+        resolved.sources[k] = near.ids[resolved.sources[k]];
     }
-    return renumbered;
 }
 
 // The active contacts' static friction, their coefficients weighted by push
-// (contacts_static_friction in src/collision/response.rs).
-fn contacts_static_friction(contacts: Contacts) -> f32 {
+// (contacts_static_friction in src/collision/response.rs), of the acting contacts.
+fn contacts_static_friction() -> f32 {
     var weighted = 0.0;
     var pushes = 0.0;
     var shared_friction = true;
-    if (contacts.count == 0u) {
+    if (acting.count == 0u) {
         return 0.0;
     }
-    let first = collider_list.colliders[contacts.sources[0]].material.y;
-    for (var k = 0u; k < contacts.count; k += 1u) {
-        let friction = collider_list.colliders[contacts.sources[k]].material.y;
-        weighted += friction * contacts.depths[k];
-        pushes += contacts.depths[k];
+    let first = collider_list.colliders[acting.sources[0]].material.y;
+    for (var k = 0u; k < acting.count; k += 1u) {
+        let friction = collider_list.colliders[acting.sources[k]].material.y;
+        weighted += friction * acting.depths[k];
+        pushes += acting.depths[k];
         shared_friction &= friction == first;
     }
     return select(weighted / max(pushes, DENOMINATOR_EPSILON), first, shared_friction);
@@ -681,29 +704,31 @@ struct Response {
 fn respond_to_colliders(
     x: vec3<f32>, q: vec3<f32>, predicted: vec3<f32>, earlier: SubstepContacts, iteration_contacts: bool, substep: u32,
 ) -> Response {
-    let near = near_colliders(x, q, substep);
-    let last = contacts_renumbered(resolve_contacts(x + q, near.spaces, near.count), near.ids);
-    let pushed = q + contacts_displacement(last);
-    var contacts = last;
+    find_near_colliders(x, q, substep);
+    resolve_contacts(x + q, near.count);
+    renumber_resolved();
+    let pushed = q + resolved_displacement();
     if (iteration_contacts) {
-        contacts = contacts_with_predicted_pushes(last, earlier, x);
+        add_predicted_pushes(earlier, x);
     }
+    acting = resolved;
     var surface = vec3<f32>(0.0);
-    for (var k = 0u; k < contacts.count; k += 1u) {
-        let motion = substep_motion(collider_list.colliders[contacts.sources[k]], substep, params.substeps);
+    for (var k = 0u; k < acting.count; k += 1u) {
+        let motion = substep_motion(collider_list.colliders[acting.sources[k]], substep, params.substeps);
         surface += motion_velocity(motion, x + pushed, params.h) * params.h;
     }
-    surface = surface / f32(max(contacts.count, 1u));
-    let stuck = surface + stick(pushed - surface, contacts, contacts_static_friction(contacts));
-    let settled = stuck + contacts_displacement(resolve_contacts(x + stuck, near.spaces, near.count));
+    surface = surface / f32(max(acting.count, 1u));
+    let stuck = surface + stick(pushed - surface, contacts_static_friction());
+    resolve_contacts(x + stuck, near.count);
+    let settled = stuck + resolved_displacement();
     let approach = predicted / params.h;
     var v = settled / params.h;
-    for (var k = 0u; k < contacts.count; k += 1u) {
-        let collider = collider_list.colliders[contacts.sources[k]];
+    for (var k = 0u; k < acting.count; k += 1u) {
+        let collider = collider_list.colliders[acting.sources[k]];
         let motion = substep_motion(collider, substep, params.substeps);
         let carried = motion_velocity(motion, x + settled, params.h);
         v = carried + contact_velocity(
-            v - carried, approach - carried, contacts.normals[k], contacts.depths[k], params.h,
+            v - carried, approach - carried, acting.normals[k], acting.depths[k], params.h,
             collider.material.z, collider.material.w, params.restitution_threshold,
         );
     }
