@@ -44,8 +44,8 @@ fn slot_word_count(colour: &Colour) -> u32 {
 /// The `schedule` buffer's words, laid out as [`ScheduleLayout::of`] says. With
 /// `workgroup_slots`, each unit's particles also get their 16-bit slots in their stripe's
 /// particle list (the striped kernel addresses its workgroup copy with them). With
-/// `unit_table`, the unit table ends it; the striped kernel that holds its stripe's positions
-/// in workgroup memory does not read it.
+/// `unit_table`, the unit table ends it; the striped kernel in workgroup memory does not read
+/// it.
 pub(crate) fn schedule_words(model: &ClothModel, workgroup_slots: bool, unit_table: bool) -> Vec<u32> {
     let schedule = model.schedule();
     let layout = ScheduleLayout::of(model, workgroup_slots);
