@@ -69,9 +69,8 @@ struct Contacts {
     count: u32,
 }
 
-// The contacts resolve_contacts finds, and those the response acts with: private variables that
-// the functions below read and change in place, where values passed between functions would be
-// copied (llvmpipe copies a passed array lane by lane, and zeroes a new one).
+// The contacts resolve_contacts finds, and those the response acts with (private variables: see
+// the head of this file).
 var<private> resolved: Contacts;
 var<private> acting: Contacts;
 
@@ -378,23 +377,14 @@ fn moving_half_space(motion: Motion, collider: Collider, x: vec3<f32>, q: vec3<f
     return HalfSpace(normal, local.offset + dot(normal, motion.end.translation));
 }
 
-// Contacts::displacement of `resolved`, and of `acting`.
-fn resolved_displacement() -> vec3<f32> {
+// Contacts::displacement.
+fn contacts_displacement(contacts: ptr<private, Contacts>) -> vec3<f32> {
     var sum = vec3<f32>(0.0);
-    for (var k = 0u; k < resolved.count; k += 1u) {
-        sum += resolved.normals[k] * resolved.depths[k];
+    for (var k = 0u; k < (*contacts).count; k += 1u) {
+        sum += (*contacts).normals[k] * (*contacts).depths[k];
     }
     return sum;
 }
-
-fn acting_displacement() -> vec3<f32> {
-    var sum = vec3<f32>(0.0);
-    for (var k = 0u; k < acting.count; k += 1u) {
-        sum += acting.normals[k] * acting.depths[k];
-    }
-    return sum;
-}
-
 
 fn contacts_push(space: HalfSpace, residual: f32, source: u32) {
     let k = resolved.count;
@@ -476,7 +466,7 @@ fn contacts_solve() {
 fn resolve_contacts(p: vec3<f32>, count: u32) {
     resolved.count = 0u;
     for (var round = 0u; round <= MAX_CONTACTS; round += 1u) {
-        let moved = p + resolved_displacement();
+        let moved = p + contacts_displacement(&resolved);
         var worst = count;
         var violation = 0.0;
         for (var i = 0u; i < count; i += 1u) {
@@ -509,7 +499,7 @@ fn stick(q: vec3<f32>, static_friction: f32) -> vec3<f32> {
         let t = axis / max(length(axis), GEOMETRY_EPSILON);
         tangential = t * dot(q, t);
     }
-    return select(q, q - tangential, length(tangential) < static_friction * length(acting_displacement()));
+    return select(q, q - tangential, length(tangential) < static_friction * length(contacts_displacement(&acting)));
 }
 
 // Whether the path x → x + q passes within `reach` of the sphere (BoundingSphere::meets_path);
@@ -528,9 +518,8 @@ struct NearColliders {
     overflow: bool,
 }
 
-// The near list of this thread's particle: one private variable that find_near_colliders fills
-// and resolve_contacts reads, where a value passed between functions would be copied (llvmpipe
-// copies a passed array lane by lane, and zeroes a new one: 40 % of finalize's time at 64²).
+// The near list of this thread's particle, which find_near_colliders fills and resolve_contacts
+// reads (a private variable: see the head of this file).
 var<private> near: NearColliders;
 
 // Fills the near list with the colliders whose swept bounds the path passes within reach = |q| +
@@ -641,7 +630,7 @@ fn project_substep_contacts(x: vec3<f32>, q: vec3<f32>, contacts: SubstepContact
         near.spaces[s] = HalfSpace(contacts.spaces[s].xyz, contacts.spaces[s].w);
     }
     resolve_contacts(x + q, count);
-    return q + resolved_displacement();
+    return q + contacts_displacement(&resolved);
 }
 
 // The sources of `resolved` renumbered from the near list to the colliders' list
@@ -707,7 +696,7 @@ fn respond_to_colliders(
     find_near_colliders(x, q, substep);
     resolve_contacts(x + q, near.count);
     renumber_resolved();
-    let pushed = q + resolved_displacement();
+    let pushed = q + contacts_displacement(&resolved);
     if (iteration_contacts) {
         add_predicted_pushes(earlier, x);
     }
@@ -720,7 +709,7 @@ fn respond_to_colliders(
     surface = surface / f32(max(acting.count, 1u));
     let stuck = surface + stick(pushed - surface, contacts_static_friction());
     resolve_contacts(x + stuck, near.count);
-    let settled = stuck + resolved_displacement();
+    let settled = stuck + contacts_displacement(&resolved);
     let approach = predicted / params.h;
     var v = settled / params.h;
     for (var k = 0u; k < acting.count; k += 1u) {

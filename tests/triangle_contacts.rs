@@ -259,7 +259,8 @@ fn coarse_sheets_do_not_pass_through_each_other() {
 /// as the spacing ([`SelfCollision::cell_size`]), so a triangle examines a few cells where cells
 /// `h` wide would put 40 across it, each triangle walking some 700 of them (and beyond 29, more
 /// columns than [`MAX_TRIANGLE_COLUMNS`]: every triangle then counted an overflow and took no
-/// contact). The sheets still meet and end apart without an overflow, the GPU as the CPU.
+/// contact). The sheets still meet and end apart without an overflow, with their momentum kept
+/// (to the fixed-point rounding), the GPU as the CPU.
 #[test]
 fn a_thickness_far_below_the_spacing_still_holds_sheets_apart() {
     let (device, queue) = device();
@@ -281,6 +282,9 @@ fn a_thickness_far_below_the_spacing_still_holds_sheets_apart() {
         cpu.step();
     }
     let positions = gpu.read_positions().unwrap();
+    let momentum = |v: &[Vec3]| v.iter().zip(model.masses()).map(|(v, m)| *v * *m).sum::<Vec3>();
+    let (before, after) = (momentum(&velocities), momentum(&gpu.read_velocities().unwrap()));
+    assert!((after - before).length() <= 1e-4 * before.length(), "momentum {before} → {after}");
     let mean_y = |p: &[Vec3]| {
         let y = |sheet: &[Vec3]| sheet.iter().map(|p| p.y).sum::<f32>() / sheet.len() as f32;
         y(&p[lower..]) - y(&p[..lower])

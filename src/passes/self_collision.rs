@@ -257,16 +257,16 @@ impl SpatialHash {
     }
 }
 
-/// One substep's self-collision on `state` of the cloth `mesh` (the reference of the GPU's
-/// kernels): limits the free particles' deformation, then moves each particle by the sum of its
+/// One substep's self-collision on `state` of the cloth `mesh`, whose particles are `spacing`
+/// apart ([`particle_spacing`]) (the reference of the GPU's kernels): limits the free particles' deformation, then moves each particle by the sum of its
 /// pair and triangle contacts' corrections, all computed from the limited state. Returns the
 /// particles and triangles that met a full bucket, too many columns, steps, candidates or
 /// triangle-contact corrections.
-pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, params: &SelfCollision) -> u32 {
+pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, spacing: f32, params: &SelfCollision) -> u32 {
     limit_deformations(state, params.max_displacement());
     let n = state.positions.len();
     let predicted: Vec<Vec3> = (0..n).map(|i| state.position(i)).collect();
-    let hash = SpatialHash::new(&predicted, params.cell_size(particle_spacing(mesh)), hash_table_size(n));
+    let hash = SpatialHash::new(&predicted, params.cell_size(spacing), hash_table_size(n));
     let rest = &mesh.positions;
     let mut overflows = 0u32;
     let corrections: Vec<Vec3> = (0..n)
@@ -366,8 +366,9 @@ fn particle_correction(
 /// two, the hash rebuilt in four, the particle and triangle contacts, their application).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SelfCollisionPass {
-    /// Whether its buffers were made (the first time self-collision is on).
-    uploaded: bool,
+    /// The cloth's particle spacing ([`particle_spacing`]), measured the first time
+    /// self-collision is on, when its buffers are made.
+    spacing: Option<f32>,
 }
 
 impl Pass for SelfCollisionPass {
@@ -410,26 +411,26 @@ impl Pass for SelfCollisionPass {
         }]
     }
 
-    /// Makes the hash table (zeroed), the hashed particles, the corrections and the rest shape
-    /// the first time self-collision is on.
+    /// Measures the particle spacing and makes the hash table (zeroed), the hashed particles,
+    /// the corrections and the rest shape the first time self-collision is on.
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
         let (model, params) = (setup.model, setup.params);
         let n = model.particle_count();
-        if params.self_collision.is_some() && !self.uploaded {
+        if params.self_collision.is_some() && self.spacing.is_none() {
             // New buffers start zeroed: the hash table's buckets and sums are zero between
             // substeps.
             uploads.reserve("hash_table", hash_table_bytes(n));
             uploads.reserve("hashed", 32 * n as u64);
             uploads.reserve("self_corrections", 16 * n as u64);
             uploads.write("rest_shape", || bytemuck::cast_slice(&rest_shape(model.mesh())).to_vec());
-            self.uploaded = true;
+            self.spacing = Some(particle_spacing(model.mesh()));
         }
         if params.self_collision.is_some() {
             uploads.reserve("partial_moments", super::rigid_damping::partial_moments_bytes(n));
         }
         uploads.block("self_collision", || GpuSelfCollisionParams {
             thickness: params.self_collision.map_or(0.0, |s| s.thickness),
-            cell_size: params.self_collision.map_or(0.0, |s| s.cell_size(particle_spacing(model.mesh()))),
+            cell_size: params.self_collision.zip(self.spacing).map_or(0.0, |(s, spacing)| s.cell_size(spacing)),
             friction: params.self_collision.map_or(0.0, |s| s.friction),
             fixed_point_exponent: params.self_collision.map_or(0, |s| fixed_point_exponent(s.thickness)),
             hash_table_size: hash_table_size(n),
@@ -465,7 +466,8 @@ impl Pass for SelfCollisionPass {
 
     fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
         if let Some(self_collision) = &setup.params.self_collision {
-            let overflows = collide_self(frame.solve, setup.model.mesh(), self_collision);
+            let spacing = self.spacing.expect("measured when self-collision was turned on");
+            let overflows = collide_self(frame.solve, setup.model.mesh(), spacing, self_collision);
             // Wraps like the GPU's atomic counter.
             frame.overflows.self_contacts = frame.overflows.self_contacts.wrapping_add(overflows);
         }

@@ -47,9 +47,8 @@ fn summed_correction(sum: vec3<i32>, count: i32, exponent: i32) -> SummedCorrect
     return SummedCorrection(from_fixed(sum, exponent), true);
 }
 
-// plane_axes in src/passes/self_collision/triangles.rs: d, the axis along which the plane of
-// normal n is steepest; u and v follow it cyclically.
-fn plane_axis(n: vec3<f32>) -> u32 {
+// plane_axes in src/passes/self_collision/triangles.rs: [d, u, v].
+fn plane_axes(n: vec3<f32>) -> vec3<u32> {
     let m = abs(n);
     var d = 2u;
     if (m.x >= m.y && m.x >= m.z) {
@@ -57,33 +56,20 @@ fn plane_axis(n: vec3<f32>) -> u32 {
     } else if (m.y >= m.z) {
         d = 1u;
     }
-    return d;
-}
-
-// x's components along [d, u, v] (plane_axis): a swizzle chosen by selects, since a vector
-// indexed by a variable is kept in memory by llvmpipe, a load or store per lane.
-fn along_plane_axes(x: vec3<f32>, d: u32) -> vec3<f32> {
-    return select(select(x.zxy, x.yzx, d == 1u), x, d == 0u);
-}
-
-fn cell_along_plane_axes(c: vec3<i32>, d: u32) -> vec3<i32> {
-    return select(select(c.zxy, c.yzx, d == 1u), c, d == 0u);
-}
-
-// The cell whose coordinates along [d, u, v] are c (cell_along_plane_axes undone).
-fn cell_from_plane_axes(c: vec3<i32>, d: u32) -> vec3<i32> {
-    return select(select(c.yzx, c.zxy, d == 1u), c, d == 0u);
+    return vec3<u32>(d, (d + 1u) % 3u, (d + 2u) % 3u);
 }
 
 // slab_cells in src/passes/self_collision/triangles.rs: the first and last cells along axis d of the
-// column at `column` (along u and v) that come within `reach` of the plane through a with unit
-// normal n, both given along [d, u, v].
-fn slab_cells(column: vec2<i32>, a: vec3<f32>, n: vec3<f32>, size: f32, reach: f32) -> vec2<i32> {
+// column at `column` that come within `reach` of the plane through a with unit normal n.
+fn slab_cells(column: vec2<i32>, axes: vec3<u32>, a: vec3<f32>, n: vec3<f32>, size: f32, reach: f32) -> vec2<i32> {
+    let d = axes.x;
+    let u = axes.y;
+    let v = axes.z;
     let half = 0.5 * size;
     let centre_u = f32(column.x) * size + half;
     let centre_v = f32(column.y) * size + half;
-    let middle = a.x - (n.y * (centre_u - a.y) + n.z * (centre_v - a.z)) / n.x;
-    let spread = (half * (abs(n.y) + abs(n.z)) + reach) / abs(n.x);
+    let middle = a[d] - (n[u] * (centre_u - a[u]) + n[v] * (centre_v - a[v])) / n[d];
+    let spread = (half * (abs(n[u]) + abs(n[v])) + reach) / abs(n[d]);
     return vec2<i32>(cell_coordinate(middle - spread, size), cell_coordinate(middle + spread, size));
 }
 
@@ -149,6 +135,9 @@ fn face_contact(p: array<vec3<f32>, 4>, h: f32) -> FaceContact {
         return no_face_contact();
     }
     // Within h of a corner the pair contact with it acts: both would push the point twice.
+    // Written out corner by corner: the triangle's search runs this test on every candidate, and
+    // a loop over p indexed by a variable, which llvmpipe keeps in memory lane by lane, made the
+    // whole search 1.6 times slower.
     let h_squared = h * h;
     let apart = array<vec3<f32>, 3>(p[0] - p[1], p[0] - p[2], p[0] - p[3]);
     if (!(dot(apart[0], apart[0]) >= h_squared && dot(apart[1], apart[1]) >= h_squared && dot(apart[2], apart[2]) >= h_squared)) {
@@ -225,29 +214,18 @@ fn within(p: vec3<f32>, low: vec3<f32>, high: vec3<f32>) -> bool {
     return all(p >= low) && all(p <= high);
 }
 
-// Adds `correction` in fixed point to particle i's triangle-contact sum and counts it; nothing
-// for a pinned particle (w = 0).
-fn add_to_sum(i: u32, correction: vec3<f32>, w: f32, exponent: i32) {
-    if (w > 0.0) {
-        let fixed = bitcast<vec3<u32>>(to_fixed(correction, exponent));
-        let slot = sum_slot(i);
-        atomicAdd(&hash_table.starts[slot], fixed.x);
-        atomicAdd(&hash_table.starts[slot + 1u], fixed.y);
-        atomicAdd(&hash_table.starts[slot + 2u], fixed.z);
-        atomicAdd(&hash_table.starts[slot + 3u], 1u);
-    }
-}
-
-// TriangleContacts::add_contact in src/passes/self_collision/triangles.rs. Written out particle
-// by particle: an array indexed in a loop is kept in memory by llvmpipe.
+// TriangleContacts::add_contact in src/passes/self_collision/triangles.rs.
 fn add_contact(j: u32, corners: vec3<u32>) {
-    let s0 = velocities[j];
-    let s1 = velocities[corners.x];
-    let s2 = velocities[corners.y];
-    let s3 = velocities[corners.z];
-    let x = array<vec3<f32>, 4>(positions[j].xyz, positions[corners.x].xyz, positions[corners.y].xyz, positions[corners.z].xyz);
-    let q = array<vec3<f32>, 4>(s0.xyz, s1.xyz, s2.xyz, s3.xyz);
-    let w = vec4<f32>(s0.w, s1.w, s2.w, s3.w);
+    let particles = vec4<u32>(j, corners);
+    var x: array<vec3<f32>, 4>;
+    var q: array<vec3<f32>, 4>;
+    var w: vec4<f32>;
+    for (var k = 0u; k < 4u; k += 1u) {
+        let state = velocities[particles[k]];
+        x[k] = positions[particles[k]].xyz;
+        q[k] = state.xyz;
+        w[k] = state.w;
+    }
     let contact = point_triangle_correction(x, q, w);
     if (!contact.found) {
         return;
@@ -260,10 +238,16 @@ fn add_contact(j: u32, corners: vec3<u32>) {
         return;
     }
     let exponent = fixed_point_exponent();
-    add_to_sum(j, contact.corrections[0], w.x, exponent);
-    add_to_sum(corners.x, contact.corrections[1], w.y, exponent);
-    add_to_sum(corners.y, contact.corrections[2], w.z, exponent);
-    add_to_sum(corners.z, contact.corrections[3], w.w, exponent);
+    for (var k = 0u; k < 4u; k += 1u) {
+        if (w[k] > 0.0) {
+            let fixed = bitcast<vec3<u32>>(to_fixed(contact.corrections[k], exponent));
+            let slot = sum_slot(particles[k]);
+            atomicAdd(&hash_table.starts[slot], fixed.x);
+            atomicAdd(&hash_table.starts[slot + 1u], fixed.y);
+            atomicAdd(&hash_table.starts[slot + 2u], fixed.z);
+            atomicAdd(&hash_table.starts[slot + 3u], 1u);
+        }
+    }
 }
 
 // The particles that touch the face of this thread's triangle (TriangleContacts::find_touching
@@ -292,26 +276,28 @@ fn find_touching(corners: vec3<u32>) -> bool {
     let high = max(max(p0, p1), p2) + vec3<f32>(h);
     let first = cell_of(low, size);
     let last = cell_of(high, size);
-    let d = plane_axis(n);
-    let lowest = cell_along_plane_axes(first, d);
-    let highest = cell_along_plane_axes(last, d);
-    let across_u = highest.y - lowest.y + 1;
-    let across_v = highest.z - lowest.z + 1;
+    let axes = plane_axes(n);
+    let d = axes.x;
+    let u = axes.y;
+    let v = axes.z;
+    let across_u = last[u] - first[u] + 1;
+    let across_v = last[v] - first[v] + 1;
     // In steps, so that the product cannot overflow.
     let most = i32(MAX_TRIANGLE_COLUMNS);
     if (across_u > most || across_v > most || across_u * across_v > most) {
         return true;
     }
-    let a = along_plane_axes(p0, d);
-    let normal = along_plane_axes(n, d);
     var overflow = false;
     var examined = 0u;
     var steps = 0u;
-    for (var column_u = lowest.y; column_u <= highest.y; column_u += 1) {
-        for (var column_v = lowest.z; column_v <= highest.z; column_v += 1) {
-            let slab = slab_cells(vec2<i32>(column_u, column_v), a, normal, size, h);
-            for (var along = max(slab.x, lowest.x); along <= min(slab.y, highest.x); along += 1) {
-                let cell = cell_from_plane_axes(vec3<i32>(along, column_u, column_v), d);
+    for (var column_u = first[u]; column_u <= last[u]; column_u += 1) {
+        for (var column_v = first[v]; column_v <= last[v]; column_v += 1) {
+            let slab = slab_cells(vec2<i32>(column_u, column_v), axes, p0, n, size, h);
+            for (var along = max(slab.x, first[d]); along <= min(slab.y, last[d]); along += 1) {
+                var cell: vec3<i32>;
+                cell[d] = along;
+                cell[u] = column_u;
+                cell[v] = column_v;
                 let bucket = cell_hash(cell, params.self_collision.hash_table_size);
                 let start = atomicLoad(&hash_table.starts[bucket]);
                 let end = atomicLoad(&hash_table.starts[bucket + 1u]);
