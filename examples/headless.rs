@@ -1,6 +1,6 @@
 //! Headless runner: steps a scene on the GPU and reports speed and physical sanity.
 //!
-//! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120
+//! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120 [--gltf FILE]
 //!  --solver gs|jacobi|mass-spring --substeps 10 --iterations 10 [--strain-limit 0.9,1.1]
 //!  [--area-limit 0.8,1.05] [--directional [SLACK]]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
@@ -44,6 +44,11 @@ struct Args {
     /// Grid cells per side.
     #[arg(long, default_value_t = 64)]
     grid: u32,
+    /// Simulate this glTF cloth (.gltf or .glb) instead of a scene: pinned where its vertices
+    /// are painted (red vertex colour or a `_PIN` attribute), its `collider*` nodes as
+    /// colliders, a ground below, the default parameters.
+    #[arg(long)]
+    gltf: Option<std::path::PathBuf>,
     /// Frames to simulate (at least 1).
     #[arg(long, default_value = "120")]
     frames: NonZeroUsize,
@@ -154,7 +159,10 @@ fn main() {
 
 fn run(args: &Args) -> Result<(), drape::Error> {
     let (device, queue, adapter) = drape::headless_device(HeadlessOptions { timestamps: true })?;
-    let mut scene = Scene::new(args.scene, args.grid)?;
+    let mut scene = match &args.gltf {
+        Some(path) => gltf_scene(path)?,
+        None => Scene::new(args.scene, args.grid)?,
+    };
     scene.model = scene.model.with_bending_model(args.bending)?;
     let params = drape::SolverParams {
         substeps: args.substeps,
@@ -234,7 +242,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     let report = serde_json::json!({
         "adapter": adapter.name,
         "backend": adapter.backend.to_string(),
-        "scene": args.scene.name(),
+        "scene": if args.gltf.is_some() { "gltf" } else { args.scene.name() },
         "grid": args.grid,
         "frames": args.frames,
         "solver": args.solver.to_possible_value().map(|v| v.get_name().to_string()),
@@ -363,6 +371,14 @@ fn mass_spring_report(params: &drape::SolverParams, solver: &GpuSolver) -> serde
         "stability_number": network.stability_number(&springs, params.substep_dt()),
         "min_stable_substeps": network.min_stable_substeps(&springs, params.time_step, drape::params::MAX_SUBSTEPS),
     })
+}
+
+/// The cloth of a glTF file as a scene (its kind names nothing: the report says "gltf").
+fn gltf_scene(path: &std::path::Path) -> Result<Scene, drape::Error> {
+    let cloth = drape::GltfCloth::load(path)?;
+    let model = cloth.model(drape::model::DEFAULT_DENSITY)?;
+    let colliders = cloth.colliders_with_ground();
+    Ok(Scene { kind: SceneKind::Hanging, model, params: drape::SolverParams::default(), colliders, spins: Vec::new() })
 }
 
 /// The scene's air with the wind and gusts asked for; `--gusts` without any air is an error.

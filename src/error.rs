@@ -124,6 +124,9 @@ pub enum Error {
     /// An OBJ file was read, but its mesh is not usable as cloth.
     #[allow(missing_docs)]
     ObjMesh { path: String, error: MeshError },
+    /// A glTF file could not be loaded as a cloth ([`crate::gltf_input`]).
+    #[allow(missing_docs)]
+    Gltf { path: String, error: GltfError },
     /// A collider is malformed (non-finite, plane normal not of unit length, radius ≤ 0) or there
     /// are too many.
     Collider(String),
@@ -162,6 +165,7 @@ impl fmt::Display for Error {
             Self::Param(e) => write!(f, "invalid parameter: {e}"),
             Self::Obj { path, message } => write!(f, "cannot load OBJ `{path}`: {message}"),
             Self::ObjMesh { path, error } => write!(f, "cannot load OBJ `{path}`: invalid mesh: {error}"),
+            Self::Gltf { path, error } => write!(f, "cannot load glTF `{path}`: {error}"),
             Self::Collider(m) => write!(f, "invalid collider: {m}"),
             Self::Pin(m) => write!(f, "invalid pin: {m}"),
             Self::ParticleOutOfRange { index, particle_count } => {
@@ -186,10 +190,57 @@ impl fmt::Display for Error {
 
 impl std::error::Error for MeshError {}
 
+/// Why a glTF file could not be loaded as a cloth ([`Error::Gltf`]). Nodes are named by their
+/// name, or `#index` where they have none; primitives by their index in their mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GltfError {
+    /// The file could not be read, or is not glTF 2.0: a wrong magic number, a truncated GLB,
+    /// malformed JSON or an index that refers to nothing.
+    #[allow(missing_docs)]
+    Read { message: String },
+    /// A buffer's data is missing (no GLB binary chunk, an unreadable file or data URI) or
+    /// shorter than the buffer declares.
+    #[allow(missing_docs)]
+    Buffer { buffer: usize, message: String },
+    /// A mesh primitive cannot be read: not triangles, a missing, sparse, out-of-range or
+    /// ill-typed accessor, an index past its vertices, a non-finite position.
+    #[allow(missing_docs)]
+    Primitive { node: String, primitive: usize, reason: String },
+    /// A node is reached twice: the node hierarchy is not a forest.
+    #[allow(missing_docs)]
+    Hierarchy { node: String },
+    /// No triangles outside the collider nodes: there is no cloth.
+    NoCloth,
+    /// The welded triangles of the cloth, or of a collider node (`node`), are not a usable mesh.
+    #[allow(missing_docs)]
+    Mesh { node: Option<String>, error: MeshError },
+    /// A collider node's mesh gave no distance field (it must be closed and within range).
+    #[allow(missing_docs)]
+    Collider { node: String, message: String },
+}
+
+impl fmt::Display for GltfError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Read { message } => write!(f, "{message}"),
+            Self::Buffer { buffer, message } => write!(f, "buffer {buffer}: {message}"),
+            Self::Primitive { node, primitive, reason } => write!(f, "node `{node}`, primitive {primitive}: {reason}"),
+            Self::Hierarchy { node } => write!(f, "node `{node}` is reached twice: the nodes must form a forest"),
+            Self::NoCloth => write!(f, "no triangles outside the collider nodes"),
+            Self::Mesh { node: None, error } => write!(f, "the cloth is not a usable mesh: {error}"),
+            Self::Mesh { node: Some(node), error } => write!(f, "collider node `{node}` is not a usable mesh: {error}"),
+            Self::Collider { node, message } => write!(f, "collider node `{node}`: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for GltfError {}
+
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Mesh(e) | Self::ObjMesh { error: e, .. } => Some(e),
+            Self::Gltf { error, .. } => Some(error),
             _ => None,
         }
     }

@@ -31,6 +31,7 @@ pub mod constraints;
 pub mod distance_field;
 pub mod error;
 pub mod geodesic;
+pub mod gltf_input;
 pub mod gpu;
 pub mod graph;
 pub mod math;
@@ -56,7 +57,8 @@ pub use collision::{Collider, ContactMaterial, Pose};
 pub use constraints::stretch::StrainLimits;
 pub use constraints::BendingModel;
 pub use distance_field::DistanceField;
-pub use error::{Error, MeshError, ParamError};
+pub use error::{Error, GltfError, MeshError, ParamError};
+pub use gltf_input::GltfCloth;
 #[cfg(not(target_arch = "wasm32"))]
 pub use gpu::{headless_device, request_device};
 pub use gpu::{request_device_async, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};

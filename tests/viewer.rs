@@ -299,7 +299,7 @@ fn the_panel_keeps_command_line_values_outside_its_slider_ranges() {
     for (scene, grid) in [(SceneKind::Hanging, 300), (SceneKind::Flag, 8)] {
         let session = Session::new(&device, &queue, ClothSource::Scene(scene), grid, overrides);
         let session = session.expect("session");
-        let mut state = PanelState { grid, obj: None, message: None, fps: 0.0, draw: DrawOptions::default() };
+        let mut state = PanelState { grid, file: None, message: None, fps: 0.0, draw: DrawOptions::default() };
         let context = egui::Context::default();
         let mut actions = Vec::new();
         for _ in 0..2 {
@@ -663,6 +663,62 @@ fn the_runner_profiles_every_pass() {
     assert!(total > 0.0 && total.is_finite(), "{total}");
 }
 
+/// A curtain of 3 × 3 vertices in the XY plane with its top row painted red, above a closed
+/// cube in a node named `Collider`, written as a `.glb`.
+fn painted_curtain(path: &Path) {
+    use support::gltf_asset::Asset;
+    let mut asset = Asset::default();
+    let points: Vec<Vec3> = (0..9).map(|k| Vec3::new((k % 3) as f32 * 0.5, 2.0 - (k / 3) as f32 * 0.5, 0.0)).collect();
+    let colours: Vec<[u8; 4]> = (0..9).map(|k| if k < 3 { [255, 0, 0, 255] } else { [64, 64, 64, 255] }).collect();
+    let indices: Vec<u32> = (0..2)
+        .flat_map(|j| {
+            (0..2).flat_map(move |i| {
+                let a = 3 * j + i;
+                [a, a + 3, a + 4, a, a + 4, a + 1]
+            })
+        })
+        .collect();
+    let (p, c, x) = (asset.positions(&points), asset.colours(&colours), asset.indices(&indices));
+    let mesh = asset.mesh(serde_json::json!({ "attributes": { "POSITION": p, "COLOR_0": c }, "indices": x }));
+    asset.node(serde_json::json!({ "name": "curtain", "mesh": mesh }), true);
+    let corners: Vec<Vec3> =
+        (0..8).map(|k| Vec3::new((k & 1) as f32, ((k >> 1) & 1) as f32, (k >> 2) as f32) - 0.5).collect();
+    let quads = [[0u32, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+    let faces: Vec<u32> = quads.iter().flat_map(|&[a, b, c, d]| [a, b, c, a, c, d]).collect();
+    let (p, x) = (asset.positions(&corners), asset.indices(&faces));
+    let mesh = asset.mesh(serde_json::json!({ "attributes": { "POSITION": p }, "indices": x }));
+    asset.node(serde_json::json!({ "name": "Collider", "mesh": mesh, "translation": [0.5, 0.5, 0.0] }), true);
+    std::fs::write(path, asset.glb()).expect("write");
+}
+
+/// A glTF cloth in the demo's session and the runner: pinned where painted, its collider node
+/// and a ground below; a missing file is a clear error.
+#[test]
+fn gltf_cloths_load_pinned_where_painted_in_the_demo_and_the_runner() {
+    let dir = scratch_dir("gltf");
+    let glb = dir.join("curtain.glb");
+    painted_curtain(&glb);
+    let setup = ClothSetup::load(&ClothSource::Gltf(glb.clone()), 0).expect("a valid glTF");
+    let positions = &setup.model.mesh().positions;
+    let pinned: Vec<Vec3> = (0..9).filter(|&i| setup.model.inverse_masses()[i] == 0.0).map(|i| positions[i]).collect();
+    assert!(pinned.len() == 3 && pinned.iter().all(|p| p.y == 2.0), "the painted top row is pinned: {pinned:?}");
+    let (cube, ground) = (&setup.colliders[0], &setup.colliders[1]);
+    assert!(matches!(cube, Collider::Mesh { .. }) && cube.signed_distance(Vec3::new(0.5, 0.5, 0.0)) < -0.4);
+    assert!(matches!(ground, Collider::Plane { .. }) && ground.signed_distance(Vec3::ZERO) > 0.0, "{ground:?}");
+    let args = ["--frames", "3", "--substeps", "2", "--iterations", "2", "--json", "--gltf"];
+    let out = run(example("headless").args(args).arg(&glb), Duration::from_secs(120));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!((report["scene"].as_str(), report["particles"].as_u64()), (Some("gltf"), Some(9)));
+    assert_eq!(report["non_finite"].as_u64(), Some(0));
+    let missing = dir.join("no-such-file.glb");
+    let out =
+        run(example("demo").args(["--headless", "--frames", "1", "--gltf"]).arg(&missing), Duration::from_secs(120));
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("cannot load glTF") && stderr.contains("no-such-file.glb"), "unclear error: {stderr}");
+}
+
 #[test]
 fn the_demo_rejects_missing_and_malformed_obj_files() {
     let dir = scratch_dir("bad-obj");
@@ -828,7 +884,7 @@ fn keys_map_to_the_documented_commands() {
     assert_eq!(command_for_key(&key("8"), false), Some(Command::Scene(SceneKind::Stack)));
     assert_eq!(command_for_key(&key("9"), false), Some(Command::Scene(SceneKind::Spin)));
     assert_eq!(command_for_key(&key("0"), false), Some(Command::Scene(SceneKind::Mesh)));
-    assert_eq!(command_for_key(&key("o"), false), Some(Command::ObjScene));
+    assert_eq!(command_for_key(&key("o"), false), Some(Command::FileScene));
     // The help lists the same keys, and the digits reach every scene.
     assert_eq!(SceneKind::ALL.len(), 10, "a new scene needs a key");
     let help = "1–9, 0: scenes · O: the --obj file";

@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo run --release --example demo                      # window, drape scene
 //! cargo run --release --example demo -- --obj cloth.obj  # your own cloth
+//! cargo run --release --example demo -- --gltf cloth.glb  # pinned where painted
 //! cargo run --release --example demo -- --headless --scene drape --frames 120 --screenshot out.png
 //! ```
 
@@ -32,8 +33,12 @@ struct Args {
     #[arg(long, default_value = "drape")]
     scene: SceneKind,
     /// Simulate this OBJ cloth instead (its top-most vertices are pinned).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "gltf")]
     obj: Option<PathBuf>,
+    /// Simulate this glTF cloth (.gltf or .glb) instead: pinned where its vertices are painted
+    /// (red vertex colour or a `_PIN` attribute), its `collider*` nodes as colliders.
+    #[arg(long)]
+    gltf: Option<PathBuf>,
     /// Grid cells per side of library scenes.
     #[arg(long, default_value_t = 48)]
     grid: u32,
@@ -74,10 +79,12 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let source = match &args.obj {
-        Some(path) => ClothSource::Obj(path.clone()),
-        None => ClothSource::Scene(args.scene),
+    let file = match (&args.obj, &args.gltf) {
+        (Some(path), _) => Some(ClothSource::Obj(path.clone())),
+        (None, Some(path)) => Some(ClothSource::Gltf(path.clone())),
+        (None, None) => None,
     };
+    let source = file.clone().unwrap_or(ClothSource::Scene(args.scene));
     let overrides = ParamOverrides {
         time_step: args.dt,
         substeps: args.substeps,
@@ -101,7 +108,7 @@ fn main() -> ExitCode {
             size,
         })
     } else {
-        run_window(WindowRun { source, grid: args.grid, overrides, frames: args.frames, size, obj: args.obj.clone() })
+        run_window(WindowRun { source, grid: args.grid, overrides, frames: args.frames, size, file })
     };
     match outcome {
         Ok(report) => {

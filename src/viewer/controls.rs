@@ -35,7 +35,7 @@ pub enum Command {
     /// Load a library scene.
     Scene(SceneKind),
     /// Load the OBJ given on the command line.
-    ObjScene,
+    FileScene,
 }
 
 /// The command for a key press (`shift` held or not), if the key has one.
@@ -69,7 +69,7 @@ fn character_command(key: &str) -> Option<Command> {
         "f" => Some(Command::Frame),
         "+" | "=" => Some(Command::Zoom(ZOOM_PER_STEP)),
         "-" => Some(Command::Zoom(1.0 / ZOOM_PER_STEP)),
-        "o" => Some(Command::ObjScene),
+        "o" => Some(Command::FileScene),
         // Digits 1, 2, …, 9, 0 pick the library scenes in order.
         digit => {
             let number = digit.parse::<usize>().ok()?;
@@ -88,5 +88,5 @@ pub const CONTROLS: &[&str] = &[
     "wheel / + − / PageUp PageDown: zoom",
     "space: pause · S: single step · R: reset",
     "G: switch Gauss-Seidel / Jacobi",
-    "1–9, 0: scenes · O: the --obj file · F: frame · Esc: quit",
+    "1–9, 0: scenes · O: the --obj or --gltf file · F: frame · Esc: quit",
 ];

@@ -10,7 +10,6 @@ use crate::constraints::{BendingModel, UnitType};
 use crate::params::{MassSpringParams, SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::passes::springs::SpringKind;
 use crate::scene::SceneKind;
-use std::path::PathBuf;
 
 /// What the user asked for this frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,8 +33,8 @@ pub enum PanelAction {
 pub struct PanelState {
     /// Grid cells per side for library scenes (applied with the scene).
     pub grid: u32,
-    /// The OBJ given on the command line, offered as a scene.
-    pub obj: Option<PathBuf>,
+    /// The OBJ or glTF file given on the command line, offered as a scene.
+    pub file: Option<ClothSource>,
     /// The last error to show (e.g. a rejected parameter).
     pub message: Option<String>,
     /// Window frames per second.
@@ -82,8 +81,8 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
             for kind in SceneKind::ALL {
                 ui.selectable_value(&mut source, ClothSource::Scene(kind), kind.name());
             }
-            if let Some(path) = &state.obj {
-                ui.selectable_value(&mut source, ClothSource::Obj(path.clone()), path.display().to_string());
+            if let Some(file) = &state.file {
+                ui.selectable_value(&mut source, file.clone(), file.to_string());
             }
         });
         ui.add(slider(&mut state.grid, GRID_CELLS).text("grid cells").logarithmic(true));

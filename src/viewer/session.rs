@@ -7,6 +7,7 @@ use super::renderer::{Marker, MarkerKind};
 use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::{Error, ParamError};
+use crate::gltf_input::GltfCloth;
 use crate::gpu::readback::BackgroundMap;
 use crate::gpu::{FrameProfile, GpuSolver};
 use crate::math::bounding_box;
@@ -32,13 +33,16 @@ pub enum ClothSource {
     Scene(SceneKind),
     /// An OBJ file: its top-most vertices are pinned and a ground plane is put below it.
     Obj(PathBuf),
+    /// A glTF file ([`crate::GltfCloth`]): pinned where painted, with its collider nodes and a
+    /// ground plane below it all.
+    Gltf(PathBuf),
 }
 
 impl fmt::Display for ClothSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Scene(kind) => write!(f, "{kind}"),
-            Self::Obj(path) => write!(f, "{}", path.display()),
+            Self::Obj(path) | Self::Gltf(path) => write!(f, "{}", path.display()),
         }
     }
 }
@@ -123,6 +127,12 @@ impl ClothSetup {
                 let ground = min.y - 0.5 * (max - min).max_element().max(0.1);
                 let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
                 let colliders = vec![Collider::ground(ground)];
+                Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new() })
+            }
+            ClothSource::Gltf(path) => {
+                let cloth = GltfCloth::load(path)?;
+                let model = cloth.model(DEFAULT_DENSITY)?;
+                let colliders = cloth.colliders_with_ground();
                 Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new() })
             }
         }

@@ -13,7 +13,6 @@ use crate::error::Error;
 use crate::gpu::device::choose_adapter;
 use crate::gpu::{request_device, HeadlessOptions};
 use glam::Vec2;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 use winit::application::ApplicationHandler;
@@ -39,8 +38,8 @@ pub struct WindowRun {
     pub frames: Option<u64>,
     /// Initial window size in pixels.
     pub size: [u32; 2],
-    /// An OBJ to offer beside the library scenes.
-    pub obj: Option<PathBuf>,
+    /// An OBJ or glTF file to offer beside the library scenes.
+    pub file: Option<ClothSource>,
 }
 
 /// Opens the window and runs until it is closed (or `run.frames` frames are simulated).
@@ -230,7 +229,7 @@ impl Viewer {
             egui,
             panel: PanelState {
                 grid: run.grid,
-                obj: run.obj.clone(),
+                file: run.file.clone(),
                 message: None,
                 fps: 0.0,
                 draw: Default::default(),
@@ -382,9 +381,9 @@ impl Viewer {
             Command::Orbit(yaw, pitch) => self.camera.orbit(yaw, pitch),
             Command::Pan(pixels) => self.camera.pan(pixels, self.viewport().y),
             Command::Scene(kind) => self.load(ClothSource::Scene(kind), self.panel.grid),
-            Command::ObjScene => {
-                if let Some(path) = self.panel.obj.clone() {
-                    self.load(ClothSource::Obj(path), self.panel.grid);
+            Command::FileScene => {
+                if let Some(file) = self.panel.file.clone() {
+                    self.load(file, self.panel.grid);
                 }
             }
         }

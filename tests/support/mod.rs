@@ -1,6 +1,8 @@
 //! Helpers shared by the tests.
 #![allow(dead_code)]
 
+pub mod gltf_asset;
+
 use glam::Vec3;
 
 /// A small deterministic generator (xorshift) so the tests need no extra crate.
