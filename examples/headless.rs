@@ -1,6 +1,7 @@
 //! Headless runner: steps a scene on the GPU and reports speed and physical sanity.
 //!
 //! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120 [--gltf FILE]
+//!  [--export out.glb|out.obj [--export-every K]]
 //!  --solver gs|jacobi|mass-spring --substeps 10 --iterations 10 [--strain-limit 0.9,1.1]
 //!  [--area-limit 0.8,1.05] [--directional [SLACK]]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
@@ -49,6 +50,14 @@ struct Args {
     /// colliders, a ground below, the default parameters.
     #[arg(long)]
     gltf: Option<std::path::PathBuf>,
+    /// Write the simulated frames (the rest state, then every --export-every'th frame) as one
+    /// glTF animation (a .glb: a morph target per frame) or, for a path ending in .obj, as an
+    /// OBJ per frame beside it (NAME_0000.obj, …). Read back outside the timings.
+    #[arg(long)]
+    export: Option<std::path::PathBuf>,
+    /// With --export: record every this many frames.
+    #[arg(long, default_value = "1", requires = "export")]
+    export_every: NonZeroUsize,
     /// Frames to simulate (at least 1).
     #[arg(long, default_value = "120")]
     frames: NonZeroUsize,
@@ -200,6 +209,14 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     let mut profiles = Vec::new();
     let mut wall_ms = Vec::with_capacity(frames);
     let mut window_stretch: Option<drape::StretchReport> = None;
+    let every = args.export_every.get();
+    let mut recorder = match &args.export {
+        Some(_) => Some(drape::AnimationRecorder::new(scene.model.mesh(), every as f32 * params.time_step)?),
+        None => None,
+    };
+    if let Some(recorder) = &mut recorder {
+        recorder.record(&solver.read_positions()?)?;
+    }
     for frame in 0..frames {
         let start = Instant::now();
         let mut encoder = device.create_command_encoder(&Default::default());
@@ -220,6 +237,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         if args.profile {
             profiles.push(read_profile(&device, &mut solver)?);
         }
+        if let Some(recorder) = recorder.as_mut().filter(|_| (frame + 1) % every == 0) {
+            recorder.record(&solver.read_positions()?)?;
+        }
         if args.window.is_some_and(|(first, last)| (first..=last).contains(&(frame + 1))) {
             let stretch = drape::StretchReport::measure(&scene.model, &solver.read_positions()?);
             window_stretch = match (window_stretch, stretch) {
@@ -229,6 +249,10 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         }
     }
     let gpu_ms = timer.map(|t| t.read(&device, &queue)).transpose()?;
+    let exported = match (&recorder, &args.export) {
+        (Some(recorder), Some(path)) => Some(export(recorder, path)?),
+        _ => None,
+    };
     let metrics = solver.metrics()?;
     let positions = solver.read_positions()?;
     let self_intersections = drape::metrics::self_intersections(scene.model.mesh(), &positions);
@@ -243,6 +267,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "adapter": adapter.name,
         "backend": adapter.backend.to_string(),
         "scene": if args.gltf.is_some() { "gltf" } else { args.scene.name() },
+        "exported_frames": exported,
         "grid": args.grid,
         "frames": args.frames,
         "solver": args.solver.to_possible_value().map(|v| v.get_name().to_string()),
@@ -371,6 +396,16 @@ fn mass_spring_report(params: &drape::SolverParams, solver: &GpuSolver) -> serde
         "stability_number": network.stability_number(&springs, params.substep_dt()),
         "min_stable_substeps": network.min_stable_substeps(&springs, params.time_step, drape::params::MAX_SUBSTEPS),
     })
+}
+
+/// Writes the recorded frames to `path`: a glTF animation, or an OBJ sequence for a path
+/// ending in `.obj`; the frames written.
+fn export(recorder: &drape::AnimationRecorder, path: &std::path::Path) -> Result<usize, drape::Error> {
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("obj")) {
+        return Ok(recorder.write_obj_sequence(path)?.len());
+    }
+    recorder.write_glb(path)?;
+    Ok(recorder.frame_count())
 }
 
 /// The cloth of a glTF file as a scene (its kind names nothing: the report says "gltf").

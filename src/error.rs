@@ -127,6 +127,9 @@ pub enum Error {
     /// A glTF file could not be loaded as a cloth ([`crate::gltf_input`]).
     #[allow(missing_docs)]
     Gltf { path: String, error: GltfError },
+    /// An animation could not be encoded or written ([`crate::animation`]).
+    #[allow(missing_docs)]
+    Export { path: String, message: String },
     /// A collider is malformed (non-finite, plane normal not of unit length, radius ≤ 0) or there
     /// are too many.
     Collider(String),
@@ -166,6 +169,7 @@ impl fmt::Display for Error {
             Self::Obj { path, message } => write!(f, "cannot load OBJ `{path}`: {message}"),
             Self::ObjMesh { path, error } => write!(f, "cannot load OBJ `{path}`: invalid mesh: {error}"),
             Self::Gltf { path, error } => write!(f, "cannot load glTF `{path}`: {error}"),
+            Self::Export { path, message } => write!(f, "cannot write animation `{path}`: {message}"),
             Self::Collider(m) => write!(f, "invalid collider: {m}"),
             Self::Pin(m) => write!(f, "invalid pin: {m}"),
             Self::ParticleOutOfRange { index, particle_count } => {

@@ -26,6 +26,7 @@
 
 #![warn(missing_docs)]
 
+pub mod animation;
 pub mod collision;
 pub mod constraints;
 pub mod distance_field;
@@ -53,6 +54,7 @@ compile_error!(
     "the `viewer` feature is native only: build for wasm32 with `--no-default-features` (and `--features render` for the renderer and session)"
 );
 
+pub use animation::AnimationRecorder;
 pub use collision::{Collider, ContactMaterial, Pose};
 pub use constraints::stretch::StrainLimits;
 pub use constraints::BendingModel;

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod gltf_asset;
+pub mod gltf_validator;
 
 use glam::Vec3;
 
