@@ -21,6 +21,7 @@ use crate::scene::{Scene, SceneKind, Spin};
 use glam::Vec3;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use web_time::Instant;
 
 /// Jacobi over-relaxation ω used when switching to Jacobi without a value given.
@@ -36,6 +37,10 @@ pub enum ClothSource {
     /// A glTF file ([`crate::GltfCloth`]): pinned where painted, with its collider nodes and a
     /// ground plane below it all.
     Gltf(PathBuf),
+    /// The bytes of a `.glb`, or of a `.gltf` with embedded buffers, named `name` (a file
+    /// picked or dropped on the web page), loaded as [`ClothSource::Gltf`].
+    #[allow(missing_docs)]
+    GltfBytes { name: String, bytes: Arc<[u8]> },
 }
 
 impl fmt::Display for ClothSource {
@@ -43,6 +48,7 @@ impl fmt::Display for ClothSource {
         match self {
             Self::Scene(kind) => write!(f, "{kind}"),
             Self::Obj(path) | Self::Gltf(path) => write!(f, "{}", path.display()),
+            Self::GltfBytes { name, .. } => write!(f, "{name}"),
         }
     }
 }
@@ -129,13 +135,22 @@ impl ClothSetup {
                 let colliders = vec![Collider::ground(ground)];
                 Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new() })
             }
-            ClothSource::Gltf(path) => {
-                let cloth = GltfCloth::load(path)?;
-                let model = cloth.model(DEFAULT_DENSITY)?;
-                let colliders = cloth.colliders_with_ground();
-                Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new() })
+            ClothSource::Gltf(path) => Self::of_gltf(&GltfCloth::load(path)?),
+            ClothSource::GltfBytes { name, bytes } => {
+                let cloth = GltfCloth::from_slice(bytes).map_err(|e| match e {
+                    Error::Gltf { error, .. } => Error::Gltf { path: name.clone(), error },
+                    other => other,
+                })?;
+                Self::of_gltf(&cloth)
             }
         }
+    }
+
+    /// A glTF cloth's setup: pinned where painted, its colliders and a ground below.
+    fn of_gltf(cloth: &GltfCloth) -> Result<Self, Error> {
+        let model = cloth.model(DEFAULT_DENSITY)?;
+        let colliders = cloth.colliders_with_ground();
+        Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new() })
     }
 }
 

@@ -135,3 +135,30 @@ pub fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// A curtain of 3 × 3 vertices in the XY plane with its top row painted red, above a closed
+/// cube in a node named `Collider`.
+pub fn painted_curtain() -> Asset {
+    let mut asset = Asset::default();
+    let points: Vec<Vec3> = (0..9).map(|k| Vec3::new((k % 3) as f32 * 0.5, 2.0 - (k / 3) as f32 * 0.5, 0.0)).collect();
+    let colours: Vec<[u8; 4]> = (0..9).map(|k| if k < 3 { [255, 0, 0, 255] } else { [64, 64, 64, 255] }).collect();
+    let indices: Vec<u32> = (0..2)
+        .flat_map(|j| {
+            (0..2).flat_map(move |i| {
+                let a = 3 * j + i;
+                [a, a + 3, a + 4, a, a + 4, a + 1]
+            })
+        })
+        .collect();
+    let (p, c, x) = (asset.positions(&points), asset.colours(&colours), asset.indices(&indices));
+    let mesh = asset.mesh(json!({ "attributes": { "POSITION": p, "COLOR_0": c }, "indices": x }));
+    asset.node(json!({ "name": "curtain", "mesh": mesh }), true);
+    let corners: Vec<Vec3> =
+        (0..8).map(|k| Vec3::new((k & 1) as f32, ((k >> 1) & 1) as f32, (k >> 2) as f32) - 0.5).collect();
+    let quads = [[0u32, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+    let faces: Vec<u32> = quads.iter().flat_map(|&[a, b, c, d]| [a, b, c, a, c, d]).collect();
+    let (p, x) = (asset.positions(&corners), asset.indices(&faces));
+    let mesh = asset.mesh(json!({ "attributes": { "POSITION": p }, "indices": x }));
+    asset.node(json!({ "name": "Collider", "mesh": mesh, "translation": [0.5, 0.5, 0.0] }), true);
+    asset
+}

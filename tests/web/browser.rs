@@ -140,6 +140,13 @@ impl Browser {
         self.session_command("POST", &format!("/element/{id}/click"), Some(json!({})));
     }
 
+    /// Picks the file at `path` in the file input `css` selects.
+    pub fn upload(&self, css: &str, path: &std::path::Path) {
+        let id = self.element(css);
+        let text = path.to_str().expect("a UTF-8 path");
+        self.session_command("POST", &format!("/element/{id}/value"), Some(json!({ "text": text })));
+    }
+
     /// A PNG of the element `css` selects.
     pub fn screenshot(&self, css: &str) -> Vec<u8> {
         let id = self.element(css);

@@ -357,3 +357,43 @@ fn a_browser_without_webgpu_is_told_so() {
     without_api.before_every_page("delete Navigator.prototype.gpu;");
     told(&without_api);
 }
+
+/// A glTF file picked in the page's file input, or dropped on the canvas, becomes the cloth
+/// (pinned where painted: those particles stay put as the rest falls); a file that is not glTF
+/// is refused with a message while the cloth stays.
+#[test]
+fn a_gltf_file_picked_or_dropped_becomes_the_cloth() {
+    let _one = one_browser_at_a_time();
+    let address = server::serve(site());
+    let browser = open_paused_drape(&address, 2);
+    let glb = support::gltf_asset::painted_curtain().glb();
+    let dir = std::env::temp_dir().join(format!("drape-web-gltf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("curtain.glb");
+    std::fs::write(&file, &glb).unwrap();
+    browser.upload("#gltf", &file);
+    browser.wait_for("the picked glTF cloth", PATIENCE, |b| b.state("scene") == json!("curtain.glb"));
+    assert_eq!(browser.state("particles"), json!(9));
+    browser.click("#pause");
+    browser.wait_for("its positions after a few frames", PATIENCE, |b| {
+        b.state("frames").as_u64().is_some_and(|f| f >= 5)
+            && b.state("positions").as_array().is_some_and(|p| p.len() == 27)
+    });
+    let positions = vec3s(&browser.state("positions"));
+    let top: Vec<&Vec3> = positions.iter().filter(|p| p.y == 2.0).collect();
+    assert_eq!(top.len(), 3, "the painted row stays pinned: {positions:?}");
+    assert!(positions.iter().filter(|p| p.y != 2.0).all(|p| p.y < 1.5 + 1e-6), "the rest hangs: {positions:?}");
+    let drop = "const bytes = Uint8Array.from(atob(arguments[0]), c => c.charCodeAt(0)); \
+                const transfer = new DataTransfer(); \
+                transfer.items.add(new File([bytes], arguments[1])); \
+                document.getElementById('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));";
+    browser.eval(drop, json!([support::gltf_asset::base64(&glb), "dropped.glb"]));
+    browser.wait_for("the dropped glTF cloth", PATIENCE, |b| b.state("scene") == json!("dropped.glb"));
+    browser.eval(drop, json!([support::gltf_asset::base64(b"not glTF"), "broken.glb"]));
+    let text = |id: &str| browser.eval("return document.getElementById(arguments[0]).textContent;", json!([id]));
+    browser.wait_for("the refusal", PATIENCE, |_| {
+        text("message").as_str().is_some_and(|m| m.contains("cannot load glTF") && m.contains("broken.glb"))
+    });
+    assert_eq!(browser.state("scene"), json!("dropped.glb"), "the cloth stays");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -271,6 +271,9 @@ impl App {
         let params = *self.session.params();
         let result = match control {
             Control::Scene(kind) => return self.load(ClothSource::Scene(kind), self.session.grid()),
+            Control::GltfFile { name, bytes } => {
+                return self.load(ClothSource::GltfBytes { name, bytes: bytes.into() }, self.session.grid())
+            }
             Control::Grid(grid) => {
                 let grid = page::grid_in_range(grid).map_err(|e| format!("a grid of {grid}: {e}"))?;
                 return self.load(self.session.source().clone(), grid);

@@ -1,6 +1,7 @@
-//! The page's HTML controls: the scene, run buttons and main parameters. Their listeners only
-//! queue a [`Control`]; the app applies it at its next frame and then [`show`]s the session's
-//! state in them again (a rejected value springs back, and a scene brings its own parameters).
+//! The page's HTML controls: the scene, a glTF file picked or dropped on the canvas, run buttons
+//! and main parameters. Their listeners only queue a [`Control`]; the app applies it at its next
+//! frame and then [`show`]s the session's state in them again (a rejected value springs back,
+//! and a scene brings its own parameters).
 
 use crate::page::{element, SolverKind};
 use drape::params::{MAX_ITERATIONS, MAX_SUBSTEPS};
@@ -11,12 +12,19 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlButtonElement, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement};
+use web_sys::{
+    DragEvent, File, HtmlButtonElement, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
+};
 
 /// What a control asks for.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Control {
     Scene(SceneKind),
+    /// A glTF file's name and bytes, picked or dropped.
+    GltfFile {
+        name: String,
+        bytes: Vec<u8>,
+    },
     Grid(u32),
     TogglePause,
     Step,
@@ -67,9 +75,62 @@ pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
         ("frame", Control::FrameCamera),
     ] {
         let button: HtmlButtonElement = element(id)?;
-        listen_to(queue, &button, "click", move |_: &HtmlButtonElement| control)?;
+        listen_to(queue, &button, "click", move |_: &HtmlButtonElement| control.clone())?;
     }
+    listen_for_gltf_files(queue)
+}
+
+/// Queues the glTF file picked in the `gltf` input or dropped on the canvas, once its bytes are
+/// read.
+fn listen_for_gltf_files(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
+    let input: HtmlInputElement = element("gltf")?;
+    let (picked_queue, picker) = (Rc::clone(queue), input.clone());
+    let picked = Closure::<dyn FnMut()>::new(move || {
+        if let Some(file) = picker.files().and_then(|files| files.get(0)) {
+            read_gltf(&picked_queue, file);
+        }
+    });
+    add_listener(&input, "change", picked.as_ref().unchecked_ref())?;
+    picked.forget();
+    let canvas: HtmlElement = element("canvas")?;
+    // A drop is only allowed where dragging over is refused its default.
+    let over = Closure::<dyn FnMut(DragEvent)>::new(|event: DragEvent| event.prevent_default());
+    add_listener(&canvas, "dragover", over.as_ref().unchecked_ref())?;
+    over.forget();
+    let dropped_queue = Rc::clone(queue);
+    let dropped = Closure::<dyn FnMut(DragEvent)>::new(move |event: DragEvent| {
+        event.prevent_default();
+        let file = event.data_transfer().and_then(|transfer| transfer.files()).and_then(|files| files.get(0));
+        if let Some(file) = file {
+            read_gltf(&dropped_queue, file);
+        }
+    });
+    add_listener(&canvas, "drop", dropped.as_ref().unchecked_ref())?;
+    dropped.forget();
     Ok(())
+}
+
+/// Reads `file` and queues it as a [`Control::GltfFile`] (or says why it could not be read).
+fn read_gltf(queue: &Rc<RefCell<Vec<Control>>>, file: File) {
+    let queue = Rc::clone(queue);
+    wasm_bindgen_futures::spawn_local(async move {
+        let read = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await;
+        let control = match read {
+            Ok(buffer) => Control::GltfFile { name: file.name(), bytes: js_sys::Uint8Array::new(&buffer).to_vec() },
+            Err(_) => Control::Unreadable("glTF file"),
+        };
+        if !crate::page::failed() {
+            queue.borrow_mut().push(control);
+        }
+    });
+}
+
+fn add_listener(
+    target: &impl AsRef<web_sys::EventTarget>,
+    event: &str,
+    listener: &js_sys::Function,
+) -> Result<(), String> {
+    target.as_ref().add_event_listener_with_callback(event, listener).map_err(|e| crate::page::js_message(&e))
 }
 
 /// Shows the session's state in the controls.
