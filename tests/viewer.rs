@@ -216,6 +216,34 @@ fn the_cloth_is_two_sided_with_a_checker_in_rest_uvs() {
     assert!((10..=40).contains(&flips), "{flips} colour changes across the cloth");
 }
 
+/// The record button's recording: the state when it starts, then every frame that stepped (a
+/// paused frame adds none), one morph target each; a cloth with another particle count ends it
+/// with an error.
+#[test]
+fn a_recording_holds_every_frame_that_stepped() {
+    let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Hanging), 6);
+    assert_eq!(session.recorded_frames(), None);
+    session.start_recording().expect("recording");
+    let mut expected = 1;
+    for paused in [false, false, true, false] {
+        session.set_paused(paused);
+        session.step();
+        session.record_frame().expect("a frame");
+        expected += usize::from(!paused);
+    }
+    assert_eq!(session.recorded_frames(), Some(4));
+    let recording = session.stop_recording().expect("a recording");
+    assert_eq!(session.recorded_frames(), None);
+    let glb = recording.to_glb().unwrap();
+    let document = gltf::Gltf::from_slice(&glb).unwrap();
+    let targets = document.meshes().next().unwrap().primitives().next().unwrap().morph_targets().count();
+    assert_eq!(targets, expected, "one morph target per recorded frame");
+    session.start_recording().unwrap();
+    session.load(ClothSource::Scene(SceneKind::Hanging), 8).unwrap();
+    session.step();
+    assert!(session.record_frame().is_err(), "the cloth changed under the recording");
+}
+
 #[test]
 fn pause_step_reset_and_mode_switching_drive_the_simulation() {
     let (device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Drape), 8);

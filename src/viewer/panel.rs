@@ -26,6 +26,8 @@ pub enum PanelAction {
     Run(Command),
     /// Time each pass on the GPU, or stop.
     SetProfiling(bool),
+    /// Start recording the frames, or stop and write them as a glTF animation.
+    Record(bool),
 }
 
 /// Panel state that lives between frames.
@@ -103,6 +105,10 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
     });
 }
 
+/// What the record button does.
+const RECORD_HELP: &str = "Records every frame from now; press again to write them as a glTF animation \
+                           (drape-recording.glb in the working folder: a morph target per frame)";
+
 fn run_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelAction>) {
     ui.horizontal(|ui| {
         let paused = session.paused();
@@ -114,6 +120,11 @@ fn run_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelActi
         }
         if ui.button("reset").clicked() {
             actions.push(PanelAction::Run(Command::Reset));
+        }
+        let recording = session.recorded_frames();
+        let label = recording.map_or_else(|| "record".to_string(), |frames| format!("save {frames} frames"));
+        if ui.button(label).on_hover_text(RECORD_HELP).clicked() {
+            actions.push(PanelAction::Record(recording.is_none()));
         }
     });
 }

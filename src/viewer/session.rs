@@ -4,6 +4,7 @@
 use super::camera::{OrbitCamera, Ray};
 use super::pick::{pick_particle, ray_collider};
 use super::renderer::{Marker, MarkerKind};
+use crate::animation::AnimationRecorder;
 use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::{Error, ParamError};
@@ -255,6 +256,10 @@ pub struct Session {
     metrics: Option<ClothMetrics>,
     /// The frame a background read of positions was asked at, until it is collected.
     positions_requested: Option<u64>,
+    /// The frames recorded since [`Session::start_recording`].
+    recording: Option<AnimationRecorder>,
+    /// Whether the last [`Session::encode_frame`] stepped.
+    stepped: bool,
 }
 
 impl Session {
@@ -298,6 +303,8 @@ impl Session {
             cpu_ms: 0.0,
             profiling: false,
             profile: None,
+            recording: None,
+            stepped: false,
             metrics: None,
             positions_requested: None,
         })
@@ -438,10 +445,12 @@ impl Session {
     /// Records this frame's simulation step (unless paused) into `encoder`, with GPU
     /// timestamps around it where the device has them. Returns whether a step was recorded.
     pub fn encode_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> bool {
+        self.stepped = false;
         if self.paused && !self.step_requested {
             return false;
         }
         self.step_requested = false;
+        self.stepped = true;
         let start = Instant::now();
         if let Some(timer) = &self.timer {
             timer.begin(encoder);
@@ -492,6 +501,37 @@ impl Session {
         if let Ok(Some(profile)) = self.solver.poll_profile() {
             self.profile = Some(profile);
         }
+    }
+
+    /// Starts recording the cloth's frames, from its state now, one every frame time
+    /// ([`AnimationRecorder`]): [`Session::record_frame`] after each submitted frame adds those
+    /// that stepped. Native only (it waits for each frame's positions).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn start_recording(&mut self) -> Result<(), Error> {
+        let mut recorder = AnimationRecorder::new(self.solver.model().mesh(), self.solver.params().time_step)?;
+        recorder.record(&self.solver.read_positions()?)?;
+        self.recording = Some(recorder);
+        Ok(())
+    }
+
+    /// Adds the frame just submitted to the recording, if it stepped (waits for the GPU).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn record_frame(&mut self) -> Result<(), Error> {
+        if !self.stepped {
+            return Ok(());
+        }
+        let Some(recorder) = &mut self.recording else { return Ok(()) };
+        recorder.record(&self.solver.read_positions()?)
+    }
+
+    /// The frames recorded so far, while recording.
+    pub fn recorded_frames(&self) -> Option<usize> {
+        self.recording.as_ref().map(AnimationRecorder::frame_count)
+    }
+
+    /// Ends the recording and hands it over.
+    pub fn stop_recording(&mut self) -> Option<AnimationRecorder> {
+        self.recording.take()
     }
 
     /// Reads the cloth back (waits for the GPU) and measures it; call a few times a second at

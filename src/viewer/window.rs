@@ -42,6 +42,9 @@ pub struct WindowRun {
     pub file: Option<ClothSource>,
 }
 
+/// Where the panel's record button writes its animation (in the working folder).
+pub const RECORDING_FILE: &str = "drape-recording.glb";
+
 /// Opens the window and runs until it is closed (or `run.frames` frames are simulated).
 pub fn run_window(run: WindowRun) -> Result<RunReport, Error> {
     let event_loop = EventLoop::new().map_err(|e| Error::Window(format!("cannot start an event loop: {e}")))?;
@@ -412,8 +415,18 @@ impl Viewer {
             PanelAction::SetMode(mode) => self.session.set_mode(mode),
             PanelAction::Run(command) => self.run_command(command),
             PanelAction::SetProfiling(on) => self.session.set_profiling(on),
+            PanelAction::Record(true) => self.session.start_recording(),
+            PanelAction::Record(false) => self.save_recording(),
         };
         self.report_error(result);
+    }
+
+    /// Ends the recording and writes it as [`RECORDING_FILE`], saying so in the panel.
+    fn save_recording(&mut self) -> Result<(), Error> {
+        let Some(recording) = self.session.stop_recording() else { return Ok(()) };
+        recording.write_glb(RECORDING_FILE)?;
+        self.panel.message = Some(format!("wrote {RECORDING_FILE}: {} frames", recording.frame_count()));
+        Ok(())
     }
 
     /// One window frame: panel, simulation step, scene, panel drawing, one submit.
@@ -445,6 +458,10 @@ impl Viewer {
             self.window.pre_present_notify();
             self.gpu.queue.present(surface_texture);
             self.session.after_submit();
+            if let Err(e) = self.session.record_frame() {
+                self.session.stop_recording();
+                self.panel.message = Some(format!("recording stopped: {e}"));
+            }
         }
         freed.iter().for_each(|id| self.egui_renderer.free_texture(id));
         if let Some(e) = failed {
