@@ -1,5 +1,6 @@
 //! The drape demo: a window with the cloth, an egui panel and mouse interaction, or — with
-//! `--headless` — a PNG screenshot rendered offscreen without any display.
+//! `--headless`, or on a machine without a display — a PNG screenshot rendered offscreen
+//! (`drape.png` in the working folder when there is no display and no `--headless`).
 //!
 //! ```sh
 //! cargo run --release --example demo                      # window, drape scene
@@ -77,6 +78,18 @@ struct Args {
     height: u32,
 }
 
+/// Where the demo draws its picture on a machine without a display (the working folder).
+const NO_DISPLAY_PICTURE: &str = "drape.png";
+
+/// Whether a window can open: on Linux and the BSDs, an X or Wayland display is named; other
+/// systems always have one.
+fn has_display() -> bool {
+    if cfg!(any(target_os = "macos", target_os = "windows")) {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()))
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     let file = match (&args.obj, &args.gltf) {
@@ -98,13 +111,21 @@ fn main() -> ExitCode {
         bending: args.bending,
     };
     let size = [args.width, args.height];
-    let outcome = if args.headless {
+    let offscreen = args.headless || !has_display();
+    let screenshot = if offscreen && !args.headless {
+        let frames = args.frames.unwrap_or(120);
+        println!("no display (DISPLAY and WAYLAND_DISPLAY are unset): rendering {frames} frames offscreen instead");
+        Some(PathBuf::from(NO_DISPLAY_PICTURE))
+    } else {
+        args.screenshot.clone()
+    };
+    let outcome = if offscreen {
         run_headless(&HeadlessRun {
             source,
             grid: args.grid,
             overrides,
             frames: args.frames.unwrap_or(120),
-            screenshot: args.screenshot.clone(),
+            screenshot: screenshot.clone(),
             size,
         })
     } else {
@@ -113,7 +134,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(report) => {
             println!("{report}");
-            if let Some(path) = args.screenshot {
+            if let Some(path) = screenshot {
                 println!("screenshot: {}", path.display());
             }
             ExitCode::SUCCESS
