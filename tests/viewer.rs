@@ -123,6 +123,22 @@ fn meshes_without_uvs_get_a_planar_projection() {
     assert_eq!((min, max), (Vec2::ZERO, Vec2::ONE), "the square's UVs span the unit square");
 }
 
+/// The live plot keeps the last ten seconds: older samples are dropped as new ones arrive, the
+/// rest kept in order with their values.
+#[test]
+fn the_live_plot_keeps_the_last_ten_seconds() {
+    let mut history = drape::viewer::panel::History::default();
+    for k in 0..=200 {
+        let t = f64::from(k) * 0.1;
+        history.push(t, 10.0 + t, (k % 2 == 0).then_some(1.0 + 0.001 * k as f32));
+    }
+    let samples: Vec<_> = history.samples().collect();
+    assert!((samples[0].0 - 10.0).abs() < 1e-9 && (samples.last().unwrap().0 - 20.0).abs() < 1e-9, "{:?}", samples[0]);
+    assert!(samples.windows(2).all(|w| w[0].0 < w[1].0));
+    assert!(samples.iter().all(|&(t, ms, _)| (ms - 10.0 - t).abs() < 1e-9));
+    assert_eq!(samples.iter().filter(|s| s.2.is_some()).count(), 51);
+}
+
 // ---------------------------------------------------------------- sessions and pictures (GPU)
 
 fn session(source: ClothSource, grid: u32) -> (wgpu::Device, wgpu::Queue, Session) {
@@ -327,7 +343,14 @@ fn the_panel_keeps_command_line_values_outside_its_slider_ranges() {
     for (scene, grid) in [(SceneKind::Hanging, 300), (SceneKind::Flag, 8)] {
         let session = Session::new(&device, &queue, ClothSource::Scene(scene), grid, overrides);
         let session = session.expect("session");
-        let mut state = PanelState { grid, file: None, message: None, fps: 0.0, draw: DrawOptions::default() };
+        let mut state = PanelState {
+            grid,
+            file: None,
+            message: None,
+            fps: 0.0,
+            draw: DrawOptions::default(),
+            history: Default::default(),
+        };
         let context = egui::Context::default();
         let mut actions = Vec::new();
         for _ in 0..2 {
@@ -767,6 +790,23 @@ fn the_demo_writes_a_headless_screenshot() {
     assert!(cloth > 0.01, "only {:.2} % of the screenshot shows the cloth's checks", 100.0 * cloth);
 }
 
+/// Without a display (neither `DISPLAY` nor `WAYLAND_DISPLAY`), the demo renders offscreen
+/// instead of failing, into `drape.png` in the working folder, and says so.
+#[cfg(all(unix, not(target_os = "macos")))]
+#[test]
+fn the_demo_without_a_display_renders_offscreen_and_says_where() {
+    let folder = scratch_dir("no-display");
+    let args = ["--scene", "hanging", "--grid", "8", "--frames", "3", "--width", "160", "--height", "100"];
+    let mut demo = example("demo");
+    demo.args(args).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").current_dir(&folder);
+    let out = run(&mut demo, Duration::from_secs(300));
+    assert!(out.status.success(), "demo failed: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("no display") && stdout.contains("screenshot: drape.png"), "{stdout}");
+    let picture = image::open(folder.join("drape.png")).expect("a PNG").to_rgba8();
+    assert_eq!(picture.dimensions(), (160, 100));
+}
+
 #[cfg(all(unix, not(target_os = "macos")))]
 /// An X display for window tests: a private Xvfb when installed (killed on drop), else the
 /// session's `DISPLAY`.
@@ -887,7 +927,7 @@ fn keys_map_to_the_documented_commands() {
     assert_eq!(command_for_key(&key("o"), false), Some(Command::FileScene));
     // The help lists the same keys, and the digits reach every scene.
     assert_eq!(SceneKind::ALL.len(), 10, "a new scene needs a key");
-    let help = "1–9, 0: scenes · O: the --obj file";
+    let help = "1–9, 0: scenes · O: the --obj or --gltf file";
     assert!(drape::viewer::controls::CONTROLS.iter().any(|line| line.contains(help)), "{help}");
     assert_eq!(command_for_key(&Key::Named(NamedKey::Escape), false), Some(Command::Quit));
     let Some(Command::Orbit(yaw, 0.0)) = command_for_key(&Key::Named(NamedKey::ArrowLeft), false) else {

@@ -10,6 +10,7 @@ use crate::constraints::{BendingModel, UnitType};
 use crate::params::{MassSpringParams, SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::passes::springs::SpringKind;
 use crate::scene::SceneKind;
+use std::collections::VecDeque;
 
 /// What the user asked for this frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +44,34 @@ pub struct PanelState {
     pub fps: f32,
     /// What to draw.
     pub draw: DrawOptions,
+    /// The frame time and max stretch of the last seconds, for the live plot.
+    pub history: History,
+}
+
+/// The frame time and max stretch of the last [`History::SECONDS`], sampled every window frame,
+/// for the statistics' live plot.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    /// (seconds since any fixed instant, ms per frame, max stretch where measured), oldest first.
+    samples: VecDeque<(f64, f64, Option<f32>)>,
+}
+
+impl History {
+    /// How far back the plot reaches.
+    pub const SECONDS: f64 = 10.0;
+
+    /// Adds a sample taken `at` seconds and drops those more than [`History::SECONDS`] older.
+    pub fn push(&mut self, at: f64, frame_ms: f64, max_stretch: Option<f32>) {
+        self.samples.push_back((at, frame_ms, max_stretch));
+        while self.samples.front().is_some_and(|&(t, _, _)| t < at - Self::SECONDS) {
+            self.samples.pop_front();
+        }
+    }
+
+    /// The samples kept, oldest first.
+    pub fn samples(&self) -> impl Iterator<Item = (f64, f64, Option<f32>)> + '_ {
+        self.samples.iter().copied()
+    }
 }
 
 /// A slider that keeps values set elsewhere (the command line) even outside its range; only the
@@ -288,6 +317,12 @@ fn stiffness(ui: &mut egui::Ui, name: &str, value: &mut Stiffness) {
 
 fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
     egui::CollapsingHeader::new("Statistics").default_open(true).show(ui, |ui| {
+        let ms_name = if session.frame_ms().1 { "GPU ms / frame" } else { "CPU ms / frame" };
+        let times: Vec<(f64, f64)> = state.history.samples().map(|(t, ms, _)| (t, ms)).collect();
+        let stretch: Vec<(f64, f64)> =
+            state.history.samples().filter_map(|(t, _, s)| s.map(|s| (t, 100.0 * f64::from(s - 1.0)))).collect();
+        live_plot(ui, ms_name, &times, "");
+        live_plot(ui, "max stretch", &stretch, " %");
         let solver = session.solver();
         let model = solver.model();
         let (ms, gpu) = session.frame_ms();
@@ -339,6 +374,26 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
             }
         });
     });
+}
+
+/// A line of `samples` (seconds, value) over the last [`History::SECONDS`], scaled to their
+/// range, under a caption with the newest value and the range.
+fn live_plot(ui: &mut egui::Ui, name: &str, samples: &[(f64, f64)], unit: &str) {
+    let Some(&(newest_t, newest)) = samples.last() else { return };
+    let (low, high) = samples.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &(_, v)| (l.min(v), h.max(v)));
+    ui.label(format!("{name}: {newest:.2}{unit} (last {:.0} s: {low:.2}–{high:.2}{unit})", History::SECONDS));
+    let size = egui::vec2(ui.available_width(), 40.0);
+    let (response, painter) = ui.allocate_painter(size, egui::Sense::hover());
+    let rect = response.rect;
+    painter.rect_stroke(rect, 2.0, egui::Stroke::new(1.0, egui::Color32::from_gray(90)), egui::StrokeKind::Inside);
+    let span = (high - low).max(1e-9);
+    let point = |(t, v): (f64, f64)| {
+        let x = rect.right() - ((newest_t - t) / History::SECONDS) as f32 * rect.width();
+        let y = rect.bottom() - 3.0 - ((v - low) / span) as f32 * (rect.height() - 6.0);
+        egui::pos2(x, y)
+    };
+    let line: Vec<egui::Pos2> = samples.iter().map(|&s| point(s)).collect();
+    painter.add(egui::Shape::line(line, egui::Stroke::new(1.5, egui::Color32::from_rgb(120, 190, 255))));
 }
 
 /// Where a frame goes: each pass's GPU time, while the user has asked for it.

@@ -4,7 +4,7 @@
 
 use super::camera::{OrbitCamera, Ray, ZOOM_PER_STEP};
 use super::controls::{command_for_key, Command};
-use super::panel::{self, PanelAction, PanelState};
+use super::panel::{self, History, PanelAction, PanelState};
 use super::renderer::{DepthBuffer, SceneRenderer, SceneView};
 use super::session::{ClothSource, ParamOverrides, Session};
 use super::settings::METRICS_INTERVAL;
@@ -201,6 +201,8 @@ struct Viewer {
     modifiers: ModifiersState,
     fps_window: (Instant, u32),
     last_metrics: Instant,
+    /// When the window opened: the live plot's clock.
+    started: Instant,
 }
 
 impl Viewer {
@@ -236,6 +238,7 @@ impl Viewer {
                 message: None,
                 fps: 0.0,
                 draw: Default::default(),
+                history: History::default(),
             },
             panel_pixels: 0.0,
             cursor: Vec2::ZERO,
@@ -243,6 +246,7 @@ impl Viewer {
             modifiers: ModifiersState::empty(),
             fps_window: (Instant::now(), 0),
             last_metrics: Instant::now(),
+            started: Instant::now(),
         })
     }
 
@@ -433,6 +437,8 @@ impl Viewer {
     fn redraw(&mut self, frame_limit: Option<u64>) -> Result<Flow, Error> {
         self.count_fps();
         self.refresh_metrics();
+        let max_stretch = self.session.metrics().map(|m| m.max_stretch);
+        self.panel.history.push(self.started.elapsed().as_secs_f64(), self.session.frame_ms().0, max_stretch);
         let mut output = self.run_panel();
         // egui's texture changes must be applied every frame, even one that is not drawn.
         for (id, deltas) in output.textures_delta.set.drain() {
