@@ -5,7 +5,7 @@
 //!
 //! The benchmark scene (2 m × 2 m cloth, two corners pinned, a sphere under the middle,
 //! dt 1/60). A frame's time is its wall-clock time with the wait for the GPU, the median of
-//! frames 10–73; the stretch is read after each frame of the window, outside the timings.
+//! frames 11–73; the stretch is read after each frame of the window, outside the timings.
 //!
 //! `cargo bench --bench charts` (about ten minutes on lavapipe); `DRAPE_CHART_GRIDS=64` sweeps
 //! fewer grids for the first chart; `cargo bench --bench charts -- --redraw` draws the charts

@@ -1,7 +1,7 @@
 //! Headless runner: steps a scene on the GPU and reports speed and physical sanity.
 //!
 //! `cargo run --release --example headless -- --scene hanging --grid 64 --frames 120 [--gltf FILE]
-//!  [--export out.glb|out.obj [--export-every K]]
+//!  [--gltf-colliders FILE] [--export out.glb|out.obj [--export-every K]]
 //!  --solver gs|jacobi|mass-spring --substeps 10 --iterations 10 [--strain-limit 0.9,1.1]
 //!  [--area-limit 0.8,1.05] [--directional [SLACK]]
 //!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
@@ -46,10 +46,13 @@ struct Args {
     #[arg(long, default_value_t = 64)]
     grid: u32,
     /// Simulate this glTF cloth (.gltf or .glb) instead of a scene: pinned where its vertices
-    /// are painted (red vertex colour or a `_PIN` attribute), its `collider*` nodes as
+    /// are painted red (or by a `_PIN` attribute), its `collider*` nodes as
     /// colliders, a ground below, the default parameters.
     #[arg(long)]
     gltf: Option<std::path::PathBuf>,
+    /// With --gltf: every root node of this second glTF file is a mesh collider too.
+    #[arg(long, requires = "gltf")]
+    gltf_colliders: Option<std::path::PathBuf>,
     /// Write the simulated frames (the rest state, then every --export-every'th frame) as one
     /// glTF animation (a .glb: a morph target per frame) or, for a path ending in .obj, as an
     /// OBJ per frame beside it (NAME_0000.obj, …). Read back outside the timings.
@@ -169,7 +172,7 @@ fn main() {
 fn run(args: &Args) -> Result<(), drape::Error> {
     let (device, queue, adapter) = drape::headless_device(HeadlessOptions { timestamps: true })?;
     let mut scene = match &args.gltf {
-        Some(path) => gltf_scene(path)?,
+        Some(path) => gltf_scene(path, args.gltf_colliders.as_deref())?,
         None => Scene::new(args.scene, args.grid)?,
     };
     scene.model = scene.model.with_bending_model(args.bending)?;
@@ -408,9 +411,13 @@ fn export(recorder: &drape::AnimationRecorder, path: &std::path::Path) -> Result
     Ok(recorder.frame_count())
 }
 
-/// The cloth of a glTF file as a scene (its kind names nothing: the report says "gltf").
-fn gltf_scene(path: &std::path::Path) -> Result<Scene, drape::Error> {
-    let cloth = drape::GltfCloth::load(path)?;
+/// The cloth of a glTF file as a scene, with the colliders of a second file (its kind names
+/// nothing: the report says "gltf").
+fn gltf_scene(path: &std::path::Path, colliders: Option<&std::path::Path>) -> Result<Scene, drape::Error> {
+    let mut cloth = drape::GltfCloth::load(path)?;
+    if let Some(file) = colliders {
+        cloth.colliders.extend(drape::gltf_input::load_colliders(file)?);
+    }
     let model = cloth.model(drape::model::DEFAULT_DENSITY)?;
     let colliders = cloth.colliders_with_ground();
     Ok(Scene { kind: SceneKind::Hanging, model, params: drape::SolverParams::default(), colliders, spins: Vec::new() })

@@ -60,20 +60,24 @@ impl AnimationRecorder {
 
     /// The animation as a binary glTF (`.glb`); at least one frame must be recorded.
     pub fn to_glb(&self) -> Result<Vec<u8>, Error> {
-        if self.frames.is_empty() {
-            let expected = "at least one recorded frame";
-            return Err(ParamError { name: "frames", value: "none".into(), expected }.into());
+        self.check_frames()?;
+        let fail = |message: String| Error::Export { path: "<memory>".into(), message };
+        // GLB lengths are 32-bit; the JSON takes a few hundred bytes per frame beside.
+        let (frames, particles) = (self.frames.len() as u64, self.mesh.positions.len() as u64);
+        let triangles = self.mesh.triangles.len() as u64;
+        let binary = 12 * particles * (frames + 1) + 8 * particles + 12 * triangles + 4 * frames * (frames + 1);
+        if binary + 512 * frames > u64::from(u32::MAX) {
+            return Err(fail(format!("{frames} frames of {particles} particles pass the 4 GiB a GLB holds")));
         }
         let mut file = GltfWriter::default();
         let json = self.document(&mut file);
-        let json =
-            serde_json::to_vec(&json).map_err(|e| Error::Export { path: String::new(), message: e.to_string() })?;
+        let json = serde_json::to_vec(&json).map_err(|e| fail(e.to_string()))?;
         let glb = gltf::binary::Glb {
             header: gltf::binary::Header { magic: *b"glTF", version: 2, length: 0 },
             json: Cow::Owned(json),
             bin: Some(Cow::Owned(file.bin)),
         };
-        glb.to_vec().map_err(|e| Error::Export { path: String::new(), message: e.to_string() })
+        glb.to_vec().map_err(|e| fail(e.to_string()))
     }
 
     /// Writes [`AnimationRecorder::to_glb`] to `path`.
@@ -88,6 +92,7 @@ impl AnimationRecorder {
     /// digits as many as the last frame needs, at least four), each with the rest texture
     /// coordinates and the triangles; returns their paths.
     pub fn write_obj_sequence(&self, path: impl AsRef<Path>) -> Result<Vec<PathBuf>, Error> {
+        self.check_frames()?;
         let path = path.as_ref();
         let stem = path.file_stem().map_or_else(|| "frame".into(), |s| s.to_string_lossy().into_owned());
         let folder = path.parent().unwrap_or(Path::new(""));
@@ -106,6 +111,15 @@ impl AnimationRecorder {
                 Ok(file)
             })
             .collect()
+    }
+
+    /// An error unless a frame was recorded.
+    fn check_frames(&self) -> Result<(), Error> {
+        if self.frames.is_empty() {
+            let expected = "at least one recorded frame";
+            return Err(ParamError { name: "frames", value: "none".into(), expected }.into());
+        }
+        Ok(())
     }
 
     /// The texture coordinates and faces every OBJ of the sequence shares.
@@ -205,12 +219,15 @@ impl GltfWriter {
         self.bin.extend_from_slice(&bytes);
         // Every view starts at a multiple of four bytes.
         self.bin.resize(self.bin.len().next_multiple_of(4), 0);
-        let mut accessor =
-            json!({ "bufferView": self.views.len() - 1, "componentType": component, "count": count, "type": kind });
+        let mut accessor = serde_json::Map::new();
+        accessor.insert("bufferView".into(), json!(self.views.len() - 1));
+        accessor.insert("componentType".into(), json!(component));
+        accessor.insert("count".into(), json!(count));
+        accessor.insert("type".into(), json!(kind));
         if let Some(Value::Object(bounds)) = bounds {
-            accessor.as_object_mut().expect("an object").extend(bounds);
+            accessor.extend(bounds);
         }
-        self.accessors.push(accessor);
+        self.accessors.push(Value::Object(accessor));
         self.accessors.len() - 1
     }
 

@@ -4,6 +4,7 @@
 //! Every triangle primitive of the scene's nodes (the default scene, else the first, else every
 //! root node) is placed by its node's world transform. Nodes whose name starts with `collider`
 //! (any case), and their children, are colliders ([`Collider::mesh`]); the rest is the cloth.
+//! [`load_colliders`] reads each root node of a second file as a collider, whatever its name.
 //! As with OBJ files ([`ClothMesh::from_obj`]), a cloth vertex is a position: corners at equal
 //! positions are one vertex, so vertices split at UV or normal seams, and meshes of several
 //! nodes that meet, are welded back; vertices are numbered in the order the triangles first use
@@ -12,8 +13,9 @@
 //! `1 − v`), so a cloth exported both ways loads the same.
 //!
 //! Painted attributes (the common "paint the pins" workflow):
-//! - pins: a vertex whose colour (`COLOR_0`) has red above 0.5, or whose custom `_PIN`
-//!   attribute is above 0.5; a welded vertex is pinned if any of its corners is;
+//! - pins: a vertex painted red (`COLOR_0`: red above 0.5, green and blue not; white, the colour
+//!   a new attribute starts with, pins nothing), or whose custom `_PIN` attribute is above 0.5;
+//!   a welded vertex is pinned if any of its corners is;
 //! - material maps ([`ClothModel::with_mass_scales`], [`ClothModel::with_stiffness_scales`]):
 //!   `_MASS` scales a particle's mass, `_STIFFNESS` the stretch constraints and `_BENDING` the
 //!   hinges around it (each constraint takes the mean of its particles'); a vertex without the
@@ -36,15 +38,21 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 use gltf::Accessor;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Nodes whose name starts with this (in any case) are colliders, with their children.
 pub const COLLIDER_PREFIX: &str = "collider";
 /// Samples along the longest side of a collider node's distance field ([`DistanceField`]).
 pub const COLLIDER_FIELD_RESOLUTION: u32 = 64;
-/// A colour's red channel, or a `_PIN` value, above this pins the vertex.
+/// A `_PIN` value above this pins the vertex, as does a colour whose red channel is above it
+/// and whose green and blue are not (red paint: white and greys, the colour a new attribute
+/// starts with, pin nothing).
 pub const PIN_THRESHOLD: f32 = 0.5;
+/// Most triangle corners a scene may gather (three per triangle, [`crate::mesh::MAX_TRIANGLES`]
+/// triangles): a small file that instances a large mesh many times is refused before it fills
+/// the memory.
+pub const MAX_CORNERS: usize = 3 * crate::mesh::MAX_TRIANGLES;
 
 /// A cloth read from a glTF file, with what its vertices were painted with and its colliders.
 #[derive(Debug, Clone)]
@@ -71,11 +79,7 @@ impl GltfCloth {
         let fail = |error| Error::Gltf { path: name.clone(), error };
         let bytes = std::fs::read(path).map_err(|e| fail(GltfError::Read { message: e.to_string() }))?;
         let folder = path.parent().unwrap_or(Path::new("."));
-        let external = |uri: &str| {
-            let file = folder.join(percent_decoded(uri)?);
-            std::fs::read(&file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))
-        };
-        Self::parse(&bytes, external).map_err(fail)
+        Self::parse(&bytes, |uri| read_beside(folder, uri)).map_err(fail)
     }
 
     /// Reads a `.glb`, or a `.gltf` whose buffers are embedded as `data:` URIs, from memory (a
@@ -101,27 +105,18 @@ impl GltfCloth {
         Ok(model)
     }
 
-    /// Its colliders and a ground plane under them and the cloth, half the scene's size below
-    /// its lowest point (at least 5 cm): where the demo and the runner let the cloth fall.
+    /// Its colliders and a ground plane under them and the cloth ([`ground_under`]): where the
+    /// demo and the runner let the cloth fall.
     pub fn colliders_with_ground(&self) -> Vec<Collider> {
         let (mut low, mut high) = bounding_box(&self.mesh.positions);
         for (collider_low, collider_high) in self.colliders.iter().filter_map(Collider::bounds) {
             (low, high) = (low.min(collider_low), high.max(collider_high));
         }
-        let ground = low.y - 0.5 * (high - low).max_element().max(0.1);
-        self.colliders.iter().cloned().chain([Collider::ground(ground)]).collect()
+        self.colliders.iter().cloned().chain([ground_under(low, high)]).collect()
     }
 
     fn parse(bytes: &[u8], external: impl Fn(&str) -> Result<Vec<u8>, String>) -> Result<Self, GltfError> {
-        let document = gltf::Gltf::from_slice(bytes).map_err(|e| GltfError::Read { message: e.to_string() })?;
-        let buffers = load_buffers(&document, external)?;
-        let mut cloth = Soup::default();
-        let mut colliders = Vec::new();
-        let mut visited = vec![false; document.nodes().len()];
-        for root in scene_roots(&document) {
-            let mut walk = Walk { buffers: &buffers, visited: &mut visited, cloth: &mut cloth };
-            walk.node(root, Mat4::IDENTITY, &mut colliders)?;
-        }
+        let (cloth, colliders) = read_scene(bytes, external, false)?;
         if cloth.corners.is_empty() {
             return Err(GltfError::NoCloth);
         }
@@ -140,6 +135,84 @@ impl GltfCloth {
             colliders,
         })
     }
+}
+
+/// A ground plane under the box from `low` to `high`, half its size below (at least 5 cm): where a
+/// loaded cloth falls to.
+pub fn ground_under(low: Vec3, high: Vec3) -> Collider {
+    Collider::ground(low.y - 0.5 * (high - low).max_element().max(0.1))
+}
+
+/// Loads each root node of the scene of a second `.gltf` or `.glb` file (a body, a set), with its
+/// children, as one mesh collider, whatever its name ([`GltfCloth::colliders`] takes those of the
+/// cloth's own file): for colliders kept apart from the cloth's file.
+pub fn load_colliders(path: impl AsRef<Path>) -> Result<Vec<Collider>, Error> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    let fail = |error| Error::Gltf { path: name.clone(), error };
+    let bytes = std::fs::read(path).map_err(|e| fail(GltfError::Read { message: e.to_string() }))?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let (_, colliders) = read_scene(&bytes, |uri| read_beside(folder, uri), true).map_err(fail)?;
+    colliders.into_iter().map(|(node, soup)| collider(&node, soup)).collect::<Result<_, _>>().map_err(fail)
+}
+
+/// The file `uri` names, relative to `folder`.
+fn read_beside(folder: &Path, uri: &str) -> Result<Vec<u8>, String> {
+    let relative = PathBuf::from(percent_decoded(uri)?);
+    // Only files in the folder or below: a file may not reach elsewhere on the machine.
+    if !relative.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir)) {
+        return Err(format!("`{uri}` is not a path inside the file's folder"));
+    }
+    let file = folder.join(relative);
+    std::fs::read(&file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))
+}
+
+/// The triangles of a glTF file's scene: the cloth's, and each collider node's (every root node's
+/// where `all_colliders`).
+fn read_scene(
+    bytes: &[u8],
+    external: impl Fn(&str) -> Result<Vec<u8>, String>,
+    all_colliders: bool,
+) -> Result<(Soup, Vec<(String, Soup)>), GltfError> {
+    let document = document(bytes)?;
+    let buffers = load_buffers(&document, external)?;
+    let mut cloth = Soup::default();
+    let mut colliders = Vec::new();
+    let mut visited = vec![false; document.nodes().len()];
+    let mut walk = Walk { buffers: &buffers, visited: &mut visited, cloth: &mut cloth, all_colliders, corners: 0 };
+    for root in scene_roots(&document) {
+        walk.tree(root, &mut colliders)?;
+    }
+    // A collider node without triangles (an empty, a camera) collides with nothing.
+    colliders.retain(|(_, soup)| !soup.corners.is_empty());
+    Ok((cloth, colliders))
+}
+
+/// The glTF document of `bytes`, validated. The `gltf` crate's validation indexes a primitive's
+/// `POSITION` accessor without checking it, and its GLB reader subtracts the header's size from
+/// the declared length unchecked: both are checked here first, so that a broken file is an
+/// error and never a panic.
+fn document(bytes: &[u8]) -> Result<gltf::Gltf, GltfError> {
+    let fail = |message: String| GltfError::Read { message };
+    if let Some(length) = bytes.strip_prefix(b"glTF").and_then(|rest| rest.get(4..8)) {
+        let declared = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
+        if declared < 12 {
+            return Err(fail(format!("the GLB header declares {declared} bytes, fewer than its own 12")));
+        }
+    }
+    let unchecked = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| fail(e.to_string()))?;
+    let json = unchecked.document.into_json();
+    let accessors = json.accessors.len();
+    for (m, mesh) in json.meshes.iter().enumerate() {
+        for (k, primitive) in mesh.primitives.iter().enumerate() {
+            let used = primitive.attributes.values().chain(&primitive.indices).map(|a| a.value());
+            if let Some(index) = used.into_iter().find(|&a| a >= accessors) {
+                return Err(fail(format!("mesh {m}, primitive {k}: accessor {index} does not exist")));
+            }
+        }
+    }
+    let document = gltf::Document::from_json(json).map_err(|e| fail(e.to_string()))?;
+    Ok(gltf::Gltf { document, blob: unchecked.blob })
 }
 
 /// The custom attributes of the material maps, by their name after the underscore, in
@@ -219,63 +292,58 @@ fn scene_roots(document: &gltf::Document) -> Vec<gltf::Node<'_>> {
     document.nodes().filter(|n| !child[n.index()]).collect()
 }
 
-/// A walk down the node hierarchy.
+/// A walk down the node hierarchy, with a stack of its own (a file may nest nodes deeper than
+/// a thread's stack would take).
 struct Walk<'a> {
     buffers: &'a [Vec<u8>],
     visited: &'a mut [bool],
     cloth: &'a mut Soup,
+    /// Whether every node the walk starts from is a collider, whatever its name.
+    all_colliders: bool,
+    /// The corners gathered so far, cloth and colliders together.
+    corners: usize,
 }
 
 impl Walk<'_> {
-    /// Adds `node`'s and its children's triangles, placed by `parent`'s world transform times
-    /// theirs, to the cloth, or to `colliders` from a collider node down (one collider per
-    /// collider node reached from above).
-    fn node(
-        &mut self,
-        node: gltf::Node<'_>,
-        parent: Mat4,
-        colliders: &mut Vec<(String, Soup)>,
-    ) -> Result<(), GltfError> {
-        if std::mem::replace(&mut self.visited[node.index()], true) {
-            return Err(GltfError::Hierarchy { node: node_name(&node) });
-        }
-        let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
-        let is_collider = node.name().is_some_and(|n| n.to_lowercase().starts_with(COLLIDER_PREFIX));
-        if is_collider {
-            let mut soup = Soup::default();
-            let name = node_name(&node);
-            self.collider_node(node, world, &mut soup)?;
-            colliders.push((name, soup));
-            return Ok(());
-        }
-        if let Some(mesh) = node.mesh() {
-            for primitive in mesh.primitives() {
-                let corners = read_primitive(&primitive, world, self.buffers)
-                    .map_err(|reason| primitive_error(&node, &primitive, reason))?;
-                self.cloth.corners.extend(corners);
+    /// Adds `root`'s and its descendants' triangles, each placed by its world transform (the
+    /// parents' transforms times its own), to the cloth, or from a collider node down to that
+    /// node's soup in `colliders` (one collider per collider node reached from above).
+    fn tree(&mut self, root: gltf::Node<'_>, colliders: &mut Vec<(String, Soup)>) -> Result<(), GltfError> {
+        let whole_tree = self.all_colliders.then(|| {
+            colliders.push((node_name(&root), Soup::default()));
+            colliders.len() - 1
+        });
+        // Each entry: a node, its parent's world transform, and the collider it belongs to.
+        let mut pending: Vec<(gltf::Node<'_>, Mat4, Option<usize>)> = vec![(root, Mat4::IDENTITY, whole_tree)];
+        while let Some((node, parent, mut collider)) = pending.pop() {
+            if std::mem::replace(&mut self.visited[node.index()], true) {
+                return Err(GltfError::Hierarchy { node: node_name(&node) });
             }
-        }
-        for child in node.children() {
-            self.node(child, world, colliders)?;
-        }
-        Ok(())
-    }
-
-    /// Adds a collider node's and its children's triangles to `soup`.
-    fn collider_node(&mut self, node: gltf::Node<'_>, world: Mat4, soup: &mut Soup) -> Result<(), GltfError> {
-        if let Some(mesh) = node.mesh() {
-            for primitive in mesh.primitives() {
-                let corners = read_primitive(&primitive, world, self.buffers)
-                    .map_err(|reason| primitive_error(&node, &primitive, reason))?;
-                soup.corners.extend(corners);
+            let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
+            let named = node.name().is_some_and(|n| n.to_lowercase().starts_with(COLLIDER_PREFIX));
+            if collider.is_none() && named {
+                colliders.push((node_name(&node), Soup::default()));
+                collider = Some(colliders.len() - 1);
             }
-        }
-        for child in node.children() {
-            if std::mem::replace(&mut self.visited[child.index()], true) {
-                return Err(GltfError::Hierarchy { node: node_name(&child) });
+            if let Some(mesh) = node.mesh() {
+                for primitive in mesh.primitives() {
+                    let corners = read_primitive(&primitive, world, self.buffers)
+                        .map_err(|reason| primitive_error(&node, &primitive, reason))?;
+                    self.corners += corners.len();
+                    if self.corners > MAX_CORNERS {
+                        let reason = format!("the scene has more than {MAX_CORNERS} triangle corners");
+                        return Err(primitive_error(&node, &primitive, reason));
+                    }
+                    let soup = match collider {
+                        Some(k) => &mut colliders[k].1,
+                        None => &mut *self.cloth,
+                    };
+                    soup.corners.extend(corners);
+                }
             }
-            let child_world = world * Mat4::from_cols_array_2d(&child.transform().matrix());
-            self.collider_node(child, child_world, soup)?;
+            // Reversed, so that the stack takes the children in their order.
+            let children: Vec<_> = node.children().collect();
+            pending.extend(children.into_iter().rev().map(|child| (child, world, collider)));
         }
         Ok(())
     }
@@ -326,14 +394,15 @@ fn read_primitive(primitive: &gltf::Primitive<'_>, world: Mat4, buffers: &[Vec<u
         let raw = read_attribute(&accessor, buffers, "COLOR_0", &[Dimensions::Vec3, Dimensions::Vec4], true)?;
         same_count(&accessor, count, "COLOR_0")?;
         let channels = accessor.dimensions().multiplicity();
-        (pinned.iter_mut().zip(raw.chunks_exact(channels))).for_each(|(p, colour)| *p |= colour[0] > PIN_THRESHOLD);
+        let red = |c: &[f32]| c[0] > PIN_THRESHOLD && c[1] <= PIN_THRESHOLD && c[2] <= PIN_THRESHOLD;
+        (pinned.iter_mut().zip(raw.chunks_exact(channels))).for_each(|(p, colour)| *p |= red(colour));
     }
     if let Some(pin) = scalar_attribute(primitive, buffers, "PIN", count)? {
         (pinned.iter_mut().zip(pin)).for_each(|(p, value)| *p |= value > PIN_THRESHOLD);
     }
     let mut scales = [None, None, None];
     for (scale, name) in scales.iter_mut().zip(SCALE_ATTRIBUTES) {
-        *scale = scalar_attribute(primitive, buffers, name, count)?;
+        *scale = scale_attribute(primitive, buffers, name, count)?;
     }
     let indices = match primitive.indices() {
         Some(accessor) => read_indices(&accessor, buffers)?,
@@ -357,8 +426,10 @@ fn read_primitive(primitive: &gltf::Primitive<'_>, world: Mat4, buffers: &[Vec<u
 }
 
 /// The triangles of `indices` drawn as `mode`: lists of three, strips and fans (every other
-/// strip triangle turned, so that all keep the winding of the first).
+/// strip triangle turned, so that all keep the winding of the first). Strip and fan triangles
+/// with a repeated index are left out: they are how exporters join strips, and have no area.
 fn triangles_of(mode: Mode, indices: &[u32]) -> Result<Vec<[u32; 3]>, String> {
+    let proper = |t: &[u32; 3]| t[0] != t[1] && t[1] != t[2] && t[2] != t[0];
     match mode {
         Mode::Triangles if indices.len().is_multiple_of(3) => {
             Ok(indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect())
@@ -366,16 +437,19 @@ fn triangles_of(mode: Mode, indices: &[u32]) -> Result<Vec<[u32; 3]>, String> {
         Mode::Triangles => Err(format!("{} indices do not make whole triangles", indices.len())),
         Mode::TriangleStrip => Ok((0..indices.len().saturating_sub(2))
             .map(|k| {
+                let [a, b, c] = [indices[k], indices[k + 1], indices[k + 2]];
                 if k % 2 == 0 {
-                    [indices[k], indices[k + 1], indices[k + 2]]
+                    [a, b, c]
                 } else {
-                    [indices[k + 1], indices[k], indices[k + 2]]
+                    [b, a, c]
                 }
             })
+            .filter(proper)
             .collect()),
-        Mode::TriangleFan => {
-            Ok((1..indices.len().saturating_sub(1)).map(|k| [indices[0], indices[k], indices[k + 1]]).collect())
-        }
+        Mode::TriangleFan => Ok((1..indices.len().saturating_sub(1))
+            .map(|k| [indices[0], indices[k], indices[k + 1]])
+            .filter(proper)
+            .collect()),
         other => Err(format!("its mode is {other:?}, not triangles")),
     }
 }
@@ -394,6 +468,20 @@ fn scalar_attribute(
     let values = read_attribute(&accessor, buffers, &label, &[Dimensions::Scalar], true)?;
     same_count(&accessor, count, &label)?;
     Ok(Some(values))
+}
+
+/// The material map `_name` of `primitive`: a scale per vertex, each above zero.
+fn scale_attribute(
+    primitive: &gltf::Primitive<'_>,
+    buffers: &[Vec<u8>],
+    name: &str,
+    count: usize,
+) -> Result<Option<Vec<f32>>, String> {
+    let scales = scalar_attribute(primitive, buffers, name, count)?;
+    if let Some(vertex) = scales.as_ref().and_then(|s| s.iter().position(|&v| v <= 0.0)) {
+        return Err(format!("_{name} is not above zero at vertex {vertex}"));
+    }
+    Ok(scales)
 }
 
 fn same_count(accessor: &Accessor<'_>, count: usize, name: &str) -> Result<(), String> {
@@ -425,7 +513,11 @@ fn read_attribute(
         ));
     }
     let bytes = accessor_bytes(accessor, buffers).map_err(|e| format!("{name}: {e}"))?;
-    Ok(bytes.map(|b| component(accessor.data_type(), b)).collect())
+    let values: Vec<f32> = bytes.map(|b| component(accessor.data_type(), b)).collect();
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(k) => Err(format!("{name} has a non-finite value at vertex {}", k / accessor.dimensions().multiplicity())),
+        None => Ok(values),
+    }
 }
 
 /// The vertex indices of an index accessor (unsigned scalars).
@@ -462,7 +554,7 @@ fn accessor_bytes<'a>(
     let (offset, count) = (accessor.offset(), accessor.count());
     let end = match count {
         0 => Some(offset),
-        n => (n - 1).checked_mul(stride).and_then(|s| s.checked_add(offset + element)),
+        n => (n - 1).checked_mul(stride).and_then(|s| s.checked_add(offset)?.checked_add(element)),
     };
     if end.is_none_or(|end| end > bytes.len()) || stride < element {
         return Err(format!("accessor {} reads past buffer view {}", accessor.index(), view.index()));

@@ -236,7 +236,7 @@ fn broken_gltf_files_are_typed_errors() {
     let p = nan.accessor(&bytes, FLOAT, "VEC3", 3, json!({ "min": [0.0, 0.0, 0.0], "max": [1.0, 0.0, 0.0] }));
     let mesh = nan.mesh(json!({ "attributes": { "POSITION": p } }));
     nan.node(json!({ "name": "left", "mesh": mesh }), true);
-    primitive_error(embedded(&nan), "non-finite position");
+    primitive_error(embedded(&nan), "non-finite");
     let mut bad_index = Asset::default();
     let (p, x) = (bad_index.positions(&[Vec3::ZERO, Vec3::X, Vec3::Y]), bad_index.indices(&[0, 1, 7]));
     let mesh = bad_index.mesh(json!({ "attributes": { "POSITION": p }, "indices": x }));
@@ -299,4 +299,182 @@ fn broken_gltf_files_are_typed_errors() {
         })
     ));
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A second file's nodes are colliders whatever their names, placed by their transforms; a file
+/// with an open mesh there says which node.
+#[test]
+fn a_second_file_brings_colliders() {
+    let mut asset = Asset::default();
+    let (corners, faces) = cube_mesh(0.2);
+    let (p, x) = (asset.positions(&corners), asset.indices(&faces));
+    let mesh = asset.mesh(json!({ "attributes": { "POSITION": p }, "indices": x }));
+    asset.node(json!({ "name": "body", "mesh": mesh, "translation": [0.0, 1.0, 0.0] }), true);
+    asset.node(json!({ "name": "chair", "mesh": mesh, "translation": [2.0, 0.0, 0.0] }), true);
+    let dir = scratch("colliders");
+    let file = dir.join("set.glb");
+    std::fs::write(&file, asset.glb()).unwrap();
+    let colliders = drape::gltf_input::load_colliders(&file).unwrap();
+    assert_eq!(colliders.len(), 2);
+    assert!(colliders[0].signed_distance(Vec3::new(0.0, 1.0, 0.0)) < -0.15);
+    assert!(colliders[1].signed_distance(Vec3::new(2.0, 0.0, 0.0)) < -0.15);
+    assert!(colliders[0].signed_distance(Vec3::new(2.0, 0.0, 0.0)) > 0.5);
+    let mut open = Asset::default();
+    let (p, x) = (open.positions(&corners), open.indices(&faces[..faces.len() - 6]));
+    let mesh = open.mesh(json!({ "attributes": { "POSITION": p }, "indices": x }));
+    open.node(json!({ "name": "open box", "mesh": mesh }), true);
+    std::fs::write(&file, open.glb()).unwrap();
+    match drape::gltf_input::load_colliders(&file) {
+        Err(Error::Gltf {
+            error: GltfError::Collider { node, .. } | GltfError::Mesh { node: Some(node), .. }, ..
+        }) => {
+            assert_eq!(node, "open box")
+        }
+        other => panic!("expected a collider error, got {other:?}"),
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The data: URI form of `asset`, as JSON to edit.
+fn embedded(asset: &Asset) -> Value {
+    asset.json(Some(&format!("data:application/octet-stream;base64,{}", base64(&asset.bin))))
+}
+
+fn load(json: &Value) -> Result<GltfCloth, Error> {
+    GltfCloth::from_slice(&serde_json::to_vec(json).unwrap())
+}
+
+/// One triangle in node `name`, painted with `colour` (RGBA bytes) at every corner.
+fn painted_triangle(colour: [u8; 4]) -> Asset {
+    let mut asset = Asset::default();
+    let (p, c) = (asset.positions(&[Vec3::ZERO, Vec3::X, Vec3::Y]), asset.colours(&[colour; 3]));
+    let mesh = asset.mesh(json!({ "attributes": { "POSITION": p, "COLOR_0": c } }));
+    asset.node(json!({ "name": "left", "mesh": mesh }), true);
+    asset
+}
+
+/// Red paint pins; white, grey and other colours with red in them do not (a new colour
+/// attribute starts white, and painting the pins red must not pin the rest).
+#[test]
+fn only_red_paint_pins() {
+    let pins = |colour| GltfCloth::from_slice(&painted_triangle(colour).glb()).unwrap().pins.len();
+    assert_eq!(pins([255, 0, 0, 255]), 3);
+    assert_eq!(pins([230, 60, 40, 255]), 3);
+    for colour in [[255, 255, 255, 255], [200, 200, 200, 255], [255, 255, 0, 255], [255, 0, 255, 255], [0, 0, 255, 255]]
+    {
+        assert_eq!(pins(colour), 0, "{colour:?}");
+    }
+}
+
+/// Files the `gltf` crate would panic on, or that would overflow an offset, or reach outside
+/// their folder, or paint nonsense: each a typed error.
+#[test]
+fn hostile_gltf_files_are_typed_errors() {
+    let asset = painted_triangle([0, 0, 0, 255]);
+    let mut glb = asset.glb();
+    glb[8..12].copy_from_slice(&4u32.to_le_bytes());
+    assert!(matches!(GltfCloth::from_slice(&glb), Err(Error::Gltf { error: GltfError::Read { .. }, .. })));
+    let mut missing_position = embedded(&asset);
+    missing_position["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(99);
+    assert!(matches!(load(&missing_position), Err(Error::Gltf { error: GltfError::Read { .. }, .. })));
+    let mut far = embedded(&asset);
+    far["accessors"][0]["byteOffset"] = json!(u64::MAX - 3);
+    let result = load(&far);
+    assert!(
+        matches!(result, Err(Error::Gltf { error: GltfError::Read { .. } | GltfError::Primitive { .. }, .. })),
+        "{result:?}"
+    );
+    let mut nan_uv = Asset::default();
+    let (p, t) = (
+        nan_uv.positions(&[Vec3::ZERO, Vec3::X, Vec3::Y]),
+        nan_uv.floats(&[0.0, 0.0, 1.0, f32::NAN, 0.0, 1.0], "VEC2", 2),
+    );
+    let mesh = nan_uv.mesh(json!({ "attributes": { "POSITION": p, "TEXCOORD_0": t } }));
+    nan_uv.node(json!({ "name": "left", "mesh": mesh }), true);
+    let result = GltfCloth::from_slice(&nan_uv.glb());
+    assert!(
+        matches!(&result, Err(Error::Gltf { error: GltfError::Primitive { reason, .. }, .. }) if reason.contains("non-finite")),
+        "{result:?}"
+    );
+    let mut heavy = Asset::default();
+    let (p, m) = (heavy.positions(&[Vec3::ZERO, Vec3::X, Vec3::Y]), heavy.floats(&[1.0, 0.0, 2.0], "SCALAR", 1));
+    let mesh = heavy.mesh(json!({ "attributes": { "POSITION": p, "_MASS": m } }));
+    heavy.node(json!({ "name": "left", "mesh": mesh }), true);
+    let result = GltfCloth::from_slice(&heavy.glb());
+    assert!(
+        matches!(&result, Err(Error::Gltf { error: GltfError::Primitive { reason, .. }, .. }) if reason.contains("_MASS")),
+        "{result:?}"
+    );
+    let dir = scratch("outside");
+    for uri in ["../secret.bin", "/etc/passwd"] {
+        std::fs::write(dir.join("cloth.gltf"), serde_json::to_vec(&asset.json(Some(uri))).unwrap()).unwrap();
+        let result = GltfCloth::load(dir.join("cloth.gltf"));
+        assert!(matches!(result, Err(Error::Gltf { error: GltfError::Buffer { .. }, .. })), "{uri}: {result:?}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Triangle strips and fans (with the repeated-index triangles exporters join strips with),
+/// vertex data interleaved in one buffer view with a stride, a parent's transform applied
+/// after its child's, and a chain of nodes deeper than a thread's stack would follow.
+#[test]
+fn strips_fans_strides_parents_and_deep_chains() {
+    // A strip over a 2 × 3 grid of points, joined to a second strip by two repeated indices.
+    let points: Vec<Vec3> = (0..6).map(|k| Vec3::new((k / 2) as f32, (k % 2) as f32, 0.0)).collect();
+    let mut strip = Asset::default();
+    let (p, x) = (strip.positions(&points), strip.indices(&[0, 1, 2, 3, 3, 2, 2, 3, 4, 5]));
+    let mesh = strip.mesh(json!({ "attributes": { "POSITION": p }, "indices": x, "mode": 5 }));
+    strip.node(json!({ "mesh": mesh }), true);
+    let cloth = GltfCloth::from_slice(&strip.glb()).unwrap();
+    assert_eq!(cloth.mesh.triangles.len(), 4, "the joining triangles are left out: {:?}", cloth.mesh.triangles);
+    for [a, b, c] in cloth.mesh.triangles.iter().map(|t| t.map(|v| cloth.mesh.positions[v as usize])) {
+        assert!((b - a).cross(c - a).z < 0.0, "every strip triangle keeps the first one's winding");
+    }
+    let mut fan = Asset::default();
+    let (p, x) = (fan.positions(&[Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y]), fan.indices(&[0, 1, 2, 3]));
+    let mesh = fan.mesh(json!({ "attributes": { "POSITION": p }, "indices": x, "mode": 6 }));
+    fan.node(json!({ "mesh": mesh }), true);
+    assert_eq!(GltfCloth::from_slice(&fan.glb()).unwrap().mesh.triangles.len(), 2);
+
+    // Position (12 bytes) and texture coordinate (8) interleaved, 20 bytes a vertex.
+    let mut interleaved = Asset::default();
+    let vertices = [(Vec3::ZERO, [0.0, 0.0]), (Vec3::X, [1.0, 0.0]), (Vec3::Y, [0.0, 1.0])];
+    let bytes: Vec<u8> =
+        (vertices.iter()).flat_map(|(p, uv)| p.to_array().into_iter().chain(*uv).flat_map(f32::to_le_bytes)).collect();
+    let bounds = json!({ "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0] });
+    let p = interleaved.accessor(&bytes, FLOAT, "VEC3", 3, bounds);
+    let mesh = interleaved.mesh(json!({ "attributes": { "POSITION": p, "TEXCOORD_0": p + 1 } }));
+    interleaved.node(json!({ "mesh": mesh }), true);
+    let mut json = embedded(&interleaved);
+    json["bufferViews"][0]["byteStride"] = json!(20);
+    json["accessors"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "bufferView": 0, "byteOffset": 12, "componentType": FLOAT, "count": 3, "type": "VEC2" }));
+    let cloth = load(&json).unwrap();
+    assert_eq!(cloth.mesh.positions, [Vec3::ZERO, Vec3::X, Vec3::Y]);
+    assert_eq!(cloth.mesh.uvs, [Vec2::new(0.0, 1.0), Vec2::new(1.0, 1.0), Vec2::new(0.0, 0.0)], "v turned up");
+
+    // The parent turns a quarter turn about z; the child moves its triangle 1 m along x first.
+    let mut parented = Asset::default();
+    let p = parented.positions(&[Vec3::ZERO, Vec3::new(0.1, 0.0, 0.0), Vec3::new(0.0, 0.1, 0.0)]);
+    let mesh = parented.mesh(json!({ "attributes": { "POSITION": p } }));
+    let child = parented.node(json!({ "mesh": mesh, "translation": [1.0, 0.0, 0.0] }), false);
+    let half = std::f32::consts::FRAC_1_SQRT_2;
+    parented.node(json!({ "children": [child], "rotation": [0.0, 0.0, half, half] }), true);
+    let first = GltfCloth::from_slice(&parented.glb()).unwrap().mesh.positions[0];
+    assert!((first - Vec3::Y).length() < 1e-6, "parent × child puts (0, 0, 0) at {first}, not (0, 1, 0)");
+
+    // 20 000 nodes, each the parent of the next, the last holding the triangle.
+    let mut deep = Asset::default();
+    let p = deep.positions(&[Vec3::ZERO, Vec3::X, Vec3::Y]);
+    let mesh = deep.mesh(json!({ "attributes": { "POSITION": p } }));
+    let depth = 20_000;
+    let mut json = embedded(&deep);
+    let nodes: Vec<Value> = (0..depth)
+        .map(|k| if k + 1 < depth { json!({ "children": [k + 1] }) } else { json!({ "mesh": mesh }) })
+        .collect();
+    json["nodes"] = json!(nodes);
+    json["scenes"] = json!([{ "nodes": [0] }]);
+    assert_eq!(load(&json).unwrap().mesh.positions.len(), 3);
 }

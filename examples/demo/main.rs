@@ -37,7 +37,7 @@ struct Args {
     #[arg(long, conflicts_with = "gltf")]
     obj: Option<PathBuf>,
     /// Simulate this glTF cloth (.gltf or .glb) instead: pinned where its vertices are painted
-    /// (red vertex colour or a `_PIN` attribute), its `collider*` nodes as colliders.
+    /// red (or by a `_PIN` attribute), its `collider*` nodes as colliders.
     #[arg(long)]
     gltf: Option<PathBuf>,
     /// Grid cells per side of library scenes.

@@ -8,7 +8,7 @@ use crate::animation::AnimationRecorder;
 use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::{Error, ParamError};
-use crate::gltf_input::GltfCloth;
+use crate::gltf_input::{ground_under, GltfCloth};
 use crate::gpu::readback::BackgroundMap;
 use crate::gpu::{FrameProfile, GpuSolver};
 use crate::math::bounding_box;
@@ -131,9 +131,8 @@ impl ClothSetup {
                 let mesh = ClothMesh::from_obj(path)?;
                 let pins = top_vertices(&mesh);
                 let (min, max) = bounding_box(&mesh.positions);
-                let ground = min.y - 0.5 * (max - min).max_element().max(0.1);
                 let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
-                let colliders = vec![Collider::ground(ground)];
+                let colliders = vec![ground_under(min, max)];
                 Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new() })
             }
             ClothSource::Gltf(path) => Self::of_gltf(&GltfCloth::load(path)?),
@@ -311,7 +310,8 @@ impl Session {
     }
 
     /// Switches to another cloth with its scene's parameters and the command-line overrides
-    /// (so a scene behaves the same however it was reached). On error nothing changes.
+    /// (so a scene behaves the same however it was reached), ending any recording (take it
+    /// with [`Session::stop_recording`] first). On error nothing changes.
     pub fn load(&mut self, source: ClothSource, grid: u32) -> Result<(), Error> {
         let setup = ClothSetup::load(&source, grid)?;
         let model = setup.model.with_bending_model(self.overrides.bending.unwrap_or_default())?;
@@ -319,6 +319,7 @@ impl Session {
         self.solver = self.new_solver(&model, params, &setup.colliders)?;
         (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
         self.turning = turning(&setup.spins);
+        self.recording = None;
         self.restart();
         Ok(())
     }
@@ -529,7 +530,8 @@ impl Session {
         self.recording.as_ref().map(AnimationRecorder::frame_count)
     }
 
-    /// Ends the recording and hands it over.
+    /// Ends the recording and hands it over (also what [`Session::load`] does, which drops it:
+    /// hand it over first).
     pub fn stop_recording(&mut self) -> Option<AnimationRecorder> {
         self.recording.take()
     }

@@ -398,6 +398,9 @@ impl Viewer {
     }
 
     fn load(&mut self, source: ClothSource, grid: u32) {
+        // A recording is of one cloth: it ends with it.
+        let saved = self.save_recording();
+        self.report_error(saved);
         self.end_drag();
         let loaded = self.session.load(source, grid);
         if loaded.is_ok() {
@@ -465,8 +468,10 @@ impl Viewer {
             self.gpu.queue.present(surface_texture);
             self.session.after_submit();
             if let Err(e) = self.session.record_frame() {
-                self.session.stop_recording();
-                self.panel.message = Some(format!("recording stopped: {e}"));
+                let saved = self.save_recording();
+                self.report_error(saved);
+                let said = self.panel.message.take().unwrap_or_default();
+                self.panel.message = Some(format!("recording stopped: {e}. {said}"));
             }
         }
         freed.iter().for_each(|id| self.egui_renderer.free_texture(id));

@@ -89,6 +89,8 @@ fn listen_for_gltf_files(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String
         if let Some(file) = picker.files().and_then(|files| files.get(0)) {
             read_gltf(&picked_queue, file);
         }
+        // Picking the same file again is a change too.
+        picker.set_value("");
     });
     add_listener(&input, "change", picked.as_ref().unchecked_ref())?;
     picked.forget();
