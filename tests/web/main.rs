@@ -392,6 +392,8 @@ fn a_gltf_file_picked_or_dropped_becomes_the_cloth() {
                 document.getElementById('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));";
     browser.eval(drop, json!([support::gltf_asset::base64(&glb), "dropped.glb"]));
     browser.wait_for("the dropped glTF cloth", PATIENCE, |b| b.state("scene") == json!("dropped.glb"));
+    let shown = browser.eval("return document.getElementById('scene').value;", json!([]));
+    assert_eq!(shown, json!("dropped.glb"), "the cloth list shows the file");
     browser.eval(drop, json!([support::gltf_asset::base64(b"not glTF"), "broken.glb"]));
     let text = |id: &str| browser.eval("return document.getElementById(arguments[0]).textContent;", json!([id]));
     browser.wait_for("the refusal", PATIENCE, |_| {

@@ -47,6 +47,8 @@ pub struct App {
     last_stats_ms: f64,
     last_positions_ms: f64,
     timing: FrameTiming,
+    /// The glTF files loaded so far, by name, which the cloth list offers again.
+    loaded_files: Vec<ClothSource>,
 }
 
 impl App {
@@ -84,6 +86,7 @@ impl App {
             last_stats_ms: f64::NEG_INFINITY,
             last_positions_ms: f64::NEG_INFINITY,
             timing: FrameTiming::default(),
+            loaded_files: Vec::new(),
             session,
             gpu,
         };
@@ -272,7 +275,16 @@ impl App {
         let result = match control {
             Control::Scene(kind) => return self.load(ClothSource::Scene(kind), self.session.grid()),
             Control::GltfFile { name, bytes } => {
-                return self.load(ClothSource::GltfBytes { name, bytes: bytes.into() }, self.session.grid())
+                let source = ClothSource::GltfBytes { name, bytes: bytes.into() };
+                self.load(source.clone(), self.session.grid())?;
+                self.loaded_files.retain(|file| file.to_string() != source.to_string());
+                self.loaded_files.push(source);
+                return Ok(());
+            }
+            Control::LoadedFile(name) => {
+                let file = self.loaded_files.iter().find(|file| file.to_string() == name).cloned();
+                let file = file.ok_or_else(|| format!("no cloth named {name} was loaded"))?;
+                return self.load(file, self.session.grid());
             }
             Control::Grid(grid) => {
                 let grid = page::grid_in_range(grid).map_err(|e| format!("a grid of {grid}: {e}"))?;

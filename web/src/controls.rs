@@ -20,6 +20,8 @@ use web_sys::{
 #[derive(Debug, Clone, PartialEq)]
 pub enum Control {
     Scene(SceneKind),
+    /// A glTF file loaded before, chosen again in the cloth list by its name.
+    LoadedFile(String),
     /// A glTF file's name and bytes, picked or dropped.
     GltfFile {
         name: String,
@@ -54,7 +56,7 @@ pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
     set_range("iterations", 1.0, MAX_ITERATIONS as f32)?;
     set_range("wind", *WIND_SPEEDS.start(), *WIND_SPEEDS.end())?;
 
-    on_change(queue, "scene", |value| value.parse().map(Control::Scene).unwrap_or(Control::Unreadable("scene")))?;
+    on_change(queue, "scene", |value| value.parse().map(Control::Scene).unwrap_or(Control::LoadedFile(value)))?;
     on_change(queue, "grid", |value| value.parse().map(Control::Grid).unwrap_or(Control::Unreadable("grid")))?;
     on_change(queue, "solver", |value| {
         SolverKind::named(&value).map(Control::Solver).unwrap_or(Control::Unreadable("solver"))
@@ -138,7 +140,17 @@ fn add_listener(
 /// Shows the session's state in the controls.
 pub fn show(session: &Session) -> Result<(), String> {
     let params = session.params();
-    element::<HtmlSelectElement>("scene")?.set_value(&session.source().to_string());
+    let scenes: HtmlSelectElement = element("scene")?;
+    let source = session.source().to_string();
+    // A glTF cloth is listed by its file's name once it is loaded (its option's id says so).
+    let id = format!("gltf-option:{source}");
+    if scenes.named_item(&id).is_none() && !SceneKind::ALL.iter().any(|kind| kind.name() == source) {
+        let option =
+            HtmlOptionElement::new_with_text_and_value(&source, &source).map_err(|e| crate::page::js_message(&e))?;
+        option.set_id(&id);
+        scenes.add_with_html_option_element(&option).map_err(|e| crate::page::js_message(&e))?;
+    }
+    scenes.set_value(&source);
     element::<HtmlInputElement>("grid")?.set_value(&session.grid().to_string());
     element::<HtmlSelectElement>("solver")?.set_value(SolverKind::of(&params.mode).name());
     element::<HtmlButtonElement>("pause")?.set_text_content(Some(if session.paused() { "run" } else { "pause" }));
