@@ -12,6 +12,7 @@
 //! again from the CSV files without measuring.
 
 use drape::{GpuSolver, Scene, SceneKind, SolverMode, SolverParams, StretchReport, TetherParams};
+use plotters::coord::combinators::{LogCoord, WithKeyPoints};
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -140,54 +141,99 @@ const COLOURS: [RGBColor; 4] =
 fn time_against_stretch(path: &Path, grid: u32, runs: &[Run], adapter: &str) {
     let finite: Vec<&Run> = runs.iter().filter(|r| r.p99.is_finite() && r.p99 > 1.0).collect();
     let strain = |r: &Run| f64::from(r.p99 - 1.0) * 100.0;
-    let (low_ms, high_ms) = bounds(finite.iter().map(|r| r.ms));
-    let (low_strain, high_strain) = bounds(finite.iter().map(|r| strain(r)));
+    let axes = Axes {
+        x: bounds(finite.iter().map(|r| r.ms)),
+        y: bounds(finite.iter().map(|r| strain(r))),
+        x_desc: format!("ms per frame ({adapter})"),
+        y_desc: "worst p99 edge stretch, frames 53–73 (%)".into(),
+        x_format: &|ms| format!("{ms:.0}"),
+        y_format: &|strain| format!("{strain}"),
+    };
+    let caption = format!("{grid}² benchmark scene: time per frame against stretch");
+    log_chart(path, &caption, axes, SeriesLabelPosition::LowerLeft, |chart| {
+        let mut names: Vec<String> = runs.iter().map(Run::series).collect();
+        names.dedup();
+        for (name, colour) in names.iter().zip(COLOURS) {
+            let mut series: Vec<&&Run> = finite.iter().filter(|r| r.series() == *name).collect();
+            series.sort_by(|a, b| a.ms.total_cmp(&b.ms));
+            line(chart, name, colour, series.iter().map(|r| (r.ms, strain(r))).collect());
+            chart
+                .draw_series(series.iter().map(|r| {
+                    let label = format!("{}×{}", r.substeps, r.iterations);
+                    Text::new(label, (r.ms, strain(r)), ("sans-serif", 11).into_font().color(&BLACK))
+                }))
+                .expect("labels");
+        }
+    });
+}
+
+/// Time per frame (y, log) against particles (x, log), one line per setting.
+fn time_against_size(path: &Path, runs: &[Run], adapter: &str) {
+    let particles = |r: &Run| f64::from((r.grid + 1) * (r.grid + 1));
+    let axes = Axes {
+        x: bounds(runs.iter().map(particles)),
+        y: bounds(runs.iter().map(|r| r.ms)),
+        x_desc: "particles (grid cells per side + 1, squared)".into(),
+        y_desc: format!("ms per frame ({adapter})"),
+        x_format: &|n| format!("{n:.0}"),
+        y_format: &|ms| format!("{ms:.0}"),
+    };
+    let caption = "benchmark scene: time per frame against cloth size";
+    log_chart(path, caption, axes, SeriesLabelPosition::UpperLeft, |chart| {
+        let setting = |r: &Run| format!("{}, {}×{}", r.series(), r.substeps, r.iterations);
+        let mut names: Vec<String> = runs.iter().map(setting).collect();
+        names.sort();
+        names.dedup();
+        for (name, colour) in names.iter().zip(COLOURS) {
+            let points = runs.iter().filter(|r| setting(r) == *name).map(|r| (particles(r), r.ms)).collect();
+            line(chart, name, colour, points);
+        }
+    });
+}
+
+/// A chart whose axes are both logarithmic.
+type LogChart<'a> =
+    ChartContext<'a, SVGBackend<'a>, Cartesian2d<WithKeyPoints<LogCoord<f64>>, WithKeyPoints<LogCoord<f64>>>>;
+
+/// The axes of a [`LogChart`]: each axis's data range, name and mark format.
+struct Axes<'a> {
+    x: (f64, f64),
+    y: (f64, f64),
+    x_desc: String,
+    y_desc: String,
+    x_format: &'a dyn Fn(&f64) -> String,
+    y_format: &'a dyn Fn(&f64) -> String,
+}
+
+/// Draws an SVG chart at `path`: logarithmic axes over the data with a little room, marked at
+/// 1, 2, 5, 10, …, what `draw` puts on them, and the legend at `legend`.
+fn log_chart(path: &Path, caption: &str, axes: Axes, legend: SeriesLabelPosition, draw: impl FnOnce(&mut LogChart)) {
     let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE).expect("draw");
-    let caption = format!("{grid}² benchmark scene: time per frame against stretch");
+    let axis = |(low, high): (f64, f64)| {
+        let (low, high) = (low * 0.8, high * 1.25);
+        (low..high).log_scale().with_key_points(steps_of_1_2_5(low, high))
+    };
     let mut chart = ChartBuilder::on(&root)
         .caption(caption, ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(60)
-        .build_cartesian_2d(
-            (low_ms * 0.8..high_ms * 1.25).log_scale().with_key_points(steps_of_1_2_5(low_ms * 0.8, high_ms * 1.25)),
-            (low_strain * 0.8..high_strain * 1.25)
-                .log_scale()
-                .with_key_points(steps_of_1_2_5(low_strain * 0.8, high_strain * 1.25)),
-        )
+        .build_cartesian_2d(axis(axes.x), axis(axes.y))
         .expect("a chart");
     chart
         .configure_mesh()
         .light_line_style(WHITE)
-        .x_label_formatter(&|ms| format!("{ms:.0}"))
-        .y_label_formatter(&|strain| format!("{strain}"))
-        .x_desc(format!("ms per frame ({adapter})"))
-        .y_desc("worst p99 edge stretch, frames 53–73 (%)")
+        .x_label_formatter(axes.x_format)
+        .y_label_formatter(axes.y_format)
+        .x_desc(axes.x_desc)
+        .y_desc(axes.y_desc)
         .draw()
         .expect("the axes");
-    let mut names: Vec<String> = runs.iter().map(Run::series).collect();
-    names.dedup();
-    for (name, colour) in names.iter().zip(COLOURS) {
-        let mut series: Vec<&&Run> = finite.iter().filter(|r| r.series() == *name).collect();
-        series.sort_by(|a, b| a.ms.total_cmp(&b.ms));
-        let points: Vec<(f64, f64)> = series.iter().map(|r| (r.ms, strain(r))).collect();
-        chart
-            .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
-            .expect("a line")
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-        chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled()))).expect("points");
-        chart
-            .draw_series(series.iter().map(|r| {
-                let label = format!("{}×{}", r.substeps, r.iterations);
-                Text::new(label, (r.ms, strain(r)), ("sans-serif", 11).into_font().color(&BLACK))
-            }))
-            .expect("labels");
-    }
+    draw(&mut chart);
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
+        .position(legend)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
         .draw()
@@ -195,56 +241,14 @@ fn time_against_stretch(path: &Path, grid: u32, runs: &[Run], adapter: &str) {
     root.present().expect("the SVG");
 }
 
-/// Time per frame (y, log) against particles (x, log), one line per setting.
-fn time_against_size(path: &Path, runs: &[Run], adapter: &str) {
-    let particles = |r: &Run| f64::from((r.grid + 1) * (r.grid + 1));
-    let (low_n, high_n) = bounds(runs.iter().map(particles));
-    let (low_ms, high_ms) = bounds(runs.iter().map(|r| r.ms));
-    let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
-    root.fill(&WHITE).expect("draw");
-    let mut chart = ChartBuilder::on(&root)
-        .caption("benchmark scene: time per frame against cloth size", ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
-        .build_cartesian_2d(
-            (low_n * 0.8..high_n * 1.25).log_scale().with_key_points(steps_of_1_2_5(low_n * 0.8, high_n * 1.25)),
-            (low_ms * 0.8..high_ms * 1.25).log_scale().with_key_points(steps_of_1_2_5(low_ms * 0.8, high_ms * 1.25)),
-        )
-        .expect("a chart");
+/// A named line through `points` with a dot at each, in `colour`.
+fn line(chart: &mut LogChart, name: &str, colour: RGBColor, points: Vec<(f64, f64)>) {
     chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .x_label_formatter(&|n| format!("{n:.0}"))
-        .y_label_formatter(&|ms| format!("{ms:.0}"))
-        .x_desc("particles (grid cells per side + 1, squared)")
-        .y_desc(format!("ms per frame ({adapter})"))
-        .draw()
-        .expect("the axes");
-    let mut names: Vec<String> =
-        runs.iter().map(|r| format!("{}, {}×{}", r.series(), r.substeps, r.iterations)).collect();
-    names.sort();
-    names.dedup();
-    for (name, colour) in names.iter().zip(COLOURS) {
-        let points: Vec<(f64, f64)> = (runs.iter())
-            .filter(|r| format!("{}, {}×{}", r.series(), r.substeps, r.iterations) == *name)
-            .map(|r| (particles(r), r.ms))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
-            .expect("a line")
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-        chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled()))).expect("points");
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()
-        .expect("legend");
-    root.present().expect("the SVG");
+        .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
+        .expect("a line")
+        .label(name)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+    chart.draw_series(points.into_iter().map(|p| Circle::new(p, 4, colour.filled()))).expect("points");
 }
 
 /// The axis marks 1, 2, 5, 10, 20, 50, … between `low` and `high`.

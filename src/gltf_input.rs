@@ -30,14 +30,13 @@ use crate::constraints::Kind;
 use crate::distance_field::DistanceField;
 use crate::error::{Error, GltfError};
 use crate::math::bounding_box;
-use crate::mesh::ClothMesh;
+use crate::mesh::{ClothMesh, Welding};
 use crate::model::ClothModel;
 use base64::Engine;
 use glam::{Mat4, Vec2, Vec3};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 use gltf::Accessor;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -74,12 +73,7 @@ pub struct GltfCloth {
 impl GltfCloth {
     /// Loads a `.gltf` (its external buffers beside it) or `.glb` file.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, Error> {
-        let path = path.as_ref();
-        let name = path.display().to_string();
-        let fail = |error| Error::Gltf { path: name.clone(), error };
-        let bytes = std::fs::read(path).map_err(|e| fail(GltfError::Read { message: e.to_string() }))?;
-        let folder = path.parent().unwrap_or(Path::new("."));
-        Self::parse(&bytes, |uri| read_beside(folder, uri)).map_err(fail)
+        read_file(path.as_ref(), |bytes, folder| Self::parse(bytes, |uri| read_beside(folder, uri)))
     }
 
     /// Reads a `.glb`, or a `.gltf` whose buffers are embedded as `data:` URIs, from memory (a
@@ -121,10 +115,8 @@ impl GltfCloth {
             return Err(GltfError::NoCloth);
         }
         let welded = cloth.welded();
-        let mesh = ClothMesh::new(welded.positions, welded.triangles, Some(welded.uvs)).map_err(|e| match e {
-            Error::Mesh(error) => GltfError::Mesh { node: None, error },
-            other => GltfError::Read { message: other.to_string() },
-        })?;
+        let mesh = ClothMesh::validated(welded.positions, welded.triangles, welded.uvs)
+            .map_err(|error| GltfError::Mesh { node: None, error })?;
         let colliders = colliders.into_iter().map(|(node, soup)| collider(&node, soup)).collect::<Result<_, _>>()?;
         Ok(Self {
             mesh,
@@ -147,13 +139,17 @@ pub fn ground_under(low: Vec3, high: Vec3) -> Collider {
 /// children, as one mesh collider, whatever its name ([`GltfCloth::colliders`] takes those of the
 /// cloth's own file): for colliders kept apart from the cloth's file.
 pub fn load_colliders(path: impl AsRef<Path>) -> Result<Vec<Collider>, Error> {
-    let path = path.as_ref();
-    let name = path.display().to_string();
-    let fail = |error| Error::Gltf { path: name.clone(), error };
+    read_file(path.as_ref(), |bytes, folder| {
+        let (_, colliders) = read_scene(bytes, |uri| read_beside(folder, uri), true)?;
+        colliders.into_iter().map(|(node, soup)| collider(&node, soup)).collect()
+    })
+}
+
+/// What `read` makes of the file at `path` and its folder, its errors naming the file.
+fn read_file<T>(path: &Path, read: impl FnOnce(&[u8], &Path) -> Result<T, GltfError>) -> Result<T, Error> {
+    let fail = |error| Error::Gltf { path: path.display().to_string(), error };
     let bytes = std::fs::read(path).map_err(|e| fail(GltfError::Read { message: e.to_string() }))?;
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let (_, colliders) = read_scene(&bytes, |uri| read_beside(folder, uri), true).map_err(fail)?;
-    colliders.into_iter().map(|(node, soup)| collider(&node, soup)).collect::<Result<_, _>>().map_err(fail)
+    read(&bytes, path.parent().unwrap_or(Path::new("."))).map_err(fail)
 }
 
 /// The file `uri` names, relative to `folder`.
@@ -248,32 +244,22 @@ struct Welded {
 }
 
 impl Soup {
-    /// Equal positions made one vertex, numbered by first use; a vertex keeps its first corner's
-    /// texture coordinate and scales, and is pinned if any of its corners is.
+    /// The corners welded by position ([`Welding`]); a vertex keeps its first corner's texture
+    /// coordinate and scales, and is pinned if any of its corners is.
     fn welded(&self) -> Welded {
-        let mut vertex_of_position = HashMap::new();
-        let mut firsts: Vec<Corner> = Vec::new();
-        let mut pinned: Vec<bool> = Vec::new();
-        let vertices: Vec<u32> = (self.corners.iter())
-            .map(|corner| {
-                // + 0.0 turns −0.0 into 0.0, so that the two weld.
-                let key = (corner.position + 0.0).to_array().map(f32::to_bits);
-                let vertex = *vertex_of_position.entry(key).or_insert_with(|| {
-                    firsts.push(*corner);
-                    pinned.push(false);
-                    firsts.len() as u32 - 1
-                });
-                pinned[vertex as usize] |= corner.pinned;
-                vertex
-            })
-            .collect();
+        let welding = Welding::by_position(self.corners.iter().map(|c| c.position));
+        let firsts: Vec<&Corner> = welding.firsts.iter().map(|&c| &self.corners[c]).collect();
+        let mut pinned = vec![false; firsts.len()];
+        for (&vertex, corner) in welding.vertices.iter().zip(&self.corners) {
+            pinned[vertex as usize] |= corner.pinned;
+        }
         let scales = std::array::from_fn(|k| {
             let painted = firsts.iter().any(|c| c.scales[k].is_some());
             painted.then(|| firsts.iter().map(|c| c.scales[k].unwrap_or(1.0)).collect())
         });
         Welded {
             positions: firsts.iter().map(|c| c.position + 0.0).collect(),
-            triangles: vertices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
+            triangles: welding.triangles(),
             uvs: firsts.iter().map(|c| c.uv).collect(),
             pins: (0..pinned.len() as u32).filter(|&v| pinned[v as usize]).collect(),
             scales,
@@ -352,10 +338,9 @@ impl Walk<'_> {
 /// The mesh collider of a collider node's triangles (welded; closed, for its distance field).
 fn collider(node: &str, soup: Soup) -> Result<Collider, GltfError> {
     let welded = soup.welded();
-    let mesh = ClothMesh::new(welded.positions, welded.triangles, None).map_err(|e| match e {
-        Error::Mesh(error) => GltfError::Mesh { node: Some(node.into()), error },
-        other => GltfError::Collider { node: node.into(), message: other.to_string() },
-    })?;
+    let uvs = vec![Vec2::ZERO; welded.positions.len()];
+    let mesh = ClothMesh::validated(welded.positions, welded.triangles, uvs)
+        .map_err(|error| GltfError::Mesh { node: Some(node.into()), error })?;
     let field = DistanceField::from_mesh(&mesh, COLLIDER_FIELD_RESOLUTION)
         .map_err(|e| GltfError::Collider { node: node.into(), message: e.to_string() })?;
     Ok(Collider::mesh(Arc::new(field), Pose::IDENTITY))

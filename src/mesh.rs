@@ -29,6 +29,40 @@ pub const MAX_VERTICES: usize = 1 << 26;
 /// Most triangles a mesh may have (see [`MAX_VERTICES`]).
 pub const MAX_TRIANGLES: usize = 1 << 27;
 
+/// Triangle corners welded by position, as the file loaders weld them: equal positions (−0.0
+/// and 0.0 too) are one vertex, so vertices split at texture or normal seams, and pieces that
+/// share positions, are joined; vertices are numbered in the order the corners first reach them.
+pub(crate) struct Welding {
+    /// Each corner's vertex.
+    pub vertices: Vec<u32>,
+    /// Each vertex's first corner.
+    pub firsts: Vec<usize>,
+}
+
+impl Welding {
+    /// The welding of the corners at `positions`, three per triangle.
+    pub fn by_position(positions: impl IntoIterator<Item = Vec3>) -> Self {
+        let mut vertex_of_position = HashMap::new();
+        let mut firsts = Vec::new();
+        let vertices = (positions.into_iter().enumerate())
+            .map(|(corner, position)| {
+                // + 0.0 turns −0.0 into 0.0, so that the two weld.
+                let key = (position + 0.0).to_array().map(f32::to_bits);
+                *vertex_of_position.entry(key).or_insert_with(|| {
+                    firsts.push(corner);
+                    firsts.len() as u32 - 1
+                })
+            })
+            .collect();
+        Self { vertices, firsts }
+    }
+
+    /// The triangles of the welded vertices.
+    pub fn triangles(&self) -> Vec<[u32; 3]> {
+        self.vertices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect()
+    }
+}
+
 /// Which plane a generated grid lies in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GridPlane {
@@ -69,7 +103,8 @@ impl ClothMesh {
         Ok(Self::validated(positions, triangles, uvs)?)
     }
 
-    fn validated(positions: Vec<Vec3>, triangles: Vec<[u32; 3]>, uvs: Vec<Vec2>) -> Result<Self, MeshError> {
+    /// [`ClothMesh::new`] with the texture coordinates given, and its error as a mesh error.
+    pub(crate) fn validated(positions: Vec<Vec3>, triangles: Vec<[u32; 3]>, uvs: Vec<Vec2>) -> Result<Self, MeshError> {
         let mesh = Self { positions, triangles, uvs };
         mesh.validate()?;
         Ok(mesh)
@@ -207,28 +242,19 @@ impl ClothMesh {
     }
 
     fn from_obj_models(models: &[tobj::Model]) -> Result<Self, MeshError> {
-        let (mut positions, mut triangles, mut uvs) = (Vec::new(), Vec::new(), Vec::new());
-        let mut vertex_of_position = HashMap::new();
-        for model in models {
-            let m = &model.mesh;
-            let corner_vertices: Vec<u32> = m
-                .indices
-                .iter()
-                .enumerate()
-                .map(|(corner, &index)| {
+        let corners: Vec<(Vec3, Vec2)> = (models.iter())
+            .flat_map(|model| {
+                let m = &model.mesh;
+                m.indices.iter().enumerate().map(move |(corner, &index)| {
                     let at = 3 * index as usize;
-                    // + 0.0 turns −0.0 into 0.0, so that the two weld.
-                    let position = Vec3::from_slice(&m.positions[at..at + 3]) + 0.0;
-                    *vertex_of_position.entry(position.to_array().map(f32::to_bits)).or_insert_with(|| {
-                        positions.push(position);
-                        uvs.push(corner_uv(m, corner));
-                        positions.len() as u32 - 1
-                    })
+                    (Vec3::from_slice(&m.positions[at..at + 3]), corner_uv(m, corner))
                 })
-                .collect();
-            triangles.extend(corner_vertices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]));
-        }
-        Self::validated(positions, triangles, uvs)
+            })
+            .collect();
+        let welding = Welding::by_position(corners.iter().map(|&(p, _)| p));
+        let positions = welding.firsts.iter().map(|&c| corners[c].0 + 0.0).collect();
+        let uvs = welding.firsts.iter().map(|&c| corners[c].1).collect();
+        Self::validated(positions, welding.triangles(), uvs)
     }
 
     /// Checks that the mesh can be simulated: non-empty, at most [`MAX_VERTICES`] and

@@ -255,10 +255,9 @@ pub struct Session {
     metrics: Option<ClothMetrics>,
     /// The frame a background read of positions was asked at, until it is collected.
     positions_requested: Option<u64>,
-    /// The frames recorded since [`Session::start_recording`].
-    recording: Option<AnimationRecorder>,
-    /// Whether the last [`Session::encode_frame`] stepped.
-    stepped: bool,
+    /// The frames recorded since [`Session::start_recording`], with the frame count it last
+    /// recorded at.
+    recording: Option<(AnimationRecorder, u64)>,
 }
 
 impl Session {
@@ -303,7 +302,6 @@ impl Session {
             profiling: false,
             profile: None,
             recording: None,
-            stepped: false,
             metrics: None,
             positions_requested: None,
         })
@@ -446,12 +444,10 @@ impl Session {
     /// Records this frame's simulation step (unless paused) into `encoder`, with GPU
     /// timestamps around it where the device has them. Returns whether a step was recorded.
     pub fn encode_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> bool {
-        self.stepped = false;
         if self.paused && !self.step_requested {
             return false;
         }
         self.step_requested = false;
-        self.stepped = true;
         let start = Instant::now();
         if let Some(timer) = &self.timer {
             timer.begin(encoder);
@@ -511,29 +507,31 @@ impl Session {
     pub fn start_recording(&mut self) -> Result<(), Error> {
         let mut recorder = AnimationRecorder::new(self.solver.model().mesh(), self.solver.params().time_step)?;
         recorder.record(&self.solver.read_positions()?)?;
-        self.recording = Some(recorder);
+        self.recording = Some((recorder, self.frames));
         Ok(())
     }
 
-    /// Adds the frame just submitted to the recording, if it stepped (waits for the GPU).
+    /// Adds the frame just submitted to the recording, if it stepped or a reset took the cloth
+    /// back (the frame count moved since the last frame recorded; waits for the GPU).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn record_frame(&mut self) -> Result<(), Error> {
-        if !self.stepped {
+        let frames = self.frames;
+        let Some((recorder, recorded_at)) = self.recording.as_mut().filter(|(_, at)| *at != frames) else {
             return Ok(());
-        }
-        let Some(recorder) = &mut self.recording else { return Ok(()) };
+        };
+        *recorded_at = frames;
         recorder.record(&self.solver.read_positions()?)
     }
 
     /// The frames recorded so far, while recording.
     pub fn recorded_frames(&self) -> Option<usize> {
-        self.recording.as_ref().map(AnimationRecorder::frame_count)
+        self.recording.as_ref().map(|(recorder, _)| recorder.frame_count())
     }
 
     /// Ends the recording and hands it over (also what [`Session::load`] does, which drops it:
     /// hand it over first).
     pub fn stop_recording(&mut self) -> Option<AnimationRecorder> {
-        self.recording.take()
+        self.recording.take().map(|(recorder, _)| recorder)
     }
 
     /// Reads the cloth back (waits for the GPU) and measures it; call a few times a second at

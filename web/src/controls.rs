@@ -3,7 +3,7 @@
 //! frame and then [`show`]s the session's state in them again (a rejected value springs back,
 //! and a scene brings its own parameters).
 
-use crate::page::{element, SolverKind};
+use crate::page::{add_listener, element, SolverKind};
 use drape::params::{MAX_ITERATIONS, MAX_SUBSTEPS};
 use drape::viewer::settings::{horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use drape::viewer::Session;
@@ -129,14 +129,6 @@ fn read_gltf(queue: &Rc<RefCell<Vec<Control>>>, file: File) {
     });
 }
 
-fn add_listener(
-    target: &impl AsRef<web_sys::EventTarget>,
-    event: &str,
-    listener: &js_sys::Function,
-) -> Result<(), String> {
-    target.as_ref().add_event_listener_with_callback(event, listener).map_err(|e| crate::page::js_message(&e))
-}
-
 /// Shows the session's state in the controls.
 pub fn show(session: &Session) -> Result<(), String> {
     let params = session.params();
@@ -197,10 +189,7 @@ fn listen_to<T: JsCast + Clone + 'static>(
             queue.borrow_mut().push(make(&element));
         }
     });
-    target
-        .unchecked_ref::<web_sys::EventTarget>()
-        .add_event_listener_with_callback(event, listener.as_ref().unchecked_ref())
-        .map_err(|e| crate::page::js_message(&e))?;
+    add_listener(target.unchecked_ref(), event, listener.as_ref().unchecked_ref())?;
     listener.forget();
     Ok(())
 }

@@ -26,6 +26,16 @@ pub fn element<T: JsCast>(id: &str) -> Result<T, String> {
         .map_err(|_| format!("#{id} is not the kind of element the demo expects"))
 }
 
+/// Adds `listener` for `event` on `target` for the page's whole life, able to cancel the event
+/// (not passive: the canvas's pointer, wheel and drop listeners keep the browser's defaults off).
+pub fn add_listener(target: &web_sys::EventTarget, event: &str, listener: &js_sys::Function) -> Result<(), String> {
+    let options = web_sys::AddEventListenerOptions::new();
+    options.set_passive(false);
+    target
+        .add_event_listener_with_callback_and_add_event_listener_options(event, listener, &options)
+        .map_err(|e| js_message(&e))
+}
+
 /// What a JavaScript exception says.
 pub fn js_message(value: &JsValue) -> String {
     value

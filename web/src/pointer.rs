@@ -3,12 +3,13 @@
 //! or shift, pans; two pointers pinch to zoom and pan; the wheel zooms. Listeners only queue
 //! what happened; the app applies it at its next frame.
 
+use crate::page::add_listener;
 use glam::Vec2;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{AddEventListenerOptions, HtmlCanvasElement, PointerEvent, WheelEvent};
+use web_sys::{HtmlCanvasElement, PointerEvent, WheelEvent};
 
 /// Pixels a wheel reports per notch (`deltaMode` 0), and lines (`deltaMode` 1).
 const WHEEL_PIXELS_PER_NOTCH: f32 = 100.0;
@@ -131,13 +132,4 @@ fn down(event: &PointerEvent) -> PointerInput {
 
 fn position(event: &PointerEvent) -> Vec2 {
     Vec2::new(event.offset_x() as f32, event.offset_y() as f32)
-}
-
-/// A listener that may cancel the event (not passive), for the whole page's life.
-fn add_listener(canvas: &HtmlCanvasElement, name: &str, listener: &js_sys::Function) -> Result<(), String> {
-    let options = AddEventListenerOptions::new();
-    options.set_passive(false);
-    canvas
-        .add_event_listener_with_callback_and_add_event_listener_options(name, listener, &options)
-        .map_err(|e| crate::page::js_message(&e))
 }
