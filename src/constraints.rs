@@ -14,12 +14,14 @@ pub mod bending;
 pub mod hinge;
 pub mod hinge_constraints;
 pub mod isometric;
+pub mod membrane;
 pub mod stretch;
 
 use crate::wgsl::{StructLayout, WgslFile};
 use bending::{BendingConstraints, BendingRecord};
 use glam::Vec3;
 use isometric::IsometricConstraints;
+use membrane::{MembraneConstraints, MembraneRecord};
 use std::ops::{Index, IndexMut};
 use stretch::{StretchConstraints, StretchRecord};
 
@@ -76,11 +78,14 @@ pub enum Kind {
     /// Isometric bending constraints across the interior edges ([`isometric`]): a cloth has
     /// these or the dihedral ones ([`BendingModel`]).
     Isometric,
+    /// Warp, weft and shear strain per triangle ([`membrane`]): a cloth has these or the
+    /// stretch constraints ([`StretchModel`]).
+    Membrane,
 }
 
 impl Kind {
     /// Every kind, in layout order (its index is its id).
-    pub const ALL: [Kind; 3] = [Self::Stretch, Self::Bending, Self::Isometric];
+    pub const ALL: [Kind; 4] = [Self::Stretch, Self::Bending, Self::Isometric, Self::Membrane];
     /// Number of kinds.
     pub const COUNT: usize = Self::ALL.len();
 
@@ -96,6 +101,15 @@ impl Kind {
             Self::Stretch => "stretch",
             Self::Bending => "bending",
             Self::Isometric => "isometric",
+            Self::Membrane => "membrane",
+        }
+    }
+
+    /// XPBD multipliers per constraint: one, or the membrane's three (warp, weft, shear).
+    pub fn multipliers_per_constraint(self) -> usize {
+        match self {
+            Self::Membrane => 3,
+            _ => 1,
         }
     }
 
@@ -106,6 +120,7 @@ impl Kind {
             Self::Stretch => stretch::WGSL,
             Self::Bending => bending::WGSL,
             Self::Isometric => isometric::WGSL,
+            Self::Membrane => membrane::WGSL,
         }
     }
 
@@ -115,6 +130,7 @@ impl Kind {
             Self::Stretch => StretchRecord::LAYOUT,
             Self::Bending => BendingRecord::LAYOUT,
             Self::Isometric => isometric::IsometricRecord::LAYOUT,
+            Self::Membrane => MembraneRecord::LAYOUT,
         }
     }
 
@@ -130,6 +146,7 @@ impl Kind {
         match self {
             Self::Stretch => pair(responses.stretch, responses.compression),
             Self::Bending | Self::Isometric => pair(responses.bending, [0.0; 2]),
+            Self::Membrane => pair(responses.membrane, [0.0; 2]),
         }
     }
 }
@@ -171,6 +188,18 @@ impl std::str::FromStr for BendingModel {
     }
 }
 
+/// How a cloth resists in-plane strain ([`crate::ClothModel::with_membrane`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum StretchModel {
+    /// A distance constraint per mesh edge ([`stretch`]), stiffened by
+    /// [`crate::SolverParams::stretch`] and `compression`: every edge, diagonals too, resists
+    /// alike, so the sheet hardly shears.
+    #[default]
+    Edges,
+    /// Warp, weft and shear per triangle with their own moduli ([`membrane`]).
+    Membrane(membrane::Moduli),
+}
+
 /// What the solver needs of one kind's constraints without knowing the kind.
 pub trait KindConstraints {
     /// Number of constraints.
@@ -178,6 +207,12 @@ pub trait KindConstraints {
 
     /// The particles constraint `c` acts on.
     fn constraint_particles(&self, c: usize) -> &[u32];
+
+    /// Whether a constraint's response differs from its kind's (a material map, or a physical
+    /// stiffness per constraint), so that the kernels must read its scale.
+    fn scaled(&self) -> bool {
+        self.stiffness_scales().iter().any(|&s| s != 1.0)
+    }
 
     /// The GPU records in constraint order, multipliers zeroed, as 32-bit words
     /// ([`Kind::record_words`] per constraint).
@@ -199,6 +234,9 @@ pub struct Responses {
     pub compression: Response,
     /// Bending constraints of either model.
     pub bending: Response,
+    /// The membrane, per unit of stiffness (`[1, 1/h²]`: each strain's compliance is the
+    /// inverse of its stiffness `E·A`, [`membrane`]).
+    pub membrane: Response,
     /// The stretch constraints' strain limits, when on ([`stretch::limit_strain`]).
     pub strain_limits: Option<stretch::StrainLimits>,
 }
@@ -240,9 +278,9 @@ impl PerConstraint {
         Self(Kind::ALL.map(|k| (0..constraints.of(k).constraint_count()).map(|c| value(k, c)).collect()))
     }
 
-    /// Zero for every constraint.
+    /// Zero for every multiplier: [`Kind::multipliers_per_constraint`] per constraint.
     pub fn zeros(constraints: &Constraints) -> Self {
-        Self::new(constraints, |_, _| 0.0)
+        Self(Kind::ALL.map(|k| vec![0.0; constraints.of(k).constraint_count() * k.multipliers_per_constraint()]))
     }
 
     /// Sets every value to zero (XPBD: multipliers start at 0 every substep).
@@ -281,6 +319,9 @@ pub struct Constraints {
     pub bending: BendingConstraints,
     /// Isometric bending constraints, one per hinge, when the cloth bends by that model.
     pub isometric: IsometricConstraints,
+    /// Membrane constraints, one per triangle, when the cloth has a membrane instead of
+    /// stretch constraints.
+    pub membrane: MembraneConstraints,
 }
 
 impl Constraints {
@@ -290,6 +331,7 @@ impl Constraints {
             Kind::Stretch => &self.stretch,
             Kind::Bending => &self.bending,
             Kind::Isometric => &self.isometric,
+            Kind::Membrane => &self.membrane,
         }
     }
 
@@ -299,6 +341,7 @@ impl Constraints {
             Kind::Stretch => &mut self.stretch,
             Kind::Bending => &mut self.bending,
             Kind::Isometric => &mut self.isometric,
+            Kind::Membrane => &mut self.membrane,
         }
     }
 }
@@ -337,11 +380,19 @@ pub enum UnitType {
     /// An isometric bending constraint and the stretch constraint of its edge ([`hinge`]; its
     /// WGSL functions are in the hinge's file).
     IsometricHinge,
+    /// The three strains of a triangle's membrane ([`membrane`]).
+    Triangle,
+    /// A dihedral bending constraint alone: the hinge of a cloth with a membrane, whose edges
+    /// have no stretch constraint ([`hinge`]; its WGSL functions are in the hinge's file).
+    Bend,
+    /// An isometric bending constraint alone (as [`UnitType::Bend`]).
+    IsometricBend,
 }
 
 impl UnitType {
     /// Every unit type, in projection order (its index is its WGSL id).
-    pub const ALL: [UnitType; 3] = [Self::FreeEdge, Self::Hinge, Self::IsometricHinge];
+    pub const ALL: [UnitType; 6] =
+        [Self::FreeEdge, Self::Hinge, Self::IsometricHinge, Self::Triangle, Self::Bend, Self::IsometricBend];
 
     /// The id the WGSL dispatch uses.
     pub fn id(self) -> u32 {
@@ -354,15 +405,18 @@ impl UnitType {
             Self::FreeEdge => "free_edge",
             Self::Hinge => "hinge",
             Self::IsometricHinge => "isometric_hinge",
+            Self::Triangle => "triangle",
+            Self::Bend => "bend",
+            Self::IsometricBend => "isometric_bend",
         }
     }
 
     /// Its own WGSL file, for a unit of several kinds (a unit of one kind projects in its kind's
-    /// file; both hinge units are in the hinge's).
+    /// file; the four hinge units are in the hinge's, which the hinge brings).
     pub fn wgsl(self) -> Option<WgslFile> {
         match self {
-            Self::FreeEdge | Self::IsometricHinge => None,
             Self::Hinge => Some(hinge::WGSL),
+            _ => None,
         }
     }
 
@@ -370,7 +424,19 @@ impl UnitType {
     pub fn arity(self) -> usize {
         match self {
             Self::FreeEdge => 2,
-            Self::Hinge | Self::IsometricHinge => 4,
+            Self::Triangle => 3,
+            Self::Hinge | Self::IsometricHinge | Self::Bend | Self::IsometricBend => 4,
+        }
+    }
+
+    /// The hinge unit of a cloth bending by `bending` with or without stretch constraints on
+    /// its edges.
+    pub fn hinge(bending: BendingModel, stretch: StretchModel) -> Self {
+        match (bending, stretch) {
+            (BendingModel::Dihedral, StretchModel::Edges) => Self::Hinge,
+            (BendingModel::Isometric, StretchModel::Edges) => Self::IsometricHinge,
+            (BendingModel::Dihedral, StretchModel::Membrane(_)) => Self::Bend,
+            (BendingModel::Isometric, StretchModel::Membrane(_)) => Self::IsometricBend,
         }
     }
 }
@@ -388,6 +454,9 @@ impl UnitType {
             Self::FreeEdge => stretch::project_free_edge(&constraints.stretch, u, state, multipliers),
             Self::Hinge => hinge::project_hinge(constraints, Kind::Bending, u, state, multipliers),
             Self::IsometricHinge => hinge::project_hinge(constraints, Kind::Isometric, u, state, multipliers),
+            Self::Triangle => membrane::project_triangle(&constraints.membrane, u, state, multipliers),
+            Self::Bend => hinge::project_bend(constraints, Kind::Bending, u, state, multipliers),
+            Self::IsometricBend => hinge::project_bend(constraints, Kind::Isometric, u, state, multipliers),
         }
     }
 
@@ -415,6 +484,18 @@ impl UnitType {
             Self::IsometricHinge => {
                 hinge::jacobi_hinge(constraints, Kind::Isometric, u, relaxation, scales, state, multipliers, slots)
             }
+            Self::Triangle => {
+                let scale = relaxation * scales[Kind::Membrane][u];
+                membrane::jacobi_triangle(&constraints.membrane, u, scale, state, multipliers, slots)
+            }
+            Self::Bend => {
+                let scale = relaxation * scales[Kind::Bending][u];
+                hinge::jacobi_bend(constraints, Kind::Bending, u, scale, state, multipliers, slots)
+            }
+            Self::IsometricBend => {
+                let scale = relaxation * scales[Kind::Isometric][u];
+                hinge::jacobi_bend(constraints, Kind::Isometric, u, scale, state, multipliers, slots)
+            }
         }
     }
 
@@ -422,8 +503,9 @@ impl UnitType {
     pub fn particles(self, constraints: &Constraints, u: usize) -> &[u32] {
         match self {
             Self::FreeEdge => &constraints.stretch.edges()[u],
-            Self::Hinge => &constraints.bending.hinges()[u],
-            Self::IsometricHinge => &constraints.isometric.hinges()[u],
+            Self::Hinge | Self::Bend => &constraints.bending.hinges()[u],
+            Self::IsometricHinge | Self::IsometricBend => &constraints.isometric.hinges()[u],
+            Self::Triangle => &constraints.membrane.triangles()[u],
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod collision;
 pub mod constraints;
 pub mod distance_field;
 pub mod error;
+pub mod fabric;
 pub mod geodesic;
 pub mod gltf_input;
 pub mod gpu;
@@ -56,10 +57,12 @@ compile_error!(
 
 pub use animation::AnimationRecorder;
 pub use collision::{Collider, ContactMaterial, Pose};
+pub use constraints::membrane::Moduli;
 pub use constraints::stretch::StrainLimits;
-pub use constraints::BendingModel;
+pub use constraints::{BendingModel, StretchModel};
 pub use distance_field::DistanceField;
 pub use error::{Error, GltfError, MeshError, ParamError};
+pub use fabric::{BendingRigidity, Fabric};
 pub use gltf_input::GltfCloth;
 #[cfg(not(target_arch = "wasm32"))]
 pub use gpu::{headless_device, request_device};

@@ -65,7 +65,7 @@ impl ClothMetrics {
         colliders: &[Collider],
         overflows: Overflows,
     ) -> Self {
-        let stretch = &model.constraints().stretch;
+        let stretch = model.edges();
         let ratios = (0..stretch.len()).map(|c| {
             let [a, b] = stretch.particles(c).map(|i| positions[i as usize]);
             a.distance(b) / stretch.rest_length(c)

@@ -4,12 +4,17 @@
 
 use crate::constraints::bending::BendingConstraints;
 use crate::constraints::isometric::{self, IsometricConstraints};
+use crate::constraints::membrane::{MembraneConstraints, Moduli};
 use crate::constraints::stretch::StretchConstraints;
-use crate::constraints::{jacobi_shares, BendingModel, Constraints, JacobiScales, Kind, UnitType};
+use crate::constraints::{
+    jacobi_shares, BendingModel, Constraints, JacobiScales, Kind, Responses, StretchModel, UnitType,
+};
 use crate::error::{Error, MeshError, ParamError};
+use crate::fabric::{hinge_stiffness, BendingRigidity, Fabric};
 use crate::graph::Csr;
 use crate::math::{normalize_or_up, weighted_face_normal};
 use crate::mesh::{ClothMesh, MeshEdge};
+use crate::params::{SolverParams, Stiffness};
 use crate::schedule::Schedule;
 use glam::Vec3;
 use std::ops::Range;
@@ -33,6 +38,11 @@ pub struct ClothModel {
     inverse_masses: Vec<f32>,
     constraints: Constraints,
     bending_model: BendingModel,
+    stretch_model: StretchModel,
+    bending_rigidity: Option<BendingRigidity>,
+    /// The mesh's edges and their rest lengths, whatever resists stretch (what stretch is
+    /// measured on).
+    edges: StretchConstraints,
     schedule: Schedule,
     /// Each unit type's range of unit indices, in [`UnitType::ALL`] order.
     units: Vec<Range<u32>>,
@@ -64,13 +74,136 @@ impl ClothModel {
         for &p in pins {
             inverse_masses[p as usize] = 0.0;
         }
-        let (constraints, schedule, units) = scheduled_constraints(&mesh, &edges);
+        let stretch_model = StretchModel::Edges;
+        let (constraints, schedule, units) = scheduled_constraints(&mesh, &edges, stretch_model);
         let vertex_triangles = Csr::from_pairs(
             n,
             mesh.triangles.iter().enumerate().flat_map(|(t, tri)| tri.iter().map(move |&v| (v, t as u32))),
         );
-        let bending_model = BendingModel::Dihedral;
-        Ok(Self { mesh, masses, inverse_masses, constraints, bending_model, schedule, units, vertex_triangles })
+        Ok(Self {
+            edges: constraints.stretch.clone(),
+            mesh,
+            masses,
+            inverse_masses,
+            constraints,
+            bending_model: BendingModel::Dihedral,
+            stretch_model,
+            bending_rigidity: None,
+            schedule,
+            units,
+            vertex_triangles,
+        })
+    }
+
+    /// A cloth of `fabric` ([`crate::fabric::FABRICS`]): its areal density, a membrane of its
+    /// moduli ([`ClothModel::with_membrane`]) and hinges of its bending rigidity
+    /// ([`ClothModel::with_bending_rigidity`]), the warp along the texture's `u`.
+    pub fn from_fabric(mesh: ClothMesh, fabric: &Fabric, pins: &[u32]) -> Result<Self, Error> {
+        fabric.validate()?;
+        Self::new(mesh, fabric.density, pins)?.with_membrane(fabric.moduli)?.with_bending_rigidity(fabric.bending)
+    }
+
+    /// The model with a membrane of `moduli` instead of stretch constraints on its edges
+    /// ([`crate::constraints::membrane`]): warp, weft and shear per triangle, the warp along
+    /// the texture's `u` (or the world's `x` without texture coordinates), each strain's
+    /// compliance `1/(E·A)` from the triangle's rest area. `SolverParams::stretch`,
+    /// `compression` and `strain_limits` then do not apply. Its constraints and schedule are
+    /// built again (the bending model and rigidity are kept), so set stiffness maps after it:
+    /// a model with one refuses.
+    pub fn with_membrane(self, moduli: Moduli) -> Result<Self, Error> {
+        moduli.validate()?;
+        self.with_stretch_model(StretchModel::Membrane(moduli))
+    }
+
+    /// The model with `stretch_model`, constraints and schedule built again.
+    fn with_stretch_model(mut self, stretch_model: StretchModel) -> Result<Self, Error> {
+        if Kind::ALL.iter().any(|&k| self.constraints.of(k).stiffness_scales().iter().any(|&s| s != 1.0)) {
+            let expected = "a model without stiffness maps (set them after the membrane)";
+            return Err(ParamError { name: "stretch_model", value: "a mapped model".into(), expected }.into());
+        }
+        let edges = self.mesh.validated_edges()?;
+        let (constraints, schedule, units) = scheduled_constraints(&self.mesh, &edges, stretch_model);
+        if let StretchModel::Membrane(_) = stretch_model {
+            if constraints.membrane.len() != self.mesh.triangles.len() {
+                let expected = "triangles whose rest shape gives a material frame";
+                return Err(ParamError { name: "stretch_model", value: "membrane".into(), expected }.into());
+            }
+        }
+        let (bending_model, rigidity) = (self.bending_model, self.bending_rigidity);
+        self.constraints = constraints;
+        self.schedule = schedule;
+        self.units = units;
+        self.stretch_model = stretch_model;
+        self.bending_model = BendingModel::Dihedral;
+        self.bending_rigidity = None;
+        let mut model = self.with_bending_model(bending_model)?;
+        if let Some(rigidity) = rigidity {
+            model = model.with_bending_rigidity(rigidity)?;
+        }
+        Ok(model)
+    }
+
+    /// The model with hinges of bending rigidity `rigidity` (N·m per direction): each hinge's
+    /// compliance follows from its rest geometry ([`hinge_stiffness`]), so the same rigidity
+    /// bends alike at any resolution, and `SolverParams::bending` no longer applies. Kept
+    /// through [`ClothModel::with_bending_model`]; a stiffness map multiplies it.
+    pub fn with_bending_rigidity(mut self, rigidity: BendingRigidity) -> Result<Self, Error> {
+        rigidity.validate()?;
+        let mesh = &self.mesh;
+        let kind = hinge_kind(self.bending_model);
+        let hinges: Vec<[u32; 4]> = (0..self.constraints.of(kind).constraint_count())
+            .map(|c| self.constraints.of(kind).constraint_particles(c).try_into().expect("four particles a hinge"))
+            .collect();
+        let stiffnesses: Option<Vec<f32>> = hinges
+            .iter()
+            .map(|h| {
+                let stiffness = hinge_stiffness(
+                    self.bending_model,
+                    &rigidity,
+                    h.map(|i| mesh.positions[i as usize]),
+                    h.map(|i| mesh.uvs[i as usize]),
+                );
+                stiffness.filter(|k| k.is_finite() && *k > 0.0)
+            })
+            .collect();
+        let Some(stiffnesses) = stiffnesses else {
+            let expected = "hinges whose rest triangles give a finite stiffness";
+            return Err(ParamError { name: "bending_rigidity", value: format!("{rigidity:?}"), expected }.into());
+        };
+        match self.bending_model {
+            BendingModel::Dihedral => self.constraints.bending.set_stiffnesses(stiffnesses),
+            BendingModel::Isometric => self.constraints.isometric.set_stiffnesses(stiffnesses),
+        }
+        self.bending_rigidity = Some(rigidity);
+        Ok(self)
+    }
+
+    /// How the cloth resists in-plane strain.
+    pub fn stretch_model(&self) -> StretchModel {
+        self.stretch_model
+    }
+
+    /// The cloth's bending rigidity, `None` where `SolverParams::bending` stiffens its hinges.
+    pub fn bending_rigidity(&self) -> Option<BendingRigidity> {
+        self.bending_rigidity
+    }
+
+    /// The responses `[k, α̃]` of one substep of `params` for every kind of this cloth:
+    /// `params`' own ([`SolverParams::responses`]), except that hinges with a bending rigidity
+    /// respond per unit of their own stiffness.
+    pub fn responses(&self, params: &SolverParams) -> Responses {
+        let mut responses = params.responses();
+        if self.bending_rigidity.is_some() {
+            responses.bending =
+                Stiffness::Compliance(1.0).response(params.substeps, params.iterations, params.substep_dt());
+        }
+        responses
+    }
+
+    /// The mesh's edges with their rest lengths, whatever resists stretch (the stretch
+    /// constraints' own edges in the same order for a cloth that has them).
+    pub fn edges(&self) -> &StretchConstraints {
+        &self.edges
     }
 
     /// The model with its hinges bending by `bending_model` (dihedral by default; [`BendingModel`]
@@ -78,7 +211,10 @@ impl ClothModel {
     /// rest state for the same hinges in the same order, each keeping its stiffness scale.
     /// The isometric model refuses a curved rest mesh ([`Error::CurvedRestHinge`]).
     pub fn with_bending_model(mut self, bending_model: BendingModel) -> Result<Self, Error> {
-        let (from, to) = (hinge_unit(self.bending_model), hinge_unit(bending_model));
+        let (from, to) = (
+            UnitType::hinge(self.bending_model, self.stretch_model),
+            UnitType::hinge(bending_model, self.stretch_model),
+        );
         let hinges = match self.bending_model {
             BendingModel::Dihedral => self.constraints.bending.hinges().to_vec(),
             BendingModel::Isometric => self.constraints.isometric.hinges().to_vec(),
@@ -111,7 +247,10 @@ impl ClothModel {
             colour.unit_type = to;
         }
         self.bending_model = bending_model;
-        Ok(self)
+        match self.bending_rigidity {
+            Some(rigidity) => self.with_bending_rigidity(rigidity),
+            None => Ok(self),
+        }
     }
 
     /// How the cloth's hinges bend.
@@ -295,11 +434,17 @@ impl JacobiPlan {
 }
 
 /// The constraints of every kind in schedule order, the schedule, and each unit type's unit
-/// range. A distance constraint per edge at its rest length and a dihedral bending constraint
-/// per interior edge at its rest angle (PBD §4.1). An edge with a bending constraint forms a
-/// hinge with it ([`crate::constraints::hinge`]); the other edges are free edges (the boundary,
-/// and any interior edge next to a triangle too small for a normal).
-fn scheduled_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Constraints, Schedule, Vec<Range<u32>>) {
+/// range. A dihedral bending constraint per interior edge at its rest angle (PBD §4.1) and, by
+/// `stretch`, a distance constraint per edge at its rest length, or a membrane constraint per
+/// triangle. With edges, an edge with a bending constraint forms a hinge with it
+/// ([`crate::constraints::hinge`]); the other edges are free edges (the boundary, and any
+/// interior edge next to a triangle too small for a normal). With a membrane, each bending
+/// constraint is a unit of its own and each triangle another.
+fn scheduled_constraints(
+    mesh: &ClothMesh,
+    edges: &[MeshEdge],
+    stretch: StretchModel,
+) -> (Constraints, Schedule, Vec<Range<u32>>) {
     let wing = |t: u32, a: u32, b: u32| {
         *mesh.triangles[t as usize].iter().find(|&&v| v != a && v != b).expect("a valid triangle has a third vertex")
     };
@@ -308,50 +453,60 @@ fn scheduled_constraints(mesh: &ClothMesh, edges: &[MeshEdge]) -> (Constraints, 
         .filter_map(|e| e.right.map(|right| [e.a, e.b, wing(e.left, e.a, e.b), wing(right, e.a, e.b)]))
         .collect();
     let (bending, kept) = BendingConstraints::at_rest(&candidates, &mesh.positions);
-    let free: Vec<[u32; 2]> = {
-        let mut kept = kept.iter();
-        edges
-            .iter()
-            .filter(|e| e.right.is_none() || !kept.next().expect("one flag per interior edge"))
-            .map(|e| [e.a, e.b])
-            .collect()
+    let free: Vec<[u32; 2]> = match stretch {
+        StretchModel::Edges => {
+            let mut kept = kept.iter();
+            edges
+                .iter()
+                .filter(|e| e.right.is_none() || !kept.next().expect("one flag per interior edge"))
+                .map(|e| [e.a, e.b])
+                .collect()
+        }
+        StretchModel::Membrane(_) => Vec::new(),
+    };
+    let membrane = match stretch {
+        StretchModel::Membrane(moduli) => membrane_at_rest(mesh, moduli),
+        StretchModel::Edges => MembraneConstraints::default(),
     };
     let hinge_count = bending.len() as u32;
-    let free_units = Csr::from_rows(&free);
-    let hinge_units = Csr::from_rows(bending.hinges());
-    let none = Csr::default();
-    // Dihedral hinges; ClothModel::with_bending_model turns them into isometric ones.
-    let unit_sets: Vec<&Csr> = UnitType::ALL
-        .iter()
-        .map(|t| match t {
-            UnitType::FreeEdge => &free_units,
-            UnitType::Hinge => &hinge_units,
-            UnitType::IsometricHinge => &none,
-        })
-        .collect();
-    let units: Vec<Range<u32>> = UnitType::ALL
-        .iter()
-        .map(|t| match t {
-            UnitType::FreeEdge => hinge_count..hinge_count + free.len() as u32,
-            UnitType::Hinge => 0..hinge_count,
-            UnitType::IsometricHinge => 0..0,
-        })
-        .collect();
+    let hinge_type = UnitType::hinge(BendingModel::Dihedral, stretch);
+    // Each unit type's units (particles) and index range; free edges follow the hinges in the
+    // stretch constraints' numbering.
+    let unit_set = |t: UnitType| -> (Csr, Range<u32>) {
+        match t {
+            UnitType::FreeEdge => (Csr::from_rows(&free), hinge_count..hinge_count + free.len() as u32),
+            UnitType::Triangle => (Csr::from_rows(membrane.triangles()), 0..membrane.len() as u32),
+            t if t == hinge_type => (Csr::from_rows(bending.hinges()), 0..hinge_count),
+            _ => (Csr::default(), 0..0),
+        }
+    };
+    let (unit_sets, units): (Vec<Csr>, Vec<Range<u32>>) = UnitType::ALL.iter().map(|&t| unit_set(t)).unzip();
     let bases: Vec<u32> = units.iter().map(|r| r.start).collect();
     let sources = mesh.boundary_sides(edges);
-    let schedule = Schedule::new(&unit_sets, &bases, mesh.positions.len(), &sources, STRIPE_PARTICLES);
-    let hinge_order = &schedule.order[UnitType::Hinge.id() as usize];
-    let free_order = &schedule.order[UnitType::FreeEdge.id() as usize];
-    let bending = bending.permuted(hinge_order.iter().copied());
-    let stretch_edges = (0..bending.len())
-        .map(|u| {
-            let [a, b, _, _] = bending.particles(u);
-            [a, b]
-        })
-        .chain(free_order.iter().map(|&f| free[f as usize]))
-        .collect();
-    let stretch = StretchConstraints::between(stretch_edges, &mesh.positions);
-    (Constraints { stretch, bending, isometric: IsometricConstraints::default() }, schedule, units)
+    let set_refs: Vec<&Csr> = unit_sets.iter().collect();
+    let schedule = Schedule::new(&set_refs, &bases, mesh.positions.len(), &sources, STRIPE_PARTICLES);
+    let bending = bending.permuted(schedule.order[hinge_type.id() as usize].iter().copied());
+    let membrane = membrane.permuted(schedule.order[UnitType::Triangle.id() as usize].iter().copied());
+    let stretch = match stretch {
+        StretchModel::Edges => {
+            let free_order = &schedule.order[UnitType::FreeEdge.id() as usize];
+            let stretch_edges = (0..bending.len())
+                .map(|u| {
+                    let [a, b, _, _] = bending.particles(u);
+                    [a, b]
+                })
+                .chain(free_order.iter().map(|&f| free[f as usize]))
+                .collect();
+            StretchConstraints::between(stretch_edges, &mesh.positions)
+        }
+        StretchModel::Membrane(_) => StretchConstraints::default(),
+    };
+    (Constraints { stretch, bending, isometric: IsometricConstraints::default(), membrane }, schedule, units)
+}
+
+/// A membrane constraint per triangle of `mesh` whose rest shape gives a material frame.
+fn membrane_at_rest(mesh: &ClothMesh, moduli: Moduli) -> MembraneConstraints {
+    MembraneConstraints::at_rest(&mesh.triangles, &mesh.positions, &mesh.uvs, moduli).0
 }
 
 /// Checks a material map: `count` scales, each finite and > 0.
@@ -385,14 +540,6 @@ fn check_flat_rest(constraints: &IsometricConstraints, positions: &[Vec3]) -> Re
             })
         }
         _ => Ok(()),
-    }
-}
-
-/// The unit type of the hinges of a cloth bending by `model`.
-fn hinge_unit(model: BendingModel) -> UnitType {
-    match model {
-        BendingModel::Dihedral => UnitType::Hinge,
-        BendingModel::Isometric => UnitType::IsometricHinge,
     }
 }
 

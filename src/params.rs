@@ -367,6 +367,7 @@ impl SolverParams {
             stretch: response(self.stretch),
             compression: response(self.compression),
             bending: response(self.bending),
+            membrane: response(Stiffness::Compliance(1.0)),
             strain_limits: self.strain_limits,
         }
     }

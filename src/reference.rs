@@ -69,7 +69,7 @@ impl CpuSolver {
                 displacements: vec![Vec3::ZERO; n],
                 predicted: vec![Vec3::ZERO; n],
                 inverse_masses: model.inverse_masses().to_vec(),
-                responses: params.responses(),
+                responses: model.responses(&params),
             },
             positions,
             contacts: vec![SubstepContacts::default(); n],

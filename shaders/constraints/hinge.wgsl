@@ -1,6 +1,7 @@
 // The hinge units: bending constraint u, dihedral (the hinge) or isometric (the isometric hinge),
 // and the stretch constraint of its edge, stretch constraint u, on one load and one store of
-// the four particles (src/constraints/hinge.rs says why the schedule numbers them alike).
+// the four particles (src/constraints/hinge.rs says why the schedule numbers them alike); and
+// the bend units, a bending constraint alone, for a cloth with a membrane.
 // Written without loops: llvmpipe ends a shader's loops after 65535 iterations in total, so the
 // kernels budget theirs and the units add none.
 
@@ -104,5 +105,54 @@ fn jacobi_isometric_hinge(unit: UnitRef) {
     let lambda = multiplier(record.lambda);
     let bending = isometric_correction_of(record, p, lambda);
     let share = emit_jacobi_hinge(unit, p, bending, KIND_ISOMETRIC);
+    store_isometric_lambda(unit.index, lambda + bending.dlambda * share);
+}
+
+// The bend units of a cloth with a membrane: a bending constraint alone, its edge having no
+// stretch constraint (project_bend and jacobi_bend in src/constraints/hinge.rs).
+fn project_bend(unit: UnitRef) {
+    let record = bending_record(unit.index);
+    let h = load_hinge(unit, unit_particles4(unit));
+    let lambda = multiplier(record.lambda);
+    let bending = bending_correction_of(record, h.p, lambda);
+    store_bent_hinge(h, h.p, bending);
+    store_bending_lambda(unit.index, lambda + bending.dlambda);
+}
+
+fn project_isometric_bend(unit: UnitRef) {
+    let record = isometric_record(unit.index);
+    let h = load_hinge(unit, unit_particles4(unit));
+    let lambda = multiplier(record.lambda);
+    let bending = isometric_correction_of(record, h.p, lambda);
+    store_bent_hinge(h, h.p, bending);
+    store_isometric_lambda(unit.index, lambda + bending.dlambda);
+}
+
+// Jacobi: the bending correction scaled by the constraint's share (of kind `bending_kind`)
+// into the unit's slots. Returns the share.
+fn emit_jacobi_bend(unit: UnitRef, bending: BendingCorrection, bending_kind: u32) -> f32 {
+    let share = params.constraints.relaxation * jacobi_share(bending_kind, unit.index);
+    emit(unit, 0u, bending.dp0 * share);
+    emit(unit, 1u, bending.dp1 * share);
+    emit(unit, 2u, bending.dp2 * share);
+    emit(unit, 3u, bending.dp3 * share);
+    return share;
+}
+
+fn jacobi_bend(unit: UnitRef) {
+    let record = bending_record(unit.index);
+    let p = load_hinge(unit, jacobi_unit_particles4(unit)).p;
+    let lambda = multiplier(record.lambda);
+    let bending = bending_correction_of(record, p, lambda);
+    let share = emit_jacobi_bend(unit, bending, KIND_BENDING);
+    store_bending_lambda(unit.index, lambda + bending.dlambda * share);
+}
+
+fn jacobi_isometric_bend(unit: UnitRef) {
+    let record = isometric_record(unit.index);
+    let p = load_hinge(unit, jacobi_unit_particles4(unit)).p;
+    let lambda = multiplier(record.lambda);
+    let bending = isometric_correction_of(record, p, lambda);
+    let share = emit_jacobi_bend(unit, bending, KIND_ISOMETRIC);
     store_isometric_lambda(unit.index, lambda + bending.dlambda * share);
 }

@@ -3,7 +3,7 @@
 //! (same names, same argument order).
 
 use super::hinge_constraints::{BendingCorrection, HingeConstraints, HingeModel};
-use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use super::{scaled_response, Kind, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::{atan2, GEOMETRY_EPSILON};
 use crate::struct_layout;
 use crate::wgsl::{StructLayout, WgslFile};
@@ -58,7 +58,7 @@ impl BendingConstraints {
             w,
             self.rest(c),
             multipliers[Kind::Bending][c],
-            scaled_response(state.responses.bending, self.stiffness_scales()[c]),
+            scaled_response(state.responses.bending, self.response_scale(c)),
         )
     }
 }

@@ -1,5 +1,6 @@
 //! The hinge units: a bending constraint (dihedral, or isometric in the isometric hinge: the
-//! cloth's [`super::BendingModel`]) and the stretch constraint of its edge, projected together.
+//! cloth's [`super::BendingModel`]) and the stretch constraint of its edge, projected together;
+//! and the bend units, a bending constraint alone, for a cloth with a membrane.
 //! Both act on the hinge's edge, so its four particles are loaded and stored once for the two — a
 //! plan optimisation: the schedule numbers the hinge edges' stretch constraints like their
 //! bending constraints (hinge `u` is stretch constraint `u` and bending constraint `u` of the
@@ -40,12 +41,41 @@ pub(crate) fn project_hinge(
     multipliers: &mut Multipliers,
 ) {
     super::stretch::project_free_edge(&constraints.stretch, u, state, multipliers);
+    project_bend(constraints, kind, u, state, multipliers);
+}
+
+/// Gauss-Seidel projection of bending constraint `u` of `kind` alone (the bend units of a
+/// cloth with a membrane, whose edges have no stretch constraint).
+pub(crate) fn project_bend(
+    constraints: &Constraints,
+    kind: Kind,
+    u: usize,
+    state: &mut SolveState,
+    multipliers: &mut Multipliers,
+) {
     if let Some(k) = bending_correction(constraints, kind, u, state, multipliers) {
         for (&p, dp) in constraints.of(kind).constraint_particles(u).iter().zip(k.dp) {
             state.displacements[p as usize] += dp;
         }
         multipliers[kind][u] += k.dlambda;
     }
+}
+
+/// Jacobi projection of bending constraint `u` of `kind` alone, scaled by `scale` into
+/// `slots`.
+pub(crate) fn jacobi_bend(
+    constraints: &Constraints,
+    kind: Kind,
+    u: usize,
+    scale: f32,
+    state: &SolveState,
+    multipliers: &mut Multipliers,
+    slots: &mut [Vec3],
+) {
+    let bending = bending_correction(constraints, kind, u, state, multipliers);
+    let dp = bending.map_or([Vec3::ZERO; 4], |k| k.dp);
+    slots.iter_mut().zip(dp).for_each(|(slot, dp)| *slot = dp * scale);
+    multipliers[kind][u] += bending.map_or(0.0, |k| k.dlambda) * scale;
 }
 
 /// Jacobi projection of hinge `u` whose bending constraint is of `kind`: both constraints from

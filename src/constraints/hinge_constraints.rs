@@ -42,11 +42,15 @@ pub struct HingeConstraints<M: HingeModel> {
     rest: Vec<M::Rest>,
     /// Each constraint's stiffness scale (its material map, 1 by default).
     stiffness_scales: Vec<f32>,
+    /// Each constraint's own stiffness in N·m per rad² where the cloth has a bending rigidity
+    /// ([`crate::ClothModel::with_bending_rigidity`]), else 1: the kind's response applies as
+    /// it is.
+    stiffnesses: Vec<f32>,
 }
 
 impl<M: HingeModel> Default for HingeConstraints<M> {
     fn default() -> Self {
-        Self { hinges: Vec::new(), rest: Vec::new(), stiffness_scales: Vec::new() }
+        Self { hinges: Vec::new(), rest: Vec::new(), stiffness_scales: Vec::new(), stiffnesses: Vec::new() }
     }
 }
 
@@ -58,16 +62,18 @@ impl<M: HingeModel> HingeConstraints<M> {
         let kept = hinges
             .iter()
             .map(|&hinge| {
-                M::rest(hinge.map(|i| positions[i as usize])).map(|rest| built.push(hinge, rest, 1.0)).is_some()
+                let rest = M::rest(hinge.map(|i| positions[i as usize]));
+                rest.map(|rest| built.push(hinge, rest, 1.0, 1.0)).is_some()
             })
             .collect();
         (built, kept)
     }
 
-    fn push(&mut self, hinge: [u32; 4], rest: M::Rest, stiffness_scale: f32) {
+    fn push(&mut self, hinge: [u32; 4], rest: M::Rest, stiffness_scale: f32, stiffness: f32) {
         self.hinges.push(hinge);
         self.rest.push(rest);
         self.stiffness_scales.push(stiffness_scale);
+        self.stiffnesses.push(stiffness);
     }
 
     /// Number of constraints.
@@ -99,14 +105,32 @@ impl<M: HingeModel> HingeConstraints<M> {
     pub(crate) fn permuted(&self, order: impl Iterator<Item = u32>) -> Self {
         let mut permuted = Self::default();
         for c in order.map(|c| c as usize) {
-            permuted.push(self.hinges[c], self.rest[c], self.stiffness_scales[c]);
+            permuted.push(self.hinges[c], self.rest[c], self.stiffness_scales[c], self.stiffnesses[c]);
         }
         permuted
     }
 
+    /// Constraint `c`'s own stiffness (N·m per rad²; 1 where the kind's response applies as it
+    /// is).
+    pub fn stiffness(&self, c: usize) -> f32 {
+        self.stiffnesses[c]
+    }
+
+    /// Sets each constraint's own stiffness.
+    pub(crate) fn set_stiffnesses(&mut self, stiffnesses: Vec<f32>) {
+        assert_eq!(stiffnesses.len(), self.len(), "one stiffness per hinge");
+        self.stiffnesses = stiffnesses;
+    }
+
+    /// How many times stiffer than the kind's response constraint `c` is: its material map
+    /// times its own stiffness.
+    pub fn response_scale(&self, c: usize) -> f32 {
+        self.stiffness_scales[c] * self.stiffnesses[c]
+    }
+
     /// The GPU records, multipliers zeroed.
     pub fn records(&self) -> Vec<M::Record> {
-        self.rest.iter().zip(&self.stiffness_scales).map(|(&rest, &scale)| M::record(rest, scale)).collect()
+        (0..self.len()).map(|c| M::record(self.rest[c], self.response_scale(c))).collect()
     }
 }
 
@@ -121,6 +145,10 @@ impl<M: HingeModel> KindConstraints for HingeConstraints<M> {
 
     fn gpu_records(&self) -> Vec<u32> {
         bytemuck::cast_slice(&self.records()).to_vec()
+    }
+
+    fn scaled(&self) -> bool {
+        (0..self.len()).any(|c| self.response_scale(c) != 1.0)
     }
 
     fn stiffness_scales(&self) -> &[f32] {

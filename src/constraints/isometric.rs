@@ -29,7 +29,7 @@
 //! position-dependent denominator.
 
 use super::hinge_constraints::{BendingCorrection, HingeConstraints, HingeModel};
-use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use super::{scaled_response, Kind, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
 use crate::struct_layout;
 use crate::wgsl::{StructLayout, WgslFile};
@@ -79,7 +79,7 @@ impl IsometricConstraints {
             particles.map(|i| state.inverse_masses[i]),
             self.rest(c),
             multipliers[Kind::Isometric][c],
-            scaled_response(state.responses.bending, self.stiffness_scales()[c]),
+            scaled_response(state.responses.bending, self.response_scale(c)),
         )
     }
 }

@@ -69,7 +69,7 @@ impl StretchReport {
     /// # Panics
     /// If `positions` has fewer entries than the model has particles.
     pub fn measure(model: &ClothModel, positions: &[Vec3]) -> Option<Self> {
-        let stretch = &model.constraints().stretch;
+        let stretch = model.edges();
         let uvs = &model.mesh().uvs;
         let textured = uvs.iter().any(|uv| *uv != uvs[0]);
         let (mut all, mut along, mut across) = (Vec::new(), Vec::new(), Vec::new());

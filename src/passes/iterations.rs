@@ -33,7 +33,7 @@ use std::sync::Arc;
 use unit_dispatch::unit_dispatch;
 
 /// Unit types the parameters describe (`MAX_UNIT_TYPES` in WGSL).
-pub const MAX_UNIT_TYPES: usize = 4;
+pub const MAX_UNIT_TYPES: usize = 8;
 const _: () = assert!(UnitType::ALL.len() <= MAX_UNIT_TYPES);
 /// Constraint kinds the parameters describe (`MAX_KINDS` in WGSL).
 pub const MAX_KINDS: usize = 4;
@@ -409,7 +409,7 @@ impl GpuConstraintParams {
     /// The block for validated `params`; `jacobi` is the model's Jacobi plan when Jacobi's
     /// buffers exist, `unit_table` where the unit table starts in the schedule buffer.
     fn new(params: &SolverParams, model: &ClothModel, jacobi: Option<&JacobiPlan>, unit_table: u32) -> Self {
-        let responses = params.responses();
+        let responses = model.responses(params);
         let mut unit_types = [[0; 4]; MAX_UNIT_TYPES];
         let table_offsets = unit_table_offsets(model);
         for ((t, entry), table_offset) in UnitType::ALL.iter().zip(&mut unit_types).zip(table_offsets) {
@@ -423,7 +423,7 @@ impl GpuConstraintParams {
             entry.response = kind.gpu_response(&responses);
             entry.records = records;
             entry.jacobi_shares = jacobi_layout.map_or(0, |layout| layout.shares[kind.id()]);
-            entry.mapped = u32::from(model.constraints().of(*kind).stiffness_scales().iter().any(|&s| s != 1.0));
+            entry.mapped = u32::from(model.constraints().of(*kind).scaled());
         }
         Self {
             unit_types,

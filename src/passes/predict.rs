@@ -75,7 +75,7 @@ impl Pass for PredictPass {
         let (pins, solve) = (setup.pins, &mut *frame.solve);
         solve.positions.copy_from_slice(frame.positions);
         solve.inverse_masses.copy_from_slice(pins.inverse_masses());
-        solve.responses = params.responses();
+        solve.responses = setup.model.responses(params);
         for (i, &x) in frame.positions.iter().enumerate() {
             solve.displacements[i] = if pins.inverse_masses()[i] == 0.0 {
                 kinematic_step(x, pins.targets()[i], remaining)

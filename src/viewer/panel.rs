@@ -337,22 +337,23 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
             row("frame", session.frames().to_string());
             row("particles", model.particle_count().to_string());
             let constraints = model.constraints();
-            let free_edges = model.units(UnitType::FreeEdge).len();
-            row(
-                "stretch constraints",
-                format!(
-                    "{} ({free_edges} free edges in {} colours)",
-                    constraints.stretch.len(),
-                    model.colour_count(UnitType::FreeEdge)
-                ),
-            );
+            let hinge = UnitType::hinge(model.bending_model(), model.stretch_model());
+            if constraints.membrane.is_empty() {
+                let free_edges = model.units(UnitType::FreeEdge).len();
+                let colours = model.colour_count(UnitType::FreeEdge);
+                let stretch = format!("{} ({free_edges} free edges in {colours} colours)", constraints.stretch.len());
+                row("stretch constraints", stretch);
+            } else {
+                let colours = model.colour_count(UnitType::Triangle);
+                row("membrane triangles", format!("{} in {colours} colours", constraints.membrane.len()));
+            }
             row(
                 "bending constraints",
                 format!(
-                    "{} {} with their edges in {} colours",
+                    "{} {} in {} colours",
                     constraints.bending.len() + constraints.isometric.len(),
                     model.bending_model().name(),
-                    model.colour_count(UnitType::Hinge) + model.colour_count(UnitType::IsometricHinge)
+                    model.colour_count(hinge)
                 ),
             );
             if let (SolverMode::MassSpring(_), Some(network)) = (solver.params().mode, solver.spring_network()) {

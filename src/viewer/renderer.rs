@@ -498,7 +498,7 @@ fn cloth_data(device: &wgpu::Device, model: &ClothModel) -> (wgpu::Buffer, f32) 
         contents: bytemuck::cast_slice(&uvs),
         usage: wgpu::BufferUsages::VERTEX,
     });
-    let stretch = &model.constraints().stretch;
+    let stretch = model.edges();
     let mean_edge = (0..stretch.len()).map(|c| stretch.rest_length(c)).sum::<f32>() / stretch.len().max(1) as f32;
     (buffer, (0.4 * mean_edge).max(1e-3))
 }

@@ -1,0 +1,181 @@
+// The membrane: warp, weft and shear strain per triangle in its rest material frame
+// (src/constraints/membrane.rs: same names, same argument order, and the model's reasons), and
+// the triangle unit that projects the three. Branch-free like stretch.wgsl, and without loops
+// like hinge.wgsl.
+
+// One membrane constraint (MembraneRecord in src/constraints/membrane.rs,
+// MEMBRANE_RECORD_WORDS words in `constraint_records`); its particles are its unit's.
+struct MembraneConstraint {
+    // The inverse rest material coordinates D_m⁻¹ = [[d00, d01], [d10, d11]].
+    d00: f32,
+    d01: f32,
+    d10: f32,
+    d11: f32,
+    // E·A (N·m) of each strain, the material map applied: the inverse of its compliance.
+    warp_stiffness: f32,
+    weft_stiffness: f32,
+    shear_stiffness: f32,
+    // XPBD multipliers of the current substep.
+    warp_lambda: f32,
+    weft_lambda: f32,
+    shear_lambda: f32,
+}
+
+// Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl).
+fn membrane_record(c: u32) -> MembraneConstraint {
+    let at = record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 0u);
+    return MembraneConstraint(
+        bitcast<f32>(constraint_records[at]),
+        bitcast<f32>(constraint_records[at + 1u]),
+        bitcast<f32>(constraint_records[at + 2u]),
+        bitcast<f32>(constraint_records[at + 3u]),
+        bitcast<f32>(constraint_records[at + 4u]),
+        bitcast<f32>(constraint_records[at + 5u]),
+        bitcast<f32>(constraint_records[at + 6u]),
+        bitcast<f32>(constraint_records[at + 7u]),
+        bitcast<f32>(constraint_records[at + 8u]),
+        bitcast<f32>(constraint_records[at + 9u]),
+    );
+}
+
+// Stores constraint c's three multipliers.
+fn store_membrane_lambdas(c: u32, lambdas: vec3<f32>) {
+    let at = record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 7u);
+    constraint_records[at] = bitcast<u32>(lambdas.x);
+    constraint_records[at + 1u] = bitcast<u32>(lambdas.y);
+    constraint_records[at + 2u] = bitcast<u32>(lambdas.z);
+}
+
+struct StrainCorrection {
+    dp0: vec3<f32>,
+    dp1: vec3<f32>,
+    dp2: vec3<f32>,
+    dlambda: f32,
+}
+
+// Δλ = k(−C − α̃λ)/(Σ w_k|∇_k C|² + α̃), Δp_k = w_k ∇_k C Δλ (XPBD eq. 18); zero where `valid` is
+// false or no particle can move.
+fn xpbd_step(
+    c: f32, g0: vec3<f32>, g1: vec3<f32>, g2: vec3<f32>, w: vec3<f32>, lambda: f32, response: vec2<f32>,
+    valid: bool,
+) -> StrainCorrection {
+    let weighted = w.x * dot(g0, g0) + w.y * dot(g1, g1) + w.z * dot(g2, g2);
+    let denominator = weighted + response.y;
+    let ok = valid & (denominator >= DENOMINATOR_EPSILON);
+    let dlambda = select(0.0, response.x * (-c - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON), ok);
+    return StrainCorrection(g0 * (w.x * dlambda), g1 * (w.y * dlambda), g2 * (w.z * dlambda), dlambda);
+}
+
+// Σ c_k p_k.
+fn combine(c: vec3<f32>, p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>) -> vec3<f32> {
+    return p0 * c.x + p1 * c.y + p2 * c.z;
+}
+
+// Stretch along one thread, C = |f| − 1 with f = Σ c_k p_k, ∇_k C = c_k f̂.
+fn thread_correction(
+    p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, w: vec3<f32>, c: vec3<f32>, lambda: f32,
+    response: vec2<f32>,
+) -> StrainCorrection {
+    let f = combine(c, p0, p1, p2);
+    let len = length(f);
+    let n = f / max(len, GEOMETRY_EPSILON);
+    return xpbd_step(len - 1.0, n * c.x, n * c.y, n * c.z, w, lambda, response, len >= GEOMETRY_EPSILON);
+}
+
+// Shear, C = f̂_u·f̂_v, ∇_k C = cu_k (f̂_v − C f̂_u)/|f_u| + cv_k (f̂_u − C f̂_v)/|f_v|.
+fn shear_correction(
+    p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, w: vec3<f32>, cu: vec3<f32>, cv: vec3<f32>, lambda: f32,
+    response: vec2<f32>,
+) -> StrainCorrection {
+    let fu = combine(cu, p0, p1, p2);
+    let fv = combine(cv, p0, p1, p2);
+    let lu = length(fu);
+    let lv = length(fv);
+    let valid = (lu >= GEOMETRY_EPSILON) & (lv >= GEOMETRY_EPSILON);
+    let safe_u = max(lu, GEOMETRY_EPSILON);
+    let safe_v = max(lv, GEOMETRY_EPSILON);
+    let nu = fu / safe_u;
+    let nv = fv / safe_v;
+    let c = dot(nu, nv);
+    let gu = (nv - nu * c) / safe_u;
+    let gv = (nu - nv * c) / safe_v;
+    return xpbd_step(c, gu * cu.x + gv * cv.x, gu * cu.y + gv * cv.y, gu * cu.z + gv * cv.z, w, lambda, response, valid);
+}
+
+// The weights of f_u and f_v (RestFrame::warp_weights and weft_weights).
+fn warp_weights(r: MembraneConstraint) -> vec3<f32> {
+    return vec3<f32>(-(r.d00 + r.d10), r.d00, r.d10);
+}
+
+fn weft_weights(r: MembraneConstraint) -> vec3<f32> {
+    return vec3<f32>(-(r.d01 + r.d11), r.d01, r.d11);
+}
+
+// Strain `strain` (0 warp, 1 weft, 2 shear) of constraint `r` on the particles `p`.
+fn strain_correction(r: MembraneConstraint, strain: u32, p: array<Particle, 3>, lambda: f32) -> StrainCorrection {
+    let unit = params.constraints.kinds[KIND_MEMBRANE].response.xy;
+    let w = vec3<f32>(p[0].w, p[1].w, p[2].w);
+    let p0 = position(p[0]);
+    let p1 = position(p[1]);
+    let p2 = position(p[2]);
+    if (strain == 0u) {
+        return thread_correction(p0, p1, p2, w, warp_weights(r), lambda, scaled_response(unit, r.warp_stiffness));
+    }
+    if (strain == 1u) {
+        return thread_correction(p0, p1, p2, w, weft_weights(r), lambda, scaled_response(unit, r.weft_stiffness));
+    }
+    return shear_correction(
+        p0, p1, p2, w, warp_weights(r), weft_weights(r), lambda, scaled_response(unit, r.shear_stiffness),
+    );
+}
+
+// The particles moved by a correction.
+fn corrected(p: array<Particle, 3>, k: StrainCorrection) -> array<Particle, 3> {
+    var moved = p;
+    moved[0].q += k.dp0;
+    moved[1].q += k.dp1;
+    moved[2].q += k.dp2;
+    return moved;
+}
+
+// Gauss-Seidel: warp, weft and shear one after the other, each from the positions the one
+// before left, on one load and one store of the triangle.
+fn project_triangle(unit: UnitRef) {
+    let r = membrane_record(unit.index);
+    let slot0 = particle_slot(unit, 0u, unit_particle(unit, 0u));
+    let slot1 = particle_slot(unit, 1u, unit_particle(unit, 1u));
+    let slot2 = particle_slot(unit, 2u, unit_particle(unit, 2u));
+    var p = array<Particle, 3>(load_particle(slot0), load_particle(slot1), load_particle(slot2));
+    let lambdas = vec3<f32>(multiplier(r.warp_lambda), multiplier(r.weft_lambda), multiplier(r.shear_lambda));
+    let warp = strain_correction(r, 0u, p, lambdas.x);
+    p = corrected(p, warp);
+    let weft = strain_correction(r, 1u, p, lambdas.y);
+    p = corrected(p, weft);
+    let shear = strain_correction(r, 2u, p, lambdas.z);
+    p = corrected(p, shear);
+    store_particle(slot0, p[0]);
+    store_particle(slot1, p[1]);
+    store_particle(slot2, p[2]);
+    store_membrane_lambdas(unit.index, lambdas + vec3<f32>(warp.dlambda, weft.dlambda, shear.dlambda));
+}
+
+// Jacobi: the three strains from the same positions, scaled by the triangle's share, summed per
+// particle into its slots.
+fn jacobi_triangle(unit: UnitRef) {
+    let r = membrane_record(unit.index);
+    let p = array<Particle, 3>(
+        load_particle(particle_slot(unit, 0u, jacobi_unit_particle(unit, 0u))),
+        load_particle(particle_slot(unit, 1u, jacobi_unit_particle(unit, 1u))),
+        load_particle(particle_slot(unit, 2u, jacobi_unit_particle(unit, 2u))),
+    );
+    let lambdas = vec3<f32>(multiplier(r.warp_lambda), multiplier(r.weft_lambda), multiplier(r.shear_lambda));
+    let warp = strain_correction(r, 0u, p, lambdas.x);
+    let weft = strain_correction(r, 1u, p, lambdas.y);
+    let shear = strain_correction(r, 2u, p, lambdas.z);
+    let share = params.constraints.relaxation * jacobi_share(KIND_MEMBRANE, unit.index);
+    emit(unit, 0u, warp.dp0 * share + weft.dp0 * share + shear.dp0 * share);
+    emit(unit, 1u, warp.dp1 * share + weft.dp1 * share + shear.dp1 * share);
+    emit(unit, 2u, warp.dp2 * share + weft.dp2 * share + shear.dp2 * share);
+    let steps = vec3<f32>(warp.dlambda, weft.dlambda, shear.dlambda);
+    store_membrane_lambdas(unit.index, lambdas + steps * share);
+}
