@@ -39,9 +39,15 @@ enum Layout {
 #[derive(Debug, Parser)]
 #[command(about = "Run a drape scene headless and report timings and cloth metrics")]
 struct Args {
-    /// hanging, drape, free_fall, benchmark, flag, capsules, fold, stack, spin or mesh.
+    /// hanging, drape, free_fall, benchmark, flag, capsules, fold, stack, spin, mesh, or the
+    /// lab's tests cantilever and cusick (whose report adds their reading).
     #[arg(long, default_value = "hanging")]
     scene: SceneKind,
+    /// A fabric for the scene's cloth (drape::fabric::FABRICS: polyester-knit, silk-charmeuse,
+    /// wool-suiting, cotton-shirting, denim, leather-like): a membrane and hinges in its
+    /// physical units. Without it, the scenes' edge model (the lab's tests: cotton-shirting).
+    #[arg(long, value_parser = fabric)]
+    fabric: Option<drape::Fabric>,
     /// Grid cells per side.
     #[arg(long, default_value_t = 64)]
     grid: u32,
@@ -173,7 +179,10 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     let (device, queue, adapter) = drape::headless_device(HeadlessOptions { timestamps: true })?;
     let mut scene = match &args.gltf {
         Some(path) => gltf_scene(path, args.gltf_colliders.as_deref())?,
-        None => Scene::new(args.scene, args.grid)?,
+        None => match &args.fabric {
+            Some(fabric) => Scene::with_fabric(args.scene, args.grid, fabric)?,
+            None => Scene::new(args.scene, args.grid)?,
+        },
     };
     scene.model = scene.model.with_bending_model(args.bending)?;
     let params = drape::SolverParams {
@@ -270,6 +279,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "adapter": adapter.name,
         "backend": adapter.backend.to_string(),
         "scene": if args.gltf.is_some() { "gltf" } else { args.scene.name() },
+        "fabric": scene.fabric.map(|f| f.name),
+        "lab": lab_json(&scene, &positions, params.gravity.length()),
+        "membrane_triangles": model.constraints().membrane.len(),
         "exported_frames": exported,
         "grid": args.grid,
         "frames": args.frames,
@@ -420,7 +432,37 @@ fn gltf_scene(path: &std::path::Path, colliders: Option<&std::path::Path>) -> Re
     }
     let model = cloth.model(drape::model::DEFAULT_DENSITY)?;
     let colliders = cloth.colliders_with_ground();
-    Ok(Scene { kind: SceneKind::Hanging, model, params: drape::SolverParams::default(), colliders, spins: Vec::new() })
+    let params = drape::SolverParams::default();
+    Ok(Scene { kind: SceneKind::Hanging, model, params, colliders, spins: Vec::new(), fabric: None })
+}
+
+/// A fabric preset by name.
+fn fabric(name: &str) -> Result<drape::Fabric, String> {
+    drape::Fabric::named(name).ok_or_else(|| {
+        let names: Vec<_> = drape::fabric::FABRICS.iter().map(|f| f.name).collect();
+        format!("unknown fabric `{name}` (expected one of {})", names.join(", "))
+    })
+}
+
+/// The reading of the lab's test the scene is, `null` for the other scenes.
+fn lab_json(scene: &Scene, positions: &[glam::Vec3], gravity: f32) -> serde_json::Value {
+    match (scene.kind, scene.fabric) {
+        (SceneKind::Cantilever, Some(fabric)) => {
+            let reading = drape::lab::cantilever_reading(&scene.model, positions, gravity);
+            serde_json::json!({
+                "overhang_m": reading.overhang,
+                "tip_angle_deg": reading.tip_angle.to_degrees(),
+                "bending_length_m": reading.bending_length,
+                "rigidity_uNm": reading.rigidity * 1e6,
+                "fabric_rigidity_uNm": fabric.bending.warp * 1e6,
+            })
+        }
+        (SceneKind::Cusick, Some(_)) => {
+            let reading = drape::lab::drape_reading(&scene.model, positions);
+            serde_json::json!({ "drape_coefficient": reading.coefficient, "nodes": reading.nodes })
+        }
+        _ => serde_json::Value::Null,
+    }
 }
 
 /// The scene's air with the wind and gusts asked for; `--gusts` without any air is an error.

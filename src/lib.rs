@@ -36,6 +36,7 @@ pub mod geodesic;
 pub mod gltf_input;
 pub mod gpu;
 pub mod graph;
+pub mod lab;
 pub mod math;
 pub mod mesh;
 pub mod metrics;

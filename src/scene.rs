@@ -3,6 +3,8 @@
 use crate::collision::{Collider, Pose};
 use crate::distance_field::DistanceField;
 use crate::error::Error;
+use crate::fabric::Fabric;
+use crate::lab;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::{Aerodynamics, Gusts, SolverParams, Stiffness};
@@ -24,6 +26,9 @@ pub struct Scene {
     pub colliders: Vec<Collider>,
     /// Colliders the scene keeps turning ([`Scene::collider_poses`]).
     pub spins: Vec<Spin>,
+    /// The fabric of its cloth, `None` for the edge model with [`DEFAULT_DENSITY`] stiffened by
+    /// the parameters.
+    pub fabric: Option<Fabric>,
 }
 
 /// A collider turning at a constant rate about an axis through a fixed point.
@@ -87,11 +92,18 @@ pub enum SceneKind {
     /// A 1.2 m × 1.2 m cloth falling onto a torus (ring radius 0.4 m, tube radius 0.15 m) lying
     /// on the ground: a mesh collider ([`DistanceField`]), which the cloth sags into the hole of.
     Mesh,
+    /// Peirce's cantilever ([`crate::lab::Cantilever`]): a 25 mm strip of the fabric clamped on
+    /// a table, reaching twice its bending length past the edge, where its tip line should hang
+    /// at 41.5°; `cells` cells over the overhang.
+    Cantilever,
+    /// Cusick's drape test ([`crate::lab::cusick_model`]): a 30 cm disc of the fabric held on an
+    /// 18 cm support, draping into folds; `cells` cells across the disc.
+    Cusick,
 }
 
 impl SceneKind {
     /// Every scene, in menu order.
-    pub const ALL: [SceneKind; 10] = [
+    pub const ALL: [SceneKind; 12] = [
         Self::Hanging,
         Self::Drape,
         Self::FreeFall,
@@ -102,6 +114,8 @@ impl SceneKind {
         Self::Stack,
         Self::Spin,
         Self::Mesh,
+        Self::Cantilever,
+        Self::Cusick,
     ];
 
     /// The scene's command-line name.
@@ -117,7 +131,14 @@ impl SceneKind {
             Self::Stack => "stack",
             Self::Spin => "spin",
             Self::Mesh => "mesh",
+            Self::Cantilever => "cantilever",
+            Self::Cusick => "cusick",
         }
+    }
+
+    /// Whether the scene is one of the textile lab's tests, whose cloth is always a fabric.
+    pub fn is_lab_test(self) -> bool {
+        matches!(self, Self::Cantilever | Self::Cusick)
     }
 }
 
@@ -139,8 +160,44 @@ impl FromStr for SceneKind {
 }
 
 impl Scene {
-    /// Builds a scene with a cloth of `cells × cells` grid cells.
+    /// Builds a scene with a cloth of `cells × cells` grid cells; the lab's tests' cloth is of
+    /// [`DEFAULT_FABRIC`].
     pub fn new(kind: SceneKind, cells: u32) -> Result<Self, Error> {
+        if kind.is_lab_test() {
+            let fabric = Fabric::named(DEFAULT_FABRIC).expect("a preset");
+            return Self::with_fabric(kind, cells, &fabric);
+        }
+        Self::edge_model(kind, cells)
+    }
+
+    /// The scene with its cloth of `fabric` ([`ClothModel::from_fabric`]): a membrane and hinges
+    /// in its physical units, its density, the same pins.
+    pub fn with_fabric(kind: SceneKind, cells: u32, fabric: &Fabric) -> Result<Self, Error> {
+        let params = SolverParams::default();
+        let (model, params, colliders) = match kind {
+            SceneKind::Cantilever => {
+                let overhang = 2.0 * lab::bending_length(fabric, params.gravity.length());
+                let rig = lab::Cantilever::new(fabric, overhang, cells)?;
+                (rig.model, SolverParams { substeps: 20, iterations: 20, damping: 5.0, ..params }, vec![])
+            }
+            SceneKind::Cusick => {
+                let model = lab::cusick_model(fabric, cells, lab::CUSICK_HEIGHT)?;
+                (model, SolverParams { damping: 1.0, ..params }, vec![Collider::ground(0.0)])
+            }
+            _ => {
+                let scene = Self::edge_model(kind, cells)?;
+                let pins: Vec<u32> = (0..scene.model.particle_count() as u32)
+                    .filter(|&i| scene.model.inverse_masses()[i as usize] == 0.0)
+                    .collect();
+                let model = ClothModel::from_fabric(scene.model.mesh().clone(), fabric, &pins)?;
+                return Ok(Self { model, fabric: Some(*fabric), ..scene });
+            }
+        };
+        Ok(Self { kind, model, params, colliders, spins: vec![], fabric: Some(*fabric) })
+    }
+
+    /// The scene's own cloth: the edge model.
+    fn edge_model(kind: SceneKind, cells: u32) -> Result<Self, Error> {
         let corners = vec![0, cells];
         let (size, plane, origin, pins, colliders) = match kind {
             SceneKind::Hanging => {
@@ -181,6 +238,7 @@ impl Scene {
                 vec![Collider::ground(0.0), Collider::sphere(SPIN_CENTER, 0.4)],
             ),
             SceneKind::Mesh => (1.2, GridPlane::Horizontal, Vec3::new(-0.6, 0.8, -0.6), vec![], torus_on_the_ground()?),
+            SceneKind::Cantilever | SceneKind::Cusick => unreachable!("the lab's tests are built from a fabric"),
         };
         let vertices = cells.saturating_add(1);
         let grid = ClothMesh::grid(vertices, vertices, size / cells as f32, plane, origin)?;
@@ -206,7 +264,7 @@ impl Scene {
             }
             _ => vec![],
         };
-        Ok(Self { kind, model, params, colliders, spins })
+        Ok(Self { kind, model, params, colliders, spins, fabric: None })
     }
 
     /// Every collider's pose `time` seconds after the start, for
@@ -225,6 +283,9 @@ impl Scene {
         Ok(Some(poses))
     }
 }
+
+/// The fabric of the lab's tests when none is named.
+pub const DEFAULT_FABRIC: &str = "cotton-shirting";
 
 /// The spin scene's sphere centre.
 const SPIN_CENTER: Vec3 = Vec3::new(0.0, 0.4, 0.0);
