@@ -46,7 +46,7 @@ struct Args {
     /// A fabric for the scene's cloth (drape::fabric::FABRICS: polyester-knit, silk-charmeuse,
     /// wool-suiting, cotton-shirting, denim, leather-like): a membrane and hinges in its
     /// physical units. Without it, the scenes' edge model (the lab's tests: cotton-shirting).
-    #[arg(long, value_parser = fabric)]
+    #[arg(long)]
     fabric: Option<drape::Fabric>,
     /// Grid cells per side.
     #[arg(long, default_value_t = 64)]
@@ -434,14 +434,6 @@ fn gltf_scene(path: &std::path::Path, colliders: Option<&std::path::Path>) -> Re
     let colliders = cloth.colliders_with_ground();
     let params = drape::SolverParams::default();
     Ok(Scene { kind: SceneKind::Hanging, model, params, colliders, spins: Vec::new(), fabric: None })
-}
-
-/// A fabric preset by name.
-fn fabric(name: &str) -> Result<drape::Fabric, String> {
-    drape::Fabric::named(name).ok_or_else(|| {
-        let names: Vec<_> = drape::fabric::FABRICS.iter().map(|f| f.name).collect();
-        format!("unknown fabric `{name}` (expected one of {})", names.join(", "))
-    })
 }
 
 /// The reading of the lab's test the scene is, `null` for the other scenes.

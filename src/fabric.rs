@@ -127,6 +127,18 @@ impl Fabric {
     }
 }
 
+/// A preset by its name ([`Fabric::named`]), for command lines.
+impl std::str::FromStr for Fabric {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        Self::named(name).ok_or_else(|| {
+            let names: Vec<_> = FABRICS.iter().map(|f| f.name).collect();
+            format!("unknown fabric `{name}` (expected one of {})", names.join(", "))
+        })
+    }
+}
+
 /// µN·m in N·m.
 const MICRO_N_M: f32 = 1e-6;
 

@@ -210,17 +210,7 @@ pub fn drape_reading(model: &ClothModel, positions: &[Vec3]) -> DrapeReading {
         }
     }
     let area = shadow.iter().filter(|&&s| s).count() as f32 * pixel * pixel;
-    let rest = &model.mesh().positions;
-    let flat: f32 = model
-        .mesh()
-        .triangles
-        .iter()
-        .map(|t| {
-            let [a, b, c] = t.map(|i| rest[i as usize]);
-            0.5 * (b - a).cross(c - a).length()
-        })
-        .sum();
-    let coefficient = (area - PI * r * r) / (flat - PI * r * r);
+    let coefficient = (area - PI * r * r) / (model.mesh().area() - PI * r * r);
     let mut outline = vec![0.0f32; OUTLINE_BINS];
     for (k, _) in shadow.iter().enumerate().filter(|(_, &s)| s) {
         let p = Vec2::new(

@@ -469,6 +469,15 @@ impl ClothMesh {
             .collect()
     }
 
+    /// The rest area (m²): the sum of the triangles' areas.
+    pub fn area(&self) -> f32 {
+        let p = &self.positions;
+        let area = |t: &[u32; 3]| {
+            0.5 * (p[t[1] as usize] - p[t[0] as usize]).cross(p[t[2] as usize] - p[t[0] as usize]).length()
+        };
+        self.triangles.iter().map(area).sum()
+    }
+
     /// Lumped vertex masses in kg: each triangle gives `density · area / 3` to each of its
     /// vertices (PBD §4.1). `density` is in kg/m².
     ///

@@ -295,7 +295,7 @@ fn pause_step_reset_and_mode_switching_drive_the_simulation() {
     assert_eq!(*session.params(), gauss_seidel, "leaving mass-spring restores the substeps");
     // A dragged sphere goes back to its place on reset.
     drag_sphere_right(&mut session);
-    let initial = ClothSetup::load(&ClothSource::Scene(SceneKind::Drape), 8).expect("setup").colliders;
+    let initial = ClothSetup::load(&ClothSource::Scene(SceneKind::Drape), 8, None).expect("setup").colliders;
     assert_ne!(session.colliders(), initial.as_slice());
     session.reset().expect("reset");
     assert_eq!(session.frames(), 0);
@@ -616,7 +616,7 @@ fn obj_cloths_load_with_their_top_pinned_and_bad_files_give_errors() {
     let dir = scratch_dir("obj");
     let obj = dir.join("curtain.obj");
     std::fs::write(&obj, "v 0 1 0\nv 1 1 0\nv 0 0 0\nv 1 0 0\nf 1 3 4\nf 1 4 2\n").expect("write");
-    let setup = ClothSetup::load(&ClothSource::Obj(obj), 0).expect("a valid OBJ");
+    let setup = ClothSetup::load(&ClothSource::Obj(obj), 0, None).expect("a valid OBJ");
     let positions = &setup.model.mesh().positions;
     let pinned: Vec<Vec3> = (0..4).filter(|&i| setup.model.inverse_masses()[i] == 0.0).map(|i| positions[i]).collect();
     assert!(pinned.len() == 2 && pinned.iter().all(|p| p.y == 1.0), "the two top vertices are pinned: {pinned:?}");
@@ -628,17 +628,17 @@ fn obj_cloths_load_with_their_top_pinned_and_bad_files_give_errors() {
     );
     let level = dir.join("level.obj");
     std::fs::write(&level, "v 0 1 0\nv 1 1 0\nv 0 1 1\nv 1 1 1\nf 1 3 4\nf 1 4 2\n").expect("write");
-    let setup = ClothSetup::load(&ClothSource::Obj(level), 0).expect("a valid OBJ");
+    let setup = ClothSetup::load(&ClothSource::Obj(level), 0, None).expect("a valid OBJ");
     let positions = &setup.model.mesh().positions;
     let mut pinned: Vec<Vec3> =
         (0..4).filter(|&i| setup.model.inverse_masses()[i] == 0.0).map(|i| positions[i]).collect();
     pinned.sort_by(|a, b| a.x.total_cmp(&b.x));
     assert_eq!(pinned, [Vec3::new(0.0, 1.0, 0.0), Vec3::new(1.0, 1.0, 1.0)], "a level cloth hangs from two corners");
-    let missing = ClothSetup::load(&ClothSource::Obj(dir.join("missing.obj")), 0);
+    let missing = ClothSetup::load(&ClothSource::Obj(dir.join("missing.obj")), 0, None);
     assert!(matches!(missing, Err(Error::Obj { .. })), "{missing:?}");
     let broken = dir.join("broken.obj");
     std::fs::write(&broken, "v 0 0 0\nf 1 2 3\n").expect("write");
-    assert!(ClothSetup::load(&ClothSource::Obj(broken), 0).is_err());
+    assert!(ClothSetup::load(&ClothSource::Obj(broken), 0, None).is_err());
 }
 
 // ---------------------------------------------------------------- the programs
@@ -719,7 +719,7 @@ fn gltf_cloths_load_pinned_where_painted_in_the_demo_and_the_runner() {
     let dir = scratch_dir("gltf");
     let glb = dir.join("curtain.glb");
     std::fs::write(&glb, support::gltf_asset::painted_curtain().glb()).expect("write");
-    let setup = ClothSetup::load(&ClothSource::Gltf(glb.clone()), 0).expect("a valid glTF");
+    let setup = ClothSetup::load(&ClothSource::Gltf(glb.clone()), 0, None).expect("a valid glTF");
     let positions = &setup.model.mesh().positions;
     let pinned: Vec<Vec3> = (0..9).filter(|&i| setup.model.inverse_masses()[i] == 0.0).map(|i| positions[i]).collect();
     assert!(pinned.len() == 3 && pinned.iter().all(|p| p.y == 2.0), "the painted top row is pinned: {pinned:?}");
@@ -923,8 +923,9 @@ fn keys_map_to_the_documented_commands() {
     assert_eq!(command_for_key(&key("9"), false), Some(Command::Scene(SceneKind::Spin)));
     assert_eq!(command_for_key(&key("0"), false), Some(Command::Scene(SceneKind::Mesh)));
     assert_eq!(command_for_key(&key("o"), false), Some(Command::FileScene));
-    // The help lists the same keys, and the digits reach every scene.
-    assert_eq!(SceneKind::ALL.len(), 10, "a new scene needs a key");
+    // The help lists the same keys, and the digits reach every scene but the lab's tests (in
+    // the panel's list).
+    assert_eq!(SceneKind::ALL.iter().filter(|k| !k.is_lab_test()).count(), 10, "a new scene needs a key");
     let help = "1–9, 0: scenes · O: the --obj or --gltf file";
     assert!(drape::viewer::controls::CONTROLS.iter().any(|line| line.contains(help)), "{help}");
     assert_eq!(command_for_key(&Key::Named(NamedKey::Escape), false), Some(Command::Quit));
@@ -936,4 +937,25 @@ fn keys_map_to_the_documented_commands() {
     let zoom_in = command_for_key(&key("+"), false);
     assert!(matches!(zoom_in, Some(Command::Zoom(f)) if f < 1.0));
     assert_eq!(command_for_key(&Key::Named(NamedKey::PageUp), false), zoom_in);
+}
+
+/// The fabric chooser: a session turns its cloth into a fabric (a membrane, hinges of the
+/// fabric's rigidity, its density) and back, keeps the fabric for the cloths it loads later, and
+/// the lab's scenes come with one of their own.
+#[test]
+fn the_session_switches_the_cloth_to_a_fabric_and_back() {
+    let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Drape), 8);
+    let denim = drape::Fabric::named("denim").unwrap();
+    session.set_fabric(Some(denim)).unwrap();
+    let model = session.solver().model();
+    assert!(matches!(model.stretch_model(), drape::StretchModel::Membrane(m) if m == denim.moduli));
+    assert_eq!(model.bending_rigidity(), Some(denim.bending));
+    let density = model.masses().iter().sum::<f32>() / model.mesh().area();
+    assert!((density / denim.density - 1.0).abs() < 1e-4, "density {density}");
+    session.load(ClothSource::Scene(SceneKind::Hanging), 8).unwrap();
+    assert_eq!(session.solver().model().bending_rigidity(), Some(denim.bending), "kept for the next cloth");
+    session.set_fabric(None).unwrap();
+    assert_eq!(session.solver().model().stretch_model(), drape::StretchModel::Edges);
+    let cantilever = ClothSetup::load(&ClothSource::Scene(SceneKind::Cantilever), 8, None).unwrap();
+    assert!(cantilever.model.bending_rigidity().is_some(), "the lab's tests are of a fabric");
 }

@@ -6,6 +6,7 @@
 //! cargo run --release --example demo                      # window, drape scene
 //! cargo run --release --example demo -- --obj cloth.obj  # your own cloth
 //! cargo run --release --example demo -- --gltf cloth.glb  # pinned where painted
+//! cargo run --release --example demo -- --fabric denim    # a fabric in physical units
 //! cargo run --release --example demo -- --headless --scene drape --frames 120 --screenshot out.png
 //! ```
 
@@ -30,9 +31,15 @@ enum Solver {
 #[derive(Debug, Parser)]
 #[command(about = "drape cloth demo: a window with controls, or a headless screenshot")]
 struct Args {
-    /// Library scene: hanging, drape, free_fall, benchmark, flag or capsules.
+    /// Library scene: hanging, drape, free_fall, benchmark, flag, capsules, fold, stack, spin,
+    /// mesh, or the lab's tests cantilever and cusick.
     #[arg(long, default_value = "drape")]
     scene: SceneKind,
+    /// The cloth's fabric (polyester-knit, silk-charmeuse, wool-suiting, cotton-shirting,
+    /// denim, leather-like): a membrane and hinges in its physical units. Without it, each
+    /// cloth's own (the edge model, stiffened by the parameters).
+    #[arg(long)]
+    fabric: Option<drape::Fabric>,
     /// Simulate this OBJ cloth instead (its top-most vertices are pinned).
     #[arg(long, conflicts_with = "gltf")]
     obj: Option<PathBuf>,
@@ -109,6 +116,7 @@ fn main() -> ExitCode {
         }),
         relaxation: args.relaxation,
         bending: args.bending,
+        fabric: args.fabric,
     };
     let size = [args.width, args.height];
     let offscreen = args.headless || !has_display();

@@ -6,7 +6,8 @@ use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
 use super::settings::{horizontal_wind, with_horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use crate::constraints::stretch::StrainLimits;
-use crate::constraints::{BendingModel, UnitType};
+use crate::constraints::{BendingModel, StretchModel, UnitType};
+use crate::fabric::{Fabric, FABRICS};
 use crate::params::{MassSpringParams, SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::passes::springs::SpringKind;
 use crate::scene::SceneKind;
@@ -23,6 +24,8 @@ pub enum PanelAction {
     SetMode(SolverMode),
     /// Rebuild the cloth with this bending model.
     SetBending(BendingModel),
+    /// Rebuild the cloth of this fabric (`None`: each cloth's own).
+    SetFabric(Option<Fabric>),
     /// What a key could also ask for: pause, step, reset.
     Run(Command),
     /// Time each pass on the GPU, or stop.
@@ -131,7 +134,39 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
                 }
             }
         });
+        fabric_section(ui, session, actions);
     });
+}
+
+/// The fabric chooser, and the physical values of the cloth's material.
+fn fabric_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelAction>) {
+    let current = session.fabric();
+    let name = |fabric: Option<Fabric>| fabric.map_or("the scene's own", |f| f.name);
+    let mut chosen = current;
+    egui::ComboBox::from_label("fabric").selected_text(name(current)).show_ui(ui, |ui| {
+        ui.selectable_value(&mut chosen, None, name(None));
+        for fabric in FABRICS {
+            ui.selectable_value(&mut chosen, Some(fabric), fabric.name);
+        }
+    });
+    if chosen != current {
+        actions.push(PanelAction::SetFabric(chosen));
+    }
+    let model = session.solver().model();
+    let density = model.masses().iter().sum::<f32>() / model.mesh().area();
+    let mut lines = vec![format!("areal density {:.0} g/m²", density * 1e3)];
+    if let StretchModel::Membrane(m) = model.stretch_model() {
+        lines.push(format!("warp {:.0} N/m, weft {:.0} N/m, shear {:.0} N/m", m.warp, m.weft, m.shear));
+    } else {
+        lines.push("stretch: edges, stiffened by the parameters".into());
+    }
+    match model.bending_rigidity() {
+        Some(b) => lines.push(format!("bending rigidity warp {:.1} µN·m, weft {:.1} µN·m", b.warp * 1e6, b.weft * 1e6)),
+        None => lines.push("bending: stiffened by the parameters".into()),
+    }
+    for line in lines {
+        ui.label(line);
+    }
 }
 
 /// What the record button does.

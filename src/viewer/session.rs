@@ -8,6 +8,7 @@ use crate::animation::AnimationRecorder;
 use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::{Error, ParamError};
+use crate::fabric::Fabric;
 use crate::gltf_input::{ground_under, GltfCloth};
 use crate::gpu::readback::BackgroundMap;
 use crate::gpu::{FrameProfile, GpuSolver};
@@ -70,6 +71,10 @@ pub struct ParamOverrides {
     pub relaxation: Option<f32>,
     /// The cloth's bending model (default dihedral), for every cloth loaded.
     pub bending: Option<BendingModel>,
+    /// The cloth's fabric (a membrane and hinges in its physical units,
+    /// [`crate::ClothModel::from_fabric`]), for every cloth loaded; `None`: each cloth's own
+    /// (the edge model, stiffened by the parameters, but for the lab's tests).
+    pub fabric: Option<Fabric>,
 }
 
 impl ParamOverrides {
@@ -114,12 +119,16 @@ pub struct ClothSetup {
 }
 
 impl ClothSetup {
-    /// Builds the cloth of `source`; `grid` is the cells per side of library scenes. The free
-    /// fall scene gets a ground plane at y = 0 so the cloth lands somewhere visible.
-    pub fn load(source: &ClothSource, grid: u32) -> Result<Self, Error> {
+    /// Builds the cloth of `source`, of `fabric` where one is given; `grid` is the cells per
+    /// side of library scenes. The free fall scene gets a ground plane at y = 0 so the cloth
+    /// lands somewhere visible.
+    pub fn load(source: &ClothSource, grid: u32, fabric: Option<&Fabric>) -> Result<Self, Error> {
         match source {
             ClothSource::Scene(kind) => {
-                let scene = Scene::new(*kind, grid)?;
+                let scene = match fabric {
+                    Some(fabric) => Scene::with_fabric(*kind, grid, fabric)?,
+                    None => Scene::new(*kind, grid)?,
+                };
                 scene.collider_poses(0.0)?;
                 let Scene { model, params, mut colliders, spins, .. } = scene;
                 if colliders.is_empty() {
@@ -133,17 +142,26 @@ impl ClothSetup {
                 let (min, max) = bounding_box(&mesh.positions);
                 let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
                 let colliders = vec![ground_under(min, max)];
-                Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new() })
+                Self { model, colliders, params: SolverParams::default(), spins: Vec::new() }.of_fabric(fabric)
             }
-            ClothSource::Gltf(path) => Self::of_gltf(&GltfCloth::load(path)?),
+            ClothSource::Gltf(path) => Self::of_gltf(&GltfCloth::load(path)?)?.of_fabric(fabric),
             ClothSource::GltfBytes { name, bytes } => {
                 let cloth = GltfCloth::from_slice(bytes).map_err(|e| match e {
                     Error::Gltf { error, .. } => Error::Gltf { path: name.clone(), error },
                     other => other,
                 })?;
-                Self::of_gltf(&cloth)
+                Self::of_gltf(&cloth)?.of_fabric(fabric)
             }
         }
+    }
+
+    /// The setup with its cloth of `fabric` where one is given, on the same mesh and pins.
+    fn of_fabric(self, fabric: Option<&Fabric>) -> Result<Self, Error> {
+        let Some(fabric) = fabric else { return Ok(self) };
+        let model = &self.model;
+        let pins: Vec<u32> =
+            (0..model.particle_count() as u32).filter(|&i| model.inverse_masses()[i as usize] == 0.0).collect();
+        Ok(Self { model: ClothModel::from_fabric(model.mesh().clone(), fabric, &pins)?, ..self })
     }
 
     /// A glTF cloth's setup: pinned where painted, its colliders and a ground below.
@@ -269,7 +287,7 @@ impl Session {
         grid: u32,
         overrides: ParamOverrides,
     ) -> Result<Self, Error> {
-        let setup = ClothSetup::load(&source, grid)?;
+        let setup = ClothSetup::load(&source, grid, overrides.fabric.as_ref())?;
         let model = setup.model.with_bending_model(overrides.bending.unwrap_or_default())?;
         let params = overrides.params_for(&model, setup.params);
         let solver = GpuSolver::new(device, queue, &model, params, &setup.colliders)?;
@@ -311,7 +329,7 @@ impl Session {
     /// (so a scene behaves the same however it was reached), ending any recording (take it
     /// with [`Session::stop_recording`] first). On error nothing changes.
     pub fn load(&mut self, source: ClothSource, grid: u32) -> Result<(), Error> {
-        let setup = ClothSetup::load(&source, grid)?;
+        let setup = ClothSetup::load(&source, grid, self.overrides.fabric.as_ref())?;
         let model = setup.model.with_bending_model(self.overrides.bending.unwrap_or_default())?;
         let params = self.overrides.params_for(&model, setup.params);
         self.solver = self.new_solver(&model, params, &setup.colliders)?;
@@ -320,6 +338,24 @@ impl Session {
         self.recording = None;
         self.restart();
         Ok(())
+    }
+
+    /// Rebuilds the cloth of `fabric` (kept for the cloths loaded later; `None`: each cloth's
+    /// own) with its scene's parameters and the overrides, and restarts it. On error nothing
+    /// changes.
+    pub fn set_fabric(&mut self, fabric: Option<Fabric>) -> Result<(), Error> {
+        let kept = self.overrides;
+        self.overrides.fabric = fabric;
+        let result = self.load(self.source.clone(), self.grid);
+        if result.is_err() {
+            self.overrides = kept;
+        }
+        result
+    }
+
+    /// The fabric of the cloths loaded, `None` where each has its own.
+    pub fn fabric(&self) -> Option<Fabric> {
+        self.overrides.fabric
     }
 
     /// Rebuilds the cloth with its hinges bending by `bending` (kept for the cloths loaded

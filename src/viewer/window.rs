@@ -419,6 +419,7 @@ impl Viewer {
             }
             PanelAction::SetParams(params) => self.session.set_params(params),
             PanelAction::SetBending(bending) => self.session.set_bending_model(bending),
+            PanelAction::SetFabric(fabric) => self.session.set_fabric(fabric),
             PanelAction::SetMode(mode) => self.session.set_mode(mode),
             PanelAction::Run(command) => self.run_command(command),
             PanelAction::SetProfiling(on) => self.session.set_profiling(on),

@@ -290,6 +290,7 @@ impl App {
                 let grid = page::grid_in_range(grid).map_err(|e| format!("a grid of {grid}: {e}"))?;
                 return self.load(self.session.source().clone(), grid);
             }
+            Control::Fabric(fabric) => self.session.set_fabric(fabric),
             Control::TogglePause => {
                 self.session.set_paused(!self.session.paused());
                 Ok(())

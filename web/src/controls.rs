@@ -4,10 +4,11 @@
 //! and a scene brings its own parameters).
 
 use crate::page::{add_listener, element, SolverKind};
+use drape::fabric::FABRICS;
 use drape::params::{MAX_ITERATIONS, MAX_SUBSTEPS};
 use drape::viewer::settings::{horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use drape::viewer::Session;
-use drape::SceneKind;
+use drape::{Fabric, SceneKind};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -28,6 +29,8 @@ pub enum Control {
         bytes: Vec<u8>,
     },
     Grid(u32),
+    /// A fabric preset for the cloth, `None`: the cloth's own.
+    Fabric(Option<Fabric>),
     TogglePause,
     Step,
     Reset,
@@ -51,6 +54,12 @@ pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
             .map_err(|e| crate::page::js_message(&e))?;
         scenes.add_with_html_option_element(&option).map_err(|e| crate::page::js_message(&e))?;
     }
+    let fabrics: HtmlSelectElement = element("fabric")?;
+    for fabric in FABRICS {
+        let option = HtmlOptionElement::new_with_text_and_value(fabric.name, fabric.name)
+            .map_err(|e| crate::page::js_message(&e))?;
+        fabrics.add_with_html_option_element(&option).map_err(|e| crate::page::js_message(&e))?;
+    }
     set_range("grid", *GRID_CELLS.start() as f32, *GRID_CELLS.end() as f32)?;
     set_range("substeps", 1.0, MAX_SUBSTEPS as f32)?;
     set_range("iterations", 1.0, MAX_ITERATIONS as f32)?;
@@ -58,6 +67,10 @@ pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
 
     on_change(queue, "scene", |value| value.parse().map(Control::Scene).unwrap_or(Control::LoadedFile(value)))?;
     on_change(queue, "grid", |value| value.parse().map(Control::Grid).unwrap_or(Control::Unreadable("grid")))?;
+    on_change(queue, "fabric", |value| match value.as_str() {
+        "" => Control::Fabric(None),
+        name => Fabric::named(name).map(|f| Control::Fabric(Some(f))).unwrap_or(Control::Unreadable("fabric")),
+    })?;
     on_change(queue, "solver", |value| {
         SolverKind::named(&value).map(Control::Solver).unwrap_or(Control::Unreadable("solver"))
     })?;
