@@ -178,7 +178,7 @@ fn main() {
 fn run(args: &Args) -> Result<(), drape::Error> {
     let (device, queue, adapter) = drape::headless_device(HeadlessOptions { timestamps: true })?;
     let mut scene = match &args.gltf {
-        Some(path) => gltf_scene(path, args.gltf_colliders.as_deref())?,
+        Some(path) => gltf_scene(path, args.gltf_colliders.as_deref(), args.fabric.as_ref())?,
         None => match &args.fabric {
             Some(fabric) => Scene::with_fabric(args.scene, args.grid, fabric)?,
             None => Scene::new(args.scene, args.grid)?,
@@ -425,30 +425,43 @@ fn export(recorder: &drape::AnimationRecorder, path: &std::path::Path) -> Result
 
 /// The cloth of a glTF file as a scene, with the colliders of a second file (its kind names
 /// nothing: the report says "gltf").
-fn gltf_scene(path: &std::path::Path, colliders: Option<&std::path::Path>) -> Result<Scene, drape::Error> {
+fn gltf_scene(
+    path: &std::path::Path,
+    colliders: Option<&std::path::Path>,
+    fabric: Option<&drape::Fabric>,
+) -> Result<Scene, drape::Error> {
     let mut cloth = drape::GltfCloth::load(path)?;
     if let Some(file) = colliders {
         cloth.colliders.extend(drape::gltf_input::load_colliders(file)?);
     }
     let model = cloth.model(drape::model::DEFAULT_DENSITY)?;
+    let model = match fabric {
+        Some(fabric) => {
+            let pins: Vec<u32> =
+                (0..model.particle_count() as u32).filter(|&i| model.inverse_masses()[i as usize] == 0.0).collect();
+            drape::ClothModel::from_fabric(model.mesh().clone(), fabric, &pins)?
+        }
+        None => model,
+    };
     let colliders = cloth.colliders_with_ground();
     let params = drape::SolverParams::default();
-    Ok(Scene { kind: SceneKind::Hanging, model, params, colliders, spins: Vec::new(), fabric: None })
+    Ok(Scene { kind: SceneKind::Hanging, model, params, colliders, spins: Vec::new(), fabric: fabric.copied() })
 }
 
 /// The reading of the lab's test the scene is, `null` for the other scenes.
 fn lab_json(scene: &Scene, positions: &[glam::Vec3], gravity: f32) -> serde_json::Value {
     match (scene.kind, scene.fabric) {
-        (SceneKind::Cantilever, Some(fabric)) => {
-            let reading = drape::lab::cantilever_reading(&scene.model, positions, gravity);
-            serde_json::json!({
+        (SceneKind::Cantilever, Some(fabric)) => match drape::lab::cantilever_reading(&scene.model, positions, gravity)
+        {
+            Some(reading) => serde_json::json!({
                 "overhang_m": reading.overhang,
                 "tip_angle_deg": reading.tip_angle.to_degrees(),
                 "bending_length_m": reading.bending_length,
                 "rigidity_uNm": reading.rigidity * 1e6,
                 "fabric_rigidity_uNm": fabric.bending.warp * 1e6,
-            })
-        }
+            }),
+            None => serde_json::json!({ "fabric_rigidity_uNm": fabric.bending.warp * 1e6 }),
+        },
         (SceneKind::Cusick, Some(_)) => {
             let reading = drape::lab::drape_reading(&scene.model, positions);
             serde_json::json!({ "drape_coefficient": reading.coefficient, "nodes": reading.nodes })

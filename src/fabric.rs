@@ -78,8 +78,9 @@ pub fn hinge_stiffness(
 ) -> Option<f32> {
     let [a, b, c, d] = positions;
     let edge = b - a;
+    let normal = edge.cross(c - a).normalize_or_zero();
     let warp = warp_direction([a, b, c], [uvs[0], uvs[1], uvs[2]]);
-    let rigidity = rigidity.across(edge, warp);
+    let rigidity = rigidity.across(edge, warp - normal * warp.dot(normal));
     match model {
         BendingModel::Isometric => isometric_weights(a, b, c, d).map(|_| rigidity),
         BendingModel::Dihedral => {
@@ -107,9 +108,6 @@ pub struct Fabric {
 /// `gf·cm²/cm` (the Kawabata KES-FB2 unit of bending rigidity) in N·m: 9.80665e-3 N × 1e-4 m²
 /// / 1e-2 m.
 pub const GF_CM2_PER_CM: f32 = 9.80665e-5;
-/// `gf/(cm·deg)` (the KES-FB1 unit of shear stiffness) in N/m per radian: 9.80665e-3 N / 1e-2 m
-/// / (π/180).
-pub const GF_PER_CM_DEG: f32 = 9.80665e-1 * 180.0 / std::f32::consts::PI;
 
 impl Fabric {
     /// Checks every value is finite and > 0.
@@ -170,7 +168,7 @@ pub const FABRICS: [Fabric; 6] = [
         name: "wool-suiting",
         density: 0.163,
         moduli: Moduli { warp: 5000.0, weft: 4000.0, shear: 40.0 },
-        bending: BendingRigidity { warp: 6.57 * MICRO_N_M, weft: 6.57 * MICRO_N_M },
+        bending: BendingRigidity { warp: 0.067 * GF_CM2_PER_CM, weft: 0.067 * GF_CM2_PER_CM },
         source: "Matsudaira et al. 2015, wool tropical (plain weave): 162.9 g/m², KES-FB2 B = 0.067 \
                  gf·cm²/cm = 6.57 µN·m (one value for both directions); moduli: estimates",
     },
@@ -178,7 +176,7 @@ pub const FABRICS: [Fabric; 6] = [
         name: "cotton-shirting",
         density: 0.124,
         moduli: Moduli { warp: 8000.0, weft: 5000.0, shear: 80.0 },
-        bending: BendingRigidity { warp: 11.6 * MICRO_N_M, weft: 11.6 * MICRO_N_M },
+        bending: BendingRigidity { warp: 0.118 * GF_CM2_PER_CM, weft: 0.118 * GF_CM2_PER_CM },
         source: "Matsudaira et al. 2015, cotton broad (plain weave): 123.8 g/m², KES-FB2 B = 0.118 \
                  gf·cm²/cm = 11.6 µN·m (one value for both directions); moduli: estimates",
     },

@@ -3,7 +3,7 @@
 //! it drapes. Each builds its cloth from a [`Fabric`] and reads its result off the positions
 //! the way the lab reads it off the specimen.
 
-use crate::error::Error;
+use crate::error::{Error, ParamError};
 use crate::fabric::Fabric;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::ClothModel;
@@ -23,14 +23,14 @@ pub const STRIP_ON_TABLE: f32 = 0.02;
 pub const TABLE_HEIGHT: f32 = 0.5;
 
 /// Peirce's bending length `c = (B/W)^(1/3)` of `fabric` along its warp, `W = ρ g` its weight
-/// per unit area (m).
+/// per unit area (m), for `gravity` > 0 (m/s²).
 pub fn bending_length(fabric: &Fabric, gravity: f32) -> f32 {
     (fabric.bending.warp / (fabric.density * gravity)).cbrt()
 }
 
 /// Peirce's formula (Peirce 1930, the cantilever of ASTM D1388): a strip whose tip line hangs
 /// `angle` below the horizontal at overhang `overhang` has the bending length
-/// `c = l (cos(θ/2) / (8 tan θ))^(1/3)`, half the overhang at 41.5°.
+/// `c = l (cos(θ/2) / (8 tan θ))^(1/3)`, half the overhang at 41.5°; for `angle` in (0, π/2).
 pub fn peirce_bending_length(overhang: f32, angle: f32) -> f32 {
     overhang * ((angle / 2.0).cos() / (8.0 * angle.tan())).cbrt()
 }
@@ -61,13 +61,24 @@ impl Cantilever {
 
     /// [`Cantilever::new`] with a strip `width` metres wide (at least one cell).
     pub fn with_width(fabric: &Fabric, overhang: f32, cells: u32, width: f32) -> Result<Self, Error> {
-        let bad = |expected| crate::ParamError { name: "cantilever", value: format!("{overhang} m"), expected };
-        if !(overhang.is_finite() && overhang > 0.0 && cells >= 1) {
-            return Err(bad("a finite overhang > 0 in at least one cell").into());
+        let bad = |name, value: String, expected| ParamError { name, value, expected };
+        if !(overhang.is_finite() && overhang > 0.0) {
+            return Err(bad("overhang", overhang.to_string(), "finite and > 0 m").into());
+        }
+        if !(1..=MAX_LAB_CELLS).contains(&cells) {
+            return Err(bad("cells", cells.to_string(), "in 1..=4096").into());
+        }
+        if !(width.is_finite() && width > 0.0) {
+            return Err(bad("width", width.to_string(), "finite and > 0 m").into());
         }
         let spacing = overhang / (cells as f32 + 0.5);
-        let on_table = (STRIP_ON_TABLE / spacing).ceil().max(2.0) as u32;
-        let across = (width / spacing).round().max(1.0) as u32;
+        let on_table = (STRIP_ON_TABLE / spacing).ceil().max(2.0);
+        let across = (width / spacing).round().max(1.0);
+        if on_table + across > MAX_LAB_CELLS as f32 {
+            let expected = "a strip of at most 4096 cells on the table and across";
+            return Err(bad("cells", format!("{on_table} on the table, {across} across"), expected).into());
+        }
+        let (on_table, across) = (on_table as u32, across as u32);
         let (nx, nz) = (on_table + cells + 1, across + 1);
         let first = 0.5 * spacing - on_table as f32 * spacing;
         let origin = Vec3::new(first, TABLE_HEIGHT, -0.5 * across as f32 * spacing);
@@ -76,6 +87,10 @@ impl Cantilever {
         Ok(Self { model: ClothModel::from_fabric(mesh, fabric, &pins)?, overhang })
     }
 }
+
+/// The most cells the lab's rigs take along a side: a cantilever's overhang, table part or
+/// width, a Cusick disc's diameter.
+pub const MAX_LAB_CELLS: u32 = 4096;
 
 /// What the cantilever reads off a strip at rest.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,25 +106,22 @@ pub struct CantileverReading {
 }
 
 /// The cantilever reading of a strip built by [`Cantilever::new`] (its free end the particles
-/// farthest along `x` at rest) at `positions`, under `gravity` (m/s²).
-pub fn cantilever_reading(model: &ClothModel, positions: &[Vec3], gravity: f32) -> CantileverReading {
+/// farthest along `x` at rest) at `positions`, under `gravity` (m/s², > 0); `None` unless the
+/// tip hangs below the table and past its edge (a tip line between 0° and 90°, where Peirce's
+/// formula holds).
+pub fn cantilever_reading(model: &ClothModel, positions: &[Vec3], gravity: f32) -> Option<CantileverReading> {
     let rest = &model.mesh().positions;
     let far = rest.iter().map(|p| p.x).fold(f32::NEG_INFINITY, f32::max);
     let tip: Vec<Vec3> = (0..rest.len()).filter(|&i| rest[i].x >= far - 1e-6).map(|i| positions[i]).collect();
     let tip = tip.iter().sum::<Vec3>() / tip.len().max(1) as f32;
     let tip_angle = (TABLE_HEIGHT - tip.y).atan2(tip.x);
+    if !(tip_angle > 0.0 && tip_angle < 0.5 * PI && gravity > 0.0) {
+        return None;
+    }
     let bending_length = peirce_bending_length(far, tip_angle);
-    let area: f32 = model
-        .mesh()
-        .triangles
-        .iter()
-        .map(|t| {
-            let [a, b, c] = t.map(|i| rest[i as usize]);
-            0.5 * (b - a).cross(c - a).length()
-        })
-        .sum();
-    let density = model.masses().iter().sum::<f32>() / area;
-    CantileverReading { overhang: far, tip_angle, bending_length, rigidity: density * gravity * bending_length.powi(3) }
+    let density = model.masses().iter().sum::<f32>() / model.mesh().area();
+    let rigidity = density * gravity * bending_length.powi(3);
+    Some(CantileverReading { overhang: far, tip_angle, bending_length, rigidity })
 }
 
 /// The radius of the Cusick drape tester's specimen (m): a 30 cm disc.
@@ -134,29 +146,45 @@ pub fn cusick_model(fabric: &Fabric, cells: u32, height: f32) -> Result<ClothMod
 
 /// A horizontal disc of `radius` at `height`, centred on the `y` axis: the grid of `cells ×
 /// cells` cells over its square, cut to the cells whose centre is inside the disc, the corners
-/// outside moved in along their radius onto the circle. The grid's texture coordinates keep
-/// the warp along `x`.
+/// outside moved in along their radius onto the circle. A cell with a corner outside is split
+/// by the diagonal through its outermost corner: split by the other, the moved corner and its
+/// two neighbours made a sliver (1:280 at 99 cells). Inside, the grid's checkerboard of
+/// diagonals stays, and so do its texture coordinates (the warp along `x`).
 fn disc(radius: f32, cells: u32, height: f32) -> Result<ClothMesh, Error> {
+    if !(2..=MAX_LAB_CELLS).contains(&cells) {
+        return Err(ParamError { name: "cells", value: cells.to_string(), expected: "in 2..=4096" }.into());
+    }
     let spacing = 2.0 * radius / cells as f32;
-    let grid =
-        ClothMesh::grid(cells + 1, cells + 1, spacing, GridPlane::Horizontal, Vec3::new(-radius, height, -radius))?;
-    let centre = |quad: &[[u32; 3]]| {
-        let sum: Vec3 = quad.iter().flatten().map(|&v| grid.positions[v as usize]).sum();
-        let c = sum / 6.0;
-        Vec2::new(c.x, c.z).length() < radius
-    };
-    let kept: Vec<[u32; 3]> = grid.triangles.chunks(2).filter(|quad| centre(quad)).flatten().copied().collect();
+    let n = cells + 1;
+    let grid = ClothMesh::grid(n, n, spacing, GridPlane::Horizontal, Vec3::new(-radius, height, -radius))?;
+    let flat = |v: u32| Vec2::new(grid.positions[v as usize].x, grid.positions[v as usize].z);
+    let mut kept = Vec::new();
+    for (k, quad) in grid.triangles.chunks(2).enumerate() {
+        let (i, j) = (k as u32 % cells, k as u32 / cells);
+        let [a, b, c, d] = [j * n + i, j * n + i + 1, (j + 1) * n + i, (j + 1) * n + i + 1];
+        let corners = [a, b, c, d].map(flat);
+        if (corners.iter().sum::<Vec2>() / 4.0).length() >= radius {
+            continue;
+        }
+        let outermost = (0..4).max_by(|&p, &q| corners[p].length().total_cmp(&corners[q].length())).unwrap_or(0);
+        if corners[outermost].length() <= radius {
+            kept.extend_from_slice(quad);
+        } else if outermost == 0 || outermost == 3 {
+            kept.extend([[a, c, d], [a, d, b]]);
+        } else {
+            kept.extend([[a, c, b], [b, c, d]]);
+        }
+    }
     let mut index = vec![u32::MAX; grid.positions.len()];
     let (mut positions, mut uvs) = (Vec::new(), Vec::new());
     let triangles = kept
         .iter()
-        .map(|t| {
+        .map(|t: &[u32; 3]| {
             t.map(|v| {
                 if index[v as usize] == u32::MAX {
                     index[v as usize] = positions.len() as u32;
-                    let p = grid.positions[v as usize];
-                    let flat = Vec2::new(p.x, p.z);
-                    let on_circle = if flat.length() > radius { flat * (radius / flat.length()) } else { flat };
+                    let p = flat(v);
+                    let on_circle = if p.length() > radius { p * (radius / p.length()) } else { p };
                     positions.push(Vec3::new(on_circle.x, height, on_circle.y));
                     uvs.push(grid.uvs[v as usize]);
                 }

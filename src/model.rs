@@ -281,7 +281,8 @@ impl ClothModel {
 
     /// The model with constraint `c` of `kind` `scales[c]` times as stiff as its kind's response
     /// (`SolverParams::stretch` and `compression`, or `bending`: compliance `α/s`, PBD factor
-    /// `1 − (1 − k)^s`, [`crate::constraints::scaled_response`]):
+    /// `1 − (1 − k)^s`, [`crate::constraints::scaled_response`]; a membrane's `E·A`, and a
+    /// hinge's stiffness from its bending rigidity, are multiplied by it):
     /// a material map (a stiff hem, a soft panel), constraints indexed as in
     /// [`ClothModel::constraints`] ([`ClothModel::constraint_means`] turns a per-particle map
     /// into one). One scale per constraint, each finite and > 0.

@@ -238,7 +238,10 @@ impl Scene {
                 vec![Collider::ground(0.0), Collider::sphere(SPIN_CENTER, 0.4)],
             ),
             SceneKind::Mesh => (1.2, GridPlane::Horizontal, Vec3::new(-0.6, 0.8, -0.6), vec![], torus_on_the_ground()?),
-            SceneKind::Cantilever | SceneKind::Cusick => unreachable!("the lab's tests are built from a fabric"),
+            SceneKind::Cantilever | SceneKind::Cusick => {
+                let expected = "a scene with a cloth of its own (the lab's tests are built from a fabric)";
+                return Err(crate::ParamError { name: "scene", value: kind.name().into(), expected }.into());
+            }
         };
         let vertices = cells.saturating_add(1);
         let grid = ClothMesh::grid(vertices, vertices, size / cells as f32, plane, origin)?;

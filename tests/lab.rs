@@ -223,3 +223,34 @@ fn drape_readings_of_known_shapes() {
     let six = drape_reading(model, &lobed);
     assert_eq!(six.nodes, 6, "six lobes: {six:?}");
 }
+
+/// The Cusick disc has no slivers at any resolution: its worst triangle's height is at least a
+/// tenth of its longest edge from 4 to 128 cells across (the diagonal through a moved corner),
+/// and bad rig sizes are typed errors.
+#[test]
+fn the_cusick_disc_is_well_shaped_and_bad_rigs_are_refused() {
+    let fabric = Fabric::named("cotton-shirting").unwrap();
+    for cells in 4..=128 {
+        let model = drape::lab::cusick_model(&fabric, cells, 0.3).unwrap();
+        let mesh = model.mesh();
+        let worst = mesh
+            .triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|i| mesh.positions[i as usize]);
+                let longest = (b - a).length().max((c - b).length()).max((a - c).length());
+                (b - a).cross(c - a).length() / (longest * longest)
+            })
+            .fold(f32::INFINITY, |w, q| if q.is_nan() { f32::NAN } else { w.min(q) });
+        assert!(worst >= 0.1, "{cells} cells: a triangle of height {worst} times its longest edge");
+    }
+    let name = |r: Result<Cantilever, drape::Error>| match r {
+        Err(drape::Error::Param(e)) => e.name,
+        other => panic!("expected a parameter error, got {other:?}"),
+    };
+    assert_eq!(name(Cantilever::new(&fabric, 1e-12, 8)), "cells");
+    assert_eq!(name(Cantilever::new(&fabric, f32::NAN, 8)), "overhang");
+    assert_eq!(name(Cantilever::new(&fabric, 0.04, u32::MAX)), "cells");
+    assert_eq!(name(Cantilever::with_width(&fabric, 0.04, 8, f32::INFINITY)), "width");
+    assert!(matches!(drape::lab::cusick_model(&fabric, u32::MAX, 0.3), Err(drape::Error::Param(_))));
+}

@@ -1,7 +1,8 @@
 // The membrane: warp, weft and shear strain per triangle in its rest material frame
 // (src/constraints/membrane.rs: same names, same argument order, and the model's reasons), and
-// the triangle unit that projects the three. Branch-free like stretch.wgsl, and without loops
-// like hinge.wgsl.
+// the triangle unit that projects the three. Each strain's guards are selects, as in
+// stretch.wgsl (the branch on which strain is uniform in a unit), and there are no loops, as in
+// hinge.wgsl.
 
 // One membrane constraint (MembraneRecord in src/constraints/membrane.rs,
 // MEMBRANE_RECORD_WORDS words in `constraint_records`); its particles are its unit's.

@@ -42,9 +42,9 @@ pub struct HingeConstraints<M: HingeModel> {
     rest: Vec<M::Rest>,
     /// Each constraint's stiffness scale (its material map, 1 by default).
     stiffness_scales: Vec<f32>,
-    /// Each constraint's own stiffness in N·m per rad² where the cloth has a bending rigidity
-    /// ([`crate::ClothModel::with_bending_rigidity`]), else 1: the kind's response applies as
-    /// it is.
+    /// Each constraint's own stiffness where the cloth has a bending rigidity
+    /// ([`crate::ClothModel::with_bending_rigidity`]; N·m, the inverse of its compliance in its
+    /// model's `C`), else 1: the kind's response applies as it is.
     stiffnesses: Vec<f32>,
 }
 
@@ -110,8 +110,8 @@ impl<M: HingeModel> HingeConstraints<M> {
         permuted
     }
 
-    /// Constraint `c`'s own stiffness (N·m per rad²; 1 where the kind's response applies as it
-    /// is).
+    /// Constraint `c`'s own stiffness (N·m, the inverse of its compliance; 1 where the kind's
+    /// response applies as it is).
     pub fn stiffness(&self, c: usize) -> f32 {
         self.stiffnesses[c]
     }
