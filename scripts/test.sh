@@ -29,4 +29,4 @@ cargo test
 # divisions and square roots its own way, as real GPUs do: an assumption that holds on one driver
 # only shows up here.
 WGPU_BACKEND=gl cargo test --test gpu_reference --test mesh_collider --test physics_laws --test gpu_physics \
-    --test self_collision --test triangle_contacts --test aerodynamics
+    --test self_collision --test triangle_contacts --test aerodynamics --test fabric --test lab
