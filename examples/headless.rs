@@ -436,11 +436,7 @@ fn gltf_scene(
     }
     let model = cloth.model(drape::model::DEFAULT_DENSITY)?;
     let model = match fabric {
-        Some(fabric) => {
-            let pins: Vec<u32> =
-                (0..model.particle_count() as u32).filter(|&i| model.inverse_masses()[i as usize] == 0.0).collect();
-            drape::ClothModel::from_fabric(model.mesh().clone(), fabric, &pins)?
-        }
+        Some(fabric) => model.refit_to(fabric)?,
         None => model,
     };
     let colliders = cloth.colliders_with_ground();

@@ -20,11 +20,6 @@ pub struct BendingRigidity {
 }
 
 impl BendingRigidity {
-    /// The same rigidity in every direction.
-    pub fn isotropic(rigidity: f32) -> Self {
-        Self { warp: rigidity, weft: rigidity }
-    }
-
     /// Checks both are finite and > 0.
     pub fn validate(&self) -> Result<(), ParamError> {
         for (name, value) in [("bending_rigidity.warp", self.warp), ("bending_rigidity.weft", self.weft)] {

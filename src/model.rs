@@ -38,7 +38,6 @@ pub struct ClothModel {
     inverse_masses: Vec<f32>,
     constraints: Constraints,
     bending_model: BendingModel,
-    stretch_model: StretchModel,
     bending_rigidity: Option<BendingRigidity>,
     /// The mesh's edges and their rest lengths, whatever resists stretch (what stretch is
     /// measured on).
@@ -74,8 +73,7 @@ impl ClothModel {
         for &p in pins {
             inverse_masses[p as usize] = 0.0;
         }
-        let stretch_model = StretchModel::Edges;
-        let (constraints, schedule, units) = scheduled_constraints(&mesh, &edges, stretch_model);
+        let (constraints, schedule, units) = scheduled_constraints(&mesh, &edges, StretchModel::Edges);
         let vertex_triangles = Csr::from_pairs(
             n,
             mesh.triangles.iter().enumerate().flat_map(|(t, tri)| tri.iter().map(move |&v| (v, t as u32))),
@@ -87,7 +85,6 @@ impl ClothModel {
             inverse_masses,
             constraints,
             bending_model: BendingModel::Dihedral,
-            stretch_model,
             bending_rigidity: None,
             schedule,
             units,
@@ -101,6 +98,14 @@ impl ClothModel {
     pub fn from_fabric(mesh: ClothMesh, fabric: &Fabric, pins: &[u32]) -> Result<Self, Error> {
         fabric.validate()?;
         Self::new(mesh, fabric.density, pins)?.with_membrane(fabric.moduli)?.with_bending_rigidity(fabric.bending)
+    }
+
+    /// The same mesh and pins as a cloth of `fabric` ([`ClothModel::from_fabric`]): its masses,
+    /// membrane and hinges all of the fabric, whatever this model's were.
+    pub fn refit_to(&self, fabric: &Fabric) -> Result<Self, Error> {
+        let pins: Vec<u32> =
+            (0..self.particle_count() as u32).filter(|&i| self.inverse_masses[i as usize] == 0.0).collect();
+        Self::from_fabric(self.mesh.clone(), fabric, &pins)
     }
 
     /// The model with a membrane of `moduli` instead of stretch constraints on its edges
@@ -133,7 +138,6 @@ impl ClothModel {
         self.constraints = constraints;
         self.schedule = schedule;
         self.units = units;
-        self.stretch_model = stretch_model;
         self.bending_model = BendingModel::Dihedral;
         self.bending_rigidity = None;
         let mut model = self.with_bending_model(bending_model)?;
@@ -178,9 +182,9 @@ impl ClothModel {
         Ok(self)
     }
 
-    /// How the cloth resists in-plane strain.
+    /// How the cloth resists in-plane strain: its membrane's moduli where it has one.
     pub fn stretch_model(&self) -> StretchModel {
-        self.stretch_model
+        self.constraints.membrane.moduli().map_or(StretchModel::Edges, StretchModel::Membrane)
     }
 
     /// The cloth's bending rigidity, `None` where `SolverParams::bending` stiffens its hinges.
@@ -212,8 +216,8 @@ impl ClothModel {
     /// The isometric model refuses a curved rest mesh ([`Error::CurvedRestHinge`]).
     pub fn with_bending_model(mut self, bending_model: BendingModel) -> Result<Self, Error> {
         let (from, to) = (
-            UnitType::hinge(self.bending_model, self.stretch_model),
-            UnitType::hinge(bending_model, self.stretch_model),
+            UnitType::hinge(self.bending_model, self.stretch_model()),
+            UnitType::hinge(bending_model, self.stretch_model()),
         );
         let hinges = match self.bending_model {
             BendingModel::Dihedral => self.constraints.bending.hinges().to_vec(),

@@ -186,10 +186,7 @@ impl Scene {
             }
             _ => {
                 let scene = Self::edge_model(kind, cells)?;
-                let pins: Vec<u32> = (0..scene.model.particle_count() as u32)
-                    .filter(|&i| scene.model.inverse_masses()[i as usize] == 0.0)
-                    .collect();
-                let model = ClothModel::from_fabric(scene.model.mesh().clone(), fabric, &pins)?;
+                let model = scene.model.refit_to(fabric)?;
                 return Ok(Self { model, fabric: Some(*fabric), ..scene });
             }
         };

@@ -239,3 +239,46 @@ fn bad_fabric_values_are_typed_errors() {
     let moduli = Moduli { warp: 100.0, weft: 100.0, shear: 1.0 };
     assert_eq!(name(mapped.with_membrane(moduli)), "stretch_model");
 }
+
+/// A deformation of a rest position by a strain `ε` and a shear angle `γ`.
+type Deformation = fn(Vec3, f32, f32) -> Vec3;
+
+/// The membrane holds the continuum's energy per area whatever the resolution: a sheet
+/// stretched by `ε` along the warp holds `½ E_warp ε² A`, along the weft `½ E_weft ε² A`, and
+/// sheared by `γ` (`x += z tan γ`, which also lengthens the weft threads to `1/cos γ`) holds
+/// `½ G sin²γ A + ½ E_weft (1/cos γ − 1)² A`, at 4², 16² and 64² alike.
+#[test]
+fn the_membrane_holds_the_continuum_energy_at_every_resolution() {
+    let moduli = Moduli { warp: 900.0, weft: 400.0, shear: 30.0 };
+    let (size, epsilon, gamma) = (0.5f32, 0.02f32, 0.1f32);
+    let area = f64::from(size * size);
+    let half = |modulus: f32, strain: f32| 0.5 * f64::from(modulus) * f64::from(strain).powi(2) * area;
+    let cases: [(&str, Deformation, f64); 3] = [
+        ("warp", |p, e, _| Vec3::new(p.x * (1.0 + e), p.y, p.z), half(moduli.warp, epsilon)),
+        ("weft", |p, e, _| Vec3::new(p.x, p.y, p.z * (1.0 + e)), half(moduli.weft, epsilon)),
+        (
+            "shear",
+            |p, _, g| Vec3::new(p.x + p.z * g.tan(), p.y, p.z),
+            half(moduli.shear, gamma.sin()) + half(moduli.weft, 1.0 / gamma.cos() - 1.0),
+        ),
+    ];
+    for n in [4, 16, 64] {
+        let model = ClothModel::new(sheet(n, size), 0.2, &[]).unwrap().with_membrane(moduli).unwrap();
+        let membrane = &model.constraints().membrane;
+        for (what, deform, expected) in cases {
+            let positions: Vec<Vec3> = model.mesh().positions.iter().map(|&p| deform(p, epsilon, gamma)).collect();
+            let energy: f64 = (0..membrane.len())
+                .map(|c| {
+                    let p = membrane.triangles()[c].map(|i| positions[i as usize]);
+                    let strain = strains(p, &membrane.rest(c));
+                    let k = membrane.stiffnesses(c);
+                    (0..3).map(|s| 0.5 * f64::from(k[s]) * f64::from(strain[s]).powi(2)).sum::<f64>()
+                })
+                .sum();
+            assert!(
+                (energy / expected - 1.0).abs() < 1e-3,
+                "{n}², {what}: {energy} J against the continuum's {expected} J"
+            );
+        }
+    }
+}

@@ -307,15 +307,10 @@ fn isometric_bending_matches_reference_in_every_mode_and_layout() {
 #[test]
 fn fabric_cloth_matches_reference_in_every_mode_and_layout() {
     let scene = Scene::new(SceneKind::Drape, 12).unwrap();
-    let pins: Vec<u32> =
-        (0..scene.model.particle_count() as u32).filter(|&i| scene.model.inverse_masses()[i as usize] == 0.0).collect();
     let fabric = drape::Fabric::named("cotton-shirting").unwrap();
     let (device, queue) = device();
     for bending_model in BendingModel::ALL {
-        let model = drape::ClothModel::from_fabric(scene.model.mesh().clone(), &fabric, &pins)
-            .unwrap()
-            .with_bending_model(bending_model)
-            .unwrap();
+        let model = scene.model.refit_to(&fabric).unwrap().with_bending_model(bending_model).unwrap();
         let triangles = model.constraints().membrane.len();
         let mut rng = support::Rng(9);
         let scales: Vec<f32> = (0..triangles).map(|_| 0.5 + 2.0 * rng.next()).collect();

@@ -99,6 +99,34 @@ fn stretch_statistics_report_percentiles_and_the_grid_axes_apart() {
     assert!((along.p99 - 1.03).abs() < 1e-5, "{report:?}");
 }
 
+/// A free cloth of a fabric (a membrane of warp, weft and shear per triangle, hinges of a
+/// bending rigidity), deformed by the same random velocities on a drift and a spin, keeps its
+/// linear and angular momentum in both modes: the membrane's and the bend units' corrections
+/// are internal forces too.
+#[test]
+fn a_deformed_free_fabric_keeps_its_momentum_in_every_mode() {
+    let scene = Scene::new(SceneKind::FreeFall, 16).unwrap();
+    let model = scene.model.refit_to(&drape::Fabric::named("cotton-shirting").unwrap()).unwrap();
+    let rest = &model.mesh().positions;
+    let centre = centre_of_mass(&model, rest);
+    let mut rng = Rng(0x1234_5678);
+    let (drift, spin) = (Vec3::new(1.0, 0.5, -0.3), Vec3::new(0.075, 0.5, 0.125));
+    let v0: Vec<Vec3> = rest.iter().map(|x| drift + spin.cross(*x - centre) + rng.vec() * 0.5).collect();
+    let (p0, l0) = momenta(&model, rest, &v0);
+    for mode in MODES {
+        let mut solver = solver(&model, free_params(mode, Stiffness::Compliance(0.0), Stiffness::Compliance(1.0)), &[]);
+        solver.set_velocities(&v0).unwrap();
+        for _ in 0..120 {
+            solver.step();
+        }
+        let (p1, l1) = momenta(&model, &solver.read_positions().unwrap(), &solver.read_velocities().unwrap());
+        let linear = (p1 - p0).length() / p0.length();
+        assert!(linear <= 1e-4, "{mode:?}: linear momentum off by {linear:.2e}");
+        let angular = (l1 - l0).length() / l0.length();
+        assert!(angular <= 1e-3, "{mode:?}: angular momentum off by {angular:.2e}");
+    }
+}
+
 /// A free cloth, deformed by random velocities on top of a drift and a spin, keeps its linear
 /// momentum and its angular momentum about the centre of mass in every mode, with PBD stiffness,
 /// XPBD compliance and area limits (each scales its triangle about the triangle's centre of

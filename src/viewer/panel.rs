@@ -153,8 +153,7 @@ fn fabric_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelA
         actions.push(PanelAction::SetFabric(chosen));
     }
     let model = session.solver().model();
-    let density = model.masses().iter().sum::<f32>() / model.mesh().area();
-    let mut lines = vec![format!("areal density {:.0} g/m²", density * 1e3)];
+    let mut lines = vec![format!("areal density {:.0} g/m²", session.areal_density() * 1e3)];
     if let StretchModel::Membrane(m) = model.stretch_model() {
         lines.push(format!("warp {:.0} N/m, weft {:.0} N/m, shear {:.0} N/m", m.warp, m.weft, m.shear));
     } else {

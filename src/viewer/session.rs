@@ -158,10 +158,7 @@ impl ClothSetup {
     /// The setup with its cloth of `fabric` where one is given, on the same mesh and pins.
     fn of_fabric(self, fabric: Option<&Fabric>) -> Result<Self, Error> {
         let Some(fabric) = fabric else { return Ok(self) };
-        let model = &self.model;
-        let pins: Vec<u32> =
-            (0..model.particle_count() as u32).filter(|&i| model.inverse_masses()[i as usize] == 0.0).collect();
-        Ok(Self { model: ClothModel::from_fabric(model.mesh().clone(), fabric, &pins)?, ..self })
+        Ok(Self { model: self.model.refit_to(fabric)?, ..self })
     }
 
     /// A glTF cloth's setup: pinned where painted, its colliders and a ground below.
@@ -199,6 +196,11 @@ pub fn with_stable_substeps(model: &ClothModel, params: SolverParams) -> SolverP
         Some(fewest) => SolverParams { substeps: params.substeps.max(fewest), ..params },
         None => params,
     }
+}
+
+/// `model`'s mass over its rest area (kg/m²).
+fn areal_density(model: &ClothModel) -> f32 {
+    model.masses().iter().sum::<f32>() / model.mesh().area()
 }
 
 /// The particles pinned in `solver`, in index order.
@@ -256,6 +258,8 @@ pub struct Session {
     solver: GpuSolver,
     /// The pinned particles, listed when pins change so markers need no scan per frame.
     pinned: Vec<u32>,
+    /// The cloth's mass per rest area (kg/m²), found when it is loaded.
+    areal_density: f32,
     relaxation: f32,
     /// The spring constants switching to mass-spring uses (the last ones used).
     mass_spring: MassSpringParams,
@@ -298,6 +302,7 @@ impl Session {
             grid,
             overrides,
             pinned: pinned_particles(&solver),
+            areal_density: areal_density(&model),
             scene_colliders: setup.colliders,
             turning: turning(&setup.spins),
             time: 0.0,
@@ -334,6 +339,7 @@ impl Session {
         let params = self.overrides.params_for(&model, setup.params);
         self.solver = self.new_solver(&model, params, &setup.colliders)?;
         (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
+        self.areal_density = areal_density(&model);
         self.turning = turning(&setup.spins);
         self.recording = None;
         self.restart();
@@ -351,6 +357,11 @@ impl Session {
             self.overrides = kept;
         }
         result
+    }
+
+    /// The cloth's mass per rest area (kg/m²).
+    pub fn areal_density(&self) -> f32 {
+        self.areal_density
     }
 
     /// The fabric of the cloths loaded, `None` where each has its own.
