@@ -4,7 +4,7 @@
 //!  [--gltf-colliders FILE] [--export out.glb|out.obj [--export-every K]]
 //!  --solver gs|jacobi|mass-spring --substeps 10 --iterations 10 [--strain-limit 0.9,1.1]
 //!  [--area-limit 0.8,1.05] [--directional [SLACK]]
-//!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric]
+//!  [--wind 0,0,4] [--gusts 0.4] [--rigid-damping 5] [--bending dihedral|isometric|curvature]
 //!  [--springs 50,10,1] [--spring-damping 0.001] [--thickness 0.01] [--self-collision [H]]
 //!  [--contacts-in-iterations] [--max-depenetration-speed 0.5] [--window A:B] [--json]`
 
@@ -75,10 +75,13 @@ struct Args {
     /// Jacobi over-relaxation ω.
     #[arg(long, default_value_t = 1.5)]
     relaxation: f32,
-    #[arg(long, default_value_t = 10)]
-    substeps: u32,
-    #[arg(long, default_value_t = 10)]
-    iterations: u32,
+    /// Substeps per frame (default 10; the lab's tests: the scene's own, which grow where fine
+    /// cells stiffen the bending, `Fabric::bending_substeps`).
+    #[arg(long)]
+    substeps: Option<u32>,
+    /// Iterations per substep (default 10; the lab's tests: the scene's own).
+    #[arg(long)]
+    iterations: Option<u32>,
     /// Dispatch layout.
     #[arg(long, value_enum, default_value = "auto")]
     layout: Layout,
@@ -126,10 +129,12 @@ struct Args {
     /// unbounded; SolverParams::max_depenetration_speed).
     #[arg(long, default_value_t = 0.5)]
     max_depenetration_speed: f32,
-    /// The bending model of the cloth's hinges: dihedral (angles, keeps any rest shape) or
-    /// isometric (Bergou et al.'s quadratic energy, for cloth that barely stretches).
-    #[arg(long, default_value = "dihedral")]
-    bending: BendingModel,
+    /// The bending model: dihedral (hinge angles, keeps any rest shape), isometric (Bergou et
+    /// al.'s quadratic energy, for cloth that barely stretches) or curvature (each triangle's
+    /// curvature, for a cloth with a bending rigidity). Default: the cloth's own (dihedral, or
+    /// curvature for a fabric).
+    #[arg(long)]
+    bending: Option<BendingModel>,
     /// Frames A:B (counted from 1, both included) over which to report the worst stretch
     /// statistics (read back after each of those frames, outside the timings).
     #[arg(long, value_parser = parse_window)]
@@ -184,10 +189,13 @@ fn run(args: &Args) -> Result<(), drape::Error> {
             None => Scene::new(args.scene, args.grid)?,
         },
     };
-    scene.model = scene.model.with_bending_model(args.bending)?;
+    if let Some(bending) = args.bending {
+        scene.model = scene.model.with_bending_model(bending)?;
+    }
+    let lab = scene.kind.is_lab_test();
     let params = drape::SolverParams {
-        substeps: args.substeps,
-        iterations: args.iterations,
+        substeps: args.substeps.unwrap_or(if lab { scene.params.substeps } else { 10 }),
+        iterations: args.iterations.unwrap_or(if lab { scene.params.iterations } else { 10 }),
         mode: match args.solver {
             Solver::Gs => SolverMode::GaussSeidel,
             Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation },
@@ -287,8 +295,8 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "frames": args.frames,
         "solver": args.solver.to_possible_value().map(|v| v.get_name().to_string()),
         "layout": format!("{:?}", solver.dispatch_strategy()),
-        "substeps": args.substeps,
-        "iterations": params.mode.projects().then_some(args.iterations),
+        "substeps": params.substeps,
+        "iterations": params.mode.projects().then_some(params.iterations),
         "tethers": params.tethers_active().then_some(params.tethers.scale),
         "strain_limit": params.strain_limits.map(|l| [l.min, l.max]),
         "area_limit": params.active_area_limits().map(|l| [l.min, l.max]),
@@ -304,8 +312,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "stretch_constraints": model.constraints().stretch.len(),
         "free_edges": model.units(UnitType::FreeEdge).len(),
         "free_edge_colours": model.colour_count(UnitType::FreeEdge),
-        "bending": args.bending.name(),
-        "bending_constraints": model.constraints().bending.len() + model.constraints().isometric.len(),
+        "bending": model.bending_model().name(),
+        "bending_constraints": model.constraints().bending.len() + model.constraints().isometric.len()
+            + model.constraints().curvature.len(),
         "hinge_colours": model.colour_count(UnitType::Hinge) + model.colour_count(UnitType::IsometricHinge),
         "stripes_per_phase": model.schedule().phases.each_ref().map(|p| p.stripes.len()),
         "stripes_in_workgroup": solver.stripes_in_workgroup(),

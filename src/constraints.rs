@@ -11,6 +11,7 @@
 //! unit type is a variant there, its CPU projections and its WGSL functions.
 
 pub mod bending;
+pub mod curvature;
 pub mod hinge;
 pub mod hinge_constraints;
 pub mod isometric;
@@ -19,6 +20,7 @@ pub mod stretch;
 
 use crate::wgsl::{StructLayout, WgslFile};
 use bending::{BendingConstraints, BendingRecord};
+use curvature::{CurvatureConstraints, CurvatureRecord};
 use glam::Vec3;
 use isometric::IsometricConstraints;
 use membrane::{MembraneConstraints, MembraneRecord};
@@ -81,11 +83,14 @@ pub enum Kind {
     /// Warp, weft and shear strain per triangle ([`membrane`]): a cloth has these or the
     /// stretch constraints ([`StretchModel`]).
     Membrane,
+    /// Curvature per triangle ([`curvature`]): a cloth bends by these or by one of the hinge
+    /// kinds ([`BendingModel`]).
+    Curvature,
 }
 
 impl Kind {
     /// Every kind, in layout order (its index is its id).
-    pub const ALL: [Kind; 4] = [Self::Stretch, Self::Bending, Self::Isometric, Self::Membrane];
+    pub const ALL: [Kind; 5] = [Self::Stretch, Self::Bending, Self::Isometric, Self::Membrane, Self::Curvature];
     /// Number of kinds.
     pub const COUNT: usize = Self::ALL.len();
 
@@ -102,13 +107,15 @@ impl Kind {
             Self::Bending => "bending",
             Self::Isometric => "isometric",
             Self::Membrane => "membrane",
+            Self::Curvature => "curvature",
         }
     }
 
-    /// XPBD multipliers per constraint: one, or the membrane's three (warp, weft, shear).
+    /// XPBD multipliers per constraint: one, or the membrane's and the curvature's three
+    /// (warp, weft, and shear or twist).
     pub fn multipliers_per_constraint(self) -> usize {
         match self {
-            Self::Membrane => 3,
+            Self::Membrane | Self::Curvature => 3,
             _ => 1,
         }
     }
@@ -121,6 +128,7 @@ impl Kind {
             Self::Bending => bending::WGSL,
             Self::Isometric => isometric::WGSL,
             Self::Membrane => membrane::WGSL,
+            Self::Curvature => curvature::WGSL,
         }
     }
 
@@ -131,6 +139,7 @@ impl Kind {
             Self::Bending => BendingRecord::LAYOUT,
             Self::Isometric => isometric::IsometricRecord::LAYOUT,
             Self::Membrane => MembraneRecord::LAYOUT,
+            Self::Curvature => CurvatureRecord::LAYOUT,
         }
     }
 
@@ -147,6 +156,7 @@ impl Kind {
             Self::Stretch => pair(responses.stretch, responses.compression),
             Self::Bending | Self::Isometric => pair(responses.bending, [0.0; 2]),
             Self::Membrane => pair(responses.membrane, [0.0; 2]),
+            Self::Curvature => pair(responses.curvature, [0.0; 2]),
         }
     }
 }
@@ -162,17 +172,25 @@ pub enum BendingModel {
     /// Bergou et al.'s quadratic energy ([`isometric`]): constant Hessian, no trigonometry;
     /// bends toward flat and assumes the cloth barely stretches.
     Isometric,
+    /// Each triangle's curvature tensor from its three edges' angles ([`curvature`]): the
+    /// plate's energy for any bending and twisting, so a strip bends by its rigidity whatever
+    /// the mesh. It needs a bending rigidity ([`crate::ClothModel::with_bending_rigidity`]);
+    /// the fabrics bend by it.
+    Curvature,
 }
 
 impl BendingModel {
-    /// Both models.
-    pub const ALL: [BendingModel; 2] = [Self::Dihedral, Self::Isometric];
+    /// The models of a stiffness per hinge ([`crate::SolverParams::bending`] or a rigidity).
+    pub const HINGES: [BendingModel; 2] = [Self::Dihedral, Self::Isometric];
+    /// Every model.
+    pub const ALL: [BendingModel; 3] = [Self::Dihedral, Self::Isometric, Self::Curvature];
 
     /// Its command-line name.
     pub fn name(self) -> &'static str {
         match self {
             Self::Dihedral => "dihedral",
             Self::Isometric => "isometric",
+            Self::Curvature => "curvature",
         }
     }
 }
@@ -184,7 +202,7 @@ impl std::str::FromStr for BendingModel {
         Self::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown bending model `{s}` (expected dihedral or isometric)"))
+            .ok_or_else(|| format!("unknown bending model `{s}` (expected dihedral, isometric or curvature)"))
     }
 }
 
@@ -237,6 +255,8 @@ pub struct Responses {
     /// The membrane, per unit of stiffness (`[1, 1/h²]`: each strain's compliance is the
     /// inverse of its stiffness `E·A`, [`membrane`]).
     pub membrane: Response,
+    /// The curvature, per unit of stiffness (`[1, 1/h²]`, as the membrane).
+    pub curvature: Response,
     /// The stretch constraints' strain limits, when on ([`stretch::limit_strain`]).
     pub strain_limits: Option<stretch::StrainLimits>,
 }
@@ -322,6 +342,8 @@ pub struct Constraints {
     /// Membrane constraints, one per triangle, when the cloth has a membrane instead of
     /// stretch constraints.
     pub membrane: MembraneConstraints,
+    /// Curvature constraints, one per triangle, when the cloth bends by that model.
+    pub curvature: CurvatureConstraints,
 }
 
 impl Constraints {
@@ -332,6 +354,7 @@ impl Constraints {
             Kind::Bending => &self.bending,
             Kind::Isometric => &self.isometric,
             Kind::Membrane => &self.membrane,
+            Kind::Curvature => &self.curvature,
         }
     }
 
@@ -342,6 +365,7 @@ impl Constraints {
             Kind::Bending => &mut self.bending,
             Kind::Isometric => &mut self.isometric,
             Kind::Membrane => &mut self.membrane,
+            Kind::Curvature => &mut self.curvature,
         }
     }
 }
@@ -387,12 +411,22 @@ pub enum UnitType {
     Bend,
     /// An isometric bending constraint alone (as [`UnitType::Bend`]).
     IsometricBend,
+    /// The three curvatures of a triangle ([`curvature`]), on its vertices and the far vertex
+    /// across each edge.
+    Curvature,
 }
 
 impl UnitType {
     /// Every unit type, in projection order (its index is its WGSL id).
-    pub const ALL: [UnitType; 6] =
-        [Self::FreeEdge, Self::Hinge, Self::IsometricHinge, Self::Triangle, Self::Bend, Self::IsometricBend];
+    pub const ALL: [UnitType; 7] = [
+        Self::FreeEdge,
+        Self::Hinge,
+        Self::IsometricHinge,
+        Self::Triangle,
+        Self::Bend,
+        Self::IsometricBend,
+        Self::Curvature,
+    ];
 
     /// The id the WGSL dispatch uses.
     pub fn id(self) -> u32 {
@@ -408,6 +442,7 @@ impl UnitType {
             Self::Triangle => "triangle",
             Self::Bend => "bend",
             Self::IsometricBend => "isometric_bend",
+            Self::Curvature => "curvature",
         }
     }
 
@@ -426,17 +461,19 @@ impl UnitType {
             Self::FreeEdge => 2,
             Self::Triangle => 3,
             Self::Hinge | Self::IsometricHinge | Self::Bend | Self::IsometricBend => 4,
+            Self::Curvature => 6,
         }
     }
 
-    /// The hinge unit of a cloth bending by `bending` with or without stretch constraints on
-    /// its edges.
+    /// The unit a cloth bending by `bending` bends in, with or without stretch constraints on
+    /// its edges (a hinge unit, or the curvature's triangle unit).
     pub fn hinge(bending: BendingModel, stretch: StretchModel) -> Self {
         match (bending, stretch) {
             (BendingModel::Dihedral, StretchModel::Edges) => Self::Hinge,
             (BendingModel::Isometric, StretchModel::Edges) => Self::IsometricHinge,
             (BendingModel::Dihedral, StretchModel::Membrane(_)) => Self::Bend,
             (BendingModel::Isometric, StretchModel::Membrane(_)) => Self::IsometricBend,
+            (BendingModel::Curvature, _) => Self::Curvature,
         }
     }
 }
@@ -457,6 +494,7 @@ impl UnitType {
             Self::Triangle => membrane::project_triangle(&constraints.membrane, u, state, multipliers),
             Self::Bend => hinge::project_bend(constraints, Kind::Bending, u, state, multipliers),
             Self::IsometricBend => hinge::project_bend(constraints, Kind::Isometric, u, state, multipliers),
+            Self::Curvature => curvature::project_curvature(&constraints.curvature, u, state, multipliers),
         }
     }
 
@@ -496,6 +534,10 @@ impl UnitType {
                 let scale = relaxation * scales[Kind::Isometric][u];
                 hinge::jacobi_bend(constraints, Kind::Isometric, u, scale, state, multipliers, slots)
             }
+            Self::Curvature => {
+                let scale = relaxation * scales[Kind::Curvature][u];
+                curvature::jacobi_curvature(&constraints.curvature, u, scale, state, multipliers, slots)
+            }
         }
     }
 
@@ -506,6 +548,7 @@ impl UnitType {
             Self::Hinge | Self::Bend => &constraints.bending.hinges()[u],
             Self::IsometricHinge | Self::IsometricBend => &constraints.isometric.hinges()[u],
             Self::Triangle => &constraints.membrane.triangles()[u],
+            Self::Curvature => &constraints.curvature.units()[u],
         }
     }
 }

@@ -3,6 +3,7 @@
 //! [`ClothModel::new`] and read through accessors, so its invariants hold by construction.
 
 use crate::constraints::bending::BendingConstraints;
+use crate::constraints::curvature::CurvatureConstraints;
 use crate::constraints::isometric::{self, IsometricConstraints};
 use crate::constraints::membrane::{MembraneConstraints, Moduli};
 use crate::constraints::stretch::StretchConstraints;
@@ -73,7 +74,8 @@ impl ClothModel {
         for &p in pins {
             inverse_masses[p as usize] = 0.0;
         }
-        let (constraints, schedule, units) = scheduled_constraints(&mesh, &edges, StretchModel::Edges);
+        let (constraints, schedule, units) =
+            scheduled_constraints(&mesh, &edges, StretchModel::Edges, BendingModel::Dihedral);
         let vertex_triangles = Csr::from_pairs(
             n,
             mesh.triangles.iter().enumerate().flat_map(|(t, tri)| tri.iter().map(move |&v| (v, t as u32))),
@@ -93,11 +95,15 @@ impl ClothModel {
     }
 
     /// A cloth of `fabric` ([`crate::fabric::FABRICS`]): its areal density, a membrane of its
-    /// moduli ([`ClothModel::with_membrane`]) and hinges of its bending rigidity
-    /// ([`ClothModel::with_bending_rigidity`]), the warp along the texture's `u`.
+    /// moduli ([`ClothModel::with_membrane`]) and its bending rigidity
+    /// ([`ClothModel::with_bending_rigidity`]) in each triangle's curvature
+    /// ([`BendingModel::Curvature`]), the warp along the texture's `u`.
     pub fn from_fabric(mesh: ClothMesh, fabric: &Fabric, pins: &[u32]) -> Result<Self, Error> {
         fabric.validate()?;
-        Self::new(mesh, fabric.density, pins)?.with_membrane(fabric.moduli)?.with_bending_rigidity(fabric.bending)
+        Self::new(mesh, fabric.density, pins)?
+            .with_membrane(fabric.moduli)?
+            .with_bending_rigidity(fabric.bending)?
+            .with_bending_model(BendingModel::Curvature)
     }
 
     /// The same mesh and pins as a cloth of `fabric` ([`ClothModel::from_fabric`]): its masses,
@@ -121,26 +127,48 @@ impl ClothModel {
     }
 
     /// The model with `stretch_model`, constraints and schedule built again.
-    fn with_stretch_model(mut self, stretch_model: StretchModel) -> Result<Self, Error> {
+    fn with_stretch_model(self, stretch_model: StretchModel) -> Result<Self, Error> {
+        let bending_model = self.bending_model;
+        self.rebuilt(stretch_model, bending_model, "stretch_model")
+    }
+
+    /// The model with its constraints and schedule built again for `stretch_model` and
+    /// `bending_model`, keeping its bending rigidity; `name` is the setting that asked (for the
+    /// errors). A model with stiffness maps refuses: they belong to the constraints it had.
+    fn rebuilt(
+        mut self,
+        stretch_model: StretchModel,
+        bending_model: BendingModel,
+        name: &'static str,
+    ) -> Result<Self, Error> {
         if Kind::ALL.iter().any(|&k| self.constraints.of(k).stiffness_scales().iter().any(|&s| s != 1.0)) {
-            let expected = "a model without stiffness maps (set them after the membrane)";
-            return Err(ParamError { name: "stretch_model", value: "a mapped model".into(), expected }.into());
+            let expected = "a model without stiffness maps (set them after the membrane and the bending model)";
+            return Err(ParamError { name, value: "a mapped model".into(), expected }.into());
         }
+        let built = match bending_model {
+            BendingModel::Curvature => BendingModel::Curvature,
+            _ => BendingModel::Dihedral,
+        };
         let edges = self.mesh.validated_edges()?;
-        let (constraints, schedule, units) = scheduled_constraints(&self.mesh, &edges, stretch_model);
+        let (constraints, schedule, units) = scheduled_constraints(&self.mesh, &edges, stretch_model, built);
+        let triangles = self.mesh.triangles.len();
         if let StretchModel::Membrane(_) = stretch_model {
-            if constraints.membrane.len() != self.mesh.triangles.len() {
+            if constraints.membrane.len() != triangles {
                 let expected = "triangles whose rest shape gives a material frame";
-                return Err(ParamError { name: "stretch_model", value: "membrane".into(), expected }.into());
+                return Err(ParamError { name, value: "membrane".into(), expected }.into());
             }
         }
-        let (bending_model, rigidity) = (self.bending_model, self.bending_rigidity);
+        if built == BendingModel::Curvature && constraints.curvature.len() != triangles {
+            let expected = "triangles whose rest shape gives a material frame";
+            return Err(ParamError { name, value: "curvature".into(), expected }.into());
+        }
+        let rigidity = self.bending_rigidity;
         self.constraints = constraints;
         self.schedule = schedule;
         self.units = units;
-        self.bending_model = BendingModel::Dihedral;
+        self.bending_model = built;
         self.bending_rigidity = None;
-        let mut model = self.with_bending_model(bending_model)?;
+        let mut model = if bending_model == built { self } else { self.with_bending_model(bending_model)? };
         if let Some(rigidity) = rigidity {
             model = model.with_bending_rigidity(rigidity)?;
         }
@@ -153,6 +181,11 @@ impl ClothModel {
     /// through [`ClothModel::with_bending_model`]; a stiffness map multiplies it.
     pub fn with_bending_rigidity(mut self, rigidity: BendingRigidity) -> Result<Self, Error> {
         rigidity.validate()?;
+        if self.bending_model == BendingModel::Curvature {
+            self.constraints.curvature.set_rigidities([rigidity.warp, rigidity.weft, rigidity.twist()]);
+            self.bending_rigidity = Some(rigidity);
+            return Ok(self);
+        }
         let mesh = &self.mesh;
         let kind = hinge_kind(self.bending_model);
         let hinges: Vec<[u32; 4]> = (0..self.constraints.of(kind).constraint_count())
@@ -177,6 +210,7 @@ impl ClothModel {
         match self.bending_model {
             BendingModel::Dihedral => self.constraints.bending.set_stiffnesses(stiffnesses),
             BendingModel::Isometric => self.constraints.isometric.set_stiffnesses(stiffnesses),
+            BendingModel::Curvature => unreachable!("the curvature takes its rigidity above"),
         }
         self.bending_rigidity = Some(rigidity);
         Ok(self)
@@ -213,15 +247,29 @@ impl ClothModel {
     /// The model with its hinges bending by `bending_model` (dihedral by default; [`BendingModel`]
     /// and [`crate::constraints::isometric`] say when each fits), the constraints built at the
     /// rest state for the same hinges in the same order, each keeping its stiffness scale.
-    /// The isometric model refuses a curved rest mesh ([`Error::CurvedRestHinge`]).
+    /// The isometric model refuses a curved rest mesh ([`Error::CurvedRestHinge`]). The
+    /// curvature model, whose units are triangles rather than hinges, builds the constraints
+    /// and schedule again (a model with stiffness maps then refuses), and needs a bending
+    /// rigidity.
     pub fn with_bending_model(mut self, bending_model: BendingModel) -> Result<Self, Error> {
+        if bending_model == BendingModel::Curvature && self.bending_rigidity.is_none() {
+            let expected = "a model with a bending rigidity (ClothModel::with_bending_rigidity)";
+            return Err(ParamError { name: "bending_model", value: bending_model.name().into(), expected }.into());
+        }
+        if bending_model == self.bending_model {
+            return Ok(self);
+        }
+        if BendingModel::Curvature == bending_model || BendingModel::Curvature == self.bending_model {
+            let stretch_model = self.stretch_model();
+            return self.rebuilt(stretch_model, bending_model, "bending_model");
+        }
         let (from, to) = (
             UnitType::hinge(self.bending_model, self.stretch_model()),
             UnitType::hinge(bending_model, self.stretch_model()),
         );
         let hinges = match self.bending_model {
-            BendingModel::Dihedral => self.constraints.bending.hinges().to_vec(),
             BendingModel::Isometric => self.constraints.isometric.hinges().to_vec(),
+            _ => self.constraints.bending.hinges().to_vec(),
         };
         let scales = self.constraints.of(hinge_kind(self.bending_model)).stiffness_scales().to_vec();
         let positions = &self.mesh.positions;
@@ -230,7 +278,7 @@ impl ClothModel {
                 let (dihedral, kept) = BendingConstraints::at_rest(&hinges, positions);
                 (dihedral, IsometricConstraints::default(), kept)
             }
-            BendingModel::Isometric => {
+            _ => {
                 let (isometric, kept) = IsometricConstraints::at_rest(&hinges, positions);
                 (BendingConstraints::default(), isometric, kept)
             }
@@ -449,6 +497,7 @@ fn scheduled_constraints(
     mesh: &ClothMesh,
     edges: &[MeshEdge],
     stretch: StretchModel,
+    bending_model: BendingModel,
 ) -> (Constraints, Schedule, Vec<Range<u32>>) {
     let wing = |t: u32, a: u32, b: u32| {
         *mesh.triangles[t as usize].iter().find(|&&v| v != a && v != b).expect("a valid triangle has a third vertex")
@@ -457,13 +506,15 @@ fn scheduled_constraints(
         .iter()
         .filter_map(|e| e.right.map(|right| [e.a, e.b, wing(e.left, e.a, e.b), wing(right, e.a, e.b)]))
         .collect();
+    let curvature = bending_model == BendingModel::Curvature;
+    let candidates = if curvature { Vec::new() } else { candidates };
     let (bending, kept) = BendingConstraints::at_rest(&candidates, &mesh.positions);
     let free: Vec<[u32; 2]> = match stretch {
         StretchModel::Edges => {
             let mut kept = kept.iter();
             edges
                 .iter()
-                .filter(|e| e.right.is_none() || !kept.next().expect("one flag per interior edge"))
+                .filter(|e| curvature || e.right.is_none() || !kept.next().expect("one flag per interior edge"))
                 .map(|e| [e.a, e.b])
                 .collect()
         }
@@ -473,6 +524,10 @@ fn scheduled_constraints(
         StretchModel::Membrane(moduli) => membrane_at_rest(mesh, moduli),
         StretchModel::Edges => MembraneConstraints::default(),
     };
+    let curvature = match bending_model {
+        BendingModel::Curvature => CurvatureConstraints::at_rest(&mesh.triangles, &mesh.positions, &mesh.uvs, edges).0,
+        _ => CurvatureConstraints::default(),
+    };
     let hinge_count = bending.len() as u32;
     let hinge_type = UnitType::hinge(BendingModel::Dihedral, stretch);
     // Each unit type's units (particles) and index range; free edges follow the hinges in the
@@ -481,6 +536,7 @@ fn scheduled_constraints(
         match t {
             UnitType::FreeEdge => (Csr::from_rows(&free), hinge_count..hinge_count + free.len() as u32),
             UnitType::Triangle => (Csr::from_rows(membrane.triangles()), 0..membrane.len() as u32),
+            UnitType::Curvature => (Csr::from_rows(curvature.units()), 0..curvature.len() as u32),
             t if t == hinge_type => (Csr::from_rows(bending.hinges()), 0..hinge_count),
             _ => (Csr::default(), 0..0),
         }
@@ -492,6 +548,7 @@ fn scheduled_constraints(
     let schedule = Schedule::new(&set_refs, &bases, mesh.positions.len(), &sources, STRIPE_PARTICLES);
     let bending = bending.permuted(schedule.order[hinge_type.id() as usize].iter().copied());
     let membrane = membrane.permuted(schedule.order[UnitType::Triangle.id() as usize].iter().copied());
+    let curvature = curvature.permuted(schedule.order[UnitType::Curvature.id() as usize].iter().copied());
     let stretch = match stretch {
         StretchModel::Edges => {
             let free_order = &schedule.order[UnitType::FreeEdge.id() as usize];
@@ -506,7 +563,8 @@ fn scheduled_constraints(
         }
         StretchModel::Membrane(_) => StretchConstraints::default(),
     };
-    (Constraints { stretch, bending, isometric: IsometricConstraints::default(), membrane }, schedule, units)
+    let constraints = Constraints { stretch, bending, isometric: IsometricConstraints::default(), membrane, curvature };
+    (constraints, schedule, units)
 }
 
 /// A membrane constraint per triangle of `mesh` whose rest shape gives a material frame.
@@ -553,5 +611,6 @@ fn hinge_kind(model: BendingModel) -> Kind {
     match model {
         BendingModel::Dihedral => Kind::Bending,
         BendingModel::Isometric => Kind::Isometric,
+        BendingModel::Curvature => Kind::Curvature,
     }
 }

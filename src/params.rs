@@ -368,6 +368,7 @@ impl SolverParams {
             compression: response(self.compression),
             bending: response(self.bending),
             membrane: response(Stiffness::Compliance(1.0)),
+            curvature: response(Stiffness::Compliance(1.0)),
             strain_limits: self.strain_limits,
         }
     }

@@ -94,10 +94,12 @@ pub enum SceneKind {
     Mesh,
     /// Peirce's cantilever ([`crate::lab::Cantilever`]): a 25 mm strip of the fabric clamped on
     /// a table, reaching twice its bending length past the edge, where its tip line should hang
-    /// at 41.5°; `cells` cells over the overhang.
+    /// at 41.5°; `cells` cells over the overhang. 20 iterations and at least 20 substeps, more
+    /// where fine cells stiffen the bending ([`Fabric::bending_substeps`]).
     Cantilever,
     /// Cusick's drape test ([`crate::lab::cusick_model`]): a 30 cm disc of the fabric held on an
-    /// 18 cm support, draping into folds; `cells` cells across the disc.
+    /// 18 cm support, draping into folds; `cells` cells across the disc. The default substeps,
+    /// or more where fine cells stiffen the bending ([`Fabric::bending_substeps`]).
     Cusick,
 }
 
@@ -178,11 +180,15 @@ impl Scene {
             SceneKind::Cantilever => {
                 let overhang = 2.0 * lab::bending_length(fabric, params.gravity.length());
                 let rig = lab::Cantilever::new(fabric, overhang, cells)?;
-                (rig.model, SolverParams { substeps: 20, iterations: 20, damping: 5.0, ..params }, vec![])
+                let spacing = overhang / (cells as f32 + 0.5);
+                let substeps = fabric.bending_substeps(spacing, params.time_step, 20);
+                (rig.model, SolverParams { substeps, iterations: 20, damping: 5.0, ..params }, vec![])
             }
             SceneKind::Cusick => {
                 let model = lab::cusick_model(fabric, cells, lab::CUSICK_HEIGHT)?;
-                (model, SolverParams { damping: 1.0, ..params }, vec![Collider::ground(0.0)])
+                let spacing = 2.0 * lab::CUSICK_SPECIMEN_RADIUS / cells as f32;
+                let substeps = fabric.bending_substeps(spacing, params.time_step, params.substeps);
+                (model, SolverParams { substeps, damping: 1.0, ..params }, vec![Collider::ground(0.0)])
             }
             _ => {
                 let scene = Self::edge_model(kind, cells)?;

@@ -62,7 +62,8 @@ struct Args {
     /// Iterations per substep.
     #[arg(long)]
     iterations: Option<u32>,
-    /// Bending model of the cloth: dihedral (default) or isometric.
+    /// Bending model of the cloth: dihedral, isometric or curvature (a fabric's; needs a
+    /// bending rigidity). Default: the cloth's own (dihedral, or curvature for a fabric).
     #[arg(long)]
     bending: Option<BendingModel>,
     /// Frame time step in seconds.

@@ -34,15 +34,20 @@ struct BendingCorrection {
     dlambda: f32,
 }
 
-// Bending constraint C = θ − rest on the signed dihedral angle θ = atan2((n_A × n_B)·ê, n_A·n_B)
-// with the exact gradients of Bridson et al. 2003 (src/constraints/bending.rs `dihedral` and
-// `bending_correction` give the formulas), C wrapped into [−π, π] and bounded by
-// MAX_BENDING_STEP (generated from its twin). Zero for a degenerate hinge or when no particle
-// can move.
-fn bending_correction(
-    p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, p3: vec3<f32>, w: vec4<f32>, rest: f32,
-    lambda: f32, response: vec2<f32>,
-) -> BendingCorrection {
+// The signed dihedral angle of the hinge (p0, p1; p2, p3), θ = atan2((n_A × n_B)·ê, n_A·n_B),
+// and its exact gradients (Bridson et al. 2003; src/constraints/bending.rs `dihedral` gives the
+// formulas); `shaped` is false for a degenerate edge or triangle, whose values are then finite
+// but meaningless.
+struct Dihedral {
+    angle: f32,
+    g0: vec3<f32>,
+    g1: vec3<f32>,
+    g2: vec3<f32>,
+    g3: vec3<f32>,
+    shaped: bool,
+}
+
+fn dihedral(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, p3: vec3<f32>) -> Dihedral {
     let e = p1 - p0;
     let a = p2 - p0;
     let b = p3 - p0;
@@ -62,14 +67,33 @@ fn bending_correction(
     let t_b = dot(b, e) / edge_squared;
     let g0 = -(wing_a * (1.0 - t_a)) - wing_b * (1.0 - t_b);
     let g1 = -(wing_a * t_a) - wing_b * t_b;
+    return Dihedral(angle, g0, g1, wing_a, wing_b, shaped);
+}
 
-    let weighted = w.x * dot(g0, g0) + w.y * dot(g1, g1) + w.z * dot(wing_a, wing_a) + w.w * dot(wing_b, wing_b);
-    let denominator = weighted + response.y;
-    let valid = shaped & (denominator >= DENOMINATOR_EPSILON);
+// `angle − rest` wrapped into [−π, π] and bounded by MAX_BENDING_STEP (generated from its twin;
+// src/constraints/bending.rs `angle_error` and MAX_BENDING_STEP).
+fn bounded_angle_error(angle: f32, rest: f32) -> f32 {
     var c = angle - rest;
     c = select(c, c - TAU, c > PI);
     c = select(c, c + TAU, c < -PI);
-    c = clamp(c, -MAX_BENDING_STEP, MAX_BENDING_STEP);
+    return clamp(c, -MAX_BENDING_STEP, MAX_BENDING_STEP);
+}
+
+// Bending constraint C = θ − rest on the signed dihedral angle θ (`dihedral`), C wrapped and
+// bounded by `bounded_angle_error`. Zero for a degenerate hinge or when no particle can move.
+fn bending_correction(
+    p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, p3: vec3<f32>, w: vec4<f32>, rest: f32,
+    lambda: f32, response: vec2<f32>,
+) -> BendingCorrection {
+    let hinge = dihedral(p0, p1, p2, p3);
+    let g0 = hinge.g0;
+    let g1 = hinge.g1;
+    let wing_a = hinge.g2;
+    let wing_b = hinge.g3;
+    let weighted = w.x * dot(g0, g0) + w.y * dot(g1, g1) + w.z * dot(wing_a, wing_a) + w.w * dot(wing_b, wing_b);
+    let denominator = weighted + response.y;
+    let valid = hinge.shaped & (denominator >= DENOMINATOR_EPSILON);
+    let c = bounded_angle_error(hinge.angle, rest);
     let dlambda = select(0.0, response.x * (-c - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON), valid);
     return BendingCorrection(
         g0 * (w.x * dlambda),

@@ -36,7 +36,7 @@ use unit_dispatch::unit_dispatch;
 pub const MAX_UNIT_TYPES: usize = 8;
 const _: () = assert!(UnitType::ALL.len() <= MAX_UNIT_TYPES);
 /// Constraint kinds the parameters describe (`MAX_KINDS` in WGSL).
-pub const MAX_KINDS: usize = 4;
+pub const MAX_KINDS: usize = 5;
 const _: () = assert!(Kind::COUNT <= MAX_KINDS);
 
 /// The iterations pass.

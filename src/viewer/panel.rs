@@ -128,7 +128,8 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
         let current = session.solver().model().bending_model();
         ui.horizontal(|ui| {
             ui.label("bending");
-            for model in BendingModel::ALL {
+            let rigid = session.solver().model().bending_rigidity().is_some();
+            for model in BendingModel::ALL.into_iter().filter(|&m| rigid || m != BendingModel::Curvature) {
                 if ui.selectable_label(model == current, model.name()).clicked() && model != current {
                     actions.push(PanelAction::SetBending(model));
                 }
@@ -385,7 +386,7 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
                 "bending constraints",
                 format!(
                     "{} {} in {} colours",
-                    constraints.bending.len() + constraints.isometric.len(),
+                    constraints.bending.len() + constraints.isometric.len() + constraints.curvature.len(),
                     model.bending_model().name(),
                     model.colour_count(hinge)
                 ),

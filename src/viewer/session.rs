@@ -69,7 +69,8 @@ pub struct ParamOverrides {
     pub mode: Option<SolverMode>,
     /// Jacobi over-relaxation ω, used whenever Jacobi is (or is switched to) the mode.
     pub relaxation: Option<f32>,
-    /// The cloth's bending model (default dihedral), for every cloth loaded.
+    /// The cloth's bending model, for every cloth loaded; `None`: each cloth's own (dihedral,
+    /// or curvature for a fabric).
     pub bending: Option<BendingModel>,
     /// The cloth's fabric (a membrane and hinges in its physical units,
     /// [`crate::ClothModel::from_fabric`]), for every cloth loaded; `None`: each cloth's own
@@ -78,6 +79,14 @@ pub struct ParamOverrides {
 }
 
 impl ParamOverrides {
+    /// `model` bending by the overridden model, if any.
+    fn bent(&self, model: ClothModel) -> Result<ClothModel, Error> {
+        match self.bending {
+            Some(bending) => model.with_bending_model(bending),
+            None => Ok(model),
+        }
+    }
+
     /// `params` with the overrides applied, for `model`: a mass-spring mode without a substep
     /// override gets the fewest substeps its springs are stable at ([`with_stable_substeps`]).
     pub fn params_for(&self, model: &ClothModel, params: SolverParams) -> SolverParams {
@@ -292,7 +301,7 @@ impl Session {
         overrides: ParamOverrides,
     ) -> Result<Self, Error> {
         let setup = ClothSetup::load(&source, grid, overrides.fabric.as_ref())?;
-        let model = setup.model.with_bending_model(overrides.bending.unwrap_or_default())?;
+        let model = overrides.bent(setup.model)?;
         let params = overrides.params_for(&model, setup.params);
         let solver = GpuSolver::new(device, queue, &model, params, &setup.colliders)?;
         Ok(Self {
@@ -335,7 +344,7 @@ impl Session {
     /// with [`Session::stop_recording`] first). On error nothing changes.
     pub fn load(&mut self, source: ClothSource, grid: u32) -> Result<(), Error> {
         let setup = ClothSetup::load(&source, grid, self.overrides.fabric.as_ref())?;
-        let model = setup.model.with_bending_model(self.overrides.bending.unwrap_or_default())?;
+        let model = self.overrides.bent(setup.model)?;
         let params = self.overrides.params_for(&model, setup.params);
         self.solver = self.new_solver(&model, params, &setup.colliders)?;
         (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);

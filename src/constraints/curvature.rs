@@ -1,0 +1,419 @@
+//! Curvature bending: three constraints per triangle on its curvature tensor, measured from
+//! the dihedral angles of its three edges in the rest material frame, each with its own
+//! bending rigidity. WGSL twin: `shaders/constraints/curvature.wgsl` (same names, same
+//! argument order).
+//!
+//! The curvature tensor of a triangle is the discrete shape operator of Grinspun, Gingold,
+//! Reisman & Zorin 2006 ("Computing discrete shape operators on general meshes"), for small
+//! angles: `S = Σ_k θ_k |e_k|/(2A) t_k t_kᵀ`, with `θ_k` the signed dihedral angle across edge
+//! `k` (against its rest angle), `|e_k|` its rest length, `A` the triangle's rest area and `t_k`
+//! the unit in-plane normal of the edge. A sheet rolled into a cylinder of curvature `κ` gives
+//! `S = κ â âᵀ` exactly, whichever way the cylinder runs across the mesh. The constraints are
+//! its components in the warp/weft frame, `C = (S_uu, S_vv, √2 S_uv)`, with compliances
+//! `1/(B_warp A)`, `1/(B_weft A)` and `1/(B_twist A)`, so the triangle holds the orthotropic
+//! plate energy `½ A (B_warp κ_uu² + B_weft κ_vv² + 2 B_twist κ_uv²)`.
+//!
+//! Why this model and not a stiffness per hinge ([`super::bending`], [`super::isometric`]):
+//! a hinge alone cannot tell bending from twisting. On a triangulated strip, a fold along a
+//! diagonal turns the strip about its width as much as about its length, so a strip loaded in
+//! bending folds its diagonals too, each in series with the hinges across it: with per-hinge
+//! stiffnesses that give the plate's energy on every cylinder, a clamped strip still bends as
+//! one of 0.94 times its rigidity at 8 cells over the overhang and 0.87 at 16, softer as the
+//! cells shrink (the cantilever of `tests/lab.rs`, minimised in f64). The shape operator sums a triangle's three angles before squaring them,
+//! so a diagonal's fold adds to the triangle's curvature along the strip instead of beside it,
+//! and the strip bends as its rigidity says.
+//!
+//! Each triangle projects its three constraints in one unit of six particles: its own three
+//! and the far vertex of the triangle across each edge (the vertex itself across a boundary
+//! edge, whose weights are zero). The three angles and their gradients are computed once per
+//! projection; the constraints follow one after the other, each from the values the one before
+//! left, to first order (Gauss-Seidel within the unit).
+
+use super::bending::{angle_error, dihedral, MAX_BENDING_STEP};
+use super::membrane::warp_direction;
+use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use crate::math::GEOMETRY_EPSILON;
+use crate::mesh::MeshEdge;
+use crate::struct_layout;
+use crate::wgsl::{StructLayout, WgslFile};
+use crate::wgsl_file;
+use bytemuck::{Pod, Zeroable};
+use glam::{Vec2, Vec3};
+use std::collections::HashMap;
+
+/// The WGSL twin.
+pub const WGSL: WgslFile = wgsl_file!("constraints/curvature.wgsl");
+
+/// A triangle's rest data: per edge, the weights of its angle in the three constraints and its
+/// rest angle; and the triangle's rest area.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurvatureRest {
+    /// `weights[k] = |e_k|/(2A) · ((t_k·û)², (t_k·v̂)², √2 (t_k·û)(t_k·v̂))` for edge `k`
+    /// (from vertex `k` to vertex `k + 1`), zero for a boundary edge.
+    pub weights: [[f32; 3]; 3],
+    /// Each edge's rest dihedral angle (rad), as the unit measures it.
+    pub rest_angles: [f32; 3],
+    /// Rest area (m²).
+    pub area: f32,
+}
+
+/// The curvature constraints of a cloth: triangle `t` has the particles `units[t]` (its three
+/// vertices, then the far vertex across each edge) and its rest data.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CurvatureConstraints {
+    units: Vec<[u32; 6]>,
+    rest: Vec<CurvatureRest>,
+    /// `B_warp`, `B_weft` and `B_twist` (N·m).
+    rigidities: [f32; 3],
+    /// Each constraint's stiffness scale (its material map, 1 by default).
+    stiffness_scales: Vec<f32>,
+}
+
+impl CurvatureConstraints {
+    /// A constraint per triangle of `triangles` whose rest shape gives a frame, with unit
+    /// rigidities until [`CurvatureConstraints::set_rigidities`]; with each triangle's flag of
+    /// whether it got one. `edges` are the mesh's edges with the triangles on each side.
+    pub(crate) fn at_rest(
+        triangles: &[[u32; 3]],
+        positions: &[Vec3],
+        uvs: &[Vec2],
+        edges: &[MeshEdge],
+    ) -> (Self, Vec<bool>) {
+        let sides: HashMap<(u32, u32), (u32, Option<u32>)> =
+            edges.iter().map(|e| ((e.a, e.b), (e.left, e.right))).collect();
+        let mut built = Self { rigidities: [1.0; 3], ..Self::default() };
+        let kept = triangles
+            .iter()
+            .enumerate()
+            .map(|(t, &tri)| {
+                let far = |k: usize| {
+                    let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                    let (left, right) = sides[&(a.min(b), a.max(b))];
+                    let other = if left == t as u32 { right } else { Some(left) };
+                    other.and_then(|o| triangles[o as usize].iter().copied().find(|&v| v != a && v != b))
+                };
+                let flaps = [far(0), far(1), far(2)];
+                let unit = [tri[0], tri[1], tri[2], 0, 0, 0];
+                let unit =
+                    std::array::from_fn(|k| if k < 3 { unit[k] } else { flaps[k - 3].unwrap_or(tri[(k - 1) % 3]) });
+                let p = unit.map(|i: u32| positions[i as usize]);
+                let warp = warp_direction([p[0], p[1], p[2]], tri.map(|i| uvs[i as usize]));
+                let rest = rest_of(p, flaps.map(|f| f.is_some()), warp);
+                rest.map(|rest| {
+                    built.units.push(unit);
+                    built.rest.push(rest);
+                    built.stiffness_scales.push(1.0);
+                })
+                .is_some()
+            })
+            .collect();
+        (built, kept)
+    }
+
+    /// The constraints in `order` (old indices).
+    pub(crate) fn permuted(&self, order: impl Iterator<Item = u32>) -> Self {
+        let order: Vec<usize> = order.map(|c| c as usize).collect();
+        Self {
+            units: order.iter().map(|&c| self.units[c]).collect(),
+            rest: order.iter().map(|&c| self.rest[c]).collect(),
+            rigidities: self.rigidities,
+            stiffness_scales: order.iter().map(|&c| self.stiffness_scales[c]).collect(),
+        }
+    }
+
+    /// Sets the rigidities `B_warp`, `B_weft` and `B_twist` (N·m) every triangle bends by.
+    pub(crate) fn set_rigidities(&mut self, rigidities: [f32; 3]) {
+        self.rigidities = rigidities;
+    }
+
+    /// Number of constraints (triangles).
+    pub fn len(&self) -> usize {
+        self.units.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.units.is_empty()
+    }
+
+    /// Each unit's particles: the triangle's three vertices, then the far vertex across each
+    /// of its edges.
+    pub fn units(&self) -> &[[u32; 6]] {
+        &self.units
+    }
+
+    /// Constraint `c`'s rest data.
+    pub fn rest(&self, c: usize) -> CurvatureRest {
+        self.rest[c]
+    }
+
+    /// Constraint `c`'s stiffnesses `B·A·scale` (N·m³) for the warp, weft and twist
+    /// curvatures: the inverse of their XPBD compliances.
+    pub fn stiffnesses(&self, c: usize) -> [f32; 3] {
+        let s = self.rest[c].area * self.stiffness_scales[c];
+        self.rigidities.map(|b| b * s)
+    }
+
+    /// The GPU records, multipliers zeroed.
+    pub fn records(&self) -> Vec<CurvatureRecord> {
+        (0..self.len())
+            .map(|c| {
+                let rest = &self.rest[c];
+                let [w0, w1, w2] = rest.weights;
+                let [warp_stiffness, weft_stiffness, twist_stiffness] = self.stiffnesses(c);
+                CurvatureRecord {
+                    weights0: w0,
+                    weights1: w1,
+                    weights2: w2,
+                    rest_angles: rest.rest_angles,
+                    warp_stiffness,
+                    weft_stiffness,
+                    twist_stiffness,
+                    lambdas: [0.0; 3],
+                }
+            })
+            .collect()
+    }
+
+    /// The correction of constraint `c` at the six positions `p` with inverse masses `w` and
+    /// multipliers `lambdas`, under `response` per unit of stiffness.
+    pub(crate) fn correction(
+        &self,
+        c: usize,
+        p: [Vec3; 6],
+        w: [f32; 6],
+        lambdas: [f32; 3],
+        response: Response,
+    ) -> CurvatureCorrection {
+        let rest = &self.rest[c];
+        let responses = self.stiffnesses(c).map(|s| scaled_response(response, s));
+        curvature_correction(p, w, rest.weights, rest.rest_angles, lambdas, responses)
+    }
+}
+
+/// The rest data of a triangle unit at `p` (its vertices, then each edge's far vertex),
+/// `interior[k]` whether edge `k` has a triangle across, with its warp along `warp`. `None` for
+/// a degenerate triangle.
+fn rest_of(p: [Vec3; 6], interior: [bool; 3], warp: Vec3) -> Option<CurvatureRest> {
+    let normal = (p[1] - p[0]).cross(p[2] - p[0]);
+    let area = 0.5 * normal.length();
+    if !(area > GEOMETRY_EPSILON * GEOMETRY_EPSILON && area.is_finite()) {
+        return None;
+    }
+    let n = normal.normalize();
+    let u = (warp - n * warp.dot(n)).normalize_or_zero();
+    if u == Vec3::ZERO {
+        return None;
+    }
+    let v = n.cross(u);
+    let mut rest = CurvatureRest { weights: [[0.0; 3]; 3], rest_angles: [0.0; 3], area };
+    for (k, &inside) in interior.iter().enumerate() {
+        let hinge = edge_hinge(p, k);
+        let angle = dihedral(hinge[0], hinge[1], hinge[2], hinge[3]).map(|d| d.angle);
+        rest.rest_angles[k] = angle.unwrap_or(0.0);
+        if let (true, Some(_)) = (inside, angle) {
+            let edge = hinge[1] - hinge[0];
+            let t = edge.cross(n).normalize();
+            let (tu, tv) = (t.dot(u), t.dot(v));
+            let c = edge.length() / (2.0 * area);
+            rest.weights[k] = [c * tu * tu, c * tv * tv, c * std::f32::consts::SQRT_2 * tu * tv];
+        }
+    }
+    Some(rest)
+}
+
+/// The hinge of edge `k` of a unit at `p`: the edge from vertex `k` to `k + 1`, the triangle's
+/// own third vertex, then the far vertex. Every edge's first wing is the triangle itself, so
+/// the three angles share its normal's sign convention.
+fn edge_hinge(p: [Vec3; 6], k: usize) -> [Vec3; 4] {
+    [p[k], p[(k + 1) % 3], p[(k + 2) % 3], p[3 + k]]
+}
+
+/// The particle slots (0..6) of edge `k`'s hinge, in [`edge_hinge`]'s order.
+const fn hinge_slots(k: usize) -> [usize; 4] {
+    [k, (k + 1) % 3, (k + 2) % 3, 3 + k]
+}
+
+/// One curvature constraint as the GPU reads it (`CurvatureConstraint` in WGSL): each edge's
+/// weights in the three constraints, the rest angles, the three stiffnesses with the material
+/// map applied and the three XPBD multipliers of the current substep. Its particles come from
+/// its unit.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct CurvatureRecord {
+    /// Edge 0's weights in `(S_uu, S_vv, √2 S_uv)` (1/m).
+    pub weights0: [f32; 3],
+    /// Edge 1's.
+    pub weights1: [f32; 3],
+    /// Edge 2's.
+    pub weights2: [f32; 3],
+    /// Each edge's rest angle (rad).
+    pub rest_angles: [f32; 3],
+    /// `B_warp·A` (N·m³), and the same for weft and twist.
+    pub warp_stiffness: f32,
+    /// `B_weft·A`.
+    pub weft_stiffness: f32,
+    /// `B_twist·A`.
+    pub twist_stiffness: f32,
+    /// XPBD multipliers, reset at the first iteration of every substep.
+    pub lambdas: [f32; 3],
+}
+
+impl CurvatureRecord {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(
+        CurvatureRecord as "CurvatureConstraint",
+        weights0,
+        weights1,
+        weights2,
+        rest_angles,
+        warp_stiffness,
+        weft_stiffness,
+        twist_stiffness,
+        lambdas
+    );
+}
+
+impl KindConstraints for CurvatureConstraints {
+    fn constraint_count(&self) -> usize {
+        self.len()
+    }
+
+    fn constraint_particles(&self, c: usize) -> &[u32] {
+        &self.units[c]
+    }
+
+    fn gpu_records(&self) -> Vec<u32> {
+        bytemuck::cast_slice(&self.records()).to_vec()
+    }
+
+    fn stiffness_scales(&self) -> &[f32] {
+        &self.stiffness_scales
+    }
+
+    fn stiffness_scales_mut(&mut self) -> &mut [f32] {
+        &mut self.stiffness_scales
+    }
+}
+
+/// The correction of a triangle's three curvature constraints: position changes of its six
+/// particles and the changes of its multipliers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurvatureCorrection {
+    /// Position change of each particle (m).
+    pub dp: [Vec3; 6],
+    /// Change of each multiplier.
+    pub dlambdas: [f32; 3],
+}
+
+/// The three curvature constraints of a unit at `p`, solved one after the other by XPBD
+/// (`Δλ = k(−C − α̃λ)/(Σ w|∇C|² + α̃)`, `Δp = w ∇C Δλ`, XPBD eq. 18) with `C_j = Σ_k
+/// weights[k][j]·(θ_k − rest_k)` and `∇C_j = Σ_k weights[k][j] ∇θ_k`: the angles and their
+/// gradients once, at `p`, each constraint's value then moved to first order by the
+/// corrections before it. An edge whose hinge is degenerate (or whose angle error passes
+/// [`MAX_BENDING_STEP`]) counts with its error bounded, or not at all.
+pub fn curvature_correction(
+    p: [Vec3; 6],
+    w: [f32; 6],
+    weights: [[f32; 3]; 3],
+    rest_angles: [f32; 3],
+    lambdas: [f32; 3],
+    responses: [Response; 3],
+) -> CurvatureCorrection {
+    let mut errors = [0.0f32; 3];
+    let mut edge_gradients = [[Vec3::ZERO; 4]; 3];
+    for k in 0..3 {
+        let [a, b, c, d] = edge_hinge(p, k);
+        if let Some(hinge) = dihedral(a, b, c, d) {
+            errors[k] = angle_error(hinge.angle, rest_angles[k]).clamp(-MAX_BENDING_STEP, MAX_BENDING_STEP);
+            edge_gradients[k] = hinge.gradients;
+        }
+    }
+    let mut correction = CurvatureCorrection { dp: [Vec3::ZERO; 6], dlambdas: [0.0; 3] };
+    for j in 0..3 {
+        let mut gradient = [Vec3::ZERO; 6];
+        let mut value = 0.0;
+        for k in 0..3 {
+            value += weights[k][j] * errors[k];
+            for (slot, g) in hinge_slots(k).into_iter().zip(edge_gradients[k]) {
+                gradient[slot] += g * weights[k][j];
+            }
+        }
+        // First order: the constraint as the corrections before it left it.
+        value += (0..6).map(|i| gradient[i].dot(correction.dp[i])).sum::<f32>();
+        let [k, alpha_tilde] = responses[j];
+        let weighted: f32 = (0..6).map(|i| w[i] * gradient[i].length_squared()).sum();
+        let denominator = weighted + alpha_tilde;
+        if denominator < DENOMINATOR_EPSILON {
+            continue;
+        }
+        let dlambda = k * (-value - alpha_tilde * (lambdas[j] + correction.dlambdas[j])) / denominator;
+        for i in 0..6 {
+            correction.dp[i] += gradient[i] * (w[i] * dlambda);
+        }
+        correction.dlambdas[j] += dlambda;
+    }
+    correction
+}
+
+/// The curvature tensor's components `(S_uu, S_vv, √2 S_uv)` of a unit at `p` (1/m), against
+/// its rest shape.
+pub fn curvatures(p: [Vec3; 6], rest: &CurvatureRest) -> [f32; 3] {
+    let mut s = [0.0; 3];
+    for k in 0..3 {
+        let [a, b, c, d] = edge_hinge(p, k);
+        let error = dihedral(a, b, c, d).map_or(0.0, |h| angle_error(h.angle, rest.rest_angles[k]));
+        for (j, value) in s.iter_mut().enumerate() {
+            *value += rest.weights[k][j] * error;
+        }
+    }
+    s
+}
+
+impl CurvatureConstraints {
+    fn particles_of(&self, c: usize, state: &SolveState) -> ([usize; 6], [Vec3; 6], [f32; 6]) {
+        let ids = self.units[c].map(|i| i as usize);
+        (ids, ids.map(|i| state.position(i)), ids.map(|i| state.inverse_masses[i]))
+    }
+
+    fn lambdas(c: usize, multipliers: &Multipliers) -> [f32; 3] {
+        std::array::from_fn(|j| multipliers[Kind::Curvature][3 * c + j])
+    }
+}
+
+/// Gauss-Seidel projection of curvature unit `c`. A boundary edge's far vertex is the
+/// triangle's own, moved by nothing (its weights are zero).
+pub(crate) fn project_curvature(
+    curvature: &CurvatureConstraints,
+    c: usize,
+    state: &mut SolveState,
+    multipliers: &mut Multipliers,
+) {
+    let (ids, p, w) = curvature.particles_of(c, state);
+    let lambdas = CurvatureConstraints::lambdas(c, multipliers);
+    let k = curvature.correction(c, p, w, lambdas, state.responses.curvature);
+    for (&i, dp) in ids.iter().zip(k.dp) {
+        state.displacements[i] += dp;
+    }
+    for j in 0..3 {
+        multipliers[Kind::Curvature][3 * c + j] = lambdas[j] + k.dlambdas[j];
+    }
+}
+
+/// Jacobi projection of curvature unit `c`, scaled by `scale`, into `slots`.
+pub(crate) fn jacobi_curvature(
+    curvature: &CurvatureConstraints,
+    c: usize,
+    scale: f32,
+    state: &SolveState,
+    multipliers: &mut Multipliers,
+    slots: &mut [Vec3],
+) {
+    let (_, p, w) = curvature.particles_of(c, state);
+    let lambdas = CurvatureConstraints::lambdas(c, multipliers);
+    let k = curvature.correction(c, p, w, lambdas, state.responses.curvature);
+    slots.iter_mut().zip(k.dp).for_each(|(slot, dp)| *slot = dp * scale);
+    for j in 0..3 {
+        multipliers[Kind::Curvature][3 * c + j] = lambdas[j] + k.dlambdas[j] * scale;
+    }
+}
