@@ -19,24 +19,36 @@ struct CurvatureConstraint {
     twist_stiffness: f32,
     // XPBD multipliers of the current substep.
     lambdas: array<f32, 3>,
+    // Three bits per far vertex: the first place of the unit that holds the same particle, 7
+    // where none does.
+    aliases: u32,
 }
 
 // Word k of constraint c's record.
-fn curvature_word(c: u32, k: u32) -> f32 {
-    return bitcast<f32>(constraint_records[record_word(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, k)]);
+fn curvature_word(c: u32, k: u32) -> u32 {
+    return constraint_records[record_word(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, k)];
+}
+
+fn curvature_float(c: u32, k: u32) -> f32 {
+    return bitcast<f32>(curvature_word(c, k));
+}
+
+fn curvature_floats(c: u32, k: u32) -> array<f32, 3> {
+    return array<f32, 3>(curvature_float(c, k), curvature_float(c, k + 1u), curvature_float(c, k + 2u));
 }
 
 // Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl).
 fn curvature_record(c: u32) -> CurvatureConstraint {
     return CurvatureConstraint(
-        array<f32, 3>(curvature_word(c, 0u), curvature_word(c, 1u), curvature_word(c, 2u)),
-        array<f32, 3>(curvature_word(c, 3u), curvature_word(c, 4u), curvature_word(c, 5u)),
-        array<f32, 3>(curvature_word(c, 6u), curvature_word(c, 7u), curvature_word(c, 8u)),
-        array<f32, 3>(curvature_word(c, 9u), curvature_word(c, 10u), curvature_word(c, 11u)),
-        curvature_word(c, 12u),
-        curvature_word(c, 13u),
-        curvature_word(c, 14u),
-        array<f32, 3>(curvature_word(c, 15u), curvature_word(c, 16u), curvature_word(c, 17u)),
+        curvature_floats(c, 0u),
+        curvature_floats(c, 3u),
+        curvature_floats(c, 6u),
+        curvature_floats(c, 9u),
+        curvature_float(c, 12u),
+        curvature_float(c, 13u),
+        curvature_float(c, 14u),
+        curvature_floats(c, 15u),
+        curvature_word(c, 18u),
     );
 }
 
@@ -48,145 +60,204 @@ fn store_curvature_lambdas(c: u32, lambdas: vec3<f32>) {
     constraint_records[at + 2u] = bitcast<u32>(lambdas.z);
 }
 
+// The six position changes of a unit: its vertices', then its far vertices'.
+struct UnitMoves {
+    d0: vec3<f32>,
+    d1: vec3<f32>,
+    d2: vec3<f32>,
+    d3: vec3<f32>,
+    d4: vec3<f32>,
+    d5: vec3<f32>,
+}
+
 struct CurvatureCorrection {
-    dp: array<vec3<f32>, 6>,
+    dp: UnitMoves,
     dlambdas: vec3<f32>,
 }
 
-// The particle slot (0..6) of place i (0..4) of edge k's hinge: the edge from vertex k to k + 1,
-// the triangle's own third vertex, then the far vertex.
-fn hinge_slot(k: u32, i: u32) -> u32 {
-    return select((k + i) % 3u, 3u + k, i == 3u);
+// Edge k's hinge (the edge from vertex k to k + 1, the triangle's third vertex, the far vertex)
+// measured against its rest angle: the bounded angle error and its gradients, zero where the
+// hinge is degenerate.
+struct EdgeBend {
+    error: f32,
+    g0: vec3<f32>,
+    g1: vec3<f32>,
+    g2: vec3<f32>,
+    g3: vec3<f32>,
 }
 
-// The three curvature constraints of a unit at `p`, one after the other by XPBD, each
-// constraint's value moved to first order by the corrections before it; an edge whose hinge is
-// degenerate counts for nothing.
-fn curvature_correction(
-    p: array<vec3<f32>, 6>, w: array<f32, 6>, weights: array<vec3<f32>, 3>, rest_angles: vec3<f32>,
-    lambdas: vec3<f32>, responses: array<vec2<f32>, 3>,
-) -> CurvatureCorrection {
-    var positions = p;
-    var masses = w;
-    var edge_weights = weights;
-    var rests = rest_angles;
-    var edge_responses = responses;
-    var errors = vec3<f32>(0.0);
-    var edge_gradients: array<array<vec3<f32>, 4>, 3>;
-    for (var k = 0u; k < 3u; k++) {
-        let hinge = dihedral(positions[k], positions[(k + 1u) % 3u], positions[(k + 2u) % 3u], positions[3u + k]);
-        let zero = vec3<f32>(0.0);
-        errors[k] = select(0.0, bounded_angle_error(hinge.angle, rests[k]), hinge.shaped);
-        edge_gradients[k] = array<vec3<f32>, 4>(
-            select(zero, hinge.g0, hinge.shaped),
-            select(zero, hinge.g1, hinge.shaped),
-            select(zero, hinge.g2, hinge.shaped),
-            select(zero, hinge.g3, hinge.shaped),
-        );
-    }
-    var dp: array<vec3<f32>, 6>;
-    var dlambdas = vec3<f32>(0.0);
-    for (var j = 0u; j < 3u; j++) {
-        var gradient: array<vec3<f32>, 6>;
-        var value = 0.0;
-        for (var k = 0u; k < 3u; k++) {
-            let weight = edge_weights[k][j];
-            value += weight * errors[k];
-            for (var i = 0u; i < 4u; i++) {
-                let slot = hinge_slot(k, i);
-                gradient[slot] += edge_gradients[k][i] * weight;
-            }
-        }
-        var moved = 0.0;
-        var weighted = 0.0;
-        for (var i = 0u; i < 6u; i++) {
-            moved += dot(gradient[i], dp[i]);
-            weighted += masses[i] * dot(gradient[i], gradient[i]);
-        }
-        value += moved;
-        let response = edge_responses[j];
-        let denominator = weighted + response.y;
-        let step = response.x * (-value - response.y * (lambdas[j] + dlambdas[j])) / max(denominator, DENOMINATOR_EPSILON);
-        let dlambda = select(0.0, step, denominator >= DENOMINATOR_EPSILON);
-        for (var i = 0u; i < 6u; i++) {
-            dp[i] += gradient[i] * (masses[i] * dlambda);
-        }
-        dlambdas[j] += dlambda;
-    }
-    return CurvatureCorrection(dp, dlambdas);
-}
-
-// The correction of constraint `r` on the unit's particles `p` from multipliers `lambdas`.
-fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambdas: vec3<f32>) -> CurvatureCorrection {
-    let unit = params.constraints.kinds[KIND_CURVATURE].response.xy;
-    return curvature_correction(
-        array<vec3<f32>, 6>(position(p[0]), position(p[1]), position(p[2]), position(p[3]), position(p[4]), position(p[5])),
-        array<f32, 6>(p[0].w, p[1].w, p[2].w, p[3].w, p[4].w, p[5].w),
-        array<vec3<f32>, 3>(
-            vec3<f32>(r.weights0[0], r.weights0[1], r.weights0[2]),
-            vec3<f32>(r.weights1[0], r.weights1[1], r.weights1[2]),
-            vec3<f32>(r.weights2[0], r.weights2[1], r.weights2[2]),
-        ),
-        vec3<f32>(r.rest_angles[0], r.rest_angles[1], r.rest_angles[2]),
-        lambdas,
-        array<vec2<f32>, 3>(
-            scaled_response(unit, r.warp_stiffness),
-            scaled_response(unit, r.weft_stiffness),
-            scaled_response(unit, r.twist_stiffness),
-        ),
+fn edge_bend(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, p3: vec3<f32>, rest: f32) -> EdgeBend {
+    let hinge = dihedral(p0, p1, p2, p3);
+    let zero = vec3<f32>(0.0);
+    return EdgeBend(
+        select(0.0, bounded_angle_error(hinge.angle, rest), hinge.shaped),
+        select(zero, hinge.g0, hinge.shaped),
+        select(zero, hinge.g1, hinge.shaped),
+        select(zero, hinge.g2, hinge.shaped),
+        select(zero, hinge.g3, hinge.shaped),
     );
+}
+
+// The angles' gradients gathered per particle: vertex v's gradient of the three angles as the
+// columns of `own_v` (edge k in column k), far vertex k's of edge k's angle. A constraint with
+// edge weights `w` (one per edge) then has the gradient `own_v · w` at vertex v and `w_k far_k`
+// at far vertex k.
+struct UnitGradients {
+    own0: mat3x3<f32>,
+    own1: mat3x3<f32>,
+    own2: mat3x3<f32>,
+    far0: vec3<f32>,
+    far1: vec3<f32>,
+    far2: vec3<f32>,
+}
+
+// One of the three constraints, with edge weights `w`, the angle errors `errors`, masses
+// `own_w` (the vertices) and `far_w`, after the moves `d` of the constraints before it: its
+// XPBD step (the value moved to first order by `d`), added to `d`. Returns the step's Δλ.
+fn curvature_step(
+    g: UnitGradients, w: vec3<f32>, errors: vec3<f32>, own_w: vec3<f32>, far_w: vec3<f32>, lambda: f32,
+    response: vec2<f32>, d: ptr<function, UnitMoves>,
+) -> f32 {
+    let a0 = g.own0 * w;
+    let a1 = g.own1 * w;
+    let a2 = g.own2 * w;
+    let b0 = g.far0 * w.x;
+    let b1 = g.far1 * w.y;
+    let b2 = g.far2 * w.z;
+    let m = *d;
+    let moved = dot(a0, m.d0) + dot(a1, m.d1) + dot(a2, m.d2) + dot(b0, m.d3) + dot(b1, m.d4) + dot(b2, m.d5);
+    let value = dot(w, errors) + moved;
+    let weighted = own_w.x * dot(a0, a0) + own_w.y * dot(a1, a1) + own_w.z * dot(a2, a2)
+        + far_w.x * dot(b0, b0) + far_w.y * dot(b1, b1) + far_w.z * dot(b2, b2);
+    let denominator = weighted + response.y;
+    let step = response.x * (-value - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON);
+    let dlambda = select(0.0, step, denominator >= DENOMINATOR_EPSILON);
+    (*d).d0 += a0 * (own_w.x * dlambda);
+    (*d).d1 += a1 * (own_w.y * dlambda);
+    (*d).d2 += a2 * (own_w.z * dlambda);
+    (*d).d3 += b0 * (far_w.x * dlambda);
+    (*d).d4 += b1 * (far_w.y * dlambda);
+    (*d).d5 += b2 * (far_w.z * dlambda);
+    return dlambda;
+}
+
+// The three curvature constraints of constraint `r` on the unit's particles `p` (its vertices,
+// then its far vertices), one after the other by XPBD from multipliers `lambdas`, each
+// constraint's value moved to first order by the corrections before it (written out rather
+// than looped, so that every value stays in registers).
+fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambdas: vec3<f32>) -> CurvatureCorrection {
+    let x0 = position(p[0]);
+    let x1 = position(p[1]);
+    let x2 = position(p[2]);
+    let e0 = edge_bend(x0, x1, x2, position(p[3]), r.rest_angles[0]);
+    let e1 = edge_bend(x1, x2, x0, position(p[4]), r.rest_angles[1]);
+    let e2 = edge_bend(x2, x0, x1, position(p[5]), r.rest_angles[2]);
+    let g = UnitGradients(
+        mat3x3<f32>(e0.g0, e1.g2, e2.g1),
+        mat3x3<f32>(e0.g1, e1.g0, e2.g2),
+        mat3x3<f32>(e0.g2, e1.g1, e2.g0),
+        e0.g3,
+        e1.g3,
+        e2.g3,
+    );
+    let errors = vec3<f32>(e0.error, e1.error, e2.error);
+    let own_w = vec3<f32>(p[0].w, p[1].w, p[2].w);
+    let far_w = vec3<f32>(p[3].w, p[4].w, p[5].w);
+    let unit = params.constraints.kinds[KIND_CURVATURE].response.xy;
+    let zero = vec3<f32>(0.0);
+    var d = UnitMoves(zero, zero, zero, zero, zero, zero);
+    let warp = vec3<f32>(r.weights0[0], r.weights1[0], r.weights2[0]);
+    let weft = vec3<f32>(r.weights0[1], r.weights1[1], r.weights2[1]);
+    let twist = vec3<f32>(r.weights0[2], r.weights1[2], r.weights2[2]);
+    let l0 = curvature_step(g, warp, errors, own_w, far_w, lambdas.x, scaled_response(unit, r.warp_stiffness), &d);
+    let l1 = curvature_step(g, weft, errors, own_w, far_w, lambdas.y, scaled_response(unit, r.weft_stiffness), &d);
+    let l2 = curvature_step(g, twist, errors, own_w, far_w, lambdas.z, scaled_response(unit, r.twist_stiffness), &d);
+    return CurvatureCorrection(d, vec3<f32>(l0, l1, l2));
 }
 
 fn curvature_lambdas(r: CurvatureConstraint) -> vec3<f32> {
     return vec3<f32>(multiplier(r.lambdas[0]), multiplier(r.lambdas[1]), multiplier(r.lambdas[2]));
 }
 
-// Gauss-Seidel: the three curvatures on one load and one store of the six particles. A
-// particle in two places of the unit (a boundary edge's far vertex is the triangle's own) has
-// one slot address in every layout: it is stored once, from its first place, with the
-// corrections of every place.
+// The unit's first place holding the same particle as far vertex k, 7 where none does.
+fn curvature_alias(aliases: u32, k: u32) -> u32 {
+    return (aliases >> (3u * k)) & 7u;
+}
+
+// `d` with each far vertex's move added to the first place holding its particle (a boundary
+// edge's far vertex is the triangle's own vertex; rarely, two edges share a far vertex).
+fn folded(d: UnitMoves, aliases: u32) -> UnitMoves {
+    let zero = vec3<f32>(0.0);
+    let a3 = curvature_alias(aliases, 0u);
+    let a4 = curvature_alias(aliases, 1u);
+    let a5 = curvature_alias(aliases, 2u);
+    var f = d;
+    f.d0 += select(zero, d.d3, a3 == 0u) + select(zero, d.d4, a4 == 0u) + select(zero, d.d5, a5 == 0u);
+    f.d1 += select(zero, d.d3, a3 == 1u) + select(zero, d.d4, a4 == 1u) + select(zero, d.d5, a5 == 1u);
+    f.d2 += select(zero, d.d3, a3 == 2u) + select(zero, d.d4, a4 == 2u) + select(zero, d.d5, a5 == 2u);
+    f.d3 += select(zero, d.d4, a4 == 3u) + select(zero, d.d5, a5 == 3u);
+    f.d4 += select(zero, d.d5, a5 == 4u);
+    return f;
+}
+
+fn moved(p: Particle, d: vec3<f32>) -> Particle {
+    var m = p;
+    m.q += d;
+    return m;
+}
+
+// Gauss-Seidel: the three curvatures on one load and one store of the six particles, each
+// particle stored once, from its first place, with the moves of every place it holds.
 fn project_curvature(unit: UnitRef) {
     let r = curvature_record(unit.index);
-    var slots: array<Slot, 6>;
-    var p: array<Particle, 6>;
-    for (var k = 0u; k < 6u; k++) {
-        slots[k] = particle_slot(unit, k, unit_particle(unit, k));
-        p[k] = load_particle(slots[k]);
-    }
+    let s0 = particle_slot(unit, 0u, unit_particle(unit, 0u));
+    let s1 = particle_slot(unit, 1u, unit_particle(unit, 1u));
+    let s2 = particle_slot(unit, 2u, unit_particle(unit, 2u));
+    let s3 = particle_slot(unit, 3u, unit_particle(unit, 3u));
+    let s4 = particle_slot(unit, 4u, unit_particle(unit, 4u));
+    let s5 = particle_slot(unit, 5u, unit_particle(unit, 5u));
+    let p = array<Particle, 6>(
+        load_particle(s0), load_particle(s1), load_particle(s2), load_particle(s3), load_particle(s4), load_particle(s5),
+    );
     let lambdas = curvature_lambdas(r);
     let correction = curvature_correction_of(r, p, lambdas);
-    var dp = correction.dp;
-    for (var k = 0u; k < 6u; k++) {
-        var first = true;
-        var total = dp[k];
-        for (var j = 0u; j < 6u; j++) {
-            let same = (slots[j].address == slots[k].address) & (j != k);
-            first = first & !(same & (j < k));
-            total += select(vec3<f32>(0.0), dp[j], same);
-        }
-        if (first) {
-            var moved = p[k];
-            moved.q += total;
-            store_particle(slots[k], moved);
-        }
+    let d = folded(correction.dp, r.aliases);
+    store_particle(s0, moved(p[0], d.d0));
+    store_particle(s1, moved(p[1], d.d1));
+    store_particle(s2, moved(p[2], d.d2));
+    if (curvature_alias(r.aliases, 0u) == 7u) {
+        store_particle(s3, moved(p[3], d.d3));
+    }
+    if (curvature_alias(r.aliases, 1u) == 7u) {
+        store_particle(s4, moved(p[4], d.d4));
+    }
+    if (curvature_alias(r.aliases, 2u) == 7u) {
+        store_particle(s5, moved(p[5], d.d5));
     }
     store_curvature_lambdas(unit.index, lambdas + correction.dlambdas);
 }
 
 // Jacobi: the three curvatures from the same positions, scaled by the triangle's share, into
-// the unit's six slots.
+// the unit's six slots (the gather sums a particle's slots, aliases included).
 fn jacobi_curvature(unit: UnitRef) {
     let r = curvature_record(unit.index);
-    var p: array<Particle, 6>;
-    for (var k = 0u; k < 6u; k++) {
-        p[k] = load_particle(particle_slot(unit, k, jacobi_unit_particle(unit, k)));
-    }
+    let p = array<Particle, 6>(
+        load_particle(particle_slot(unit, 0u, jacobi_unit_particle(unit, 0u))),
+        load_particle(particle_slot(unit, 1u, jacobi_unit_particle(unit, 1u))),
+        load_particle(particle_slot(unit, 2u, jacobi_unit_particle(unit, 2u))),
+        load_particle(particle_slot(unit, 3u, jacobi_unit_particle(unit, 3u))),
+        load_particle(particle_slot(unit, 4u, jacobi_unit_particle(unit, 4u))),
+        load_particle(particle_slot(unit, 5u, jacobi_unit_particle(unit, 5u))),
+    );
     let lambdas = curvature_lambdas(r);
     let correction = curvature_correction_of(r, p, lambdas);
     let share = params.constraints.relaxation * jacobi_share(KIND_CURVATURE, unit.index);
-    var dp = correction.dp;
-    for (var k = 0u; k < 6u; k++) {
-        emit(unit, k, dp[k] * share);
-    }
+    let d = correction.dp;
+    emit(unit, 0u, d.d0 * share);
+    emit(unit, 1u, d.d1 * share);
+    emit(unit, 2u, d.d2 * share);
+    emit(unit, 3u, d.d3 * share);
+    emit(unit, 4u, d.d4 * share);
+    emit(unit, 5u, d.d5 * share);
     store_curvature_lambdas(unit.index, lambdas + correction.dlambdas * share);
 }

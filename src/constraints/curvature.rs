@@ -170,6 +170,7 @@ impl CurvatureConstraints {
                     weft_stiffness,
                     twist_stiffness,
                     lambdas: [0.0; 3],
+                    aliases: aliases(&self.units[c]),
                 }
             })
             .collect()
@@ -222,6 +223,16 @@ fn rest_of(p: [Vec3; 6], interior: [bool; 3], warp: Vec3) -> Option<CurvatureRes
     Some(rest)
 }
 
+/// For each far vertex of `unit` (places 3, 4, 5), three bits: the first place holding the same
+/// particle, or 7 where none does (a boundary edge's far vertex is the triangle's own third
+/// vertex; two edges can share a far vertex where a vertex has only three triangles).
+pub fn aliases(unit: &[u32; 6]) -> u32 {
+    (3..6).fold(0, |bits, k| {
+        let first = (0..k).find(|&j| unit[j] == unit[k]).map_or(7, |j| j as u32);
+        bits | first << (3 * (k - 3))
+    })
+}
+
 /// The hinge of edge `k` of a unit at `p`: the edge from vertex `k` to `k + 1`, the triangle's
 /// own third vertex, then the far vertex. Every edge's first wing is the triangle itself, so
 /// the three angles share its normal's sign convention.
@@ -257,6 +268,9 @@ pub struct CurvatureRecord {
     pub twist_stiffness: f32,
     /// XPBD multipliers, reset at the first iteration of every substep.
     pub lambdas: [f32; 3],
+    /// Three bits per far vertex ([`aliases`]): the first place of the unit holding the same
+    /// particle, 7 where none does; the GPU's Gauss-Seidel stores each particle once.
+    pub aliases: u32,
 }
 
 impl CurvatureRecord {
@@ -270,7 +284,8 @@ impl CurvatureRecord {
         warp_stiffness,
         weft_stiffness,
         twist_stiffness,
-        lambdas
+        lambdas,
+        aliases
     );
 }
 
