@@ -5,7 +5,7 @@ mod support;
 
 use drape::fabric::FABRICS;
 use drape::lab::{bending_length, cantilever_reading, drape_reading, peirce_bending_length, Cantilever, PEIRCE_ANGLE};
-use drape::{BendingModel, Fabric, GpuSolver, Scene, SceneKind};
+use drape::{BendingModel, Fabric, GpuSolver, Scene, SceneKind, SolverParams};
 use glam::Vec3;
 use support::device;
 
@@ -348,17 +348,18 @@ fn rigidity_ratio(fabric: &Fabric, overhang: f32, angle: f64, gravity: f64) -> f
 /// The curvature model bends a clamped strip as the inextensible elastica of its fabric's `B`
 /// says at every resolution: the plate of each triangle's shape operator, written here in f64
 /// from the formula (not the library's weights) and brought to rest by Newton's method, gives
-/// back `B` within 5 % through the elastica at 4, 8 and 16 cells over the overhang, for a
-/// fabric whose warp and weft rigidities differ. The per-hinge model with the stiffnesses that
+/// back `B` within 5 % through the elastica at 4, 8 and 12 cells over the overhang (cotton
+/// shirting). The per-hinge model with the stiffnesses that
 /// give the plate's energy on every cylinder does not: its strip folds its diagonals in series
 /// with the hinges across it and bends as a softer one (0.94 B at 8 cells, 0.87 B at 16; the
-/// reason is in `drape::constraints::curvature`). The plate gives 1.048, 1.013 and 1.003 B.
+/// reason is in `drape::constraints::curvature`). The plate gives 1.048, 1.013 and 1.006 B (and
+/// 1.003 B at 16 cells, left out for time).
 #[test]
 fn a_clamped_strip_of_the_curvature_model_bends_as_the_elastica_at_every_resolution() {
     let g = 9.81;
     let fabric = Fabric::named("cotton-shirting").unwrap();
     let overhang = 2.0 * bending_length(&fabric, g as f32);
-    for cells in [4, 8, 16] {
+    for cells in [4, 8, 12] {
         let rig = Cantilever::new(&fabric, overhang, cells).unwrap();
         let plate = PlateStrip::new(&rig, PlateBending::ShapeOperator, &rig.model, &fabric);
         let ratio = rigidity_ratio(&fabric, overhang, plate.tip_angle_at_rest(g), g);
@@ -395,14 +396,17 @@ fn the_solver_s_cantilever_reads_the_fabric_s_rigidity_at_every_resolution() {
 
 /// Cusick's test orders the fabrics as their stiffness does: on the GPU at 32 cells across the
 /// disc, after 3 s, the drape coefficient (averaged over the last half second) rises from the
-/// knit to the leather-like, the presets' order, and each lies in (0, 1].
+/// knit to the leather-like, the presets' order, and each lies in (0, 1]. At 10 × 4 rather than
+/// the scene's 30 × 10 (the order is the same; the values are the scene's business,
+/// BENCHMARKS.md).
 #[test]
 fn cusick_drape_coefficients_follow_the_fabrics_stiffness() {
     let (device, queue) = device();
     let mut previous = 0.0;
     for fabric in FABRICS {
         let scene = Scene::with_fabric(SceneKind::Cusick, 32, &fabric).unwrap();
-        let mut solver = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
+        let params = SolverParams { substeps: 10, iterations: 4, ..scene.params };
+        let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders).unwrap();
         (0..150).for_each(|_| solver.step());
         let mut sum = 0.0;
         for _ in 0..30 {
