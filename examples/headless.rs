@@ -316,6 +316,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "bending_constraints": model.constraints().bending.len() + model.constraints().isometric.len()
             + model.constraints().curvature.len(),
         "hinge_colours": model.colour_count(UnitType::Hinge) + model.colour_count(UnitType::IsometricHinge),
+        "curvature_colours": model.colour_count(UnitType::Curvature),
         "stripes_per_phase": model.schedule().phases.each_ref().map(|p| p.stripes.len()),
         "stripes_in_workgroup": solver.stripes_in_workgroup(),
         "dispatches_per_frame": solver.dispatches_per_frame(),

@@ -173,15 +173,13 @@ pub enum BendingModel {
     /// bends toward flat and assumes the cloth barely stretches.
     Isometric,
     /// Each triangle's curvature tensor from its three edges' angles ([`curvature`]): the
-    /// plate's energy for any bending and twisting, so a strip bends by its rigidity whatever
-    /// the mesh. It needs a bending rigidity ([`crate::ClothModel::with_bending_rigidity`]);
-    /// the fabrics bend by it.
+    /// hinges' energy on smooth bends, without their soft folds at the mesh's own scale, so a
+    /// strip bends by its rigidity at every resolution. It needs a bending rigidity
+    /// ([`crate::ClothModel::with_bending_rigidity`]); the fabrics bend by it.
     Curvature,
 }
 
 impl BendingModel {
-    /// The models of a stiffness per hinge ([`crate::SolverParams::bending`] or a rigidity).
-    pub const HINGES: [BendingModel; 2] = [Self::Dihedral, Self::Isometric];
     /// Every model.
     pub const ALL: [BendingModel; 3] = [Self::Dihedral, Self::Isometric, Self::Curvature];
 

@@ -125,9 +125,9 @@ impl Fabric {
     /// substep) at most [`BENDING_STIFFNESS_NUMBER`]. A triangle's curvature constraint is that
     /// stiff against its particles' masses, 16 times more per halving of the cells at a fixed
     /// step, and past it Gauss-Seidel stops short of rest: a cantilever of cotton shirting at
-    /// 16 cells and 20 substeps (number 1.5) bent as 1.04 B, at 32 cells (number 24) it
-    /// collapsed, and at 32 cells and 80 substeps (1.5) it rested within 3 % (BENCHMARKS.md,
-    /// "Fabrics").
+    /// 16 cells and 20 substeps (number 1.5) bent as 1.04 B, at 32 cells (number 23) it
+    /// collapsed, at 32 cells and 80 substeps (1.4) it read 1.032 B, and at the 95 substeps
+    /// this gives (number 1) 1.009 B (BENCHMARKS.md, "Fabrics").
     pub fn bending_substeps(&self, spacing: f32, time_step: f32, at_least: u32) -> u32 {
         let rigidity = self.bending.warp.max(self.bending.weft);
         let needed = time_step / (spacing * spacing) * (rigidity / (self.density * BENDING_STIFFNESS_NUMBER)).sqrt();

@@ -107,7 +107,7 @@ impl ClothModel {
     }
 
     /// The same mesh and pins as a cloth of `fabric` ([`ClothModel::from_fabric`]): its masses,
-    /// membrane and hinges all of the fabric, whatever this model's were.
+    /// membrane and bending all of the fabric, whatever this model's were.
     pub fn refit_to(&self, fabric: &Fabric) -> Result<Self, Error> {
         let pins: Vec<u32> =
             (0..self.particle_count() as u32).filter(|&i| self.inverse_masses[i as usize] == 0.0).collect();
@@ -175,10 +175,11 @@ impl ClothModel {
         Ok(model)
     }
 
-    /// The model with hinges of bending rigidity `rigidity` (N·m per direction): each hinge's
-    /// compliance follows from its rest geometry ([`hinge_stiffness`]), so the same rigidity
-    /// bends alike at any resolution, and `SolverParams::bending` no longer applies. Kept
-    /// through [`ClothModel::with_bending_model`]; a stiffness map multiplies it.
+    /// The model bending by rigidity `rigidity` (N·m per direction): each hinge's compliance
+    /// follows from its rest geometry ([`hinge_stiffness`]), or each triangle's curvature
+    /// from its area ([`BendingModel::Curvature`]), so the same rigidity bends alike at any
+    /// resolution, and `SolverParams::bending` no longer applies. Kept through
+    /// [`ClothModel::with_bending_model`]; a stiffness map multiplies it.
     pub fn with_bending_rigidity(mut self, rigidity: BendingRigidity) -> Result<Self, Error> {
         rigidity.validate()?;
         if self.bending_model == BendingModel::Curvature {

@@ -308,13 +308,13 @@ fn torus_on_the_ground() -> Result<Vec<Collider>, Error> {
     Ok(vec![Collider::ground(0.0), Collider::mesh(Arc::new(field), pose)])
 }
 
-/// The capsules scene's colliders: the ground, a bar across the cloth's middle at 1 m and a
 /// The fewest substeps of the Cusick scene: where its membrane has converged. Its drape
 /// coefficient follows the membrane's stretch: cotton shirting at 64 cells read 0.57 at 10
 /// substeps (worst p99 stretch 1.6 %), 0.662 at 30 (0.8 %) and 0.665 at 60, and 0.662 at 128
 /// cells and 30 substeps (BENCHMARKS.md, "Fabrics").
 const CUSICK_SUBSTEPS: u32 = 30;
 
+/// The capsules scene's colliders: the ground, a bar across the cloth's middle at 1 m and a
 /// rounded box under it.
 fn bar_and_box() -> Vec<Collider> {
     vec![

@@ -286,10 +286,16 @@ fn bad_fabric_values_are_typed_errors() {
     let mapped = model.clone().with_stiffness_scales(Kind::Bending, &vec![2.0; hinges]).unwrap();
     let moduli = Moduli { warp: 100.0, weft: 100.0, shear: 1.0 };
     assert_eq!(name(mapped.with_membrane(moduli)), "stretch_model");
-    assert_eq!(name(model.clone().with_bending_model(BendingModel::Curvature)), "bending_model");
+    let expected = |r: Result<ClothModel, Error>| match r {
+        Err(Error::Param(e)) => (e.name, e.expected),
+        other => panic!("expected a parameter error, got {other:?}"),
+    };
+    let (name, why) = expected(model.clone().with_bending_model(BendingModel::Curvature));
+    assert!(name == "bending_model" && why.contains("rigidity"), "{name}: {why}");
     let rigid = model.with_bending_rigidity(BendingRigidity { warp: 1e-5, weft: 1e-5 }).unwrap();
     let mapped = rigid.clone().with_stiffness_scales(Kind::Bending, &vec![2.0; hinges]).unwrap();
-    assert_eq!(name(mapped.with_bending_model(BendingModel::Curvature)), "bending_model");
+    let (name, why) = expected(mapped.with_bending_model(BendingModel::Curvature));
+    assert!(name == "bending_model" && why.contains("stiffness maps"), "{name}: {why}");
 }
 
 /// A deformation of a rest position by a strain `ε` and a shear angle `γ`.

@@ -113,17 +113,19 @@ struct UnitGradients {
 
 // One of the three constraints, with edge weights `w`, the angle errors `errors`, masses
 // `own_w` (the vertices) and `far_w`, after the moves `d` of the constraints before it: its
-// XPBD step (the value moved to first order by `d`), added to `d`. Returns the step's Δλ.
+// XPBD step (the value moved to first order by `d`), added to `d`. Its gradient is gathered per
+// particle (`per_particle`), so a particle in two places counts once. Returns the step's Δλ.
 fn curvature_step(
     g: UnitGradients, w: vec3<f32>, errors: vec3<f32>, own_w: vec3<f32>, far_w: vec3<f32>, lambda: f32,
-    response: vec2<f32>, d: ptr<function, UnitMoves>,
+    response: vec2<f32>, aliases: u32, d: ptr<function, UnitMoves>,
 ) -> f32 {
-    let a0 = g.own0 * w;
-    let a1 = g.own1 * w;
-    let a2 = g.own2 * w;
-    let b0 = g.far0 * w.x;
-    let b1 = g.far1 * w.y;
-    let b2 = g.far2 * w.z;
+    let gathered = per_particle(UnitMoves(g.own0 * w, g.own1 * w, g.own2 * w, g.far0 * w.x, g.far1 * w.y, g.far2 * w.z), aliases);
+    let a0 = gathered.d0;
+    let a1 = gathered.d1;
+    let a2 = gathered.d2;
+    let b0 = gathered.d3;
+    let b1 = gathered.d4;
+    let b2 = gathered.d5;
     let m = *d;
     let moved = dot(a0, m.d0) + dot(a1, m.d1) + dot(a2, m.d2) + dot(b0, m.d3) + dot(b1, m.d4) + dot(b2, m.d5);
     let value = dot(w, errors) + moved;
@@ -169,9 +171,10 @@ fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambda
     let warp = vec3<f32>(r.weights0[0], r.weights1[0], r.weights2[0]);
     let weft = vec3<f32>(r.weights0[1], r.weights1[1], r.weights2[1]);
     let twist = vec3<f32>(r.weights0[2], r.weights1[2], r.weights2[2]);
-    let l0 = curvature_step(g, warp, errors, own_w, far_w, lambdas.x, scaled_response(unit, r.warp_stiffness), &d);
-    let l1 = curvature_step(g, weft, errors, own_w, far_w, lambdas.y, scaled_response(unit, r.weft_stiffness), &d);
-    let l2 = curvature_step(g, twist, errors, own_w, far_w, lambdas.z, scaled_response(unit, r.twist_stiffness), &d);
+    let a = r.aliases;
+    let l0 = curvature_step(g, warp, errors, own_w, far_w, lambdas.x, scaled_response(unit, r.warp_stiffness), a, &d);
+    let l1 = curvature_step(g, weft, errors, own_w, far_w, lambdas.y, scaled_response(unit, r.weft_stiffness), a, &d);
+    let l2 = curvature_step(g, twist, errors, own_w, far_w, lambdas.z, scaled_response(unit, r.twist_stiffness), a, &d);
     return CurvatureCorrection(d, vec3<f32>(l0, l1, l2));
 }
 
@@ -184,7 +187,7 @@ fn curvature_alias(aliases: u32, k: u32) -> u32 {
     return (aliases >> (3u * k)) & 7u;
 }
 
-// `d` with each far vertex's move added to the first place holding its particle (a boundary
+// `d` with each far vertex's share added to the first place holding its particle (a boundary
 // edge's far vertex is the triangle's own vertex; rarely, two edges share a far vertex).
 fn folded(d: UnitMoves, aliases: u32) -> UnitMoves {
     let zero = vec3<f32>(0.0);
@@ -200,6 +203,17 @@ fn folded(d: UnitMoves, aliases: u32) -> UnitMoves {
     return f;
 }
 
+// `g` gathered per particle: each far vertex's share added to the first place holding its
+// particle, and its own place zeroed, so that sums over places are sums over particles.
+fn per_particle(g: UnitMoves, aliases: u32) -> UnitMoves {
+    let zero = vec3<f32>(0.0);
+    var f = folded(g, aliases);
+    f.d3 = select(f.d3, zero, curvature_alias(aliases, 0u) != 7u);
+    f.d4 = select(f.d4, zero, curvature_alias(aliases, 1u) != 7u);
+    f.d5 = select(f.d5, zero, curvature_alias(aliases, 2u) != 7u);
+    return f;
+}
+
 fn moved(p: Particle, d: vec3<f32>) -> Particle {
     var m = p;
     m.q += d;
@@ -207,7 +221,7 @@ fn moved(p: Particle, d: vec3<f32>) -> Particle {
 }
 
 // Gauss-Seidel: the three curvatures on one load and one store of the six particles, each
-// particle stored once, from its first place, with the moves of every place it holds.
+// particle stored once, from its first place (the steps gather every move there).
 fn project_curvature(unit: UnitRef) {
     let r = curvature_record(unit.index);
     let s0 = particle_slot(unit, 0u, unit_particle(unit, 0u));
@@ -221,7 +235,7 @@ fn project_curvature(unit: UnitRef) {
     );
     let lambdas = curvature_lambdas(r);
     let correction = curvature_correction_of(r, p, lambdas);
-    let d = folded(correction.dp, r.aliases);
+    let d = correction.dp;
     store_particle(s0, moved(p[0], d.d0));
     store_particle(s1, moved(p[1], d.d1));
     store_particle(s2, moved(p[2], d.d2));

@@ -7,8 +7,11 @@
 //! Reisman & Zorin 2006 ("Computing discrete shape operators on general meshes"), for small
 //! angles: `S = Σ_k θ_k |e_k|/(2A) t_k t_kᵀ`, with `θ_k` the signed dihedral angle across edge
 //! `k` (against its rest angle), `|e_k|` its rest length, `A` the triangle's rest area and `t_k`
-//! the unit in-plane normal of the edge. A sheet rolled into a cylinder of curvature `κ` gives
-//! `S = κ â âᵀ` exactly, whichever way the cylinder runs across the mesh. The constraints are
+//! the unit in-plane normal of the edge. On a grid of right triangles, a sheet rolled into a
+//! cylinder of curvature `κ` along either axis gives `S = κ â âᵀ` exactly; rolled obliquely it
+//! holds what per-hinge stiffnesses hold (up to 1.48 times the plate at 45°, where the grid's
+//! diagonals take the twist at twice a plate's stiffness: a property of that mesh). The
+//! constraints are
 //! its components in the warp/weft frame, `C = (S_uu, S_vv, √2 S_uv)`, with compliances
 //! `1/(B_warp A)`, `1/(B_weft A)` and `1/(B_twist A)`, so the triangle holds the orthotropic
 //! plate energy `½ A (B_warp κ_uu² + B_weft κ_vv² + 2 B_twist κ_uv²)`.
@@ -17,7 +20,7 @@
 //! a hinge alone cannot tell bending from twisting. On a triangulated strip, a fold along a
 //! diagonal turns the strip about its width as much as about its length, so a strip loaded in
 //! bending folds its diagonals too, each in series with the hinges across it: with per-hinge
-//! stiffnesses that give the plate's energy on every cylinder, a clamped strip still bends as
+//! stiffnesses that hold the same energy as curvature on smooth bends, a clamped strip still bends as
 //! one of 0.94 times its rigidity at 8 cells over the overhang and 0.87 at 16, softer as the
 //! cells shrink (the cantilever of `tests/lab.rs`, minimised in f64). The shape operator sums a triangle's three angles before squaring them,
 //! so a diagonal's fold adds to the triangle's curvature along the strip instead of beside it,
@@ -188,7 +191,7 @@ impl CurvatureConstraints {
     ) -> CurvatureCorrection {
         let rest = &self.rest[c];
         let responses = self.stiffnesses(c).map(|s| scaled_response(response, s));
-        curvature_correction(p, w, rest.weights, rest.rest_angles, lambdas, responses)
+        curvature_correction(p, w, rest.weights, rest.rest_angles, lambdas, responses, aliases(&self.units[c]))
     }
 }
 
@@ -269,7 +272,8 @@ pub struct CurvatureRecord {
     /// XPBD multipliers, reset at the first iteration of every substep.
     pub lambdas: [f32; 3],
     /// Three bits per far vertex ([`aliases`]): the first place of the unit holding the same
-    /// particle, 7 where none does; the GPU's Gauss-Seidel stores each particle once.
+    /// particle, 7 where none does; the steps gather a particle's gradient there, and the GPU's
+    /// Gauss-Seidel stores each particle once.
     pub aliases: u32,
 }
 
@@ -326,7 +330,9 @@ pub struct CurvatureCorrection {
 /// weights[k][j]·(θ_k − rest_k)` and `∇C_j = Σ_k weights[k][j] ∇θ_k`: the angles and their
 /// gradients once, at `p`, each constraint's value then moved to first order by the
 /// corrections before it. An edge whose hinge is degenerate (or whose angle error passes
-/// [`MAX_BENDING_STEP`]) counts with its error bounded, or not at all.
+/// [`MAX_BENDING_STEP`]) counts with its error bounded, or not at all. Each gradient is gathered
+/// per particle by the unit's [`aliases`] (a particle in two places counts once, its moves in
+/// its first place).
 pub fn curvature_correction(
     p: [Vec3; 6],
     w: [f32; 6],
@@ -334,6 +340,7 @@ pub fn curvature_correction(
     rest_angles: [f32; 3],
     lambdas: [f32; 3],
     responses: [Response; 3],
+    aliases: u32,
 ) -> CurvatureCorrection {
     let mut errors = [0.0f32; 3];
     let mut edge_gradients = [[Vec3::ZERO; 4]; 3];
@@ -352,6 +359,13 @@ pub fn curvature_correction(
             value += weights[k][j] * errors[k];
             for (slot, g) in hinge_slots(k).into_iter().zip(edge_gradients[k]) {
                 gradient[slot] += g * weights[k][j];
+            }
+        }
+        for far in 3..6 {
+            let first = (aliases >> (3 * (far - 3)) & 7) as usize;
+            if first != 7 {
+                let share = std::mem::take(&mut gradient[far]);
+                gradient[first] += share;
             }
         }
         // First order: the constraint as the corrections before it left it.

@@ -79,9 +79,12 @@ pub struct ParamOverrides {
 }
 
 impl ParamOverrides {
-    /// `model` bending by the overridden model, if any.
+    /// `model` bending by the overridden model, if any: curvature only where the cloth has a
+    /// bending rigidity (a cloth without one keeps its own model, so a choice made for a
+    /// fabric does not lock the scenes' own cloths out).
     fn bent(&self, model: ClothModel) -> Result<ClothModel, Error> {
         match self.bending {
+            Some(BendingModel::Curvature) if model.bending_rigidity().is_none() => Ok(model),
             Some(bending) => model.with_bending_model(bending),
             None => Ok(model),
         }
