@@ -54,10 +54,7 @@ fn curvature_record(c: u32) -> CurvatureConstraint {
 
 // Stores constraint c's three multipliers.
 fn store_curvature_lambdas(c: u32, lambdas: vec3<f32>) {
-    let at = record_word(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, 15u);
-    constraint_records[at] = bitcast<u32>(lambdas.x);
-    constraint_records[at + 1u] = bitcast<u32>(lambdas.y);
-    constraint_records[at + 2u] = bitcast<u32>(lambdas.z);
+    store_three_multipliers(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, 15u, lambdas);
 }
 
 // The six position changes of a unit: its vertices', then its far vertices'.

@@ -41,10 +41,7 @@ fn membrane_record(c: u32) -> MembraneConstraint {
 
 // Stores constraint c's three multipliers.
 fn store_membrane_lambdas(c: u32, lambdas: vec3<f32>) {
-    let at = record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 7u);
-    constraint_records[at] = bitcast<u32>(lambdas.x);
-    constraint_records[at + 1u] = bitcast<u32>(lambdas.y);
-    constraint_records[at + 2u] = bitcast<u32>(lambdas.z);
+    store_three_multipliers(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 7u, lambdas);
 }
 
 struct StrainCorrection {

@@ -79,6 +79,15 @@ struct ConstraintParams {
     _pad2: u32,
 }
 
+// Stores three multipliers of constraint c of `kind` (records of `words` words) from its word
+// `at` on: the membrane's and the curvature's.
+fn store_three_multipliers(kind: u32, words: u32, c: u32, at: u32, lambdas: vec3<f32>) {
+    let first = record_word(kind, words, c, at);
+    constraint_records[first] = bitcast<u32>(lambdas.x);
+    constraint_records[first + 1u] = bitcast<u32>(lambdas.y);
+    constraint_records[first + 2u] = bitcast<u32>(lambdas.z);
+}
+
 // Where word k of constraint c's record of kind `kind` (records `words` words long) is.
 fn record_word(kind: u32, words: u32, c: u32, k: u32) -> u32 {
     return params.constraints.kinds[kind].records + c * words + k;
