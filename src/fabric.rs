@@ -153,6 +153,44 @@ impl Fabric {
     }
 }
 
+/// The fabric of a cloth when none is named: the lab's tests' and the demos' first cloth.
+pub const DEFAULT_FABRIC: &str = "cotton-shirting";
+
+/// What the demos call the edge model (a stretch constraint per edge, each cloth's own) where
+/// they offer it beside the fabrics.
+pub const EDGE_MODEL: &str = "edges";
+
+/// A cloth's material as the demos offer it: a fabric preset, or `None` for each cloth's own
+/// edge model ([`EDGE_MODEL`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FabricChoice(pub Option<Fabric>);
+
+impl Default for FabricChoice {
+    /// [`DEFAULT_FABRIC`]: the membrane with curvature bending is the default for cloth.
+    fn default() -> Self {
+        Self(Fabric::named(DEFAULT_FABRIC))
+    }
+}
+
+impl FabricChoice {
+    /// Its name: the fabric's, or [`EDGE_MODEL`].
+    pub fn name(&self) -> &'static str {
+        self.0.map_or(EDGE_MODEL, |f| f.name)
+    }
+}
+
+/// A preset by its name, or [`EDGE_MODEL`].
+impl std::str::FromStr for FabricChoice {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        if name == EDGE_MODEL {
+            return Ok(Self(None));
+        }
+        name.parse().map(|f| Self(Some(f))).map_err(|e| format!("{e}, or {EDGE_MODEL}"))
+    }
+}
+
 /// A preset by its name ([`Fabric::named`]), for command lines.
 impl std::str::FromStr for Fabric {
     type Err = String;

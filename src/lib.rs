@@ -63,7 +63,7 @@ pub use constraints::stretch::StrainLimits;
 pub use constraints::{BendingModel, StretchModel};
 pub use distance_field::DistanceField;
 pub use error::{Error, GltfError, MeshError, ParamError};
-pub use fabric::{BendingRigidity, Fabric};
+pub use fabric::{BendingRigidity, Fabric, FabricChoice};
 pub use gltf_input::GltfCloth;
 #[cfg(not(target_arch = "wasm32"))]
 pub use gpu::{headless_device, request_device};

@@ -3,7 +3,7 @@
 use crate::collision::{Collider, Pose};
 use crate::distance_field::DistanceField;
 use crate::error::Error;
-use crate::fabric::Fabric;
+use crate::fabric::{Fabric, DEFAULT_FABRIC};
 use crate::lab;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
@@ -291,9 +291,6 @@ impl Scene {
         Ok(Some(poses))
     }
 }
-
-/// The fabric of the lab's tests when none is named.
-pub const DEFAULT_FABRIC: &str = "cotton-shirting";
 
 /// The spin scene's sphere centre.
 const SPIN_CENTER: Vec3 = Vec3::new(0.0, 0.4, 0.0);

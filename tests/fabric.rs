@@ -8,8 +8,10 @@ use drape::constraints::curvature::{aliases, curvature_correction, curvatures};
 use drape::constraints::isometric::curvature_vector;
 use drape::constraints::membrane::{shear_correction, strains, thread_correction, Moduli, RestFrame};
 use drape::constraints::{BendingModel, Kind};
+use drape::fabric::{DEFAULT_FABRIC, EDGE_MODEL, FABRICS};
 use drape::{
-    BendingRigidity, ClothMesh, ClothModel, Error, Fabric, GpuSolver, GridPlane, SolverMode, SolverParams, TetherParams,
+    BendingRigidity, ClothMesh, ClothModel, Error, Fabric, FabricChoice, GpuSolver, GridPlane, SolverMode,
+    SolverParams, TetherParams,
 };
 use glam::{DVec3, Quat, Vec2, Vec3};
 use support::{device, largest, Rng};
@@ -296,6 +298,19 @@ fn bad_fabric_values_are_typed_errors() {
     let mapped = rigid.clone().with_stiffness_scales(Kind::Bending, &vec![2.0; hinges]).unwrap();
     let (name, why) = expected(mapped.with_bending_model(BendingModel::Curvature));
     assert!(name == "bending_model" && why.contains("stiffness maps"), "{name}: {why}");
+}
+
+#[test]
+fn the_demos_offer_the_fabrics_and_the_edge_model_by_name() {
+    assert_eq!(FabricChoice::default().0, Fabric::named(DEFAULT_FABRIC));
+    assert_eq!(FabricChoice::default().name(), "cotton-shirting");
+    assert_eq!(EDGE_MODEL.parse::<FabricChoice>(), Ok(FabricChoice(None)));
+    assert_eq!(FabricChoice(None).name(), EDGE_MODEL);
+    for fabric in FABRICS {
+        assert_eq!(fabric.name.parse::<FabricChoice>(), Ok(FabricChoice(Some(fabric))));
+    }
+    let refused = "velvet".parse::<FabricChoice>().unwrap_err();
+    assert!(refused.contains("velvet") && refused.contains(EDGE_MODEL), "{refused}");
 }
 
 /// A deformation of a rest position by a strain `ε` and a shear angle `γ`.

@@ -3,10 +3,11 @@
 //! (`drape.png` in the working folder when there is no display and no `--headless`).
 //!
 //! ```sh
-//! cargo run --release --example demo                      # window, drape scene
+//! cargo run --release --example demo                      # window, drape scene, cotton shirting
 //! cargo run --release --example demo -- --obj cloth.obj  # your own cloth
 //! cargo run --release --example demo -- --gltf cloth.glb  # pinned where painted
-//! cargo run --release --example demo -- --fabric denim    # a fabric in physical units
+//! cargo run --release --example demo -- --fabric denim    # another fabric
+//! cargo run --release --example demo -- --fabric edges    # the scene's own edge model
 //! cargo run --release --example demo -- --headless --scene drape --frames 120 --screenshot out.png
 //! ```
 
@@ -36,10 +37,10 @@ struct Args {
     #[arg(long, default_value = "drape")]
     scene: SceneKind,
     /// The cloth's fabric (polyester-knit, silk-charmeuse, wool-suiting, cotton-shirting,
-    /// denim, leather-like): a membrane and hinges in its physical units. Without it, each
-    /// cloth's own (the edge model, stiffened by the parameters).
-    #[arg(long)]
-    fabric: Option<drape::Fabric>,
+    /// denim, leather-like): a membrane and curvature bending in its physical units; or
+    /// `edges`, each cloth's own edge model (stiffened by the parameters).
+    #[arg(long, default_value = drape::fabric::DEFAULT_FABRIC)]
+    fabric: drape::FabricChoice,
     /// Simulate this OBJ cloth instead (its top-most vertices are pinned).
     #[arg(long, conflicts_with = "gltf")]
     obj: Option<PathBuf>,
@@ -117,7 +118,7 @@ fn main() -> ExitCode {
         }),
         relaxation: args.relaxation,
         bending: args.bending,
-        fabric: args.fabric,
+        fabric: args.fabric.0,
     };
     let size = [args.width, args.height];
     let offscreen = args.headless || !has_display();

@@ -7,7 +7,7 @@ use super::session::{ClothSource, Session};
 use super::settings::{horizontal_wind, with_horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{BendingModel, StretchModel, UnitType};
-use crate::fabric::{Fabric, FABRICS};
+use crate::fabric::{Fabric, FabricChoice, FABRICS};
 use crate::params::{MassSpringParams, SolverMode, SolverParams, Stiffness, MAX_ITERATIONS, MAX_SUBSTEPS};
 use crate::passes::springs::SpringKind;
 use crate::scene::SceneKind;
@@ -142,7 +142,7 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
 /// The fabric chooser, and the physical values of the cloth's material.
 fn fabric_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelAction>) {
     let current = session.fabric();
-    let name = |fabric: Option<Fabric>| fabric.map_or("the scene's own", |f| f.name);
+    let name = |fabric: Option<Fabric>| FabricChoice(fabric).name();
     let mut chosen = current;
     egui::ComboBox::from_label("fabric").selected_text(name(current)).show_ui(ui, |ui| {
         ui.selectable_value(&mut chosen, None, name(None));

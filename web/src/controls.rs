@@ -4,11 +4,11 @@
 //! and a scene brings its own parameters).
 
 use crate::page::{add_listener, element, SolverKind};
-use drape::fabric::FABRICS;
+use drape::fabric::{EDGE_MODEL, FABRICS};
 use drape::params::{MAX_ITERATIONS, MAX_SUBSTEPS};
 use drape::viewer::settings::{horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use drape::viewer::Session;
-use drape::{Fabric, SceneKind};
+use drape::{Fabric, FabricChoice, SceneKind};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -29,7 +29,7 @@ pub enum Control {
         bytes: Vec<u8>,
     },
     Grid(u32),
-    /// A fabric preset for the cloth, `None`: the cloth's own.
+    /// A fabric preset for the cloth, `None`: the cloth's own edge model.
     Fabric(Option<Fabric>),
     TogglePause,
     Step,
@@ -55,9 +55,8 @@ pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
         scenes.add_with_html_option_element(&option).map_err(|e| crate::page::js_message(&e))?;
     }
     let fabrics: HtmlSelectElement = element("fabric")?;
-    for fabric in FABRICS {
-        let option = HtmlOptionElement::new_with_text_and_value(fabric.name, fabric.name)
-            .map_err(|e| crate::page::js_message(&e))?;
+    for name in std::iter::once(EDGE_MODEL).chain(FABRICS.iter().map(|f| f.name)) {
+        let option = HtmlOptionElement::new_with_text_and_value(name, name).map_err(|e| crate::page::js_message(&e))?;
         fabrics.add_with_html_option_element(&option).map_err(|e| crate::page::js_message(&e))?;
     }
     set_range("grid", *GRID_CELLS.start() as f32, *GRID_CELLS.end() as f32)?;
@@ -67,9 +66,8 @@ pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
 
     on_change(queue, "scene", |value| value.parse().map(Control::Scene).unwrap_or(Control::LoadedFile(value)))?;
     on_change(queue, "grid", |value| value.parse().map(Control::Grid).unwrap_or(Control::Unreadable("grid")))?;
-    on_change(queue, "fabric", |value| match value.as_str() {
-        "" => Control::Fabric(None),
-        name => Fabric::named(name).map(|f| Control::Fabric(Some(f))).unwrap_or(Control::Unreadable("fabric")),
+    on_change(queue, "fabric", |value| {
+        value.parse::<FabricChoice>().map(|choice| Control::Fabric(choice.0)).unwrap_or(Control::Unreadable("fabric"))
     })?;
     on_change(queue, "solver", |value| {
         SolverKind::named(&value).map(Control::Solver).unwrap_or(Control::Unreadable("solver"))
@@ -157,6 +155,7 @@ pub fn show(session: &Session) -> Result<(), String> {
     }
     scenes.set_value(&source);
     element::<HtmlInputElement>("grid")?.set_value(&session.grid().to_string());
+    element::<HtmlSelectElement>("fabric")?.set_value(FabricChoice(session.fabric()).name());
     element::<HtmlSelectElement>("solver")?.set_value(SolverKind::of(&params.mode).name());
     element::<HtmlButtonElement>("pause")?.set_text_content(Some(if session.paused() { "run" } else { "pause" }));
     show_number("substeps", params.substeps as f32)?;

@@ -4,7 +4,7 @@
 use drape::viewer::session::DEFAULT_RELAXATION;
 use drape::viewer::settings::GRID_CELLS;
 use drape::viewer::ParamOverrides;
-use drape::{MassSpringParams, SceneKind, SolverMode};
+use drape::{FabricChoice, MassSpringParams, SceneKind, SolverMode};
 use js_sys::{Float32Array, Object, Reflect};
 use std::sync::atomic::{AtomicBool, Ordering};
 use wasm_bindgen::{JsCast, JsValue};
@@ -99,8 +99,9 @@ pub fn publish_floats(key: &str, values: &[f32]) {
     publish(key, &Float32Array::from(values).into());
 }
 
-/// What the page's address asks for: `?scene=drape&grid=32&solver=gs&substeps=10&iterations=2
-/// &frames=120` (every one optional; `frames` pauses after that many frames, for scripted runs).
+/// What the page's address asks for: `?scene=drape&grid=32&fabric=denim&solver=gs&substeps=10
+/// &iterations=2&frames=120` (every one optional; `fabric=edges` for the scene's own edge model
+/// instead of cotton shirting; `frames` pauses after that many frames, for scripted runs).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Options {
     /// The scene to start with.
@@ -118,13 +119,16 @@ impl Options {
     pub fn from_address() -> Result<Self, String> {
         let search = web_sys::window().map(|w| w.location().search().unwrap_or_default()).unwrap_or_default();
         let query = web_sys::UrlSearchParams::new_with_str(&search).map_err(|e| js_message(&e))?;
-        let mut options =
-            Self { scene: SceneKind::Drape, grid: DEFAULT_GRID, overrides: ParamOverrides::default(), frames: None };
+        let overrides = ParamOverrides { fabric: FabricChoice::default().0, ..ParamOverrides::default() };
+        let mut options = Self { scene: SceneKind::Drape, grid: DEFAULT_GRID, overrides, frames: None };
         if let Some(scene) = query.get("scene") {
             options.scene = scene.parse().map_err(|e| format!("?scene={scene}: {e}"))?;
         }
         if let Some(grid) = number::<u32>(&query, "grid")? {
             options.grid = grid_in_range(grid).map_err(|e| format!("?grid={grid}: {e}"))?;
+        }
+        if let Some(fabric) = query.get("fabric") {
+            options.overrides.fabric = fabric.parse::<FabricChoice>().map_err(|e| format!("?fabric={fabric}: {e}"))?.0;
         }
         options.frames = number(&query, "frames")?;
         options.overrides.substeps = number(&query, "substeps")?;
