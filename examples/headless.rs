@@ -468,9 +468,13 @@ fn lab_json(scene: &Scene, positions: &[glam::Vec3], gravity: f32) -> serde_json
             }),
             None => serde_json::json!({ "fabric_rigidity_uNm": fabric.bending.warp * 1e6 }),
         },
-        (SceneKind::Cusick, Some(_)) => {
+        (SceneKind::Cusick, Some(fabric)) => {
             let reading = drape::lab::drape_reading(&scene.model, positions);
-            serde_json::json!({ "drape_coefficient": reading.coefficient, "nodes": reading.nodes })
+            serde_json::json!({
+                "drape_coefficient": reading.coefficient,
+                "nodes": reading.nodes,
+                "resolving_cells": drape::lab::cusick_cells(&fabric, gravity),
+            })
         }
         _ => serde_json::Value::Null,
     }

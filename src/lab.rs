@@ -132,6 +132,25 @@ pub const CUSICK_SUPPORT_RADIUS: f32 = 0.09;
 /// The height of the Cusick tester's support (m).
 pub const CUSICK_HEIGHT: f32 = 0.3;
 
+/// Cells per bending length at which the Cusick test's reading has converged with the mesh: a
+/// fabric's folds are a few bending lengths `c` across, and on a coarser mesh the drape
+/// coefficient still moves by more than 0.03 as the cells shrink. Measured at the scene's 30 × 10
+/// (BENCHMARKS.md, "Fabrics"), as cells per `c`: the knit read 0.19 at 2.4, 0.226 at 3.6 and
+/// 0.25 at 4.7; the silk 0.43 at 2.9, 0.334 at 4.3 and 0.33 at 5.8; the wool 0.48 at 3.4 and
+/// 0.51 at 6.8; the shirting 0.54 at 2.3 and 0.662 at both 4.5 and 9.
+pub const CUSICK_CELLS_PER_BENDING_LENGTH: f32 = 3.5;
+
+/// The fewest cells across the Cusick specimen that resolve `fabric`'s folds under `gravity`
+/// (m/s², > 0): [`CUSICK_CELLS_PER_BENDING_LENGTH`] per [`bending_length`].
+pub fn cusick_cells(fabric: &Fabric, gravity: f32) -> u32 {
+    let cells = 2.0 * CUSICK_SPECIMEN_RADIUS * CUSICK_CELLS_PER_BENDING_LENGTH / bending_length(fabric, gravity);
+    if cells.is_finite() {
+        (cells.ceil() as u32).clamp(2, MAX_LAB_CELLS)
+    } else {
+        MAX_LAB_CELLS
+    }
+}
+
 /// The disc of `fabric` of the Cusick drape test, `cells` cells across its diameter, held flat
 /// at `height` over its central [`CUSICK_SUPPORT_RADIUS`].
 pub fn cusick_model(fabric: &Fabric, cells: u32, height: f32) -> Result<ClothModel, Error> {
