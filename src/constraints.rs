@@ -149,14 +149,18 @@ impl Kind {
     }
 
     /// Its responses as the GPU reads them (`KindParams::response` in WGSL): `[k, α̃]`, then a
-    /// second pair where the kind has one (stretch: compression).
-    pub fn gpu_response(self, responses: &Responses) -> [f32; 4] {
+    /// second pair where the kind has one (stretch: compression); the curvature's `[k, α̃/B]` for
+    /// its three rigidities ([`CurvatureConstraints::area_responses`]).
+    pub fn gpu_response(self, responses: &Responses, constraints: &Constraints) -> [f32; 4] {
         let pair = |[a, b]: Response, [c, d]: Response| [a, b, c, d];
         match self {
             Self::Stretch => pair(responses.stretch, responses.compression),
             Self::Bending | Self::Isometric => pair(responses.bending, [0.0; 2]),
             Self::Membrane => pair(responses.membrane, [0.0; 2]),
-            Self::Curvature => pair(responses.curvature, [0.0; 2]),
+            Self::Curvature => {
+                let [[k, warp], [_, weft], [_, twist]] = constraints.curvature.area_responses(responses.curvature);
+                [k, warp, weft, twist]
+            }
         }
     }
 }
@@ -253,7 +257,8 @@ pub struct Responses {
     /// The membrane, per unit of stiffness (`[1, 1/h²]`: each strain's compliance is the
     /// inverse of its stiffness `E·A`, [`membrane`]).
     pub membrane: Response,
-    /// The curvature, per unit of stiffness (`[1, 1/h²]`, as the membrane).
+    /// The curvature, per unit of stiffness (`[1, 1/h²]`, as the membrane; the constraints
+    /// divide it by their rigidities and areas).
     pub curvature: Response,
     /// The stretch constraints' strain limits, when on ([`stretch::limit_strain`]).
     pub strain_limits: Option<stretch::StrainLimits>,

@@ -396,7 +396,7 @@ fn a_hard_curvature_step_zeroes_its_constraint_where_edges_share_a_far_vertex() 
         let w = unit.map(|i| model.inverse_masses()[i as usize]);
         let before = curvatures(p, &rest)[0];
         let responses = [[1.0, 0.0], [1.0, f32::MAX], [1.0, f32::MAX]];
-        let k = curvature_correction(p, w, rest.weights, rest.rest_angles, [0.0; 3], responses, aliases(&unit));
+        let k = curvature_correction(p, w, rest.weights(), rest.rest_angles, [0.0; 3], responses, aliases(&unit));
         // Each particle once: a place that repeats an earlier one adds its move there.
         let mut moved = bent.clone();
         for (place, &i) in unit.iter().enumerate() {

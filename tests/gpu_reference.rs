@@ -298,8 +298,8 @@ fn isometric_bending_matches_reference_in_every_mode_and_layout() {
     }
 }
 
-/// A cloth of a fabric (a membrane of warp, weft and shear per triangle, hinges of a bending
-/// rigidity, and a membrane map) projects in the triangle and bend units of every mode and
+/// A cloth of a fabric (a membrane of warp, weft and shear per triangle, hinges or curvature of
+/// a bending rigidity, a membrane map and a curvature map) projects in the triangle and bend units of every mode and
 /// layout as on the CPU, in both bending models, frame by frame from the reference's state
 /// (the sheared cloth's contacts with the sphere make a whole run chaotic: Jacobi parted by
 /// 0.4 mm over 40 frames from a first difference of 1e-15 m); the layouts agree bit for bit and
@@ -314,7 +314,11 @@ fn fabric_cloth_matches_reference_in_every_mode_and_layout() {
         let triangles = model.constraints().membrane.len();
         let mut rng = support::Rng(9);
         let scales: Vec<f32> = (0..triangles).map(|_| 0.5 + 2.0 * rng.next()).collect();
-        let model = model.with_stiffness_scales(Kind::Membrane, &scales).unwrap();
+        let mut model = model.with_stiffness_scales(Kind::Membrane, &scales).unwrap();
+        if bending_model == BendingModel::Curvature {
+            let scales: Vec<f32> = (0..model.constraints().curvature.len()).map(|_| 0.5 + 2.0 * rng.next()).collect();
+            model = model.with_stiffness_scales(Kind::Curvature, &scales).unwrap();
+        }
         for mode in MODES {
             let p = without_static_friction(params(SceneKind::Drape, mode));
             let mut first = None;

@@ -7,21 +7,17 @@
 // CURVATURE_RECORD_WORDS words in `constraint_records`); its particles are its unit's: the
 // triangle's three vertices, then the far vertex across each edge.
 struct CurvatureConstraint {
-    // Each edge's weights in (S_uu, S_vv, √2 S_uv), 1/m; zero for a boundary edge.
-    weights0: array<f32, 3>,
-    weights1: array<f32, 3>,
-    weights2: array<f32, 3>,
+    // The rest edges from vertex 0 to vertices 1 and 2 in the warp/weft frame, (u, v) each (m).
+    frame: array<f32, 4>,
     // Each edge's rest dihedral angle (rad).
     rest_angles: array<f32, 3>,
-    // B·A (N·m³) of each curvature, the material map applied: the inverse of its compliance.
-    warp_stiffness: f32,
-    weft_stiffness: f32,
-    twist_stiffness: f32,
+    // How many times stiffer than the cloth's rigidities (its material map).
+    stiffness_scale: f32,
     // XPBD multipliers of the current substep.
     lambdas: array<f32, 3>,
-    // Three bits per far vertex: the first place of the unit that holds the same particle, 7
-    // where none does.
-    aliases: u32,
+    // Bits 0–8, three per far vertex: the first place of the unit that holds the same particle,
+    // 7 where none does. Bit 9 + k: whether edge k has a triangle across.
+    topology: u32,
 }
 
 // Word k of constraint c's record.
@@ -40,21 +36,40 @@ fn curvature_floats(c: u32, k: u32) -> array<f32, 3> {
 // Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl).
 fn curvature_record(c: u32) -> CurvatureConstraint {
     return CurvatureConstraint(
-        curvature_floats(c, 0u),
-        curvature_floats(c, 3u),
-        curvature_floats(c, 6u),
-        curvature_floats(c, 9u),
-        curvature_float(c, 12u),
-        curvature_float(c, 13u),
-        curvature_float(c, 14u),
-        curvature_floats(c, 15u),
-        curvature_word(c, 18u),
+        array<f32, 4>(curvature_float(c, 0u), curvature_float(c, 1u), curvature_float(c, 2u), curvature_float(c, 3u)),
+        curvature_floats(c, 4u),
+        stiffness_scale(KIND_CURVATURE, record_word(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, 7u)),
+        curvature_floats(c, 8u),
+        curvature_word(c, 11u),
     );
+}
+
+// The weights of edge `e` (in the material frame) of a triangle of twice the area
+// `double_area` (edge_weights in src/constraints/curvature.rs): (e_v², e_u², −√2 e_u e_v)/(2A|e|),
+// zero for a boundary or degenerate edge.
+fn edge_weights(e: vec2<f32>, double_area: f32, interior: bool) -> vec3<f32> {
+    let d = double_area * length(e);
+    let kept = interior && d > 0.0;
+    let weights = vec3<f32>(e.y * e.y, e.x * e.x, -SQRT_2 * e.x * e.y) / select(1.0, d, kept);
+    return select(vec3<f32>(0.0), weights, kept);
+}
+
+// √2, as std::f32::consts::SQRT_2.
+const SQRT_2: f32 = 1.4142135623730951;
+
+// Twice the triangle's rest area (CurvatureRest::double_area).
+fn double_area(r: CurvatureConstraint) -> f32 {
+    return abs(r.frame[0] * r.frame[3] - r.frame[1] * r.frame[2]);
+}
+
+// Whether edge k has a triangle across.
+fn edge_interior(topology: u32, k: u32) -> bool {
+    return ((topology >> (9u + k)) & 1u) == 1u;
 }
 
 // Stores constraint c's three multipliers.
 fn store_curvature_lambdas(c: u32, lambdas: vec3<f32>) {
-    store_three_multipliers(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, 15u, lambdas);
+    store_three_multipliers(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, 8u, lambdas);
 }
 
 // The six position changes of a unit: its vertices', then its far vertices'.
@@ -162,16 +177,25 @@ fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambda
     let errors = vec3<f32>(e0.error, e1.error, e2.error);
     let own_w = vec3<f32>(p[0].w, p[1].w, p[2].w);
     let far_w = vec3<f32>(p[3].w, p[4].w, p[5].w);
-    let unit = params.constraints.kinds[KIND_CURVATURE].response.xy;
     let zero = vec3<f32>(0.0);
     var d = UnitMoves(zero, zero, zero, zero, zero, zero);
-    let warp = vec3<f32>(r.weights0[0], r.weights1[0], r.weights2[0]);
-    let weft = vec3<f32>(r.weights0[1], r.weights1[1], r.weights2[1]);
-    let twist = vec3<f32>(r.weights0[2], r.weights1[2], r.weights2[2]);
-    let a = r.aliases;
-    let l0 = curvature_step(g, warp, errors, own_w, far_w, lambdas.x, scaled_response(unit, r.warp_stiffness), a, &d);
-    let l1 = curvature_step(g, weft, errors, own_w, far_w, lambdas.y, scaled_response(unit, r.weft_stiffness), a, &d);
-    let l2 = curvature_step(g, twist, errors, own_w, far_w, lambdas.z, scaled_response(unit, r.twist_stiffness), a, &d);
+    // Rows: each edge's weights in (S_uu, S_vv, √2 S_uv); columns: each constraint's.
+    let twice_area = double_area(r);
+    let f1 = vec2<f32>(r.frame[0], r.frame[1]);
+    let f2 = vec2<f32>(r.frame[2], r.frame[3]);
+    let a = r.topology;
+    let w0 = edge_weights(f1, twice_area, edge_interior(r.topology, 0u));
+    let w1 = edge_weights(f2 - f1, twice_area, edge_interior(r.topology, 1u));
+    let w2 = edge_weights(-f2, twice_area, edge_interior(r.topology, 2u));
+    // [k, α̃/B_warp, α̃/B_weft, α̃/B_twist] (CurvatureConstraints::area_responses), per area.
+    let unit = params.constraints.kinds[KIND_CURVATURE].response;
+    let scale = 0.5 * twice_area * r.stiffness_scale;
+    let warp = scaled_response(unit.xy, scale);
+    let weft = scaled_response(unit.xz, scale);
+    let twist = scaled_response(unit.xw, scale);
+    let l0 = curvature_step(g, vec3<f32>(w0.x, w1.x, w2.x), errors, own_w, far_w, lambdas.x, warp, a, &d);
+    let l1 = curvature_step(g, vec3<f32>(w0.y, w1.y, w2.y), errors, own_w, far_w, lambdas.y, weft, a, &d);
+    let l2 = curvature_step(g, vec3<f32>(w0.z, w1.z, w2.z), errors, own_w, far_w, lambdas.z, twist, a, &d);
     return CurvatureCorrection(d, vec3<f32>(l0, l1, l2));
 }
 
@@ -236,13 +260,13 @@ fn project_curvature(unit: UnitRef) {
     store_particle(s0, moved(p[0], d.d0));
     store_particle(s1, moved(p[1], d.d1));
     store_particle(s2, moved(p[2], d.d2));
-    if (curvature_alias(r.aliases, 0u) == 7u) {
+    if (curvature_alias(r.topology, 0u) == 7u) {
         store_particle(s3, moved(p[3], d.d3));
     }
-    if (curvature_alias(r.aliases, 1u) == 7u) {
+    if (curvature_alias(r.topology, 1u) == 7u) {
         store_particle(s4, moved(p[4], d.d4));
     }
-    if (curvature_alias(r.aliases, 2u) == 7u) {
+    if (curvature_alias(r.topology, 2u) == 7u) {
         store_particle(s5, moved(p[5], d.d5));
     }
     store_curvature_lambdas(unit.index, lambdas + correction.dlambdas);

@@ -47,17 +47,48 @@ use std::collections::HashMap;
 /// The WGSL twin.
 pub const WGSL: WgslFile = wgsl_file!("constraints/curvature.wgsl");
 
-/// A triangle's rest data: per edge, the weights of its angle in the three constraints and its
-/// rest angle; and the triangle's rest area.
+/// A triangle's rest data: its shape in the material frame, which of its edges have a
+/// triangle across, and each edge's rest angle. The weights and the area follow from the shape
+/// (on the GPU too: four words instead of ten read per projection).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CurvatureRest {
-    /// `weights[k] = |e_k|/(2A) · ((t_k·û)², (t_k·v̂)², √2 (t_k·û)(t_k·v̂))` for edge `k`
-    /// (from vertex `k` to vertex `k + 1`), zero for a boundary edge.
-    pub weights: [[f32; 3]; 3],
+    /// The rest edges from vertex 0 to vertices 1 and 2 in the warp/weft frame `(û, v̂)` (m).
+    pub frame: [Vec2; 2],
+    /// Whether edge `k` (from vertex `k` to vertex `k + 1`) has a triangle across.
+    pub interior: [bool; 3],
     /// Each edge's rest dihedral angle (rad), as the unit measures it.
     pub rest_angles: [f32; 3],
+}
+
+impl CurvatureRest {
+    /// Twice the rest area (m²).
+    pub fn double_area(&self) -> f32 {
+        self.frame[0].perp_dot(self.frame[1]).abs()
+    }
+
     /// Rest area (m²).
-    pub area: f32,
+    pub fn area(&self) -> f32 {
+        0.5 * self.double_area()
+    }
+
+    /// Each edge's weights in `(S_uu, S_vv, √2 S_uv)` (1/m): `|e_k|/(2A) · ((t_k·û)², (t_k·v̂)²,
+    /// √2 (t_k·û)(t_k·v̂))`, `t_k` the edge's in-plane unit normal, zero for a boundary edge.
+    pub fn weights(&self) -> [[f32; 3]; 3] {
+        let [f1, f2] = self.frame;
+        let edges = [f1, f2 - f1, -f2];
+        std::array::from_fn(|k| edge_weights(edges[k], self.double_area(), self.interior[k]))
+    }
+}
+
+/// The weights of an edge `e` (in the material frame) of a triangle of twice the area
+/// `double_area`: with `t = (e_v, −e_u)/|e|`, `|e|/(2A) (t_u², t_v², √2 t_u t_v)` is
+/// `(e_v², e_u², −√2 e_u e_v)/(2A |e|)`; zero for a boundary edge or a degenerate one.
+fn edge_weights(e: Vec2, double_area: f32, interior: bool) -> [f32; 3] {
+    let d = double_area * e.length();
+    if !(interior && d > 0.0) {
+        return [0.0; 3];
+    }
+    [e.y * e.y / d, e.x * e.x / d, -std::f32::consts::SQRT_2 * e.x * e.y / d]
 }
 
 /// The curvature constraints of a cloth: triangle `t` has the particles `units[t]` (its three
@@ -153,8 +184,22 @@ impl CurvatureConstraints {
     /// Constraint `c`'s stiffnesses `B·A·scale` (N·m³) for the warp, weft and twist
     /// curvatures: the inverse of their XPBD compliances.
     pub fn stiffnesses(&self, c: usize) -> [f32; 3] {
-        let s = self.rest[c].area * self.stiffness_scales[c];
+        let s = self.rest[c].area() * self.stiffness_scales[c];
         self.rigidities.map(|b| b * s)
+    }
+
+    /// The rigidities `B_warp`, `B_weft` and `B_twist` (N·m).
+    pub fn rigidities(&self) -> [f32; 3] {
+        self.rigidities
+    }
+
+    /// The responses `[k, α̃/B]` of the warp, weft and twist curvatures per unit of area and
+    /// stiffness scale, from the kind's `response` per unit of stiffness: the GPU reads them in
+    /// its kind's response (`[k, α̃/B_warp, α̃/B_weft, α̃/B_twist]`), so a record holds one
+    /// rigidity for the cloth instead of three stiffnesses per triangle.
+    pub fn area_responses(&self, response: Response) -> [Response; 3] {
+        let [k, alpha_tilde] = response;
+        self.rigidities.map(|b| [k, alpha_tilde / b])
     }
 
     /// The GPU records, multipliers zeroed.
@@ -162,18 +207,13 @@ impl CurvatureConstraints {
         (0..self.len())
             .map(|c| {
                 let rest = &self.rest[c];
-                let [w0, w1, w2] = rest.weights;
-                let [warp_stiffness, weft_stiffness, twist_stiffness] = self.stiffnesses(c);
+                let [f1, f2] = rest.frame;
                 CurvatureRecord {
-                    weights0: w0,
-                    weights1: w1,
-                    weights2: w2,
+                    frame: [f1.x, f1.y, f2.x, f2.y],
                     rest_angles: rest.rest_angles,
-                    warp_stiffness,
-                    weft_stiffness,
-                    twist_stiffness,
+                    stiffness_scale: self.stiffness_scales[c],
                     lambdas: [0.0; 3],
-                    aliases: aliases(&self.units[c]),
+                    topology: topology(&self.units[c], rest.interior),
                 }
             })
             .collect()
@@ -190,8 +230,9 @@ impl CurvatureConstraints {
         response: Response,
     ) -> CurvatureCorrection {
         let rest = &self.rest[c];
-        let responses = self.stiffnesses(c).map(|s| scaled_response(response, s));
-        curvature_correction(p, w, rest.weights, rest.rest_angles, lambdas, responses, aliases(&self.units[c]))
+        let scale = rest.area() * self.stiffness_scales[c];
+        let responses = self.area_responses(response).map(|r| scaled_response(r, scale));
+        curvature_correction(p, w, rest.weights(), rest.rest_angles, lambdas, responses, aliases(&self.units[c]))
     }
 }
 
@@ -210,20 +251,22 @@ fn rest_of(p: [Vec3; 6], interior: [bool; 3], warp: Vec3) -> Option<CurvatureRes
         return None;
     }
     let v = n.cross(u);
-    let mut rest = CurvatureRest { weights: [[0.0; 3]; 3], rest_angles: [0.0; 3], area };
-    for (k, &inside) in interior.iter().enumerate() {
+    let in_frame = |e: Vec3| Vec2::new(e.dot(u), e.dot(v));
+    let mut rest =
+        CurvatureRest { frame: [in_frame(p[1] - p[0]), in_frame(p[2] - p[0])], interior, rest_angles: [0.0; 3] };
+    for k in 0..3 {
         let hinge = edge_hinge(p, k);
         let angle = dihedral(hinge[0], hinge[1], hinge[2], hinge[3]).map(|d| d.angle);
         rest.rest_angles[k] = angle.unwrap_or(0.0);
-        if let (true, Some(_)) = (inside, angle) {
-            let edge = hinge[1] - hinge[0];
-            let t = edge.cross(n).normalize();
-            let (tu, tv) = (t.dot(u), t.dot(v));
-            let c = edge.length() / (2.0 * area);
-            rest.weights[k] = [c * tu * tu, c * tv * tv, c * std::f32::consts::SQRT_2 * tu * tv];
-        }
+        rest.interior[k] &= angle.is_some();
     }
     Some(rest)
+}
+
+/// The GPU record's `topology`: the unit's [`aliases`] in bits 0–8, and in bit `9 + k` whether
+/// edge `k` has a triangle across.
+pub fn topology(unit: &[u32; 6], interior: [bool; 3]) -> u32 {
+    (0..3).fold(aliases(unit), |bits, k| bits | u32::from(interior[k]) << (9 + k))
 }
 
 /// For each far vertex of `unit` (places 3, 4, 5), three bits: the first place holding the same
@@ -248,49 +291,31 @@ const fn hinge_slots(k: usize) -> [usize; 4] {
     [k, (k + 1) % 3, (k + 2) % 3, 3 + k]
 }
 
-/// One curvature constraint as the GPU reads it (`CurvatureConstraint` in WGSL): each edge's
-/// weights in the three constraints, the rest angles, the three stiffnesses with the material
-/// map applied and the three XPBD multipliers of the current substep. Its particles come from
-/// its unit.
+/// One curvature constraint as the GPU reads it (`CurvatureConstraint` in WGSL): the triangle's
+/// rest shape in its material frame (its weights and area follow, [`CurvatureRest`]), the rest
+/// angles, the stiffness scale of a material map, the three XPBD multipliers of the current
+/// substep and its unit's topology. The rigidities are the cloth's, in its kind's response
+/// ([`CurvatureConstraints::area_responses`]). Its particles come from its unit.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct CurvatureRecord {
-    /// Edge 0's weights in `(S_uu, S_vv, √2 S_uv)` (1/m).
-    pub weights0: [f32; 3],
-    /// Edge 1's.
-    pub weights1: [f32; 3],
-    /// Edge 2's.
-    pub weights2: [f32; 3],
+    /// The rest edges from vertex 0 to vertices 1 and 2 in the warp/weft frame, `(u, v)` each
+    /// (m).
+    pub frame: [f32; 4],
     /// Each edge's rest angle (rad).
     pub rest_angles: [f32; 3],
-    /// `B_warp·A` (N·m³), and the same for weft and twist.
-    pub warp_stiffness: f32,
-    /// `B_weft·A`.
-    pub weft_stiffness: f32,
-    /// `B_twist·A`.
-    pub twist_stiffness: f32,
+    /// How many times stiffer than the cloth's rigidities (its material map).
+    pub stiffness_scale: f32,
     /// XPBD multipliers, reset at the first iteration of every substep.
     pub lambdas: [f32; 3],
-    /// Three bits per far vertex ([`aliases`]): the first place of the unit holding the same
-    /// particle, 7 where none does; the steps gather a particle's gradient there, and the GPU's
-    /// Gauss-Seidel stores each particle once.
-    pub aliases: u32,
+    /// [`topology`]: the unit's aliases (the steps gather a particle's gradient in its first
+    /// place, and the GPU's Gauss-Seidel stores each particle once) and its interior edges.
+    pub topology: u32,
 }
 
 impl CurvatureRecord {
     /// The layout its WGSL twin must have.
-    pub const LAYOUT: StructLayout = struct_layout!(
-        CurvatureRecord as "CurvatureConstraint",
-        weights0,
-        weights1,
-        weights2,
-        rest_angles,
-        warp_stiffness,
-        weft_stiffness,
-        twist_stiffness,
-        lambdas,
-        aliases
-    );
+    pub const LAYOUT: StructLayout = struct_layout!(CurvatureRecord as "CurvatureConstraint", frame, rest_angles, stiffness_scale, lambdas, topology);
 }
 
 impl KindConstraints for CurvatureConstraints {
@@ -389,11 +414,11 @@ pub fn curvature_correction(
 /// its rest shape.
 pub fn curvatures(p: [Vec3; 6], rest: &CurvatureRest) -> [f32; 3] {
     let mut s = [0.0; 3];
-    for k in 0..3 {
+    for (k, weights) in rest.weights().into_iter().enumerate() {
         let [a, b, c, d] = edge_hinge(p, k);
         let error = dihedral(a, b, c, d).map_or(0.0, |h| angle_error(h.angle, rest.rest_angles[k]));
-        for (j, value) in s.iter_mut().enumerate() {
-            *value += rest.weights[k][j] * error;
+        for (value, weight) in s.iter_mut().zip(weights) {
+            *value += weight * error;
         }
     }
     s

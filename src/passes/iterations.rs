@@ -420,7 +420,7 @@ impl GpuConstraintParams {
         let jacobi_layout = jacobi.map(|plan| JacobiLayout::of(model, plan));
         let mut kinds = [GpuKind::zeroed(); MAX_KINDS];
         for ((kind, entry), records) in Kind::ALL.iter().zip(&mut kinds).zip(record_bases(model.constraints())) {
-            entry.response = kind.gpu_response(&responses);
+            entry.response = kind.gpu_response(&responses, model.constraints());
             entry.records = records;
             entry.jacobi_shares = jacobi_layout.map_or(0, |layout| layout.shares[kind.id()]);
             entry.mapped = u32::from(model.constraints().of(*kind).scaled());
