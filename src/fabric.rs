@@ -177,6 +177,11 @@ impl FabricChoice {
     pub fn name(&self) -> &'static str {
         self.0.map_or(EDGE_MODEL, |f| f.name)
     }
+
+    /// What the demos' lists show for it: the fabric's name, or the edge model's with what it is.
+    pub fn label(&self) -> &'static str {
+        self.0.map_or("edges (the scene's own)", |f| f.name)
+    }
 }
 
 /// A preset by its name, or [`EDGE_MODEL`].

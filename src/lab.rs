@@ -134,8 +134,9 @@ pub const CUSICK_HEIGHT: f32 = 0.3;
 
 /// Cells per bending length at which the Cusick test's reading has converged with the mesh: a
 /// fabric's folds are a few bending lengths `c` across, and on a coarser mesh the drape
-/// coefficient still moves by more than 0.03 as the cells shrink. Measured at the scene's 30 × 10
-/// (BENCHMARKS.md, "Fabrics"), as cells per `c`: the knit read 0.19 at 2.4, 0.226 at 3.6 and
+/// coefficient still moves by more than 0.03 as the cells shrink. `c` is the warp's (the presets'
+/// weft is at most 30 % softer: 12 % in `c`). Measured at the scene's 30 × 10 (BENCHMARKS.md,
+/// "What resolves a fabric's folds"), as cells per `c`: the knit read 0.19 at 2.4, 0.226 at 3.6 and
 /// 0.25 at 4.7; the silk 0.43 at 2.9, 0.334 at 4.3 and 0.33 at 5.8; the wool 0.48 at 3.4 and
 /// 0.51 at 6.8; the shirting 0.54 at 2.3 and 0.662 at both 4.5 and 9.
 pub const CUSICK_CELLS_PER_BENDING_LENGTH: f32 = 3.5;

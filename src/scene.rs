@@ -173,8 +173,8 @@ impl Scene {
         Self::edge_model(kind, cells)
     }
 
-    /// The scene with its cloth of `fabric` ([`ClothModel::from_fabric`]): a membrane and hinges
-    /// in its physical units, its density, the same pins.
+    /// The scene with its cloth of `fabric` ([`ClothModel::from_fabric`]): a membrane and
+    /// curvature bending in its physical units, its density, the same pins.
     pub fn with_fabric(kind: SceneKind, cells: u32, fabric: &Fabric) -> Result<Self, Error> {
         let params = SolverParams::default();
         let (model, params, colliders) = match kind {

@@ -6,7 +6,7 @@ mod support;
 use drape::constraints::bending::dihedral_angle;
 use drape::constraints::curvature::{aliases, curvature_correction, curvatures};
 use drape::constraints::isometric::curvature_vector;
-use drape::constraints::membrane::{shear_correction, strains, thread_correction, Moduli, RestFrame};
+use drape::constraints::membrane::{shear_correction, strains, thread_correction, warp_direction, Moduli, RestFrame};
 use drape::constraints::{BendingModel, Kind};
 use drape::fabric::{DEFAULT_FABRIC, EDGE_MODEL, FABRICS};
 use drape::{
@@ -300,10 +300,50 @@ fn bad_fabric_values_are_typed_errors() {
     assert!(name == "bending_model" && why.contains("stiffness maps"), "{name}: {why}");
 }
 
+/// The curvature weights the GPU derives from a triangle's rest shape in its material frame
+/// are the shape operator's, `|e|/(2A) ((t·û)², (t·v̂)², √2 (t·û)(t·v̂))` with `t = ê × n̂`,
+/// computed here in f64 from the 3D rest triangle on a crumpled sheet whose warp runs at an
+/// angle (zero across a boundary edge).
+#[test]
+fn curvature_weights_from_the_material_frame_are_the_shape_operators() {
+    let mut rng = Rng(5);
+    let mut mesh = sheet(6, 0.3);
+    for (p, uv) in mesh.positions.iter_mut().zip(&mut mesh.uvs) {
+        *p += Vec3::new(0.01 * rng.next(), 0.03 * rng.next(), 0.01 * rng.next());
+        *uv = Vec2::new(0.8 * uv.x + 0.6 * uv.y, -0.6 * uv.x + 0.8 * uv.y);
+    }
+    let model = ClothModel::from_fabric(mesh, &Fabric::named("denim").unwrap(), &[]).unwrap();
+    let curvature = &model.constraints().curvature;
+    let positions = &model.mesh().positions;
+    for c in 0..curvature.len() {
+        let unit = curvature.units()[c];
+        let rest = curvature.rest(c);
+        let corners = [0, 1, 2].map(|k| positions[unit[k] as usize]);
+        let warp = warp_direction(corners, [0, 1, 2].map(|k| model.mesh().uvs[unit[k] as usize])).as_dvec3();
+        let p = corners.map(|v| v.as_dvec3());
+        let normal = (p[1] - p[0]).cross(p[2] - p[0]);
+        let n = normal.normalize();
+        let u = (warp - n * warp.dot(n)).normalize();
+        let v = n.cross(u);
+        for (k, weights) in rest.weights().into_iter().enumerate() {
+            let e = p[(k + 1) % 3] - p[k];
+            let t = e.cross(n).normalize();
+            let scale = e.length() / normal.length();
+            let expected = [t.dot(u).powi(2), t.dot(v).powi(2), std::f64::consts::SQRT_2 * t.dot(u) * t.dot(v)]
+                .map(|w| if rest.interior[k] { scale * w } else { 0.0 });
+            for (got, want) in weights.into_iter().zip(expected) {
+                let error = (f64::from(got) - want).abs();
+                assert!(error <= 1e-4 * scale, "triangle {c}, edge {k}: weight {got} against {want}");
+            }
+        }
+        assert!(rest.interior.iter().any(|&i| i), "triangle {c} has no edge inside");
+    }
+}
+
 #[test]
 fn the_demos_offer_the_fabrics_and_the_edge_model_by_name() {
-    assert_eq!(FabricChoice::default().0, Fabric::named(DEFAULT_FABRIC));
     assert_eq!(FabricChoice::default().name(), "cotton-shirting");
+    assert_eq!(DEFAULT_FABRIC, "cotton-shirting");
     assert_eq!(EDGE_MODEL.parse::<FabricChoice>(), Ok(FabricChoice(None)));
     assert_eq!(FabricChoice(None).name(), EDGE_MODEL);
     for fabric in FABRICS {

@@ -14,7 +14,7 @@
 use clap::{Parser, ValueEnum};
 use drape::viewer::session::DEFAULT_RELAXATION;
 use drape::viewer::{run_headless, run_window, ClothSource, HeadlessRun, ParamOverrides, WindowRun};
-use drape::{BendingModel, SceneKind, SolverMode};
+use drape::{BendingModel, FabricChoice, SceneKind, SolverMode};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,9 +38,10 @@ struct Args {
     scene: SceneKind,
     /// The cloth's fabric (polyester-knit, silk-charmeuse, wool-suiting, cotton-shirting,
     /// denim, leather-like): a membrane and curvature bending in its physical units; or
-    /// `edges`, each cloth's own edge model (stiffened by the parameters).
-    #[arg(long, default_value = drape::fabric::DEFAULT_FABRIC)]
-    fabric: drape::FabricChoice,
+    /// `edges`, each cloth's own edge model (stiffened by the parameters). Default: cotton
+    /// shirting for the scenes; an OBJ or glTF cloth keeps its own material (its maps).
+    #[arg(long)]
+    fabric: Option<drape::FabricChoice>,
     /// Simulate this OBJ cloth instead (its top-most vertices are pinned).
     #[arg(long, conflicts_with = "gltf")]
     obj: Option<PathBuf>,
@@ -118,7 +119,7 @@ fn main() -> ExitCode {
         }),
         relaxation: args.relaxation,
         bending: args.bending,
-        fabric: args.fabric.0,
+        fabric: args.fabric.unwrap_or(if file.is_some() { FabricChoice(None) } else { FabricChoice::default() }).0,
     };
     let size = [args.width, args.height];
     let offscreen = args.headless || !has_display();

@@ -20,35 +20,28 @@ struct CurvatureConstraint {
     topology: u32,
 }
 
-// Word k of constraint c's record.
-fn curvature_word(c: u32, k: u32) -> u32 {
-    return constraint_records[record_word(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, k)];
-}
-
-fn curvature_float(c: u32, k: u32) -> f32 {
-    return bitcast<f32>(curvature_word(c, k));
-}
-
-fn curvature_floats(c: u32, k: u32) -> array<f32, 3> {
-    return array<f32, 3>(curvature_float(c, k), curvature_float(c, k + 1u), curvature_float(c, k + 2u));
-}
-
 // Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl).
 fn curvature_record(c: u32) -> CurvatureConstraint {
+    let at = record_word(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, 0u);
     return CurvatureConstraint(
-        array<f32, 4>(curvature_float(c, 0u), curvature_float(c, 1u), curvature_float(c, 2u), curvature_float(c, 3u)),
-        curvature_floats(c, 4u),
-        stiffness_scale(KIND_CURVATURE, record_word(KIND_CURVATURE, CURVATURE_RECORD_WORDS, c, 7u)),
-        curvature_floats(c, 8u),
-        curvature_word(c, 11u),
+        array<f32, 4>(curvature_float(at), curvature_float(at + 1u), curvature_float(at + 2u), curvature_float(at + 3u)),
+        array<f32, 3>(curvature_float(at + 4u), curvature_float(at + 5u), curvature_float(at + 6u)),
+        stiffness_scale(KIND_CURVATURE, at + 7u),
+        array<f32, 3>(curvature_float(at + 8u), curvature_float(at + 9u), curvature_float(at + 10u)),
+        constraint_records[at + 11u],
     );
 }
 
+// Word `at` of `constraint_records` as an f32.
+fn curvature_float(at: u32) -> f32 {
+    return bitcast<f32>(constraint_records[at]);
+}
+
 // The weights of edge `e` (in the material frame) of a triangle of twice the area
-// `double_area` (edge_weights in src/constraints/curvature.rs): (e_v², e_u², −√2 e_u e_v)/(2A|e|),
+// `twice_area` (edge_weights in src/constraints/curvature.rs): (e_v², e_u², −√2 e_u e_v)/(2A|e|),
 // zero for a boundary or degenerate edge.
-fn edge_weights(e: vec2<f32>, double_area: f32, interior: bool) -> vec3<f32> {
-    let d = double_area * length(e);
+fn edge_weights(e: vec2<f32>, twice_area: f32, interior: bool) -> vec3<f32> {
+    let d = twice_area * length(e);
     let kept = interior && d > 0.0;
     let weights = vec3<f32>(e.y * e.y, e.x * e.x, -SQRT_2 * e.x * e.y) / select(1.0, d, kept);
     return select(vec3<f32>(0.0), weights, kept);
@@ -58,7 +51,7 @@ fn edge_weights(e: vec2<f32>, double_area: f32, interior: bool) -> vec3<f32> {
 const SQRT_2: f32 = 1.4142135623730951;
 
 // Twice the triangle's rest area (CurvatureRest::double_area).
-fn double_area(r: CurvatureConstraint) -> f32 {
+fn twice_rest_area(r: CurvatureConstraint) -> f32 {
     return abs(r.frame[0] * r.frame[3] - r.frame[1] * r.frame[2]);
 }
 
@@ -129,9 +122,9 @@ struct UnitGradients {
 // particle (`per_particle`), so a particle in two places counts once. Returns the step's Δλ.
 fn curvature_step(
     g: UnitGradients, w: vec3<f32>, errors: vec3<f32>, own_w: vec3<f32>, far_w: vec3<f32>, lambda: f32,
-    response: vec2<f32>, aliases: u32, d: ptr<function, UnitMoves>,
+    response: vec2<f32>, topology: u32, d: ptr<function, UnitMoves>,
 ) -> f32 {
-    let gathered = per_particle(UnitMoves(g.own0 * w, g.own1 * w, g.own2 * w, g.far0 * w.x, g.far1 * w.y, g.far2 * w.z), aliases);
+    let gathered = per_particle(UnitMoves(g.own0 * w, g.own1 * w, g.own2 * w, g.far0 * w.x, g.far1 * w.y, g.far2 * w.z), topology);
     let a0 = gathered.d0;
     let a1 = gathered.d1;
     let a2 = gathered.d2;
@@ -180,10 +173,9 @@ fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambda
     let zero = vec3<f32>(0.0);
     var d = UnitMoves(zero, zero, zero, zero, zero, zero);
     // Rows: each edge's weights in (S_uu, S_vv, √2 S_uv); columns: each constraint's.
-    let twice_area = double_area(r);
+    let twice_area = twice_rest_area(r);
     let f1 = vec2<f32>(r.frame[0], r.frame[1]);
     let f2 = vec2<f32>(r.frame[2], r.frame[3]);
-    let a = r.topology;
     let w0 = edge_weights(f1, twice_area, edge_interior(r.topology, 0u));
     let w1 = edge_weights(f2 - f1, twice_area, edge_interior(r.topology, 1u));
     let w2 = edge_weights(-f2, twice_area, edge_interior(r.topology, 2u));
@@ -193,9 +185,9 @@ fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambda
     let warp = scaled_response(unit.xy, scale);
     let weft = scaled_response(unit.xz, scale);
     let twist = scaled_response(unit.xw, scale);
-    let l0 = curvature_step(g, vec3<f32>(w0.x, w1.x, w2.x), errors, own_w, far_w, lambdas.x, warp, a, &d);
-    let l1 = curvature_step(g, vec3<f32>(w0.y, w1.y, w2.y), errors, own_w, far_w, lambdas.y, weft, a, &d);
-    let l2 = curvature_step(g, vec3<f32>(w0.z, w1.z, w2.z), errors, own_w, far_w, lambdas.z, twist, a, &d);
+    let l0 = curvature_step(g, vec3<f32>(w0.x, w1.x, w2.x), errors, own_w, far_w, lambdas.x, warp, r.topology, &d);
+    let l1 = curvature_step(g, vec3<f32>(w0.y, w1.y, w2.y), errors, own_w, far_w, lambdas.y, weft, r.topology, &d);
+    let l2 = curvature_step(g, vec3<f32>(w0.z, w1.z, w2.z), errors, own_w, far_w, lambdas.z, twist, r.topology, &d);
     return CurvatureCorrection(d, vec3<f32>(l0, l1, l2));
 }
 

@@ -20,11 +20,12 @@
 //! a hinge alone cannot tell bending from twisting. On a triangulated strip, a fold along a
 //! diagonal turns the strip about its width as much as about its length, so a strip loaded in
 //! bending folds its diagonals too, each in series with the hinges across it: with per-hinge
-//! stiffnesses that hold the same energy as curvature on smooth bends, a clamped strip still bends as
-//! one of 0.94 times its rigidity at 8 cells over the overhang and 0.87 at 16, softer as the
-//! cells shrink (the cantilever of `tests/lab.rs`, minimised in f64). The shape operator sums a triangle's three angles before squaring them,
-//! so a diagonal's fold adds to the triangle's curvature along the strip instead of beside it,
-//! and the strip bends as its rigidity says.
+//! stiffnesses that hold the same energy as curvature on smooth bends, a clamped strip still
+//! bends as one of 0.94 times its rigidity at 8 cells over the overhang and 0.87 at 16, softer
+//! as the cells shrink (the cantilever of `tests/lab.rs`, minimised in f64). The shape operator
+//! sums a triangle's three angles before squaring them, so a diagonal's fold adds to the
+//! triangle's curvature along the strip instead of beside it, and the strip bends as its
+//! rigidity says.
 //!
 //! Each triangle projects its three constraints in one unit of six particles: its own three
 //! and the far vertex of the triangle across each edge (the vertex itself across a boundary
@@ -54,7 +55,8 @@ pub const WGSL: WgslFile = wgsl_file!("constraints/curvature.wgsl");
 pub struct CurvatureRest {
     /// The rest edges from vertex 0 to vertices 1 and 2 in the warp/weft frame `(û, v̂)` (m).
     pub frame: [Vec2; 2],
-    /// Whether edge `k` (from vertex `k` to vertex `k + 1`) has a triangle across.
+    /// Whether edge `k` (from vertex `k` to vertex `k + 1`) has a triangle across, with a rest
+    /// hinge that is not degenerate (else the edge counts in no curvature).
     pub interior: [bool; 3],
     /// Each edge's rest dihedral angle (rad), as the unit measures it.
     pub rest_angles: [f32; 3],
@@ -188,18 +190,15 @@ impl CurvatureConstraints {
         self.rigidities.map(|b| b * s)
     }
 
-    /// The rigidities `B_warp`, `B_weft` and `B_twist` (N·m).
-    pub fn rigidities(&self) -> [f32; 3] {
-        self.rigidities
-    }
-
     /// The responses `[k, α̃/B]` of the warp, weft and twist curvatures per unit of area and
     /// stiffness scale, from the kind's `response` per unit of stiffness: the GPU reads them in
     /// its kind's response (`[k, α̃/B_warp, α̃/B_weft, α̃/B_twist]`), so a record holds one
     /// rigidity for the cloth instead of three stiffnesses per triangle.
+    /// At most the largest f32 (a rigidity of zero, as in a cloth without curvature
+    /// constraints, gives it rather than infinity).
     pub fn area_responses(&self, response: Response) -> [Response; 3] {
         let [k, alpha_tilde] = response;
-        self.rigidities.map(|b| [k, alpha_tilde / b])
+        self.rigidities.map(|b| [k, (alpha_tilde / b).min(f32::MAX)])
     }
 
     /// The GPU records, multipliers zeroed.
@@ -315,7 +314,14 @@ pub struct CurvatureRecord {
 
 impl CurvatureRecord {
     /// The layout its WGSL twin must have.
-    pub const LAYOUT: StructLayout = struct_layout!(CurvatureRecord as "CurvatureConstraint", frame, rest_angles, stiffness_scale, lambdas, topology);
+    pub const LAYOUT: StructLayout = struct_layout!(
+        CurvatureRecord as "CurvatureConstraint",
+        frame,
+        rest_angles,
+        stiffness_scale,
+        lambdas,
+        topology
+    );
 }
 
 impl KindConstraints for CurvatureConstraints {

@@ -142,7 +142,7 @@ fn scene_section(ui: &mut egui::Ui, state: &mut PanelState, session: &Session, a
 /// The fabric chooser, and the physical values of the cloth's material.
 fn fabric_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelAction>) {
     let current = session.fabric();
-    let name = |fabric: Option<Fabric>| FabricChoice(fabric).name();
+    let name = |fabric: Option<Fabric>| FabricChoice(fabric).label();
     let mut chosen = current;
     egui::ComboBox::from_label("fabric").selected_text(name(current)).show_ui(ui, |ui| {
         ui.selectable_value(&mut chosen, None, name(None));

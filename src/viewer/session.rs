@@ -72,9 +72,10 @@ pub struct ParamOverrides {
     /// The cloth's bending model, for every cloth loaded; `None`: each cloth's own (dihedral,
     /// or curvature for a fabric).
     pub bending: Option<BendingModel>,
-    /// The cloth's fabric (a membrane and hinges in its physical units,
-    /// [`crate::ClothModel::from_fabric`]), for every cloth loaded; `None`: each cloth's own
-    /// (the edge model, stiffened by the parameters, but for the lab's tests).
+    /// The cloth's fabric (a membrane and curvature bending in its physical units,
+    /// [`crate::ClothModel::from_fabric`]), for every cloth loaded, a file's own material maps
+    /// replaced; `None`: each cloth's own (the edge model, stiffened by the parameters, but for
+    /// the lab's tests; a file's maps kept).
     pub fabric: Option<Fabric>,
 }
 

@@ -4,7 +4,7 @@
 //! and a scene brings its own parameters).
 
 use crate::page::{add_listener, element, SolverKind};
-use drape::fabric::{EDGE_MODEL, FABRICS};
+use drape::fabric::FABRICS;
 use drape::params::{MAX_ITERATIONS, MAX_SUBSTEPS};
 use drape::viewer::settings::{horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use drape::viewer::Session;
@@ -55,8 +55,9 @@ pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
         scenes.add_with_html_option_element(&option).map_err(|e| crate::page::js_message(&e))?;
     }
     let fabrics: HtmlSelectElement = element("fabric")?;
-    for name in std::iter::once(EDGE_MODEL).chain(FABRICS.iter().map(|f| f.name)) {
-        let option = HtmlOptionElement::new_with_text_and_value(name, name).map_err(|e| crate::page::js_message(&e))?;
+    for choice in std::iter::once(FabricChoice(None)).chain(FABRICS.iter().map(|&f| FabricChoice(Some(f)))) {
+        let option = HtmlOptionElement::new_with_text_and_value(choice.label(), choice.name())
+            .map_err(|e| crate::page::js_message(&e))?;
         fabrics.add_with_html_option_element(&option).map_err(|e| crate::page::js_message(&e))?;
     }
     set_range("grid", *GRID_CELLS.start() as f32, *GRID_CELLS.end() as f32)?;
