@@ -84,16 +84,17 @@ fn on_screen(browser: &Browser, point: Vec3) -> Vec2 {
     PageCamera::of(browser).project(point)
 }
 
-/// The drape scene, 60 frames in the browser: the page found an adapter, the cloth fell onto
-/// the sphere and rests on it outside its margin, every value is finite, the positions are the
-/// native CPU reference's, and the canvas shows it.
+/// The drape scene of the edge model (`fabric=edges`; the page starts on a fabric otherwise), 60
+/// frames in the browser: the page found an adapter, the cloth fell onto the sphere and rests
+/// on it outside its margin, every value is finite, the positions are the native CPU
+/// reference's, and the canvas shows it.
 #[test]
 fn the_drape_scene_runs_in_the_browser_as_the_reference_does() {
     const FRAMES: u64 = 60;
     let _one = one_browser_at_a_time();
     let address = server::serve(site());
     let browser = Browser::start(true);
-    browser.open(&format!("{address}/?scene=drape&grid={GRID}&frames={FRAMES}"));
+    browser.open(&format!("{address}/?scene=drape&grid={GRID}&fabric=edges&frames={FRAMES}"));
     browser.wait_for("the frame limit and its positions", PATIENCE, |b| {
         b.state("paused") == json!(true) && b.state("positionsFrame") == json!(FRAMES)
     });
