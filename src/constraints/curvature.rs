@@ -34,9 +34,8 @@
 //! left, to first order (Gauss-Seidel within the unit).
 
 use super::bending::{angle_error, dihedral, MAX_BENDING_STEP};
-use super::membrane::warp_direction;
+use super::membrane::{material_edges, warp_direction};
 use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
-use crate::math::GEOMETRY_EPSILON;
 use crate::mesh::MeshEdge;
 use crate::struct_layout;
 use crate::wgsl::{StructLayout, WgslFile};
@@ -239,20 +238,8 @@ impl CurvatureConstraints {
 /// `interior[k]` whether edge `k` has a triangle across, with its warp along `warp`. `None` for
 /// a degenerate triangle.
 fn rest_of(p: [Vec3; 6], interior: [bool; 3], warp: Vec3) -> Option<CurvatureRest> {
-    let normal = (p[1] - p[0]).cross(p[2] - p[0]);
-    let area = 0.5 * normal.length();
-    if !(area > GEOMETRY_EPSILON * GEOMETRY_EPSILON && area.is_finite()) {
-        return None;
-    }
-    let n = normal.normalize();
-    let u = (warp - n * warp.dot(n)).normalize_or_zero();
-    if u == Vec3::ZERO {
-        return None;
-    }
-    let v = n.cross(u);
-    let in_frame = |e: Vec3| Vec2::new(e.dot(u), e.dot(v));
-    let mut rest =
-        CurvatureRest { frame: [in_frame(p[1] - p[0]), in_frame(p[2] - p[0])], interior, rest_angles: [0.0; 3] };
+    let frame = material_edges([p[0], p[1], p[2]], warp)?;
+    let mut rest = CurvatureRest { frame, interior, rest_angles: [0.0; 3] };
     for k in 0..3 {
         let hinge = edge_hinge(p, k);
         let angle = dihedral(hinge[0], hinge[1], hinge[2], hinge[3]).map(|d| d.angle);

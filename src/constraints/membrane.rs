@@ -66,24 +66,12 @@ impl RestFrame {
     /// The rest frame of triangle `(p0, p1, p2)` with the warp along `warp` (projected into the
     /// triangle's plane), `None` for a degenerate triangle or a warp along its normal.
     pub fn new(p: [Vec3; 3], warp: Vec3) -> Option<Self> {
-        let (e1, e2) = (p[1] - p[0], p[2] - p[0]);
-        let normal = e1.cross(e2);
-        let twice_area = normal.length();
-        if twice_area < GEOMETRY_EPSILON * GEOMETRY_EPSILON {
-            return None;
-        }
-        let n = normal / twice_area;
-        let along = warp - n * warp.dot(n);
-        if along.length() < 1e-3 * warp.length() || !along.is_finite() {
-            return None;
-        }
-        let u = along.normalize();
-        let v = n.cross(u);
-        let (r1, r2) = (Vec2::new(e1.dot(u), e1.dot(v)), Vec2::new(e2.dot(u), e2.dot(v)));
+        let [r1, r2] = material_edges(p, warp)?;
         let det = r1.x * r2.y - r2.x * r1.y;
         if det.abs() < GEOMETRY_EPSILON * GEOMETRY_EPSILON {
             return None;
         }
+        let twice_area = (p[1] - p[0]).cross(p[2] - p[0]).length();
         Some(Self { inverse: [r2.y / det, -r2.x / det, -r1.y / det, r1.x / det], area: 0.5 * twice_area })
     }
 
@@ -98,6 +86,27 @@ impl RestFrame {
         let [_, d01, _, d11] = self.inverse;
         [-(d01 + d11), d01, d11]
     }
+}
+
+/// The edges from vertex 0 to vertices 1 and 2 of triangle `p` in its material frame: along
+/// the warp `û` (`warp` projected into the triangle's plane) and the weft `v̂ = n̂ × û`. `None`
+/// for a degenerate triangle or a warp along its normal. The membrane's and the curvature's
+/// rest shapes.
+pub fn material_edges(p: [Vec3; 3], warp: Vec3) -> Option<[Vec2; 2]> {
+    let (e1, e2) = (p[1] - p[0], p[2] - p[0]);
+    let normal = e1.cross(e2);
+    let twice_area = normal.length();
+    if twice_area < GEOMETRY_EPSILON * GEOMETRY_EPSILON {
+        return None;
+    }
+    let n = normal / twice_area;
+    let along = warp - n * warp.dot(n);
+    if along.length() < 1e-3 * warp.length() || !along.is_finite() {
+        return None;
+    }
+    let u = along.normalize();
+    let v = n.cross(u);
+    Some([Vec2::new(e1.dot(u), e1.dot(v)), Vec2::new(e2.dot(u), e2.dot(v))])
 }
 
 /// The warp direction of triangle `(p, uv)` at rest: `∂x/∂u`, where the texture coordinates

@@ -261,3 +261,13 @@ pub fn start_gpu_from_cpu(gpu: &mut drape::GpuSolver, cpu: &drape::CpuSolver) {
     gpu.set_positions(&cpu.positions).unwrap();
     gpu.set_velocities(&cpu.velocities).unwrap();
 }
+
+/// A fan of three triangles around vertex 0 in a ring of three more, horizontal but for each
+/// vertex's `heights` (m): vertex 0 has three triangles, so two edges of each fan triangle share
+/// their far vertex, and each has a third edge on the boundary (whose far vertex is its own).
+pub fn three_triangle_fan(heights: [f32; 7]) -> drape::ClothMesh {
+    let flat = [(0.0, 0.0), (0.1, 0.0), (-0.05, 0.087), (-0.05, -0.087), (0.05, 0.13), (-0.12, 0.0), (0.05, -0.13)];
+    let positions = flat.iter().zip(heights).map(|(&(x, z), y)| Vec3::new(x, y, z)).collect();
+    let triangles = vec![[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 4, 2], [2, 5, 3], [3, 6, 1]];
+    drape::ClothMesh::new(positions, triangles, None).expect("a valid fan")
+}
