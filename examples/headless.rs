@@ -317,6 +317,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
             + model.constraints().curvature.len(),
         "hinge_colours": model.colour_count(UnitType::Hinge) + model.colour_count(UnitType::IsometricHinge),
         "curvature_colours": model.colour_count(UnitType::Curvature),
+        "shell_colours": model.colour_count(UnitType::Shell),
         "stripes_per_phase": model.schedule().phases.each_ref().map(|p| p.stripes.len()),
         "stripes_in_workgroup": solver.stripes_in_workgroup(),
         "dispatches_per_frame": solver.dispatches_per_frame(),

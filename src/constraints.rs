@@ -16,6 +16,7 @@ pub mod hinge;
 pub mod hinge_constraints;
 pub mod isometric;
 pub mod membrane;
+pub mod shell;
 pub mod stretch;
 
 use crate::wgsl::{StructLayout, WgslFile};
@@ -417,11 +418,13 @@ pub enum UnitType {
     /// The three curvatures of a triangle ([`curvature`]), on its vertices and the far vertex
     /// across each edge.
     Curvature,
+    /// A triangle's membrane and its curvature together ([`shell`]), for a cloth that has both.
+    Shell,
 }
 
 impl UnitType {
     /// Every unit type, in projection order (its index is its WGSL id).
-    pub const ALL: [UnitType; 7] = [
+    pub const ALL: [UnitType; 8] = [
         Self::FreeEdge,
         Self::Hinge,
         Self::IsometricHinge,
@@ -429,6 +432,7 @@ impl UnitType {
         Self::Bend,
         Self::IsometricBend,
         Self::Curvature,
+        Self::Shell,
     ];
 
     /// The id the WGSL dispatch uses.
@@ -446,6 +450,7 @@ impl UnitType {
             Self::Bend => "bend",
             Self::IsometricBend => "isometric_bend",
             Self::Curvature => "curvature",
+            Self::Shell => "shell",
         }
     }
 
@@ -454,6 +459,7 @@ impl UnitType {
     pub fn wgsl(self) -> Option<WgslFile> {
         match self {
             Self::Hinge => Some(hinge::WGSL),
+            Self::Shell => Some(shell::WGSL),
             _ => None,
         }
     }
@@ -464,12 +470,13 @@ impl UnitType {
             Self::FreeEdge => 2,
             Self::Triangle => 3,
             Self::Hinge | Self::IsometricHinge | Self::Bend | Self::IsometricBend => 4,
-            Self::Curvature => 6,
+            Self::Curvature | Self::Shell => 6,
         }
     }
 
     /// The unit a cloth bending by `bending` bends in, with or without stretch constraints on
-    /// its edges (a hinge unit, or the curvature's triangle unit).
+    /// its edges (a hinge unit, or the curvature's triangle unit; a cloth with a membrane and
+    /// curvature bends in shells where they pair up, [`shell::pairs_up`]).
     pub fn hinge(bending: BendingModel, stretch: StretchModel) -> Self {
         match (bending, stretch) {
             (BendingModel::Dihedral, StretchModel::Edges) => Self::Hinge,
@@ -498,6 +505,7 @@ impl UnitType {
             Self::Bend => hinge::project_bend(constraints, Kind::Bending, u, state, multipliers),
             Self::IsometricBend => hinge::project_bend(constraints, Kind::Isometric, u, state, multipliers),
             Self::Curvature => curvature::project_curvature(&constraints.curvature, u, state, multipliers),
+            Self::Shell => shell::project_shell(constraints, u, state, multipliers),
         }
     }
 
@@ -541,6 +549,7 @@ impl UnitType {
                 let scale = relaxation * scales[Kind::Curvature][u];
                 curvature::jacobi_curvature(&constraints.curvature, u, scale, state, multipliers, slots)
             }
+            Self::Shell => shell::jacobi_shell(constraints, u, relaxation, scales, state, multipliers, slots),
         }
     }
 
@@ -551,7 +560,7 @@ impl UnitType {
             Self::Hinge | Self::Bend => &constraints.bending.hinges()[u],
             Self::IsometricHinge | Self::IsometricBend => &constraints.isometric.hinges()[u],
             Self::Triangle => &constraints.membrane.triangles()[u],
-            Self::Curvature => &constraints.curvature.units()[u],
+            Self::Curvature | Self::Shell => &constraints.curvature.units()[u],
         }
     }
 }

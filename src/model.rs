@@ -6,6 +6,7 @@ use crate::constraints::bending::BendingConstraints;
 use crate::constraints::curvature::CurvatureConstraints;
 use crate::constraints::isometric::{self, IsometricConstraints};
 use crate::constraints::membrane::{MembraneConstraints, Moduli};
+use crate::constraints::shell;
 use crate::constraints::stretch::StretchConstraints;
 use crate::constraints::{
     jacobi_shares, BendingModel, Constraints, JacobiScales, Kind, Responses, StretchModel, UnitType,
@@ -493,7 +494,8 @@ impl JacobiPlan {
 /// triangle. With edges, an edge with a bending constraint forms a hinge with it
 /// ([`crate::constraints::hinge`]); the other edges are free edges (the boundary, and any
 /// interior edge next to a triangle too small for a normal). With a membrane, each bending
-/// constraint is a unit of its own and each triangle another.
+/// constraint is a unit of its own and each triangle another; with a membrane and curvature,
+/// each triangle is one shell ([`crate::constraints::shell`]) where they pair up.
 fn scheduled_constraints(
     mesh: &ClothMesh,
     edges: &[MeshEdge],
@@ -531,13 +533,18 @@ fn scheduled_constraints(
     };
     let hinge_count = bending.len() as u32;
     let hinge_type = UnitType::hinge(BendingModel::Dihedral, stretch);
+    // A triangle's membrane and curvature in one unit where every triangle has both.
+    let (triangle_type, curvature_type) = match shell::pairs_up(&membrane, &curvature) {
+        true => (UnitType::Shell, UnitType::Shell),
+        false => (UnitType::Triangle, UnitType::Curvature),
+    };
     // Each unit type's units (particles) and index range; free edges follow the hinges in the
     // stretch constraints' numbering.
     let unit_set = |t: UnitType| -> (Csr, Range<u32>) {
         match t {
             UnitType::FreeEdge => (Csr::from_rows(&free), hinge_count..hinge_count + free.len() as u32),
-            UnitType::Triangle => (Csr::from_rows(membrane.triangles()), 0..membrane.len() as u32),
-            UnitType::Curvature => (Csr::from_rows(curvature.units()), 0..curvature.len() as u32),
+            t if t == curvature_type => (Csr::from_rows(curvature.units()), 0..curvature.len() as u32),
+            t if t == triangle_type => (Csr::from_rows(membrane.triangles()), 0..membrane.len() as u32),
             t if t == hinge_type => (Csr::from_rows(bending.hinges()), 0..hinge_count),
             _ => (Csr::default(), 0..0),
         }
@@ -548,8 +555,8 @@ fn scheduled_constraints(
     let set_refs: Vec<&Csr> = unit_sets.iter().collect();
     let schedule = Schedule::new(&set_refs, &bases, mesh.positions.len(), &sources, STRIPE_PARTICLES);
     let bending = bending.permuted(schedule.order[hinge_type.id() as usize].iter().copied());
-    let membrane = membrane.permuted(schedule.order[UnitType::Triangle.id() as usize].iter().copied());
-    let curvature = curvature.permuted(schedule.order[UnitType::Curvature.id() as usize].iter().copied());
+    let membrane = membrane.permuted(schedule.order[triangle_type.id() as usize].iter().copied());
+    let curvature = curvature.permuted(schedule.order[curvature_type.id() as usize].iter().copied());
     let stretch = match stretch {
         StretchModel::Edges => {
             let free_order = &schedule.order[UnitType::FreeEdge.id() as usize];

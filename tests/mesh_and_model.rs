@@ -2,7 +2,8 @@
 
 mod support;
 
-use drape::constraints::UnitType;
+use drape::constraints::{BendingModel, UnitType};
+use drape::fabric::Fabric;
 use drape::geodesic::GeodesicSurface;
 use drape::graph::Csr;
 use drape::model::{ClothModel, STRIPE_PARTICLES};
@@ -375,14 +376,18 @@ fn constraints_follow_the_mesh() {
 /// Checks the model's schedule independently of the code that built it: every unit of every
 /// type in exactly one colour of its type, no particle twice in a colour, the phases' colours in
 /// order, each stripe's shares tiling its colours in stripe order, stripes of one phase sharing no
-/// particle, each stripe listing exactly its units' particles, and each hinge's stretch
-/// constraint on its bending constraint's edge.
+/// particle, each stripe listing exactly its units' particles, each hinge's stretch
+/// constraint on its bending constraint's edge and each shell's membrane constraint on its
+/// curvature constraint's triangle.
 fn assert_valid_schedule(model: &ClothModel) {
     let constraints = model.constraints();
     let schedule = model.schedule();
     for u in model.units(UnitType::Hinge) {
         let [a, b, _, _] = constraints.bending.particles(u as usize);
         assert_eq!(constraints.stretch.particles(u as usize), [a, b], "hinge {u}");
+    }
+    for u in model.units(UnitType::Shell).map(|u| u as usize) {
+        assert_eq!(constraints.membrane.triangles()[u][..], constraints.curvature.units()[u][..3], "shell {u}");
     }
     let mut seen: Vec<Vec<bool>> = UnitType::ALL.iter().map(|&t| vec![false; model.units(t).len()]).collect();
     let mut last_colour_of_particle = vec![usize::MAX; model.particle_count()];
@@ -433,6 +438,30 @@ fn assert_valid_schedule(model: &ClothModel) {
             }
         }
     }
+}
+
+#[test]
+fn a_fabric_projects_each_triangle_as_one_shell() {
+    let mesh = grid(17);
+    let triangles = mesh.triangles.len() as u32;
+    let denim = Fabric::named("denim").unwrap();
+    let fabric = ClothModel::from_fabric(mesh.clone(), &denim, &[]).unwrap();
+    assert_eq!(fabric.bending_model(), BendingModel::Curvature);
+    assert_eq!(fabric.units(UnitType::Shell), 0..triangles);
+    assert!(fabric.units(UnitType::Triangle).is_empty() && fabric.units(UnitType::Curvature).is_empty());
+    assert_valid_schedule(&fabric);
+    // The membrane with hinges, and the edges with curvature, keep their own units.
+    let hinges = fabric.clone().with_bending_model(BendingModel::Dihedral).unwrap();
+    assert_eq!(hinges.units(UnitType::Triangle), 0..triangles);
+    assert!(hinges.units(UnitType::Shell).is_empty());
+    assert_valid_schedule(&hinges);
+    let edges = ClothModel::new(mesh, 0.2, &[])
+        .and_then(|m| m.with_bending_rigidity(denim.bending))
+        .and_then(|m| m.with_bending_model(BendingModel::Curvature))
+        .unwrap();
+    assert_eq!(edges.units(UnitType::Curvature), 0..triangles);
+    assert!(edges.units(UnitType::Shell).is_empty());
+    assert_valid_schedule(&edges);
 }
 
 #[test]

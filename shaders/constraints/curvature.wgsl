@@ -233,42 +233,61 @@ fn moved(p: Particle, d: vec3<f32>) -> Particle {
     return m;
 }
 
-// Gauss-Seidel: the three curvatures on one load and one store of the six particles, each
-// particle stored once, from its first place (the steps gather every move there).
-fn project_curvature(unit: UnitRef) {
-    let r = curvature_record(unit.index);
-    let s0 = particle_slot(unit, 0u, unit_particle(unit, 0u));
-    let s1 = particle_slot(unit, 1u, unit_particle(unit, 1u));
-    let s2 = particle_slot(unit, 2u, unit_particle(unit, 2u));
-    let s3 = particle_slot(unit, 3u, unit_particle(unit, 3u));
-    let s4 = particle_slot(unit, 4u, unit_particle(unit, 4u));
-    let s5 = particle_slot(unit, 5u, unit_particle(unit, 5u));
-    let p = array<Particle, 6>(
-        load_particle(s0), load_particle(s1), load_particle(s2), load_particle(s3), load_particle(s4), load_particle(s5),
+// The six places of a unit: where each particle is.
+struct UnitSlots {
+    s0: Slot,
+    s1: Slot,
+    s2: Slot,
+    s3: Slot,
+    s4: Slot,
+    s5: Slot,
+}
+
+fn unit_slots(unit: UnitRef) -> UnitSlots {
+    return UnitSlots(
+        particle_slot(unit, 0u, unit_particle(unit, 0u)),
+        particle_slot(unit, 1u, unit_particle(unit, 1u)),
+        particle_slot(unit, 2u, unit_particle(unit, 2u)),
+        particle_slot(unit, 3u, unit_particle(unit, 3u)),
+        particle_slot(unit, 4u, unit_particle(unit, 4u)),
+        particle_slot(unit, 5u, unit_particle(unit, 5u)),
     );
+}
+
+// Gauss-Seidel: the three curvatures of constraint `r` on the particles `p` at `s` from
+// multipliers `lambdas`, each particle stored once, from its first place (the steps gather
+// every move there), and the multipliers stored.
+fn project_curvature_at(unit: UnitRef, r: CurvatureConstraint, s: UnitSlots, p: array<Particle, 6>) {
     let lambdas = curvature_lambdas(r);
     let correction = curvature_correction_of(r, p, lambdas);
     let d = correction.dp;
-    store_particle(s0, moved(p[0], d.d0));
-    store_particle(s1, moved(p[1], d.d1));
-    store_particle(s2, moved(p[2], d.d2));
+    store_particle(s.s0, moved(p[0], d.d0));
+    store_particle(s.s1, moved(p[1], d.d1));
+    store_particle(s.s2, moved(p[2], d.d2));
     if (curvature_alias(r.topology, 0u) == 7u) {
-        store_particle(s3, moved(p[3], d.d3));
+        store_particle(s.s3, moved(p[3], d.d3));
     }
     if (curvature_alias(r.topology, 1u) == 7u) {
-        store_particle(s4, moved(p[4], d.d4));
+        store_particle(s.s4, moved(p[4], d.d4));
     }
     if (curvature_alias(r.topology, 2u) == 7u) {
-        store_particle(s5, moved(p[5], d.d5));
+        store_particle(s.s5, moved(p[5], d.d5));
     }
     store_curvature_lambdas(unit.index, lambdas + correction.dlambdas);
 }
 
-// Jacobi: the three curvatures from the same positions, scaled by the triangle's share, into
-// the unit's six slots (the gather sums a particle's slots, aliases included).
-fn jacobi_curvature(unit: UnitRef) {
-    let r = curvature_record(unit.index);
+// Gauss-Seidel: the three curvatures on one load and one store of the six particles.
+fn project_curvature(unit: UnitRef) {
+    let s = unit_slots(unit);
     let p = array<Particle, 6>(
+        load_particle(s.s0), load_particle(s.s1), load_particle(s.s2), load_particle(s.s3), load_particle(s.s4), load_particle(s.s5),
+    );
+    project_curvature_at(unit, curvature_record(unit.index), s, p);
+}
+
+// The unit's six particles (Jacobi).
+fn jacobi_unit_particles6(unit: UnitRef) -> array<Particle, 6> {
+    return array<Particle, 6>(
         load_particle(particle_slot(unit, 0u, jacobi_unit_particle(unit, 0u))),
         load_particle(particle_slot(unit, 1u, jacobi_unit_particle(unit, 1u))),
         load_particle(particle_slot(unit, 2u, jacobi_unit_particle(unit, 2u))),
@@ -276,15 +295,28 @@ fn jacobi_curvature(unit: UnitRef) {
         load_particle(particle_slot(unit, 4u, jacobi_unit_particle(unit, 4u))),
         load_particle(particle_slot(unit, 5u, jacobi_unit_particle(unit, 5u))),
     );
+}
+
+// Jacobi: the three curvatures from the same positions `p`, scaled by the triangle's share
+// (the multipliers' steps stored).
+fn jacobi_curvature_moves(unit: UnitRef, p: array<Particle, 6>) -> UnitMoves {
+    let r = curvature_record(unit.index);
     let lambdas = curvature_lambdas(r);
     let correction = curvature_correction_of(r, p, lambdas);
     let share = params.constraints.relaxation * jacobi_share(KIND_CURVATURE, unit.index);
-    let d = correction.dp;
-    emit(unit, 0u, d.d0 * share);
-    emit(unit, 1u, d.d1 * share);
-    emit(unit, 2u, d.d2 * share);
-    emit(unit, 3u, d.d3 * share);
-    emit(unit, 4u, d.d4 * share);
-    emit(unit, 5u, d.d5 * share);
     store_curvature_lambdas(unit.index, lambdas + correction.dlambdas * share);
+    let d = correction.dp;
+    return UnitMoves(d.d0 * share, d.d1 * share, d.d2 * share, d.d3 * share, d.d4 * share, d.d5 * share);
+}
+
+// Jacobi: the curvatures' moves into the unit's six slots (the gather sums a particle's slots,
+// aliases included).
+fn jacobi_curvature(unit: UnitRef) {
+    let d = jacobi_curvature_moves(unit, jacobi_unit_particles6(unit));
+    emit(unit, 0u, d.d0);
+    emit(unit, 1u, d.d1);
+    emit(unit, 2u, d.d2);
+    emit(unit, 3u, d.d3);
+    emit(unit, 4u, d.d4);
+    emit(unit, 5u, d.d5);
 }

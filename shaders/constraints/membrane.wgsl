@@ -136,6 +136,29 @@ fn corrected(p: array<Particle, 3>, k: StrainCorrection) -> array<Particle, 3> {
     return moved;
 }
 
+// The three strains of constraint `r` projected one after the other, each from the positions
+// the one before left, from multipliers `lambdas`: the moved particles and the multipliers'
+// steps.
+struct ProjectedTriangle {
+    p: array<Particle, 3>,
+    dlambdas: vec3<f32>,
+}
+
+fn triangle_projected(r: MembraneConstraint, loaded: array<Particle, 3>, lambdas: vec3<f32>) -> ProjectedTriangle {
+    var p = loaded;
+    let warp = strain_correction(r, 0u, p, lambdas.x);
+    p = corrected(p, warp);
+    let weft = strain_correction(r, 1u, p, lambdas.y);
+    p = corrected(p, weft);
+    let shear = strain_correction(r, 2u, p, lambdas.z);
+    p = corrected(p, shear);
+    return ProjectedTriangle(p, vec3<f32>(warp.dlambda, weft.dlambda, shear.dlambda));
+}
+
+fn membrane_lambdas(r: MembraneConstraint) -> vec3<f32> {
+    return vec3<f32>(multiplier(r.warp_lambda), multiplier(r.weft_lambda), multiplier(r.shear_lambda));
+}
+
 // Gauss-Seidel: warp, weft and shear one after the other, each from the positions the one
 // before left, on one load and one store of the triangle.
 fn project_triangle(unit: UnitRef) {
@@ -143,37 +166,47 @@ fn project_triangle(unit: UnitRef) {
     let slot0 = particle_slot(unit, 0u, unit_particle(unit, 0u));
     let slot1 = particle_slot(unit, 1u, unit_particle(unit, 1u));
     let slot2 = particle_slot(unit, 2u, unit_particle(unit, 2u));
-    var p = array<Particle, 3>(load_particle(slot0), load_particle(slot1), load_particle(slot2));
-    let lambdas = vec3<f32>(multiplier(r.warp_lambda), multiplier(r.weft_lambda), multiplier(r.shear_lambda));
-    let warp = strain_correction(r, 0u, p, lambdas.x);
-    p = corrected(p, warp);
-    let weft = strain_correction(r, 1u, p, lambdas.y);
-    p = corrected(p, weft);
-    let shear = strain_correction(r, 2u, p, lambdas.z);
-    p = corrected(p, shear);
-    store_particle(slot0, p[0]);
-    store_particle(slot1, p[1]);
-    store_particle(slot2, p[2]);
-    store_membrane_lambdas(unit.index, lambdas + vec3<f32>(warp.dlambda, weft.dlambda, shear.dlambda));
+    let lambdas = membrane_lambdas(r);
+    let projected = triangle_projected(r, array<Particle, 3>(load_particle(slot0), load_particle(slot1), load_particle(slot2)), lambdas);
+    store_particle(slot0, projected.p[0]);
+    store_particle(slot1, projected.p[1]);
+    store_particle(slot2, projected.p[2]);
+    store_membrane_lambdas(unit.index, lambdas + projected.dlambdas);
 }
 
-// Jacobi: the three strains from the same positions, scaled by the triangle's share, summed per
-// particle into its slots.
-fn jacobi_triangle(unit: UnitRef) {
+// Jacobi: the three strains of unit `unit`'s constraint from the same positions `p`, scaled by
+// the triangle's share, summed per particle (the multipliers' steps stored).
+struct TriangleMoves {
+    d0: vec3<f32>,
+    d1: vec3<f32>,
+    d2: vec3<f32>,
+}
+
+fn jacobi_triangle_moves(unit: UnitRef, p: array<Particle, 3>) -> TriangleMoves {
     let r = membrane_record(unit.index);
+    let lambdas = membrane_lambdas(r);
+    let warp = strain_correction(r, 0u, p, lambdas.x);
+    let weft = strain_correction(r, 1u, p, lambdas.y);
+    let shear = strain_correction(r, 2u, p, lambdas.z);
+    let share = params.constraints.relaxation * jacobi_share(KIND_MEMBRANE, unit.index);
+    let steps = vec3<f32>(warp.dlambda, weft.dlambda, shear.dlambda);
+    store_membrane_lambdas(unit.index, lambdas + steps * share);
+    return TriangleMoves(
+        warp.dp0 * share + weft.dp0 * share + shear.dp0 * share,
+        warp.dp1 * share + weft.dp1 * share + shear.dp1 * share,
+        warp.dp2 * share + weft.dp2 * share + shear.dp2 * share,
+    );
+}
+
+// Jacobi: the triangle's moves into its slots.
+fn jacobi_triangle(unit: UnitRef) {
     let p = array<Particle, 3>(
         load_particle(particle_slot(unit, 0u, jacobi_unit_particle(unit, 0u))),
         load_particle(particle_slot(unit, 1u, jacobi_unit_particle(unit, 1u))),
         load_particle(particle_slot(unit, 2u, jacobi_unit_particle(unit, 2u))),
     );
-    let lambdas = vec3<f32>(multiplier(r.warp_lambda), multiplier(r.weft_lambda), multiplier(r.shear_lambda));
-    let warp = strain_correction(r, 0u, p, lambdas.x);
-    let weft = strain_correction(r, 1u, p, lambdas.y);
-    let shear = strain_correction(r, 2u, p, lambdas.z);
-    let share = params.constraints.relaxation * jacobi_share(KIND_MEMBRANE, unit.index);
-    emit(unit, 0u, warp.dp0 * share + weft.dp0 * share + shear.dp0 * share);
-    emit(unit, 1u, warp.dp1 * share + weft.dp1 * share + shear.dp1 * share);
-    emit(unit, 2u, warp.dp2 * share + weft.dp2 * share + shear.dp2 * share);
-    let steps = vec3<f32>(warp.dlambda, weft.dlambda, shear.dlambda);
-    store_membrane_lambdas(unit.index, lambdas + steps * share);
+    let d = jacobi_triangle_moves(unit, p);
+    emit(unit, 0u, d.d0);
+    emit(unit, 1u, d.d1);
+    emit(unit, 2u, d.d2);
 }

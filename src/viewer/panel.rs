@@ -378,9 +378,15 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
                 let colours = model.colour_count(UnitType::FreeEdge);
                 let stretch = format!("{} ({free_edges} free edges in {colours} colours)", constraints.stretch.len());
                 row("stretch constraints", stretch);
-            } else {
+            } else if model.units(UnitType::Shell).is_empty() {
                 let colours = model.colour_count(UnitType::Triangle);
                 row("membrane triangles", format!("{} in {colours} colours", constraints.membrane.len()));
+            } else {
+                let colours = model.colour_count(UnitType::Shell);
+                row(
+                    "membrane triangles",
+                    format!("{} (with their curvature, {colours} colours)", constraints.membrane.len()),
+                );
             }
             row(
                 "bending constraints",
@@ -388,7 +394,7 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
                     "{} {} in {} colours",
                     constraints.bending.len() + constraints.isometric.len() + constraints.curvature.len(),
                     model.bending_model().name(),
-                    model.colour_count(hinge)
+                    model.colour_count(hinge) + model.colour_count(UnitType::Shell)
                 ),
             );
             if let (SolverMode::MassSpring(_), Some(network)) = (solver.params().mode, solver.spring_network()) {

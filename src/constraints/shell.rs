@@ -1,0 +1,59 @@
+//! The shell unit: a triangle's membrane ([`super::membrane`]) and its curvature
+//! ([`super::curvature`]) projected together, for a fabric that has both. The curvature's unit
+//! of six particles holds the membrane's three, so the six are loaded and stored once for the
+//! six constraints, and the membrane needs no colours of its own — a plan optimisation: the
+//! schedule numbers the two kinds alike (shell `u` is membrane constraint `u` and curvature
+//! constraint `u`, on the same triangle) and the kinds' data stays apart. Gauss-Seidel projects
+//! the membrane's three strains first and the curvature from the moved positions; Jacobi
+//! projects both from the same positions. WGSL twin: `shaders/constraints/shell.wgsl`.
+
+use super::curvature::{jacobi_curvature, project_curvature, CurvatureConstraints};
+use super::membrane::{jacobi_triangle, project_triangle, MembraneConstraints};
+use super::{Constraints, JacobiScales, Kind, Multipliers, SolveState};
+use crate::wgsl::WgslFile;
+use crate::wgsl_file;
+use glam::Vec3;
+
+/// The WGSL twin.
+pub const WGSL: WgslFile = wgsl_file!("constraints/shell.wgsl");
+
+/// Whether the membrane and curvature constraints pair up into shells: one of each per
+/// triangle, constraint `c` of both on the same triangle with its vertices in the same order.
+pub fn pairs_up(membrane: &MembraneConstraints, curvature: &CurvatureConstraints) -> bool {
+    !membrane.is_empty()
+        && membrane.len() == curvature.len()
+        && membrane.triangles().iter().zip(curvature.units()).all(|(t, u)| t[..] == u[..3])
+}
+
+/// Gauss-Seidel projection of shell `u`: the membrane's warp, weft and shear, then the three
+/// curvatures from the moved positions.
+pub(crate) fn project_shell(
+    constraints: &Constraints,
+    u: usize,
+    state: &mut SolveState,
+    multipliers: &mut Multipliers,
+) {
+    project_triangle(&constraints.membrane, u, state, multipliers);
+    project_curvature(&constraints.curvature, u, state, multipliers);
+}
+
+/// Jacobi projection of shell `u`: both kinds from the same positions, each scaled by its own
+/// share (`relaxation` times [`JacobiScales`]), summed per particle into `slots` (the
+/// curvature's six, the membrane's on the first three).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn jacobi_shell(
+    constraints: &Constraints,
+    u: usize,
+    relaxation: f32,
+    scales: &JacobiScales,
+    state: &SolveState,
+    multipliers: &mut Multipliers,
+    slots: &mut [Vec3],
+) {
+    let mut membrane = [Vec3::ZERO; 3];
+    let membrane_scale = relaxation * scales[Kind::Membrane][u];
+    jacobi_triangle(&constraints.membrane, u, membrane_scale, state, multipliers, &mut membrane);
+    let curvature_scale = relaxation * scales[Kind::Curvature][u];
+    jacobi_curvature(&constraints.curvature, u, curvature_scale, state, multipliers, slots);
+    slots.iter_mut().zip(membrane).for_each(|(slot, dp)| *slot += dp);
+}
