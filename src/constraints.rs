@@ -150,18 +150,17 @@ impl Kind {
     }
 
     /// Its responses as the GPU reads them (`KindParams::response` in WGSL): `[k, α̃]`, then a
-    /// second pair where the kind has one (stretch: compression); the curvature's `[k, α̃/B]` for
-    /// its three rigidities ([`CurvatureConstraints::area_responses`]).
+    /// second pair where the kind has one (stretch: compression); the membrane's `[k, α̃/E]` for
+    /// its three moduli ([`MembraneConstraints::area_responses`]) and the curvature's `[k, α̃/B]`
+    /// for its three rigidities ([`CurvatureConstraints::area_responses`]).
     pub fn gpu_response(self, responses: &Responses, constraints: &Constraints) -> [f32; 4] {
         let pair = |[a, b]: Response, [c, d]: Response| [a, b, c, d];
+        let per_area = |[[k, first], [_, second], [_, third]]: [Response; 3]| [k, first, second, third];
         match self {
             Self::Stretch => pair(responses.stretch, responses.compression),
             Self::Bending | Self::Isometric => pair(responses.bending, [0.0; 2]),
-            Self::Membrane => pair(responses.membrane, [0.0; 2]),
-            Self::Curvature => {
-                let [[k, warp], [_, weft], [_, twist]] = constraints.curvature.area_responses(responses.curvature);
-                [k, warp, weft, twist]
-            }
+            Self::Membrane => per_area(constraints.membrane.area_responses(responses.membrane)),
+            Self::Curvature => per_area(constraints.curvature.area_responses(responses.curvature)),
         }
     }
 }

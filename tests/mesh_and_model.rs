@@ -400,7 +400,11 @@ fn assert_valid_schedule(model: &ClothModel) {
                 !std::mem::replace(&mut seen[colour.unit_type][(u - units.start) as usize], true),
                 "unit {u} twice"
             );
-            for &p in t.particles(constraints, u as usize) {
+            // A unit may hold a particle in two places (a curvature unit's boundary edge).
+            let mut particles = t.particles(constraints, u as usize).to_vec();
+            particles.sort_unstable();
+            particles.dedup();
+            for p in particles {
                 let previous = std::mem::replace(&mut last_colour_of_particle[p as usize], k);
                 assert_ne!(previous, k, "particle {p} twice in colour {k}");
             }

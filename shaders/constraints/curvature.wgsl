@@ -297,10 +297,9 @@ fn jacobi_unit_particles6(unit: UnitRef) -> array<Particle, 6> {
     );
 }
 
-// Jacobi: the three curvatures from the same positions `p`, scaled by the triangle's share
-// (the multipliers' steps stored).
-fn jacobi_curvature_moves(unit: UnitRef, p: array<Particle, 6>) -> UnitMoves {
-    let r = curvature_record(unit.index);
+// Jacobi: the three curvatures of unit `unit`'s constraint `r` from the same positions `p`,
+// scaled by the triangle's share (the multipliers' steps stored).
+fn jacobi_curvature_moves(unit: UnitRef, r: CurvatureConstraint, p: array<Particle, 6>) -> UnitMoves {
     let lambdas = curvature_lambdas(r);
     let correction = curvature_correction_of(r, p, lambdas);
     let share = params.constraints.relaxation * jacobi_share(KIND_CURVATURE, unit.index);
@@ -312,7 +311,7 @@ fn jacobi_curvature_moves(unit: UnitRef, p: array<Particle, 6>) -> UnitMoves {
 // Jacobi: the curvatures' moves into the unit's six slots (the gather sums a particle's slots,
 // aliases included).
 fn jacobi_curvature(unit: UnitRef) {
-    let d = jacobi_curvature_moves(unit, jacobi_unit_particles6(unit));
+    let d = jacobi_curvature_moves(unit, curvature_record(unit.index), jacobi_unit_particles6(unit));
     emit(unit, 0u, d.d0);
     emit(unit, 1u, d.d1);
     emit(unit, 2u, d.d2);

@@ -7,41 +7,91 @@
 // One membrane constraint (MembraneRecord in src/constraints/membrane.rs,
 // MEMBRANE_RECORD_WORDS words in `constraint_records`); its particles are its unit's.
 struct MembraneConstraint {
-    // The inverse rest material coordinates D_m⁻¹ = [[d00, d01], [d10, d11]].
-    d00: f32,
-    d01: f32,
-    d10: f32,
-    d11: f32,
-    // E·A (N·m) of each strain, the material map applied: the inverse of its compliance.
-    warp_stiffness: f32,
-    weft_stiffness: f32,
-    shear_stiffness: f32,
-    // XPBD multipliers of the current substep.
-    warp_lambda: f32,
-    weft_lambda: f32,
-    shear_lambda: f32,
+    // The rest edges from vertex 0 to vertices 1 and 2 in the warp/weft frame, (u, v) each (m):
+    // D_m by columns.
+    frame: array<f32, 4>,
+    // How many times stiffer than the cloth's moduli (its material map).
+    stiffness_scale: f32,
+    // XPBD multipliers of the current substep (warp, weft, shear).
+    lambdas: array<f32, 3>,
 }
 
-// Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl).
+// Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl),
+// its multipliers as this iteration starts them.
 fn membrane_record(c: u32) -> MembraneConstraint {
     let at = record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 0u);
+    let lambdas = membrane_lambdas(c);
     return MembraneConstraint(
-        bitcast<f32>(constraint_records[at]),
-        bitcast<f32>(constraint_records[at + 1u]),
-        bitcast<f32>(constraint_records[at + 2u]),
-        bitcast<f32>(constraint_records[at + 3u]),
-        bitcast<f32>(constraint_records[at + 4u]),
-        bitcast<f32>(constraint_records[at + 5u]),
-        bitcast<f32>(constraint_records[at + 6u]),
-        bitcast<f32>(constraint_records[at + 7u]),
-        bitcast<f32>(constraint_records[at + 8u]),
-        bitcast<f32>(constraint_records[at + 9u]),
+        array<f32, 4>(
+            bitcast<f32>(constraint_records[at]),
+            bitcast<f32>(constraint_records[at + 1u]),
+            bitcast<f32>(constraint_records[at + 2u]),
+            bitcast<f32>(constraint_records[at + 3u]),
+        ),
+        membrane_stiffness_scale(c),
+        array<f32, 3>(lambdas.x, lambdas.y, lambdas.z),
     );
+}
+
+// Its rest state.
+fn rest_of_membrane(r: MembraneConstraint) -> MembraneRest {
+    return membrane_rest(r.frame, r.stiffness_scale);
+}
+
+// Its multipliers.
+fn lambdas_of_membrane(r: MembraneConstraint) -> vec3<f32> {
+    return vec3<f32>(r.lambdas[0], r.lambdas[1], r.lambdas[2]);
+}
+
+// Constraint c's stiffness scale, read only where the cloth has a membrane map.
+fn membrane_stiffness_scale(c: u32) -> f32 {
+    return stiffness_scale(KIND_MEMBRANE, record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 4u));
 }
 
 // Stores constraint c's three multipliers.
 fn store_membrane_lambdas(c: u32, lambdas: vec3<f32>) {
-    store_three_multipliers(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 7u, lambdas);
+    store_three_multipliers(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 5u, lambdas);
+}
+
+// Constraint c's three multipliers (warp, weft, shear) as this iteration starts them.
+fn membrane_lambdas(c: u32) -> vec3<f32> {
+    let at = record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 5u);
+    return vec3<f32>(
+        multiplier(bitcast<f32>(constraint_records[at])),
+        multiplier(bitcast<f32>(constraint_records[at + 1u])),
+        multiplier(bitcast<f32>(constraint_records[at + 2u])),
+    );
+}
+
+// What the strains need of a triangle's rest state: the weights of f_u and f_v
+// (RestFrame::warp_weights and weft_weights, from D_m⁻¹) and each strain's response.
+struct MembraneRest {
+    cu: vec3<f32>,
+    cv: vec3<f32>,
+    warp: vec2<f32>,
+    weft: vec2<f32>,
+    shear: vec2<f32>,
+}
+
+// The rest state of a triangle of rest shape `frame` (D_m by columns) and stiffness scale
+// `stiffness_scale`: D_m⁻¹ (RestFrame::inverse), and the responses [k, α̃/E] per area of the
+// kind's response (MembraneConstraints::area_responses) scaled by the area and the scale.
+fn membrane_rest(frame: array<f32, 4>, stiffness_scale: f32) -> MembraneRest {
+    let det = frame[0] * frame[3] - frame[2] * frame[1];
+    let safe = select(1.0, det, det != 0.0);
+    let d00 = frame[3] / safe;
+    let d01 = -frame[2] / safe;
+    let d10 = -frame[1] / safe;
+    let d11 = frame[0] / safe;
+    let unit = params.constraints.kinds[KIND_MEMBRANE].response;
+    let scale = 0.5 * abs(frame[0] * frame[3] - frame[1] * frame[2]) * stiffness_scale;
+    return MembraneRest(
+        vec3<f32>(-(d00 + d10), d00, d10),
+        vec3<f32>(-(d01 + d11), d01, d11),
+        scaled_response(unit.xy, scale),
+        scaled_response(unit.xz, scale),
+        scaled_response(unit.xw, scale),
+    );
 }
 
 struct StrainCorrection {
@@ -100,31 +150,19 @@ fn shear_correction(
     return xpbd_step(c, gu * cu.x + gv * cv.x, gu * cu.y + gv * cv.y, gu * cu.z + gv * cv.z, w, lambda, response, valid);
 }
 
-// The weights of f_u and f_v (RestFrame::warp_weights and weft_weights).
-fn warp_weights(r: MembraneConstraint) -> vec3<f32> {
-    return vec3<f32>(-(r.d00 + r.d10), r.d00, r.d10);
-}
-
-fn weft_weights(r: MembraneConstraint) -> vec3<f32> {
-    return vec3<f32>(-(r.d01 + r.d11), r.d01, r.d11);
-}
-
-// Strain `strain` (0 warp, 1 weft, 2 shear) of constraint `r` on the particles `p`.
-fn strain_correction(r: MembraneConstraint, strain: u32, p: array<Particle, 3>, lambda: f32) -> StrainCorrection {
-    let unit = params.constraints.kinds[KIND_MEMBRANE].response.xy;
+// Strain `strain` (0 warp, 1 weft, 2 shear) of a triangle at rest `r` on the particles `p`.
+fn strain_correction(r: MembraneRest, strain: u32, p: array<Particle, 3>, lambda: f32) -> StrainCorrection {
     let w = vec3<f32>(p[0].w, p[1].w, p[2].w);
     let p0 = position(p[0]);
     let p1 = position(p[1]);
     let p2 = position(p[2]);
     if (strain == 0u) {
-        return thread_correction(p0, p1, p2, w, warp_weights(r), lambda, scaled_response(unit, r.warp_stiffness));
+        return thread_correction(p0, p1, p2, w, r.cu, lambda, r.warp);
     }
     if (strain == 1u) {
-        return thread_correction(p0, p1, p2, w, weft_weights(r), lambda, scaled_response(unit, r.weft_stiffness));
+        return thread_correction(p0, p1, p2, w, r.cv, lambda, r.weft);
     }
-    return shear_correction(
-        p0, p1, p2, w, warp_weights(r), weft_weights(r), lambda, scaled_response(unit, r.shear_stiffness),
-    );
+    return shear_correction(p0, p1, p2, w, r.cu, r.cv, lambda, r.shear);
 }
 
 // The particles moved by a correction.
@@ -144,7 +182,7 @@ struct ProjectedTriangle {
     dlambdas: vec3<f32>,
 }
 
-fn triangle_projected(r: MembraneConstraint, loaded: array<Particle, 3>, lambdas: vec3<f32>) -> ProjectedTriangle {
+fn triangle_projected(r: MembraneRest, loaded: array<Particle, 3>, lambdas: vec3<f32>) -> ProjectedTriangle {
     var p = loaded;
     let warp = strain_correction(r, 0u, p, lambdas.x);
     p = corrected(p, warp);
@@ -155,10 +193,6 @@ fn triangle_projected(r: MembraneConstraint, loaded: array<Particle, 3>, lambdas
     return ProjectedTriangle(p, vec3<f32>(warp.dlambda, weft.dlambda, shear.dlambda));
 }
 
-fn membrane_lambdas(r: MembraneConstraint) -> vec3<f32> {
-    return vec3<f32>(multiplier(r.warp_lambda), multiplier(r.weft_lambda), multiplier(r.shear_lambda));
-}
-
 // Gauss-Seidel: warp, weft and shear one after the other, each from the positions the one
 // before left, on one load and one store of the triangle.
 fn project_triangle(unit: UnitRef) {
@@ -166,25 +200,24 @@ fn project_triangle(unit: UnitRef) {
     let slot0 = particle_slot(unit, 0u, unit_particle(unit, 0u));
     let slot1 = particle_slot(unit, 1u, unit_particle(unit, 1u));
     let slot2 = particle_slot(unit, 2u, unit_particle(unit, 2u));
-    let lambdas = membrane_lambdas(r);
-    let projected = triangle_projected(r, array<Particle, 3>(load_particle(slot0), load_particle(slot1), load_particle(slot2)), lambdas);
+    let lambdas = lambdas_of_membrane(r);
+    let projected = triangle_projected(rest_of_membrane(r), array<Particle, 3>(load_particle(slot0), load_particle(slot1), load_particle(slot2)), lambdas);
     store_particle(slot0, projected.p[0]);
     store_particle(slot1, projected.p[1]);
     store_particle(slot2, projected.p[2]);
     store_membrane_lambdas(unit.index, lambdas + projected.dlambdas);
 }
 
-// Jacobi: the three strains of unit `unit`'s constraint from the same positions `p`, scaled by
-// the triangle's share, summed per particle (the multipliers' steps stored).
+// Jacobi: the three strains of unit `unit`'s constraint, at rest `r` from multipliers
+// `lambdas`, from the same positions `p`, scaled by the triangle's share, summed per particle
+// (the multipliers' steps stored).
 struct TriangleMoves {
     d0: vec3<f32>,
     d1: vec3<f32>,
     d2: vec3<f32>,
 }
 
-fn jacobi_triangle_moves(unit: UnitRef, p: array<Particle, 3>) -> TriangleMoves {
-    let r = membrane_record(unit.index);
-    let lambdas = membrane_lambdas(r);
+fn jacobi_triangle_moves(unit: UnitRef, r: MembraneRest, lambdas: vec3<f32>, p: array<Particle, 3>) -> TriangleMoves {
     let warp = strain_correction(r, 0u, p, lambdas.x);
     let weft = strain_correction(r, 1u, p, lambdas.y);
     let shear = strain_correction(r, 2u, p, lambdas.z);
@@ -205,7 +238,8 @@ fn jacobi_triangle(unit: UnitRef) {
         load_particle(particle_slot(unit, 1u, jacobi_unit_particle(unit, 1u))),
         load_particle(particle_slot(unit, 2u, jacobi_unit_particle(unit, 2u))),
     );
-    let d = jacobi_triangle_moves(unit, p);
+    let r = membrane_record(unit.index);
+    let d = jacobi_triangle_moves(unit, rest_of_membrane(r), lambdas_of_membrane(r), p);
     emit(unit, 0u, d.d0);
     emit(unit, 1u, d.d1);
     emit(unit, 2u, d.d2);

@@ -14,15 +14,21 @@ fn far_after_membrane(loaded: Particle, own: array<Particle, 3>, aliases: u32, k
     return far;
 }
 
+// The membrane's rest state from the curvature's record, whose rest shape is the membrane's
+// (shell::pairs_up checks it), so that the shell reads of the membrane's record only its
+// multipliers (and its scale where mapped).
+fn shell_membrane_rest(unit: UnitRef, curvature: CurvatureConstraint) -> MembraneRest {
+    return membrane_rest(curvature.frame, membrane_stiffness_scale(unit.index));
+}
+
 // Gauss-Seidel: the membrane's warp, weft and shear, then the three curvatures from the moved
 // positions (project_shell in src/constraints/shell.rs).
 fn project_shell(unit: UnitRef) {
-    let membrane = membrane_record(unit.index);
     let curvature = curvature_record(unit.index);
     let s = unit_slots(unit);
     let loaded = array<Particle, 3>(load_particle(s.s0), load_particle(s.s1), load_particle(s.s2));
-    let lambdas = membrane_lambdas(membrane);
-    let stretched = triangle_projected(membrane, loaded, lambdas);
+    let lambdas = membrane_lambdas(unit.index);
+    let stretched = triangle_projected(shell_membrane_rest(unit, curvature), loaded, lambdas);
     store_membrane_lambdas(unit.index, lambdas + stretched.dlambdas);
     let own = stretched.p;
     let p = array<Particle, 6>(
@@ -40,8 +46,10 @@ fn project_shell(unit: UnitRef) {
 // particle into the unit's six slots.
 fn jacobi_shell(unit: UnitRef) {
     let p = jacobi_unit_particles6(unit);
-    let membrane = jacobi_triangle_moves(unit, array<Particle, 3>(p[0], p[1], p[2]));
-    let d = jacobi_curvature_moves(unit, p);
+    let curvature = curvature_record(unit.index);
+    let rest = shell_membrane_rest(unit, curvature);
+    let membrane = jacobi_triangle_moves(unit, rest, membrane_lambdas(unit.index), array<Particle, 3>(p[0], p[1], p[2]));
+    let d = jacobi_curvature_moves(unit, curvature, p);
     emit(unit, 0u, d.d0 + membrane.d0);
     emit(unit, 1u, d.d1 + membrane.d1);
     emit(unit, 2u, d.d2 + membrane.d2);

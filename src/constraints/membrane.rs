@@ -41,8 +41,8 @@ pub struct Moduli {
     pub shear: f32,
 }
 
-/// The membrane constraints of a cloth: triangle `t` has the particles `triangles[t]`, the
-/// inverse of its rest material coordinates and its three stiffnesses.
+/// The membrane constraints of a cloth: triangle `t` has the particles `triangles[t]`, its rest
+/// shape in the material frame and its stiffness scale; the moduli are the cloth's.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MembraneConstraints {
     triangles: Vec<[u32; 3]>,
@@ -52,38 +52,47 @@ pub struct MembraneConstraints {
     stiffness_scales: Vec<f32>,
 }
 
-/// A triangle's rest data: `D_m⁻¹` row by row, and its rest area.
+/// A triangle's rest data: its shape in the material frame, `D_m` (the curvature's too,
+/// [`material_edges`]). The GPU reads these four words and derives `D_m⁻¹` and the area, as
+/// [`RestFrame::inverse`] and [`RestFrame::area`] do.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RestFrame {
-    /// `D_m⁻¹ = [[d00, d01], [d10, d11]]`: `f_u = d00·e1 + d10·e2`, `f_v = d01·e1 + d11·e2` for the
-    /// edges `e1 = p1 − p0`, `e2 = p2 − p0`.
-    pub inverse: [f32; 4],
-    /// Rest area (m²).
-    pub area: f32,
+    /// The rest edges from vertex 0 to vertices 1 and 2 in the warp/weft frame `(û, v̂)` (m):
+    /// the columns of `D_m`.
+    pub frame: [Vec2; 2],
 }
 
 impl RestFrame {
     /// The rest frame of triangle `(p0, p1, p2)` with the warp along `warp` (projected into the
     /// triangle's plane), `None` for a degenerate triangle or a warp along its normal.
     pub fn new(p: [Vec3; 3], warp: Vec3) -> Option<Self> {
-        let [r1, r2] = material_edges(p, warp)?;
+        let frame = material_edges(p, warp)?;
+        let det = frame[0].perp_dot(frame[1]);
+        (det.abs() >= GEOMETRY_EPSILON * GEOMETRY_EPSILON).then_some(Self { frame })
+    }
+
+    /// `D_m⁻¹ = [[d00, d01], [d10, d11]]` row by row: `f_u = d00·e1 + d10·e2`, `f_v = d01·e1 +
+    /// d11·e2` for the edges `e1 = p1 − p0`, `e2 = p2 − p0`. WGSL twin `rest_inverse`.
+    pub fn inverse(&self) -> [f32; 4] {
+        let [r1, r2] = self.frame;
         let det = r1.x * r2.y - r2.x * r1.y;
-        if det.abs() < GEOMETRY_EPSILON * GEOMETRY_EPSILON {
-            return None;
-        }
-        let twice_area = (p[1] - p[0]).cross(p[2] - p[0]).length();
-        Some(Self { inverse: [r2.y / det, -r2.x / det, -r1.y / det, r1.x / det], area: 0.5 * twice_area })
+        [r2.y / det, -r2.x / det, -r1.y / det, r1.x / det]
+    }
+
+    /// Rest area (m²).
+    pub fn area(&self) -> f32 {
+        0.5 * self.frame[0].perp_dot(self.frame[1]).abs()
     }
 
     /// The weights `c` with `f_u = Σ c_k p_k` (they sum to zero: a translation is no strain).
     pub fn warp_weights(&self) -> [f32; 3] {
-        let [d00, _, d10, _] = self.inverse;
+        let [d00, _, d10, _] = self.inverse();
         [-(d00 + d10), d00, d10]
     }
 
     /// The weights `c` with `f_v = Σ c_k p_k`.
     pub fn weft_weights(&self) -> [f32; 3] {
-        let [_, d01, _, d11] = self.inverse;
+        let [_, d01, _, d11] = self.inverse();
         [-(d01 + d11), d01, d11]
     }
 }
@@ -196,27 +205,29 @@ impl MembraneConstraints {
     /// their XPBD compliances.
     pub fn stiffnesses(&self, c: usize) -> [f32; 3] {
         let Some(m) = self.moduli else { return [0.0; 3] };
-        let s = self.rest[c].area * self.stiffness_scales[c];
+        let s = self.rest[c].area() * self.stiffness_scales[c];
         [m.warp * s, m.weft * s, m.shear * s]
+    }
+
+    /// The responses `[k, α̃/E]` of the warp, weft and shear strains per unit of area and
+    /// stiffness scale, from the kind's `response` per unit of stiffness: the GPU reads them in
+    /// its kind's response (`[k, α̃/E_warp, α̃/E_weft, α̃/E_shear]`), so a record holds no
+    /// stiffness. At most the largest f32 (a cloth without a membrane has no moduli).
+    pub fn area_responses(&self, response: Response) -> [Response; 3] {
+        let [k, alpha_tilde] = response;
+        let moduli = self.moduli.map_or([0.0; 3], |m| [m.warp, m.weft, m.shear]);
+        moduli.map(|e| [k, (alpha_tilde / e).min(f32::MAX)])
     }
 
     /// The GPU records, multipliers zeroed.
     pub fn records(&self) -> Vec<MembraneRecord> {
         (0..self.len())
             .map(|c| {
-                let [d00, d01, d10, d11] = self.rest[c].inverse;
-                let [warp_stiffness, weft_stiffness, shear_stiffness] = self.stiffnesses(c);
+                let [f1, f2] = self.rest[c].frame;
                 MembraneRecord {
-                    d00,
-                    d01,
-                    d10,
-                    d11,
-                    warp_stiffness,
-                    weft_stiffness,
-                    shear_stiffness,
-                    warp_lambda: 0.0,
-                    weft_lambda: 0.0,
-                    shear_lambda: 0.0,
+                    frame: [f1.x, f1.y, f2.x, f2.y],
+                    stiffness_scale: self.stiffness_scales[c],
+                    lambdas: [0.0; 3],
                 }
             })
             .collect()
@@ -245,42 +256,27 @@ impl KindConstraints for MembraneConstraints {
     }
 }
 
-/// One membrane constraint as the GPU reads it (`MembraneConstraint` in WGSL): `D_m⁻¹`, the
-/// three stiffnesses with the material map applied, and the three XPBD multipliers of the
-/// current substep. Its particles come from its unit.
+/// One membrane constraint as the GPU reads it (`MembraneConstraint` in WGSL): the triangle's
+/// rest shape in its material frame (`D_m`: its inverse and area follow, [`RestFrame`]), the
+/// stiffness scale of a material map and the three XPBD multipliers of the current substep.
+/// The moduli are the cloth's, in its kind's response
+/// ([`MembraneConstraints::area_responses`]). Its particles come from its unit.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-#[allow(missing_docs)]
 pub struct MembraneRecord {
-    pub d00: f32,
-    pub d01: f32,
-    pub d10: f32,
-    pub d11: f32,
-    /// `E_warp·A` (N·m), and the same for weft and shear.
-    pub warp_stiffness: f32,
-    pub weft_stiffness: f32,
-    pub shear_stiffness: f32,
-    /// XPBD multipliers, reset at the first iteration of every substep.
-    pub warp_lambda: f32,
-    pub weft_lambda: f32,
-    pub shear_lambda: f32,
+    /// The rest edges from vertex 0 to vertices 1 and 2 in the warp/weft frame, `(u, v)` each
+    /// (m).
+    pub frame: [f32; 4],
+    /// How many times stiffer than the cloth's moduli (its material map).
+    pub stiffness_scale: f32,
+    /// XPBD multipliers (warp, weft, shear), reset at the first iteration of every substep.
+    pub lambdas: [f32; 3],
 }
 
 impl MembraneRecord {
     /// The layout its WGSL twin must have.
-    pub const LAYOUT: StructLayout = struct_layout!(
-        MembraneRecord as "MembraneConstraint",
-        d00,
-        d01,
-        d10,
-        d11,
-        warp_stiffness,
-        weft_stiffness,
-        shear_stiffness,
-        warp_lambda,
-        weft_lambda,
-        shear_lambda
-    );
+    pub const LAYOUT: StructLayout =
+        struct_layout!(MembraneRecord as "MembraneConstraint", frame, stiffness_scale, lambdas);
 }
 
 /// The correction of one strain constraint of a triangle: position changes of its three
@@ -394,8 +390,8 @@ impl MembraneConstraints {
         response: Response,
     ) -> Option<StrainCorrection> {
         let rest = &self.rest[c];
-        let stiffness = self.stiffnesses(c)[strain as usize];
-        let response = scaled_response(response, stiffness);
+        let scale = rest.area() * self.stiffness_scales[c];
+        let response = scaled_response(self.area_responses(response)[strain as usize], scale);
         match strain {
             Strain::Warp => thread_correction(p, w, rest.warp_weights(), lambda, response),
             Strain::Weft => thread_correction(p, w, rest.weft_weights(), lambda, response),

@@ -18,11 +18,14 @@ use glam::Vec3;
 pub const WGSL: WgslFile = wgsl_file!("constraints/shell.wgsl");
 
 /// Whether the membrane and curvature constraints pair up into shells: one of each per
-/// triangle, constraint `c` of both on the same triangle with its vertices in the same order.
+/// triangle, constraint `c` of both on the same triangle with its vertices in the same order
+/// and the same rest shape in the material frame (the GPU's shell reads it from the
+/// curvature's record alone).
 pub fn pairs_up(membrane: &MembraneConstraints, curvature: &CurvatureConstraints) -> bool {
-    !membrane.is_empty()
-        && membrane.len() == curvature.len()
-        && membrane.triangles().iter().zip(curvature.units()).all(|(t, u)| t[..] == u[..3])
+    let same = |c: usize| {
+        membrane.triangles()[c][..] == curvature.units()[c][..3] && membrane.rest(c).frame == curvature.rest(c).frame
+    };
+    !membrane.is_empty() && membrane.len() == curvature.len() && (0..membrane.len()).all(same)
 }
 
 /// Gauss-Seidel projection of shell `u`: the membrane's warp, weft and shear, then the three
