@@ -103,10 +103,8 @@ fn edge_bend(p0: vec3<f32>, p1: vec3<f32>, p2: vec3<f32>, p3: vec3<f32>, rest: f
     );
 }
 
-// The angles' gradients gathered per particle: vertex v's gradient of the three angles as the
-// columns of `own_v` (edge k in column k), far vertex k's of edge k's angle. A constraint with
-// edge weights `w` (one per edge) then has the gradient `own_v · w` at vertex v and `w_k far_k`
-// at far vertex k.
+// The angles' gradients per place: vertex v's gradient of the three angles as the columns of
+// `own_v` (edge k in column k), far vertex k's of edge k's angle.
 struct UnitGradients {
     own0: mat3x3<f32>,
     own1: mat3x3<f32>,
@@ -116,42 +114,32 @@ struct UnitGradients {
     far2: vec3<f32>,
 }
 
-// One of the three constraints, with edge weights `w`, the angle errors `errors`, masses
-// `own_w` (the vertices) and `far_w`, after the moves `d` of the constraints before it: its
-// XPBD step (the value moved to first order by `d`), added to `d`. Its gradient is gathered per
-// particle (`per_particle`), so a particle in two places counts once. Returns the step's Δλ.
+// Far vertex k's gradient, whose particle is first at place `first`, for column k of vertex
+// v's: itself where the far vertex is that vertex (a boundary edge's), else zero.
+fn folded_column(far: vec3<f32>, first: u32, v: u32) -> vec3<f32> {
+    return select(vec3<f32>(0.0), far, first == v);
+}
+
+// One of the three constraints, with edge weights `w` (one per edge), in the angles' space
+// (curvature_correction in src/constraints/curvature.rs): the value moved to first order by the
+// steps before it, `μ` (`mu`) their weighted sum, through the angles' weighted Gram matrix
+// `gram`, its XPBD step added to `μ`. Returns the step's Δλ.
 fn curvature_step(
-    g: UnitGradients, w: vec3<f32>, errors: vec3<f32>, own_w: vec3<f32>, far_w: vec3<f32>, lambda: f32,
-    response: vec2<f32>, topology: u32, d: ptr<function, UnitMoves>,
+    gram: mat3x3<f32>, w: vec3<f32>, errors: vec3<f32>, lambda: f32, response: vec2<f32>, mu: ptr<function, vec3<f32>>,
 ) -> f32 {
-    let gathered = per_particle(UnitMoves(g.own0 * w, g.own1 * w, g.own2 * w, g.far0 * w.x, g.far1 * w.y, g.far2 * w.z), topology);
-    let a0 = gathered.d0;
-    let a1 = gathered.d1;
-    let a2 = gathered.d2;
-    let b0 = gathered.d3;
-    let b1 = gathered.d4;
-    let b2 = gathered.d5;
-    let m = *d;
-    let moved = dot(a0, m.d0) + dot(a1, m.d1) + dot(a2, m.d2) + dot(b0, m.d3) + dot(b1, m.d4) + dot(b2, m.d5);
-    let value = dot(w, errors) + moved;
-    let weighted = own_w.x * dot(a0, a0) + own_w.y * dot(a1, a1) + own_w.z * dot(a2, a2)
-        + far_w.x * dot(b0, b0) + far_w.y * dot(b1, b1) + far_w.z * dot(b2, b2);
-    let denominator = weighted + response.y;
+    let value = dot(w, errors + gram * (*mu));
+    let denominator = dot(w, gram * w) + response.y;
     let step = response.x * (-value - response.y * lambda) / max(denominator, DENOMINATOR_EPSILON);
     let dlambda = select(0.0, step, denominator >= DENOMINATOR_EPSILON);
-    (*d).d0 += a0 * (own_w.x * dlambda);
-    (*d).d1 += a1 * (own_w.y * dlambda);
-    (*d).d2 += a2 * (own_w.z * dlambda);
-    (*d).d3 += b0 * (far_w.x * dlambda);
-    (*d).d4 += b1 * (far_w.y * dlambda);
-    (*d).d5 += b2 * (far_w.z * dlambda);
+    *mu += w * dlambda;
     return dlambda;
 }
 
 // The three curvature constraints of constraint `r` on the unit's particles `p` (its vertices,
 // then its far vertices), one after the other by XPBD from multipliers `lambdas`, each
-// constraint's value moved to first order by the corrections before it (written out rather
-// than looped, so that every value stays in registers).
+// constraint's value moved to first order by the corrections before it, in the angles' space
+// (curvature_correction in src/constraints/curvature.rs says how; written out rather than
+// looped, so that every value stays in registers).
 fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambdas: vec3<f32>) -> CurvatureCorrection {
     let x0 = position(p[0]);
     let x1 = position(p[1]);
@@ -170,25 +158,50 @@ fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambda
     let errors = vec3<f32>(e0.error, e1.error, e2.error);
     let own_w = vec3<f32>(p[0].w, p[1].w, p[2].w);
     let far_w = vec3<f32>(p[3].w, p[4].w, p[5].w);
+    // The gradients gathered per particle: a far vertex that is one of the triangle's own joins
+    // its columns; two far places of one particle add their cross term to the Gram matrix.
+    let a3 = curvature_alias(r.topology, 0u);
+    let a4 = curvature_alias(r.topology, 1u);
+    let a5 = curvature_alias(r.topology, 2u);
+    let m0 = g.own0 + mat3x3<f32>(folded_column(g.far0, a3, 0u), folded_column(g.far1, a4, 0u), folded_column(g.far2, a5, 0u));
+    let m1 = g.own1 + mat3x3<f32>(folded_column(g.far0, a3, 1u), folded_column(g.far1, a4, 1u), folded_column(g.far2, a5, 1u));
+    let m2 = g.own2 + mat3x3<f32>(folded_column(g.far0, a3, 2u), folded_column(g.far1, a4, 2u), folded_column(g.far2, a5, 2u));
     let zero = vec3<f32>(0.0);
-    var d = UnitMoves(zero, zero, zero, zero, zero, zero);
+    let f0 = select(g.far0, zero, a3 < 3u);
+    let f1 = select(g.far1, zero, a4 < 3u);
+    let f2 = select(g.far2, zero, a5 < 3u);
+    let c01 = select(0.0, far_w.y * dot(f0, f1), a4 == 3u);
+    let c02 = select(0.0, far_w.z * dot(f0, f2), a5 == 3u);
+    let c12 = select(0.0, far_w.z * dot(f1, f2), (a5 == 4u) || ((a5 == 3u) && (a4 == 3u)));
+    let gram = transpose(m0) * m0 * own_w.x + transpose(m1) * m1 * own_w.y + transpose(m2) * m2 * own_w.z
+        + mat3x3<f32>(
+            vec3<f32>(far_w.x * dot(f0, f0), c01, c02),
+            vec3<f32>(c01, far_w.y * dot(f1, f1), c12),
+            vec3<f32>(c02, c12, far_w.z * dot(f2, f2)),
+        );
     // Rows: each edge's weights in (S_uu, S_vv, √2 S_uv); columns: each constraint's.
     let twice_area = twice_rest_area(r);
-    let f1 = vec2<f32>(r.frame[0], r.frame[1]);
-    let f2 = vec2<f32>(r.frame[2], r.frame[3]);
-    let w0 = edge_weights(f1, twice_area, edge_interior(r.topology, 0u));
-    let w1 = edge_weights(f2 - f1, twice_area, edge_interior(r.topology, 1u));
-    let w2 = edge_weights(-f2, twice_area, edge_interior(r.topology, 2u));
+    let frame1 = vec2<f32>(r.frame[0], r.frame[1]);
+    let frame2 = vec2<f32>(r.frame[2], r.frame[3]);
+    let w0 = edge_weights(frame1, twice_area, edge_interior(r.topology, 0u));
+    let w1 = edge_weights(frame2 - frame1, twice_area, edge_interior(r.topology, 1u));
+    let w2 = edge_weights(-frame2, twice_area, edge_interior(r.topology, 2u));
     // [k, α̃/B_warp, α̃/B_weft, α̃/B_twist] (CurvatureConstraints::area_responses), per area.
     let unit = params.constraints.kinds[KIND_CURVATURE].response;
     let scale = 0.5 * twice_area * r.stiffness_scale;
-    let warp = scaled_response(unit.xy, scale);
-    let weft = scaled_response(unit.xz, scale);
-    let twist = scaled_response(unit.xw, scale);
-    let l0 = curvature_step(g, vec3<f32>(w0.x, w1.x, w2.x), errors, own_w, far_w, lambdas.x, warp, r.topology, &d);
-    let l1 = curvature_step(g, vec3<f32>(w0.y, w1.y, w2.y), errors, own_w, far_w, lambdas.y, weft, r.topology, &d);
-    let l2 = curvature_step(g, vec3<f32>(w0.z, w1.z, w2.z), errors, own_w, far_w, lambdas.z, twist, r.topology, &d);
-    return CurvatureCorrection(d, vec3<f32>(l0, l1, l2));
+    var mu = vec3<f32>(0.0);
+    let l0 = curvature_step(gram, vec3<f32>(w0.x, w1.x, w2.x), errors, lambdas.x, scaled_response(unit.xy, scale), &mu);
+    let l1 = curvature_step(gram, vec3<f32>(w0.y, w1.y, w2.y), errors, lambdas.y, scaled_response(unit.xz, scale), &mu);
+    let l2 = curvature_step(gram, vec3<f32>(w0.z, w1.z, w2.z), errors, lambdas.z, scaled_response(unit.xw, scale), &mu);
+    let moves = UnitMoves(
+        m0 * mu * own_w.x,
+        m1 * mu * own_w.y,
+        m2 * mu * own_w.z,
+        f0 * (mu.x * far_w.x),
+        f1 * (mu.y * far_w.y),
+        f2 * (mu.z * far_w.z),
+    );
+    return CurvatureCorrection(per_particle(moves, r.topology), vec3<f32>(l0, l1, l2));
 }
 
 fn curvature_lambdas(r: CurvatureConstraint) -> vec3<f32> {

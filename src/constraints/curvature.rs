@@ -41,7 +41,7 @@ use crate::struct_layout;
 use crate::wgsl::{StructLayout, WgslFile};
 use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
-use glam::{Vec2, Vec3};
+use glam::{Mat3, Vec2, Vec3};
 use std::collections::HashMap;
 
 /// The WGSL twin.
@@ -351,6 +351,13 @@ pub struct CurvatureCorrection {
 /// [`MAX_BENDING_STEP`]) counts with its error bounded, or not at all. Each gradient is gathered
 /// per particle by the unit's [`aliases`] (a particle in two places counts once, its moves in
 /// its first place).
+///
+/// The steps run in the angles' space: with `A_i` the gradients of the three angles at
+/// particle `i` (one column per angle) and `G = Σ_i w_i A_iᵀ A_i` their weighted Gram matrix,
+/// constraint `j` with weights `W_j` has `Σ w|∇C_j|² = W_jᵀ G W_j`, the corrections before it
+/// `Δp_i = w_i A_i μ` (`μ = Σ W_j Δλ_j`) move its value by `W_jᵀ G μ`, and the unit's moves are
+/// `w_i A_i μ` once at the end: the same steps as with the particles' gradients, for a 3 × 3
+/// matrix built once instead of six gradients per constraint.
 pub fn curvature_correction(
     p: [Vec3; 6],
     w: [f32; 6],
@@ -360,47 +367,44 @@ pub fn curvature_correction(
     responses: [Response; 3],
     aliases: u32,
 ) -> CurvatureCorrection {
-    let mut errors = [0.0f32; 3];
-    let mut edge_gradients = [[Vec3::ZERO; 4]; 3];
+    let mut errors = Vec3::ZERO;
+    // columns[place][k]: angle k's gradient at the place, then gathered per particle.
+    let mut columns = [[Vec3::ZERO; 3]; 6];
     for k in 0..3 {
         let [a, b, c, d] = edge_hinge(p, k);
         if let Some(hinge) = dihedral(a, b, c, d) {
             errors[k] = angle_error(hinge.angle, rest_angles[k]).clamp(-MAX_BENDING_STEP, MAX_BENDING_STEP);
-            edge_gradients[k] = hinge.gradients;
+            for (slot, g) in hinge_slots(k).into_iter().zip(hinge.gradients) {
+                columns[slot][k] += g;
+            }
         }
     }
-    let mut correction = CurvatureCorrection { dp: [Vec3::ZERO; 6], dlambdas: [0.0; 3] };
+    for far in 3..6 {
+        let first = (aliases >> (3 * (far - 3)) & 7) as usize;
+        if first != 7 {
+            let shares = std::mem::take(&mut columns[far]);
+            (0..3).for_each(|k| columns[first][k] += shares[k]);
+        }
+    }
+    let gram = Mat3::from_cols_array_2d(&std::array::from_fn(|k| {
+        std::array::from_fn(|l| (0..6).map(|i| w[i] * columns[i][k].dot(columns[i][l])).sum())
+    }));
+    let mut mu = Vec3::ZERO;
+    let mut dlambdas = [0.0; 3];
     for j in 0..3 {
-        let mut gradient = [Vec3::ZERO; 6];
-        let mut value = 0.0;
-        for k in 0..3 {
-            value += weights[k][j] * errors[k];
-            for (slot, g) in hinge_slots(k).into_iter().zip(edge_gradients[k]) {
-                gradient[slot] += g * weights[k][j];
-            }
-        }
-        for far in 3..6 {
-            let first = (aliases >> (3 * (far - 3)) & 7) as usize;
-            if first != 7 {
-                let share = std::mem::take(&mut gradient[far]);
-                gradient[first] += share;
-            }
-        }
+        let weights_j = Vec3::new(weights[0][j], weights[1][j], weights[2][j]);
         // First order: the constraint as the corrections before it left it.
-        value += (0..6).map(|i| gradient[i].dot(correction.dp[i])).sum::<f32>();
+        let value = weights_j.dot(errors + gram * mu);
         let [k, alpha_tilde] = responses[j];
-        let weighted: f32 = (0..6).map(|i| w[i] * gradient[i].length_squared()).sum();
-        let denominator = weighted + alpha_tilde;
+        let denominator = weights_j.dot(gram * weights_j) + alpha_tilde;
         if denominator < DENOMINATOR_EPSILON {
             continue;
         }
-        let dlambda = k * (-value - alpha_tilde * (lambdas[j] + correction.dlambdas[j])) / denominator;
-        for i in 0..6 {
-            correction.dp[i] += gradient[i] * (w[i] * dlambda);
-        }
-        correction.dlambdas[j] += dlambda;
+        dlambdas[j] = k * (-value - alpha_tilde * lambdas[j]) / denominator;
+        mu += weights_j * dlambdas[j];
     }
-    correction
+    let dp = std::array::from_fn(|i| (columns[i][0] * mu.x + columns[i][1] * mu.y + columns[i][2] * mu.z) * w[i]);
+    CurvatureCorrection { dp, dlambdas }
 }
 
 /// The curvature tensor's components `(S_uu, S_vv, √2 S_uv)` of a unit at `p` (1/m), against
