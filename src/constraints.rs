@@ -51,6 +51,15 @@ pub fn scaled_response(response: Response, scale: f32) -> Response {
     }
 }
 
+/// [`scaled_response`] of a compliance `[1, α̃]` (the membrane's and the curvature's responses,
+/// compliances per unit of stiffness): `[1, α̃/scale]`, at most `f32::MAX`, the same result
+/// without the PBD branch, whose logarithm and exponential a GPU's lanes would carry along.
+/// WGSL twin `scaled_compliance` in `shaders/passes/iterations/units.wgsl`.
+pub fn scaled_compliance(response: Response, scale: f32) -> Response {
+    let [k, alpha_tilde] = response;
+    [k, (alpha_tilde / scale).min(f32::MAX)]
+}
+
 /// `1 − (1 − k)^s`: the fraction of a constraint's error that `s` projections of factor `k`
 /// remove (PBD §3.3: `k` applied `n` times leaves `(1 − k)ⁿ`), for `k` in [0, 1] and `s > 0`.
 /// Computed as `1 − e^{s·ln(1 − k)}`, each of `ln(1 − k)` and `1 − eˣ` by its series where f32

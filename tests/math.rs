@@ -565,10 +565,11 @@ fn rigid_damping_recovers_and_spares_rigid_motion() {
 /// A constraint `s` times as stiff: its XPBD compliance divided by `s` (never infinite), a PBD
 /// factor `k` made the one that removes what `s` projections of `k` remove, `1 − (1 − k)^s`
 /// (against an f64 power: 0.6 at s = 2 is 0.84, where `k·s` gave 1.0), accurate for the tiny
-/// factors PBD spreads over many iterations; exactly the kind's response at scale 1.
+/// factors PBD spreads over many iterations; exactly the kind's response at scale 1; and a
+/// compliance scaled without the PBD branch (`scaled_compliance`) the same as with it.
 #[test]
 fn scaled_responses_are_stiffer_by_their_scale() {
-    use drape::constraints::scaled_response;
+    use drape::constraints::{scaled_compliance, scaled_response};
     assert_eq!(scaled_response([1.0, 40.0], 4.0), [1.0, 10.0]);
     assert_eq!(scaled_response([1.0, 40.0], 1.0), [1.0, 40.0]);
     assert_eq!(scaled_response([1.0, 1e35], 1e-10), [1.0, f32::MAX], "a tiny scale stays finite");
@@ -585,6 +586,13 @@ fn scaled_responses_are_stiffer_by_their_scale() {
         }
     }
     assert!((scaled_response([0.6, 0.0], 2.0)[0] - 0.84).abs() < 1e-6);
+    // A compliance's scaling without the PBD branch is the same.
+    for alpha in [0.0, 1e-30, 3.0, 4e5, 1e35, f32::MAX] {
+        for s in [1e-30, 1e-3, 0.5, 1.0, 2.5, 1e3, 1e30] {
+            let response = [1.0, alpha];
+            assert_eq!(scaled_compliance(response, s), scaled_response(response, s), "α̃ {alpha}, scale {s}");
+        }
+    }
 }
 
 /// The gusts' clock advances by whole frames and wraps once per period, where f32 still

@@ -190,9 +190,9 @@ fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambda
     let unit = params.constraints.kinds[KIND_CURVATURE].response;
     let scale = 0.5 * twice_area * r.stiffness_scale;
     var mu = vec3<f32>(0.0);
-    let l0 = curvature_step(gram, vec3<f32>(w0.x, w1.x, w2.x), errors, lambdas.x, scaled_response(unit.xy, scale), &mu);
-    let l1 = curvature_step(gram, vec3<f32>(w0.y, w1.y, w2.y), errors, lambdas.y, scaled_response(unit.xz, scale), &mu);
-    let l2 = curvature_step(gram, vec3<f32>(w0.z, w1.z, w2.z), errors, lambdas.z, scaled_response(unit.xw, scale), &mu);
+    let l0 = curvature_step(gram, vec3<f32>(w0.x, w1.x, w2.x), errors, lambdas.x, scaled_compliance(unit.xy, scale), &mu);
+    let l1 = curvature_step(gram, vec3<f32>(w0.y, w1.y, w2.y), errors, lambdas.y, scaled_compliance(unit.xz, scale), &mu);
+    let l2 = curvature_step(gram, vec3<f32>(w0.z, w1.z, w2.z), errors, lambdas.z, scaled_compliance(unit.xw, scale), &mu);
     let moves = UnitMoves(
         m0 * mu * own_w.x,
         m1 * mu * own_w.y,

@@ -88,9 +88,9 @@ fn membrane_rest(frame: array<f32, 4>, stiffness_scale: f32) -> MembraneRest {
     return MembraneRest(
         vec3<f32>(-(d00 + d10), d00, d10),
         vec3<f32>(-(d01 + d11), d01, d11),
-        scaled_response(unit.xy, scale),
-        scaled_response(unit.xz, scale),
-        scaled_response(unit.xw, scale),
+        scaled_compliance(unit.xy, scale),
+        scaled_compliance(unit.xz, scale),
+        scaled_compliance(unit.xw, scale),
     );
 }
 

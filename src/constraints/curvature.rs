@@ -35,7 +35,7 @@
 
 use super::bending::{angle_error, dihedral, MAX_BENDING_STEP};
 use super::membrane::{material_edges, warp_direction};
-use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use super::{scaled_compliance, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::mesh::MeshEdge;
 use crate::struct_layout;
 use crate::wgsl::{StructLayout, WgslFile};
@@ -229,7 +229,7 @@ impl CurvatureConstraints {
     ) -> CurvatureCorrection {
         let rest = &self.rest[c];
         let scale = rest.area() * self.stiffness_scales[c];
-        let responses = self.area_responses(response).map(|r| scaled_response(r, scale));
+        let responses = self.area_responses(response).map(|r| scaled_compliance(r, scale));
         curvature_correction(p, w, rest.weights(), rest.rest_angles, lambdas, responses, aliases(&self.units[c]))
     }
 }

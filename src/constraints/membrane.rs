@@ -19,7 +19,7 @@
 //! stays well-defined under large rotation. The Poisson coupling of a continuum (StVK) is left
 //! out: woven fabric has little at small strain, and the three constraints stay independent.
 
-use super::{scaled_response, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
+use super::{scaled_compliance, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
 use crate::struct_layout;
 use crate::wgsl::{StructLayout, WgslFile};
@@ -391,7 +391,7 @@ impl MembraneConstraints {
     ) -> Option<StrainCorrection> {
         let rest = &self.rest[c];
         let scale = rest.area() * self.stiffness_scales[c];
-        let response = scaled_response(self.area_responses(response)[strain as usize], scale);
+        let response = scaled_compliance(self.area_responses(response)[strain as usize], scale);
         match strain {
             Strain::Warp => thread_correction(p, w, rest.warp_weights(), lambda, response),
             Strain::Weft => thread_correction(p, w, rest.weft_weights(), lambda, response),

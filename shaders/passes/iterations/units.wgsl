@@ -108,6 +108,13 @@ fn scaled_response(response: vec2<f32>, scale: f32) -> vec2<f32> {
     return vec2<f32>(repeated_factor(response.x, scale), 0.0);
 }
 
+// scaled_response of a compliance [1, α̃] (the membrane's and the curvature's responses):
+// [1, α̃/scale], at most the largest f32, without the PBD branch and its log and exp
+// (scaled_compliance in src/constraints.rs).
+fn scaled_compliance(response: vec2<f32>, scale: f32) -> vec2<f32> {
+    return vec2<f32>(response.x, min(response.y / scale, F32_MAX));
+}
+
 // 1 − (1 − k)^s, each of ln(1 − k) and 1 − eˣ by its series where f32 would round it away
 // (repeated_factor in src/constraints.rs).
 fn repeated_factor(k: f32, s: f32) -> f32 {
