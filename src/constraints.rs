@@ -57,7 +57,8 @@ pub fn scaled_response(response: Response, scale: f32) -> Response {
 /// WGSL twin `scaled_compliance` in `shaders/passes/iterations/units.wgsl`.
 pub fn scaled_compliance(response: Response, scale: f32) -> Response {
     let [k, alpha_tilde] = response;
-    [k, (alpha_tilde / scale).min(f32::MAX)]
+    // Divides only where the quotient is finite (the GPU's twin has no infinity to clamp).
+    [k, if alpha_tilde < f32::MAX * scale { alpha_tilde / scale } else { f32::MAX }]
 }
 
 /// `1 − (1 − k)^s`: the fraction of a constraint's error that `s` projections of factor `k`

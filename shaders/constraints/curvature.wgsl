@@ -267,8 +267,8 @@ fn unit_slots(unit: UnitRef) -> UnitSlots {
     );
 }
 
-// Gauss-Seidel: the three curvatures of constraint `r` on the particles `p` at `s` from
-// multipliers `lambdas`, each particle stored once, from its first place (the steps gather
+// Gauss-Seidel: the three curvatures of constraint `r` on the particles `p` at `s`, each
+// particle stored once, from its first place (the steps gather
 // every move there), and the multipliers stored.
 fn project_curvature_at(unit: UnitRef, r: CurvatureConstraint, s: UnitSlots, p: array<Particle, 6>) {
     let lambdas = curvature_lambdas(r);

@@ -84,7 +84,7 @@ fn membrane_rest(frame: array<f32, 4>, stiffness_scale: f32) -> MembraneRest {
     let d10 = -frame[1] / safe;
     let d11 = frame[0] / safe;
     let unit = params.constraints.kinds[KIND_MEMBRANE].response;
-    let scale = 0.5 * abs(frame[0] * frame[3] - frame[1] * frame[2]) * stiffness_scale;
+    let scale = 0.5 * abs(det) * stiffness_scale;
     return MembraneRest(
         vec3<f32>(-(d00 + d10), d00, d10),
         vec3<f32>(-(d01 + d11), d01, d11),
@@ -208,15 +208,16 @@ fn project_triangle(unit: UnitRef) {
     store_membrane_lambdas(unit.index, lambdas + projected.dlambdas);
 }
 
-// Jacobi: the three strains of unit `unit`'s constraint, at rest `r` from multipliers
-// `lambdas`, from the same positions `p`, scaled by the triangle's share, summed per particle
-// (the multipliers' steps stored).
+// A triangle's three position changes.
 struct TriangleMoves {
     d0: vec3<f32>,
     d1: vec3<f32>,
     d2: vec3<f32>,
 }
 
+// Jacobi: the three strains of unit `unit`'s constraint, at rest `r` from multipliers
+// `lambdas`, from the same positions `p`, scaled by the triangle's share, summed per particle
+// (the multipliers' steps stored).
 fn jacobi_triangle_moves(unit: UnitRef, r: MembraneRest, lambdas: vec3<f32>, p: array<Particle, 3>) -> TriangleMoves {
     let warp = strain_correction(r, 0u, p, lambdas.x);
     let weft = strain_correction(r, 1u, p, lambdas.y);

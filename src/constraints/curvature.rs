@@ -432,7 +432,8 @@ impl CurvatureConstraints {
     }
 }
 
-/// Gauss-Seidel projection of curvature unit `c`. A boundary edge's far vertex is the
+/// Gauss-Seidel projection of curvature constraint `c` (a curvature unit, or a shell's second
+/// part). A boundary edge's far vertex is the
 /// triangle's own, moved by nothing (its weights are zero).
 pub(crate) fn project_curvature(
     curvature: &CurvatureConstraints,
@@ -451,7 +452,7 @@ pub(crate) fn project_curvature(
     }
 }
 
-/// Jacobi projection of curvature unit `c`, scaled by `scale`, into `slots`.
+/// Jacobi projection of curvature constraint `c`, scaled by `scale`, into `slots`.
 pub(crate) fn jacobi_curvature(
     curvature: &CurvatureConstraints,
     c: usize,

@@ -72,7 +72,7 @@ impl RestFrame {
     }
 
     /// `D_m⁻¹ = [[d00, d01], [d10, d11]]` row by row: `f_u = d00·e1 + d10·e2`, `f_v = d01·e1 +
-    /// d11·e2` for the edges `e1 = p1 − p0`, `e2 = p2 − p0`. WGSL twin `rest_inverse`.
+    /// d11·e2` for the edges `e1 = p1 − p0`, `e2 = p2 − p0` (WGSL: in `membrane_rest`).
     pub fn inverse(&self) -> [f32; 4] {
         let [r1, r2] = self.frame;
         let det = r1.x * r2.y - r2.x * r1.y;
@@ -411,7 +411,8 @@ fn lambda_index(c: usize, s: Strain) -> usize {
     3 * c + s as usize
 }
 
-/// Gauss-Seidel projection of triangle unit `c`: warp, weft and shear one after the other,
+/// Gauss-Seidel projection of membrane constraint `c` (a triangle unit, or a shell's first
+/// part): warp, weft and shear one after the other,
 /// each from the positions the one before left.
 pub(crate) fn project_triangle(
     membrane: &MembraneConstraints,
@@ -433,7 +434,7 @@ pub(crate) fn project_triangle(
     }
 }
 
-/// Jacobi projection of triangle unit `c`: the three strains from the same positions, each
+/// Jacobi projection of membrane constraint `c`: the three strains from the same positions, each
 /// scaled by `scale`, summed per particle into `slots`.
 pub(crate) fn jacobi_triangle(
     membrane: &MembraneConstraints,

@@ -43,7 +43,6 @@ pub(crate) fn project_shell(
 /// Jacobi projection of shell `u`: both kinds from the same positions, each scaled by its own
 /// share (`relaxation` times [`JacobiScales`]), summed per particle into `slots` (the
 /// curvature's six, the membrane's on the first three).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn jacobi_shell(
     constraints: &Constraints,
     u: usize,

@@ -265,9 +265,16 @@ pub fn start_gpu_from_cpu(gpu: &mut drape::GpuSolver, cpu: &drape::CpuSolver) {
 /// A fan of three triangles around vertex 0 in a ring of three more, horizontal but for each
 /// vertex's `heights` (m): vertex 0 has three triangles, so two edges of each fan triangle share
 /// their far vertex, and each has a third edge on the boundary (whose far vertex is its own).
-pub fn three_triangle_fan(heights: [f32; 7]) -> drape::ClothMesh {
+/// Each triangle's vertices are turned left by `rotation`, which moves the shared far vertex
+/// and the boundary's to other places of a curvature unit ([`FAN_ROTATIONS`] reach them all).
+pub fn three_triangle_fan(heights: [f32; 7], rotation: usize) -> drape::ClothMesh {
     let flat = [(0.0, 0.0), (0.1, 0.0), (-0.05, 0.087), (-0.05, -0.087), (0.05, 0.13), (-0.12, 0.0), (0.05, -0.13)];
     let positions = flat.iter().zip(heights).map(|(&(x, z), y)| Vec3::new(x, y, z)).collect();
-    let triangles = vec![[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 4, 2], [2, 5, 3], [3, 6, 1]];
-    drape::ClothMesh::new(positions, triangles, None).expect("a valid fan")
+    let triangles = [[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 4, 2], [2, 5, 3], [3, 6, 1]];
+    let turned = triangles.iter().map(|t: &[u32; 3]| std::array::from_fn(|k| t[(k + rotation) % 3])).collect();
+    drape::ClothMesh::new(positions, turned, None).expect("a valid fan")
 }
+
+/// The rotations of [`three_triangle_fan`]: the fan triangles' shared far vertex across edges
+/// 0 and 2, 1 and 2, 0 and 1.
+pub const FAN_ROTATIONS: [usize; 3] = [0, 1, 2];

@@ -44,7 +44,8 @@ struct UnitRef {
 // KIND_<NAME> in params.constraints.kinds.
 struct KindParams {
     // [k, α̃] of its constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0), then a second pair
-    // where the kind has one (stretch: xy stretched, zw compressed).
+    // where the kind has one (stretch: xy stretched, zw compressed); the membrane's and the
+    // curvature's [k, α̃/E_warp or B_warp, α̃/E_weft or B_weft, α̃/E_shear or B_twist], per area.
     response: vec4<f32>,
     // Where its records start in `constraint_records`.
     records: u32,
@@ -112,7 +113,8 @@ fn scaled_response(response: vec2<f32>, scale: f32) -> vec2<f32> {
 // [1, α̃/scale], at most the largest f32, without the PBD branch and its log and exp
 // (scaled_compliance in src/constraints.rs).
 fn scaled_compliance(response: vec2<f32>, scale: f32) -> vec2<f32> {
-    return vec2<f32>(response.x, min(response.y / scale, F32_MAX));
+    let finite = response.y < F32_MAX * scale;
+    return vec2<f32>(response.x, select(F32_MAX, response.y / select(1.0, scale, finite), finite));
 }
 
 // 1 − (1 − k)^s, each of ln(1 − k) and 1 − eˣ by its series where f32 would round it away
