@@ -99,14 +99,15 @@ fn stretch_statistics_report_percentiles_and_the_grid_axes_apart() {
     assert!((along.p99 - 1.03).abs() < 1e-5, "{report:?}");
 }
 
-/// A free cloth of a fabric (a membrane of warp, weft and shear per triangle, hinges of a
-/// bending rigidity), deformed by the same random velocities on a drift and a spin, keeps its
-/// linear and angular momentum in both modes: the membrane's and the bend units' corrections
-/// are internal forces too.
+/// A free cloth of a fabric (a membrane of warp, weft and shear per triangle, and its curvature
+/// of a bending rigidity: one shell unit per triangle), deformed by the same random velocities
+/// on a drift and a spin, keeps its linear and angular momentum in both modes: the shells'
+/// corrections are internal forces too.
 #[test]
 fn a_deformed_free_fabric_keeps_its_momentum_in_every_mode() {
     let scene = Scene::new(SceneKind::FreeFall, 16).unwrap();
     let model = scene.model.refit_to(&drape::Fabric::named("cotton-shirting").unwrap()).unwrap();
+    assert!(!model.units(drape::constraints::UnitType::Shell).is_empty(), "the fabric projects in shells");
     let rest = &model.mesh().positions;
     let centre = centre_of_mass(&model, rest);
     let mut rng = Rng(0x1234_5678);

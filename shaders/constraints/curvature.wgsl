@@ -50,11 +50,6 @@ fn edge_weights(e: vec2<f32>, twice_area: f32, interior: bool) -> vec3<f32> {
 // √2, as std::f32::consts::SQRT_2.
 const SQRT_2: f32 = 1.4142135623730951;
 
-// Twice the triangle's rest area (CurvatureRest::double_area).
-fn twice_rest_area(r: CurvatureConstraint) -> f32 {
-    return abs(r.frame[0] * r.frame[3] - r.frame[1] * r.frame[2]);
-}
-
 // Whether edge k has a triangle across.
 fn edge_interior(topology: u32, k: u32) -> bool {
     return ((topology >> (9u + k)) & 1u) == 1u;
@@ -180,7 +175,7 @@ fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambda
             vec3<f32>(c02, c12, far_w.z * dot(f2, f2)),
         );
     // Rows: each edge's weights in (S_uu, S_vv, √2 S_uv); columns: each constraint's.
-    let twice_area = twice_rest_area(r);
+    let twice_area = double_area(r.frame);
     let frame1 = vec2<f32>(r.frame[0], r.frame[1]);
     let frame2 = vec2<f32>(r.frame[2], r.frame[3]);
     let w0 = edge_weights(frame1, twice_area, edge_interior(r.topology, 0u));

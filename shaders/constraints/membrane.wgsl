@@ -63,6 +63,12 @@ fn membrane_lambdas(c: u32) -> vec3<f32> {
     );
 }
 
+// Twice the area of a triangle whose edges from vertex 0 are `frame` (u, v each): the
+// membrane's and the curvature's rest areas (double_area in src/constraints/membrane.rs).
+fn double_area(frame: array<f32, 4>) -> f32 {
+    return abs(frame[0] * frame[3] - frame[1] * frame[2]);
+}
+
 // What the strains need of a triangle's rest state: the weights of f_u and f_v
 // (RestFrame::warp_weights and weft_weights, from D_m⁻¹) and each strain's response.
 struct MembraneRest {
@@ -77,14 +83,14 @@ struct MembraneRest {
 // `stiffness_scale`: D_m⁻¹ (RestFrame::inverse), and the responses [k, α̃/E] per area of the
 // kind's response (MembraneConstraints::area_responses) scaled by the area and the scale.
 fn membrane_rest(frame: array<f32, 4>, stiffness_scale: f32) -> MembraneRest {
-    let det = frame[0] * frame[3] - frame[2] * frame[1];
+    let det = frame[0] * frame[3] - frame[1] * frame[2];
     let safe = select(1.0, det, det != 0.0);
     let d00 = frame[3] / safe;
     let d01 = -frame[2] / safe;
     let d10 = -frame[1] / safe;
     let d11 = frame[0] / safe;
     let unit = params.constraints.kinds[KIND_MEMBRANE].response;
-    let scale = 0.5 * abs(det) * stiffness_scale;
+    let scale = 0.5 * double_area(frame) * stiffness_scale;
     return MembraneRest(
         vec3<f32>(-(d00 + d10), d00, d10),
         vec3<f32>(-(d01 + d11), d01, d11),

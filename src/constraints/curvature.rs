@@ -34,7 +34,7 @@
 //! left, to first order (Gauss-Seidel within the unit).
 
 use super::bending::{angle_error, dihedral, MAX_BENDING_STEP};
-use super::membrane::{material_edges, warp_direction};
+use super::membrane::{double_area, material_edges, warp_direction};
 use super::{scaled_compliance, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::mesh::MeshEdge;
 use crate::struct_layout;
@@ -64,7 +64,7 @@ pub struct CurvatureRest {
 impl CurvatureRest {
     /// Twice the rest area (m²).
     pub fn double_area(&self) -> f32 {
-        self.frame[0].perp_dot(self.frame[1]).abs()
+        double_area(self.frame)
     }
 
     /// Rest area (m²).

@@ -81,7 +81,7 @@ impl RestFrame {
 
     /// Rest area (m²).
     pub fn area(&self) -> f32 {
-        0.5 * self.frame[0].perp_dot(self.frame[1]).abs()
+        0.5 * double_area(self.frame)
     }
 
     /// The weights `c` with `f_u = Σ c_k p_k` (they sum to zero: a translation is no strain).
@@ -116,6 +116,12 @@ pub fn material_edges(p: [Vec3; 3], warp: Vec3) -> Option<[Vec2; 2]> {
     let u = along.normalize();
     let v = n.cross(u);
     Some([Vec2::new(e1.dot(u), e1.dot(v)), Vec2::new(e2.dot(u), e2.dot(v))])
+}
+
+/// Twice the area of a triangle whose edges from vertex 0 are `frame` (m²): the membrane's and
+/// the curvature's rest areas. WGSL twin `double_area` in `shaders/constraints/membrane.wgsl`.
+pub fn double_area(frame: [Vec2; 2]) -> f32 {
+    frame[0].perp_dot(frame[1]).abs()
 }
 
 /// The warp direction of triangle `(p, uv)` at rest: `∂x/∂u`, where the texture coordinates

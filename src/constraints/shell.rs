@@ -7,9 +7,9 @@
 //! the membrane's three strains first and the curvature from the moved positions; Jacobi
 //! projects both from the same positions. WGSL twin: `shaders/constraints/shell.wgsl`.
 
-use super::curvature::{jacobi_curvature, project_curvature, CurvatureConstraints};
-use super::membrane::{jacobi_triangle, project_triangle, MembraneConstraints};
-use super::{Constraints, JacobiScales, Kind, Multipliers, SolveState};
+use super::curvature::CurvatureConstraints;
+use super::membrane::MembraneConstraints;
+use super::{Constraints, JacobiScales, Multipliers, SolveState, UnitType};
 use crate::wgsl::WgslFile;
 use crate::wgsl_file;
 use glam::Vec3;
@@ -28,21 +28,21 @@ pub fn pairs_up(membrane: &MembraneConstraints, curvature: &CurvatureConstraints
     !membrane.is_empty() && membrane.len() == curvature.len() && (0..membrane.len()).all(same)
 }
 
-/// Gauss-Seidel projection of shell `u`: the membrane's warp, weft and shear, then the three
-/// curvatures from the moved positions.
+/// Gauss-Seidel projection of shell `u`: its triangle unit (the membrane's warp, weft and
+/// shear), then its curvature unit from the moved positions.
 pub(crate) fn project_shell(
     constraints: &Constraints,
     u: usize,
     state: &mut SolveState,
     multipliers: &mut Multipliers,
 ) {
-    project_triangle(&constraints.membrane, u, state, multipliers);
-    project_curvature(&constraints.curvature, u, state, multipliers);
+    UnitType::Triangle.project(constraints, u, state, multipliers);
+    UnitType::Curvature.project(constraints, u, state, multipliers);
 }
 
-/// Jacobi projection of shell `u`: both kinds from the same positions, each scaled by its own
-/// share (`relaxation` times [`JacobiScales`]), summed per particle into `slots` (the
-/// curvature's six, the membrane's on the first three).
+/// Jacobi projection of shell `u`: its triangle and curvature units from the same positions,
+/// each scaled by its own kind's share, summed per particle into `slots` (the curvature's six,
+/// the membrane's on the first three).
 pub(crate) fn jacobi_shell(
     constraints: &Constraints,
     u: usize,
@@ -53,9 +53,7 @@ pub(crate) fn jacobi_shell(
     slots: &mut [Vec3],
 ) {
     let mut membrane = [Vec3::ZERO; 3];
-    let membrane_scale = relaxation * scales[Kind::Membrane][u];
-    jacobi_triangle(&constraints.membrane, u, membrane_scale, state, multipliers, &mut membrane);
-    let curvature_scale = relaxation * scales[Kind::Curvature][u];
-    jacobi_curvature(&constraints.curvature, u, curvature_scale, state, multipliers, slots);
+    UnitType::Triangle.jacobi(constraints, u, relaxation, scales, state, multipliers, &mut membrane);
+    UnitType::Curvature.jacobi(constraints, u, relaxation, scales, state, multipliers, slots);
     slots.iter_mut().zip(membrane).for_each(|(slot, dp)| *slot += dp);
 }
