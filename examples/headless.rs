@@ -43,8 +43,8 @@ struct Args {
     /// lab's tests cantilever and cusick (whose report adds their reading).
     #[arg(long, default_value = "hanging")]
     scene: SceneKind,
-    /// A fabric for the scene's cloth (drape::fabric::FABRICS: polyester-knit, silk-charmeuse,
-    /// wool-suiting, cotton-shirting, denim, leather-like): a membrane and hinges in its
+    /// A fabric for the scene's cloth (drape::fabric::FABRICS: silk-charmeuse, wool-suiting,
+    /// polyester-knit, denim, cotton-shirting, leather-like): a membrane and hinges in its
     /// physical units. Without it, the scenes' edge model (the lab's tests: cotton-shirting).
     #[arg(long)]
     fabric: Option<drape::Fabric>,
