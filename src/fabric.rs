@@ -216,8 +216,9 @@ const MICRO_N_M: f32 = 1e-6;
 pub const GF_PER_CM: f32 = 0.980665;
 
 /// The tension at which [`Wang2011`]'s tensile moduli are read, as secants: FAST's lowest load,
-/// 5 gf/cm (its extensibility `E5`), the nearest standard load to a drape's own (a metre of a
-/// 224 g/m² knit hanging pulls its top with 2.2 N/m).
+/// 5 gf/cm (its extensibility `E5`), the nearest standard load to a hanging cloth's own (a
+/// metre of a 224 g/m² knit hanging pulls its top with 2.2 N/m; a Cusick disc's overhang pulls
+/// with 0.15 N/m).
 pub const SECANT_TENSION: f32 = 5.0 * GF_PER_CM;
 
 /// A fabric measured by Wang, O'Brien & Ramamoorthi 2011 ("Data-Driven Elastic Models for
@@ -231,10 +232,13 @@ pub const SECANT_TENSION: f32 = 5.0 * GF_PER_CM;
 /// 1/6, and a linear membrane takes one stiffness for the drape's range of tensions; the
 /// membrane leaves the Poisson coupling `c₁₂` out). The shear modulus per radian is `c₃₃` at rest
 /// (`ε₀₁` is half the shear angle). A hinge holds `ke |e|² θ²/(8(A₁ + A₂))`, which on a sheet
-/// bent into a cylinder sums to `½ (ke/4) κ²` per unit area: `B = ke/4` at the lowest curvature.
-/// The data do not say which of the texture's `u` and `v` is the warp; `u` is the warp here as
-/// in ARCSim's meshes, so a cloth with the same texture coordinates gets the same material in
-/// both.
+/// bent into a cylinder sums to `½ (ke/4) κ²` per unit area: `B = ke/4`, read in the data's
+/// first column (curvatures up to 10 m⁻¹). The measured fabrics soften as they bend, the
+/// denim's `v` to a third and the knit to a quarter by 40 m⁻¹ (the data's last column, where
+/// KES-FB2's 50–150 m⁻¹ would read); the linear model keeps the value at rest. The data do not
+/// say which of the texture's `u` and `v` is the warp (a stretch denim's elastane usually runs
+/// in the weft, which would make its softer `u` the weft); `u` is the warp here as in ARCSim's
+/// meshes, so a cloth with the same texture coordinates gets the same material in both.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Wang2011 {
     /// Areal density, kg/m² (the file's `density`).
@@ -269,8 +273,7 @@ impl Wang2011 {
 /// and never below zero.
 const fn arcsim_tension(rest: f32, stretched: f32, strain: f32) -> f32 {
     let along = if 6.0 * strain < 1.0 { 6.0 * strain } else { 1.0 };
-    let k = 2.0 * (rest + (stretched - rest) * along);
-    let k = if k > 0.0 { k } else { 0.0 };
+    let k = (2.0 * (rest + (stretched - rest) * along)).max(0.0);
     let stretch = 1.0 + strain;
     k * stretch * (stretch * stretch - 1.0) / 2.0
 }
@@ -279,7 +282,7 @@ const fn arcsim_tension(rest: f32, stretched: f32, strain: f32) -> f32 {
 /// [`arcsim_tension`] reaches [`SECANT_TENSION`].
 const fn secant_modulus(rest: f32, stretched: f32) -> f32 {
     let (mut low, mut high, mut halvings) = (0.0f32, 1.0f32, 0);
-    while halvings < 40 {
+    while halvings < 24 {
         let middle = 0.5 * (low + high);
         if arcsim_tension(rest, stretched, middle) < SECANT_TENSION {
             low = middle;
@@ -309,8 +312,8 @@ pub const WANG_2011_DENIM: Wang2011 = Wang2011 {
     bending_at_rest: [64.196457e-6, 96.951576e-6],
 };
 
-/// The fabric presets, from the most fluid to the stiffest by their warp's bending length
-/// `(B/W)^(1/3)`. Measured values are cited in each one's `source`: the knit and the denim are
+/// The fabric presets, from the shortest bending length `(B/W)^(1/3)` to the longest (the
+/// warp's). Measured values are cited in each one's `source`: the knit and the denim are
 /// measured whole (Wang et al. 2011, [`Wang2011`]); the silk's, the wool's and the shirting's
 /// tensile and shear moduli are estimates typical of the class (no measured table was at hand),
 /// and so is the leather-like entirely. The values cited from Matsudaira et al. 2015 (J.

@@ -36,8 +36,8 @@ struct Args {
     /// mesh, or the lab's tests cantilever and cusick.
     #[arg(long, default_value = "drape")]
     scene: SceneKind,
-    /// The cloth's fabric (polyester-knit, silk-charmeuse, wool-suiting, cotton-shirting,
-    /// denim, leather-like): a membrane and curvature bending in its physical units; or
+    /// The cloth's fabric (silk-charmeuse, wool-suiting, polyester-knit, denim,
+    /// cotton-shirting, leather-like): a membrane and curvature bending in its physical units; or
     /// `edges`, each cloth's own edge model (stiffened by the parameters). Default: cotton
     /// shirting for the scenes; an OBJ or glTF cloth keeps its own material (its maps).
     #[arg(long)]

@@ -12,12 +12,13 @@
 //! triangle's rest area `A` under its modulus `E` in N/m (force per unit width per unit strain,
 //! as fabric tensile and shear tests report it), so its XPBD compliance is `1/(E A)` and the
 //! membrane is the same material at every resolution. Why this model: woven fabric is
-//! orthotropic, with warp and weft hundreds of times stiffer than shear, which per-edge distance
-//! constraints cannot express (every edge, diagonals included, resists alike, so the sheet
-//! cannot shear); SBD's three strains map one-to-one onto the three moduli a fabric lab
-//! measures, each constraint is cheap (its gradient is a multiple of one or two vectors) and
-//! stays well-defined under large rotation. The Poisson coupling of a continuum (StVK) is left
-//! out: woven fabric has little at small strain, and the three constraints stay independent.
+//! orthotropic, its warp and weft many times stiffer than its shear (a measured denim 8 and 38
+//! times, a shirting's estimate a hundred), which per-edge distance constraints cannot express
+//! (every edge, diagonals included, resists alike, so the sheet cannot shear); SBD's three
+//! strains map one-to-one onto the three moduli a fabric lab measures, each constraint is cheap
+//! (its gradient is a multiple of one or two vectors) and stays well-defined under large
+//! rotation. The Poisson coupling of a continuum (StVK) is left out: woven fabric has little at
+//! small strain, and the three constraints stay independent.
 
 use super::{scaled_compliance, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::math::GEOMETRY_EPSILON;
