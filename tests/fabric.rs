@@ -158,6 +158,16 @@ fn sheet(n: u32, size: f32) -> ClothMesh {
     ClothMesh::grid(n + 1, n + 1, size / n as f32, GridPlane::Horizontal, Vec3::ZERO).unwrap()
 }
 
+/// Rest position `p` of a horizontal [`sheet`] rolled into a cylinder of radius `radius`,
+/// curved along the warp (`x`) or along the weft (`z`).
+fn rolled(p: DVec3, radius: f64, along_warp: bool) -> DVec3 {
+    if along_warp {
+        DVec3::new(radius * (p.x / radius).sin(), radius * (1.0 - (p.x / radius).cos()), p.z)
+    } else {
+        DVec3::new(p.x, radius * (1.0 - (p.z / radius).cos()), radius * (p.z / radius).sin())
+    }
+}
+
 /// The energy `Σ ½ k C²` of `model`'s hinges (or triangles' curvatures) at `positions`.
 fn bending_energy(model: &ClothModel, positions: &[Vec3]) -> f64 {
     let constraints = model.constraints();
@@ -206,18 +216,12 @@ fn bending_rigidity_gives_the_plate_energy_at_every_resolution() {
                 .unwrap()
                 .with_bending_model(bending_model)
                 .unwrap();
-            let radius = 1.0 / kappa;
+            let radius = 1.0 / f64::from(kappa);
+            let roll = |along_warp| -> Vec<Vec3> {
+                mesh.positions.iter().map(|p| rolled(p.as_dvec3(), radius, along_warp).as_vec3()).collect()
+            };
             // Curved along x (the warp), then along z (the weft).
-            let along_warp: Vec<Vec3> = mesh
-                .positions
-                .iter()
-                .map(|p| Vec3::new(radius * (p.x / radius).sin(), radius * (1.0 - (p.x / radius).cos()), p.z))
-                .collect();
-            let along_weft: Vec<Vec3> = mesh
-                .positions
-                .iter()
-                .map(|p| Vec3::new(p.x, radius * (1.0 - (p.z / radius).cos()), radius * (p.z / radius).sin()))
-                .collect();
+            let (along_warp, along_weft) = (roll(true), roll(false));
             for (positions, b, what) in [(along_warp, rigidity.warp, "warp"), (along_weft, rigidity.weft, "weft")] {
                 let spanned = size * (size - size / n as f32);
                 let plate = 0.5 * f64::from(b) * f64::from(kappa).powi(2) * f64::from(spanned);
@@ -588,9 +592,8 @@ fn steps_match_the_oracle(rotation: usize) -> usize {
 /// stiffness looked up at that strain, differentiated by the stretch), a triangle sheared by `γ`
 /// holds `½ G γ²`, and a grid of right triangles rolled into a cylinder of curvature `κ` about
 /// `v` (or `u`), its hinges holding `ke |e|² θ²/(8(A₁ + A₂))` with `θ` measured on the rolled
-/// mesh, holds `½ B κ²` per area with the warp's (or the weft's) rigidity (its `n − 1` rows of
-/// bent hinges holding the area of `n`); each within 0.1 %. Swapping the warp's and the weft's
-/// hinges fails it.
+/// mesh, holds `½ B κ²` per area with the warp's (or the weft's) rigidity; each within 0.1 %.
+/// Swapping the warp's and the weft's hinges fails it.
 #[test]
 fn wang_2011_data_convert_through_arcsim_s_energies() {
     for data in [WANG_2011_SWEAT_KNIT, WANG_2011_DENIM] {
@@ -621,43 +624,21 @@ fn wang_2011_data_convert_through_arcsim_s_energies() {
 }
 
 /// The energy per unit area and per unit of `κ²` of ARCSim's hinges (`ke` for an edge along
-/// `u` and along `v` in the material space) on a grid of `n × n` right triangles rolled into a
-/// cylinder of curvature `κ` about `v` (`about_v`, bending the `u` threads) or about `u`; the
-/// area is the `n − 1` rows' that its bent hinges hold. The diagonals stay flat.
-fn rolled_grid_energy(ke: [f32; 2], about_v: bool) -> f64 {
-    let (n, h, curvature) = (100usize, 0.02, 2.0);
-    let rest = |i: usize, j: usize| (i as f64 * h, j as f64 * h);
-    let rolled = |(u, v): (f64, f64)| {
-        let (along, across) = if about_v { (u, v) } else { (v, u) };
-        let angle = along * curvature;
-        let bent = DVec3::new(angle.sin() / curvature, (1.0 - angle.cos()) / curvature, across);
-        if about_v {
-            bent
-        } else {
-            DVec3::new(bent.z, bent.y, bent.x)
-        }
-    };
-    let index = |i: usize, j: usize| i * (n + 1) + j;
-    let mut triangles = Vec::new();
-    for (i, j) in (0..n).flat_map(|i| (0..n).map(move |j| (i, j))) {
-        triangles.push([index(i, j), index(i + 1, j), index(i + 1, j + 1)]);
-        triangles.push([index(i, j), index(i + 1, j + 1), index(i, j + 1)]);
-    }
-    let positions: Vec<DVec3> =
-        (0..=n).flat_map(|i| (0..=n).map(move |j| (i, j))).map(|(i, j)| rolled(rest(i, j))).collect();
-    let mut wings = std::collections::HashMap::<(usize, usize), Vec<usize>>::new();
-    for t in &triangles {
-        for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            wings.entry((a.min(b), a.max(b))).or_default().push(t[(k + 2) % 3]);
-        }
-    }
-    let material = |p: usize| DVec3::new((p / (n + 1)) as f64 * h, (p % (n + 1)) as f64 * h, 0.0);
+/// `u` and along `v` in the material space) on a [`sheet`] rolled into a cylinder of curvature
+/// `κ` along the warp (`along_warp`, bending the `u` threads) or along the weft; the area is
+/// the one its bent hinges span (one cell's width less than the sheet). The diagonals stay flat.
+fn rolled_grid_energy(ke: [f32; 2], along_warp: bool) -> f64 {
+    let (n, size, curvature) = (64, 1.0, 2.0);
+    let mesh = sheet(n, size as f32);
+    let model = ClothModel::new(mesh.clone(), 0.2, &[]).unwrap().with_bending_model(BendingModel::Dihedral).unwrap();
+    let rest: Vec<DVec3> = mesh.positions.iter().map(|p| p.as_dvec3()).collect();
+    let bent: Vec<DVec3> = rest.iter().map(|&p| rolled(p, 1.0 / curvature, along_warp)).collect();
     let mut energy = 0.0;
-    for (&(a, b), far) in wings.iter().filter(|(_, far)| far.len() == 2) {
-        let edge = material(b) - material(a);
-        let theta = dihedral_f64(positions[a], positions[b], positions[far[0]], positions[far[1]]);
-        let stiffness = match (edge.x == 0.0, edge.y == 0.0) {
+    for &hinge in model.constraints().bending.hinges() {
+        let [a, b, c, d] = hinge.map(|i| i as usize);
+        let edge = rest[b] - rest[a];
+        let theta = dihedral_f64(bent[a], bent[b], bent[c], bent[d]);
+        let stiffness = match (edge.x == 0.0, edge.z == 0.0) {
             (false, true) => f64::from(ke[0]),
             (true, false) => f64::from(ke[1]),
             _ => {
@@ -665,8 +646,9 @@ fn rolled_grid_energy(ke: [f32; 2], about_v: bool) -> f64 {
                 continue;
             }
         };
-        let areas = [far[0], far[1]].map(|c| 0.5 * edge.cross(material(c) - material(a)).length());
+        let areas = [c, d].map(|k| 0.5 * edge.cross(rest[k] - rest[a]).length());
         energy += stiffness * edge.length_squared() * theta * theta / (8.0 * (areas[0] + areas[1]));
     }
-    energy / ((n - 1) as f64 * n as f64 * h * h * curvature * curvature)
+    let spanned = size * (size - size / f64::from(n));
+    energy / (spanned * curvature * curvature)
 }
