@@ -228,9 +228,10 @@ pub struct SolverParams {
     pub aerodynamics: Option<Aerodynamics>,
     /// Self-collision (default `None`, off; [`crate::passes::self_collision`]): the cloth keeps a
     /// thickness between its own particles and between its particles and triangles, its layers
-    /// and separate pieces alike. Costs nine dispatches per substep, and limits how far each
+    /// and separate pieces alike. Costs eleven dispatches per substep, and limits how far each
     /// particle departs from the cloth's rigid motion to half the thickness per substep (a rigid
-    /// motion, however fast, is not limited).
+    /// motion, however fast, is not limited; what the limit takes goes back to the whole cloth,
+    /// so its momentum is kept).
     pub self_collision: Option<SelfCollision>,
     /// Solver mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants

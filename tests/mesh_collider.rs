@@ -168,7 +168,12 @@ fn a_cloth_draped_on_a_mesh_stays_outside_it() {
 
 /// The GPU follows the CPU reference over a mesh collider, still and moving (the torus slides
 /// and turns under the cloth), each frame from the same state, the mesh given after the solver
-/// was made (its field uploaded then).
+/// was made (its field uploaded then): within 1e-4 m in every frame that rounding cannot tip.
+/// Some frames can be tipped: a particle against the turning torus sits within rounding of one
+/// of its contact's thresholds, and the reference itself, started one ulp away, ends 0.03–0.4 mm apart
+/// (frame 20 here). A driver that rounds otherwise (an NVIDIA H200 did, by 0.23 mm in frame 20)
+/// may take the other branch there; such a frame, found by the reference's twins one ulp either
+/// way, is held to a millimetre, and at most half the frames may be such (10 of 40 are).
 #[test]
 fn gpu_matches_the_reference_on_a_mesh_collider() {
     let scene = Scene::new(SceneKind::Mesh, 8).unwrap();
@@ -176,7 +181,7 @@ fn gpu_matches_the_reference_on_a_mesh_collider() {
     let mut gpu = solver(&scene.model, params, &scene.colliders[..1]);
     gpu.set_colliders(&scene.colliders).unwrap();
     let mut cpu = CpuSolver::new(&scene.model, params, &scene.colliders).unwrap();
-    let mut gaps = Vec::new();
+    let mut tipped = 0;
     for frame in 1..=40 {
         let t = frame as f32 / 60.0;
         let turn = Quat::from_rotation_y(1.5 * t);
@@ -184,12 +189,29 @@ fn gpu_matches_the_reference_on_a_mesh_collider() {
         gpu.set_collider_poses(&poses).unwrap();
         cpu.set_collider_poses(&poses).unwrap();
         start_gpu_from_cpu(&mut gpu, &cpu);
+        let twins = [1, -1].map(|ulps| one_ulp_away(&cpu, ulps));
         gpu.step();
         cpu.step();
-        gaps.push(max_distance(&gpu.read_positions().unwrap(), &cpu.positions));
+        let gap = max_distance(&gpu.read_positions().unwrap(), &cpu.positions);
+        let tippable = largest(twins.map(|mut twin| {
+            twin.step();
+            max_distance(&twin.positions, &cpu.positions)
+        })) > 1e-5;
+        tipped += usize::from(tippable);
+        let bound = if tippable { 1e-3 } else { 1e-4 };
+        assert!(gap < bound, "frame {frame}: GPU and CPU differ by {gap} m (tippable: {tippable})");
     }
-    let gap = largest(gaps);
-    assert!(gap < 1e-4, "GPU and CPU differ by {gap} m in a frame");
+    assert!(tipped <= 20, "{tipped} of 40 frames are tipped by one ulp");
+}
+
+/// The reference `cpu` with every position coordinate moved `ulps` units in the last place and
+/// every velocity scaled by one ulp the same way.
+fn one_ulp_away(cpu: &CpuSolver, ulps: i32) -> CpuSolver {
+    let nudge = |c: f32| if c == 0.0 { c } else { f32::from_bits(c.to_bits().wrapping_add_signed(ulps)) };
+    let mut twin = cpu.clone();
+    twin.positions.iter_mut().for_each(|p| *p = Vec3::from_array(p.to_array().map(nudge)));
+    twin.velocities.iter_mut().for_each(|v| *v *= 1.0 + ulps as f32 * f32::EPSILON);
+    twin
 }
 
 /// A closed box mesh 1 cm thick, 30 cm wide (2.5 mm cells): a small cloth falling 5.1 m hits it

@@ -1,6 +1,7 @@
 // Self-collision, mirroring src/passes/self_collision.rs (the same names and operations in the same
 // order): once per substep, limit the displacements' departure from their rigid motion and count
-// the particles per hash bucket (hash_count), turn the counts into bucket starts (hash_prefix_sum), place each particle in its
+// the particles per hash bucket (hash_count; rigid damping's kernels then solve the limited
+// displacements' rigid motion), turn the counts into bucket starts (hash_prefix_sum), place each particle in its
 // bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
 // the atomics' order of arrival (hash_sort_buckets), compute each particle's contact correction
 // (self_contacts) and each triangle's point contacts (triangle_contacts in
@@ -94,10 +95,14 @@ fn cell_within_reach(p: vec3<f32>, cell: vec3<i32>, size: f32, reach: f32) -> bo
     return dot(gap, gap) < reach * reach;
 }
 
-// limit_deformation in src/passes/self_collision.rs, with the rigid motion of rigid_motion
-// (RigidMotion::at).
+// RigidMotion::at of the rigid motion in entries `first` to `first + 2` of rigid_motion.
+fn rigid_at(first: u32, r: vec3<f32>) -> vec3<f32> {
+    return rigid_motion[first + 1u].xyz + cross(rigid_motion[first + 2u].xyz, r - rigid_motion[first].xyz);
+}
+
+// limit_deformation in src/passes/self_collision.rs, with the rigid motion of rigid_motion.
 fn limit_deformation(q: vec3<f32>, r: vec3<f32>, limit: f32) -> vec3<f32> {
-    let rigid = rigid_motion[1].xyz + cross(rigid_motion[2].xyz, r - rigid_motion[0].xyz);
+    let rigid = rigid_at(0u, r);
     let departure = q - rigid;
     let len = length(departure);
     return select(q, rigid + departure * (limit / len), len > limit);
@@ -137,9 +142,16 @@ fn predicted(i: u32) -> vec3<f32> {
     return positions[i].xyz + velocities[i].xyz;
 }
 
+// momentum_restored in src/passes/self_collision.rs: the motion the deformation was limited
+// around (kept in entries 3 to 5) less the limited displacements' (entries 0 to 2).
+fn momentum_restored(r: vec3<f32>) -> vec3<f32> {
+    return rigid_at(3u, r) - rigid_at(0u, r);
+}
+
 // Limits particle i's departure from the rigid motion of the displacements (free particles;
 // sum_moments and solve_rigid_motion of shaders/passes/rigid_damping.wgsl wrote it), then counts
-// it in its bucket, keeping its rank of arrival for the scatter.
+// it in its bucket, keeping its rank of arrival for the scatter. Thread 0 keeps the motion for
+// momentum_restored, before the same kernels solve the limited displacements' motion.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_count(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -147,6 +159,11 @@ fn hash_count(
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let i = linear_id(workgroup, workgroups, local_index);
+    if (i == 0u) {
+        for (var k = 0u; k < 3u; k += 1u) {
+            rigid_motion[3u + k] = rigid_motion[k];
+        }
+    }
     if (i >= params.particle_count) {
         return;
     }
@@ -319,7 +336,8 @@ fn self_contacts(
 }
 
 // Adds particle i's corrections to its displacement (its pair contacts', then its triangle
-// contacts' sum, which it clears), and clears bucket i's entry for the next substep's count.
+// contacts' sum, which it clears, then the momentum the deformation limit took), and clears
+// bucket i's entry for the next substep's count.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply_self_contacts(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -341,7 +359,8 @@ fn apply_self_contacts(
         if (!triangles.taken) {
             atomicAdd(&hash_table.overflow, 1u);
         }
-        velocities[i] = vec4<f32>(state.xyz + self_corrections[i].xyz + triangles.correction, state.w);
+        let restored = select(vec3<f32>(0.0), momentum_restored(positions[i].xyz - positions[0].xyz), state.w > 0.0);
+        velocities[i] = vec4<f32>(state.xyz + self_corrections[i].xyz + triangles.correction + restored, state.w);
     }
     if (i <= params.self_collision.hash_table_size) {
         atomicStore(&hash_table.starts[i], 0u);

@@ -7,7 +7,10 @@
 //!    (`h/2`), so two nearby particles close in by at most `h` per substep and cannot pass each
 //!    other between two contact passes. A rigid motion keeps every distance, so it cannot bring
 //!    the cloth into contact with itself: only the deformation is limited, and a cloth thrown,
-//!    falling or carried by a moving body moves as fast as without self-collision;
+//!    falling or carried by a moving body moves as fast as without self-collision. What the
+//!    limit takes from the particles it shortens (their momentum and angular momentum) goes
+//!    back to the whole cloth as a rigid motion ([`momentum_restored`]), added with the
+//!    contacts' corrections, so that the limit keeps the cloth's momentum too;
 //! 2. hashes the predicted positions `p = x + q` into cells at least `h` wide
 //!    ([`SelfCollision::cell_size`], [`cell_of`], [`cell_hash`]), so every particle within `h`
 //!    of `p` lies in the 27 cells around its own ([`query_cells`]), of which those within `h` of
@@ -164,6 +167,17 @@ pub fn limit_deformation(q: Vec3, r: Vec3, motion: &RigidMotion, limit: f32) -> 
     }
 }
 
+/// What gives back the momentum the deformation limit took, at `r` from the reference point:
+/// the rigid motion of the displacements before the limit, `around`, less that of the limited
+/// displacements, `limited`. Their difference is the rigid motion of what the limit removed, so
+/// adding it to every free particle restores the free particles' linear and angular momentum
+/// (PBD §3.5's sums are linear in the displacements) and changes no distance but by the small
+/// rotation's second order; zero (every bit) when the limit shortened nothing, since the two
+/// motions are then summed from the same displacements.
+pub fn momentum_restored(r: Vec3, around: &RigidMotion, limited: &RigidMotion) -> Vec3 {
+    around.at(r) - limited.at(r)
+}
+
 /// What one contact moves particle `i` by: `i` at `p_i` (displacement `q_i`, inverse mass
 /// `w_i > 0`) against `j`, or `None` when they are at least `h` apart or coincide (no
 /// direction). The pair is pushed to `h` apart along `p_i − p_j`, `i` taking the share
@@ -258,12 +272,14 @@ impl SpatialHash {
 }
 
 /// One substep's self-collision on `state` of the cloth `mesh`, whose particles are `spacing`
-/// apart ([`particle_spacing`]) (the reference of the GPU's kernels): limits the free particles' deformation, then moves each particle by the sum of its
-/// pair and triangle contacts' corrections, all computed from the limited state. Returns the
-/// particles and triangles that met a full bucket, too many columns, steps, candidates or
-/// triangle-contact corrections.
+/// apart ([`particle_spacing`]) (the reference of the GPU's kernels): limits the free
+/// particles' deformation, then moves each particle by the sum of its pair and triangle
+/// contacts' corrections, all computed from the limited state, and each free particle by the
+/// momentum the limit took ([`momentum_restored`]). Returns the particles and triangles that met
+/// a full bucket, too many columns, steps, candidates or triangle-contact corrections.
 pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, spacing: f32, params: &SelfCollision) -> u32 {
-    limit_deformations(state, params.max_displacement());
+    let around = limit_deformations(state, params.max_displacement());
+    let limited = free_rigid_motion(state);
     let n = state.positions.len();
     let predicted: Vec<Vec3> = (0..n).map(|i| state.position(i)).collect();
     let hash = SpatialHash::new(&predicted, params.cell_size(spacing), hash_table_size(n));
@@ -282,28 +298,39 @@ pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, spacing: f32, para
     let mut sums = vec![IVec4::ZERO; n];
     overflows += add_triangle_contacts(state, &predicted, mesh, &hash, params, &mut sums);
     let exponent = fixed_point_exponent(params.thickness);
-    for ((q, c), sum) in state.displacements.iter_mut().zip(corrections).zip(sums) {
-        let triangles = summed_correction(sum, exponent).unwrap_or_else(|| {
+    let reference = state.positions[0];
+    for i in 0..n {
+        let triangles = summed_correction(sums[i], exponent).unwrap_or_else(|| {
             overflows += 1;
             Vec3::ZERO
         });
-        *q = *q + c + triangles;
+        let restored = if state.inverse_masses[i] > 0.0 {
+            momentum_restored(state.positions[i] - reference, &around, &limited)
+        } else {
+            Vec3::ZERO
+        };
+        state.displacements[i] = state.displacements[i] + corrections[i] + triangles + restored;
     }
     overflows
 }
 
+/// The rigid motion of the free particles' displacements, summed in index order about particle
+/// 0 (the GPU sums the same terms in a fixed tree: they differ by rounding, which reaches only
+/// the particles the limit moves and the momentum it gives back).
+fn free_rigid_motion(state: &SolveState) -> RigidMotion {
+    rigid_motion(&free_particle_moments(&state.positions, &state.displacements, &state.inverse_masses))
+}
+
 /// Limits each free particle's departure from the rigid motion of the free particles'
-/// displacements ([`limit_deformation`]); the motion is summed in index order about particle 0
-/// (the GPU sums the same terms in a fixed tree: they differ by rounding, which reaches only
-/// the particles the limit moves).
-fn limit_deformations(state: &mut SolveState, limit: f32) {
-    let w = &state.inverse_masses;
-    let motion = rigid_motion(&free_particle_moments(&state.positions, &state.displacements, w));
+/// displacements ([`limit_deformation`]), and returns that motion.
+fn limit_deformations(state: &mut SolveState, limit: f32) -> RigidMotion {
+    let motion = free_rigid_motion(state);
     let reference = state.positions[0];
-    for i in (0..state.positions.len()).filter(|&i| w[i] > 0.0) {
+    for i in (0..state.positions.len()).filter(|&i| state.inverse_masses[i] > 0.0) {
         let r = state.positions[i] - reference;
         state.displacements[i] = limit_deformation(state.displacements[i], r, &motion, limit);
     }
+    motion
 }
 
 /// Particle `i`'s contact correction (the sum over its contacts), and whether it overflowed a
@@ -362,8 +389,9 @@ fn particle_correction(
     (sum, overflow)
 }
 
-/// The self-collision pass: nine dispatches per substep, after the tethers (the rigid motion in
-/// two, the hash rebuilt in four, the particle and triangle contacts, their application).
+/// The self-collision pass: eleven dispatches per substep, after the tethers (the rigid motion
+/// in two, the hash rebuilt in four with the limited displacements' rigid motion in two after
+/// its first, the particle and triangle contacts, their application).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SelfCollisionPass {
     /// The cloth's particle spacing ([`particle_spacing`]), measured the first time
@@ -427,6 +455,8 @@ impl Pass for SelfCollisionPass {
         }
         if params.self_collision.is_some() {
             uploads.reserve("partial_moments", super::rigid_damping::partial_moments_bytes(n));
+            // Rigid damping's motion, then the one the deformation was limited around.
+            uploads.reserve("rigid_motion", 96);
         }
         uploads.block("self_collision", || GpuSelfCollisionParams {
             thickness: params.self_collision.map_or(0.0, |s| s.thickness),
@@ -441,9 +471,11 @@ impl Pass for SelfCollisionPass {
     }
 
     /// The rigid motion of the displacements in two dispatches (rigid damping's kernels), the
-    /// hash rebuilt from the limited predicted positions in four (count, prefix sum in one
-    /// workgroup, scatter, sort each bucket), the particle contacts and the triangle contacts,
-    /// then their application (which also clears the table's buckets and sums).
+    /// hash rebuilt from the limited predicted positions in four (count, which limits the
+    /// displacements and keeps the motion they were limited around, then the limited
+    /// displacements' rigid motion in two more, prefix sum in one workgroup, scatter, sort each
+    /// bucket), the particle contacts and the triangle contacts, then their application with the
+    /// momentum the limit took (which also clears the table's buckets and sums).
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
         if setup.params.self_collision.is_none() {
             return Ok(());
@@ -455,6 +487,8 @@ impl Pass for SelfCollisionPass {
         plan.push("sum_moments", whole, workgroups_for(particles));
         plan.push("solve_rigid_motion", whole, [1, 1]);
         plan.push("hash_count", whole, workgroups_for(particles));
+        plan.push("sum_moments", whole, workgroups_for(particles));
+        plan.push("solve_rigid_motion", whole, [1, 1]);
         plan.push("hash_prefix_sum", whole, [1, 1]);
         plan.push("hash_scatter", whole, workgroups_for(particles));
         plan.push("hash_sort_buckets", whole, workgroups_for(buckets));
@@ -515,12 +549,14 @@ static SELF_COLLISION: BindingTable = BindingTable {
             16,
             "Each particle's contact correction of the substep (xyz).",
         ),
-        Binding::read(
+        Binding::read_write(
             "rigid_motion",
             "array<vec4<f32>>",
-            48,
+            96,
             "The rigid motion of the free particles' displacements (RigidMotion: centre, displacement,\n\
-             rotation), from rigid damping's kernels.",
+             rotation), from rigid damping's kernels; then (entries 3 to 5) the motion the deformation\n\
+             was limited around, kept by hash_count while the limited displacements' motion is solved\n\
+             into entries 0 to 2.",
         ),
         Binding::read(
             "rest_shape",
