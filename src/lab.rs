@@ -140,8 +140,9 @@ pub const CUSICK_HEIGHT: f32 = 0.3;
 /// the measured knit read 0.574 at 3.7, 0.501 at 4.6 and 0.523 at 7.4; the silk 0.43 at 2.9,
 /// 0.334 at 4.3 and 0.33 at 5.8; the wool 0.48 at 3.4 and 0.51 at 6.8. The knit, whose membrane
 /// is by far the softest, asks the most. A disc that can fold into two numbers of nodes is not
-/// settled by cells alone: the shirting read 0.657 with five nodes at 4.5, 0.550 with four at
-/// 4.6, and 0.615 and 0.617 with five at 6.7 and 9 (BENCHMARKS.md, "On an NVIDIA H200").
+/// settled by cells alone: the shirting read 0.550 with four nodes at 4.6 and 0.615 with five at
+/// 6.7 on lavapipe, 0.657 and 0.617 with five at 4.5 and 9 on an NVIDIA H200 (BENCHMARKS.md,
+/// "On an NVIDIA H200").
 pub const CUSICK_CELLS_PER_BENDING_LENGTH: f32 = 4.6;
 
 /// The fewest cells across the Cusick specimen that resolve `fabric`'s folds under `gravity`

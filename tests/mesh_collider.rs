@@ -170,8 +170,8 @@ fn a_cloth_draped_on_a_mesh_stays_outside_it() {
 /// and turns under the cloth), each frame from the same state, the mesh given after the solver
 /// was made (its field uploaded then): within 1e-4 m in every frame that rounding cannot tip.
 /// Some frames can be tipped: a particle against the turning torus sits within rounding of one
-/// of its contact's thresholds, and the reference itself, started one ulp away, ends 0.03–0.4 mm apart
-/// (frame 20 here). A driver that rounds otherwise (an NVIDIA H200 did, by 0.23 mm in frame 20)
+/// of its contact's thresholds, and the reference itself, started one ulp away either way, ends
+/// 0.23 and 0.03 mm apart (frame 20 here). A driver that rounds otherwise (an NVIDIA H200 did, by 0.23 mm in frame 20)
 /// may take the other branch there; such a frame, found by the reference's twins one ulp either
 /// way, is held to a millimetre, and at most half the frames may be such (10 of 40 are).
 #[test]

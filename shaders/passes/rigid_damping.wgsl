@@ -3,7 +3,8 @@
 // (per workgroup, then over the workgroups' sums in one workgroup), the rigid motion solved from
 // them, then each free particle's velocity moved the fraction params.rigid_damping.fraction of the way to
 // it. Self-collision runs the first two on the substep's displacements (which `velocities` holds
-// from predict to finalize) for the rigid motion it limits the deformation around.
+// from predict to finalize) for the rigid motion it limits the deformation around, and again on
+// the limited displacements (keeping the first motion in entries 3 to 5 of rigid_motion).
 
 // The bindings and SINGULAR_INERTIA (below it the determinant of the inertia tensor scaled to a
 // trace of 1 counts as singular) are generated from src/passes/rigid_damping.rs.

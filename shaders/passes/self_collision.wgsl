@@ -95,14 +95,10 @@ fn cell_within_reach(p: vec3<f32>, cell: vec3<i32>, size: f32, reach: f32) -> bo
     return dot(gap, gap) < reach * reach;
 }
 
-// RigidMotion::at of the rigid motion in entries `first` to `first + 2` of rigid_motion.
-fn rigid_at(first: u32, r: vec3<f32>) -> vec3<f32> {
-    return rigid_motion[first + 1u].xyz + cross(rigid_motion[first + 2u].xyz, r - rigid_motion[first].xyz);
-}
-
-// limit_deformation in src/passes/self_collision.rs, with the rigid motion of rigid_motion.
+// limit_deformation in src/passes/self_collision.rs, with the rigid motion of rigid_motion
+// (RigidMotion::at).
 fn limit_deformation(q: vec3<f32>, r: vec3<f32>, limit: f32) -> vec3<f32> {
-    let rigid = rigid_at(0u, r);
+    let rigid = rigid_motion[1].xyz + cross(rigid_motion[2].xyz, r - rigid_motion[0].xyz);
     let departure = q - rigid;
     let len = length(departure);
     return select(q, rigid + departure * (limit / len), len > limit);
@@ -145,7 +141,8 @@ fn predicted(i: u32) -> vec3<f32> {
 // momentum_restored in src/passes/self_collision.rs: the motion the deformation was limited
 // around (kept in entries 3 to 5) less the limited displacements' (entries 0 to 2).
 fn momentum_restored(r: vec3<f32>) -> vec3<f32> {
-    return rigid_at(3u, r) - rigid_at(0u, r);
+    let turn = rigid_motion[5].xyz - rigid_motion[2].xyz;
+    return (rigid_motion[4].xyz - rigid_motion[1].xyz) + cross(turn, r - rigid_motion[0].xyz);
 }
 
 // Limits particle i's departure from the rigid motion of the displacements (free particles;

@@ -241,7 +241,8 @@ static RIGID_DAMPING: BindingTable = BindingTable {
             "rigid_motion",
             "array<vec4<f32>>",
             48,
-            "[centre − reference point, v_cm, ω] (RigidMotion), written by solve_rigid_motion.",
+            "[centre − reference point, v_cm, ω] (RigidMotion), written by solve_rigid_motion (self-collision\n\
+             keeps a second motion after it).",
         ),
     ],
 };

@@ -169,13 +169,16 @@ pub fn limit_deformation(q: Vec3, r: Vec3, motion: &RigidMotion, limit: f32) -> 
 
 /// What gives back the momentum the deformation limit took, at `r` from the reference point:
 /// the rigid motion of the displacements before the limit, `around`, less that of the limited
-/// displacements, `limited`. Their difference is the rigid motion of what the limit removed, so
-/// adding it to every free particle restores the free particles' linear and angular momentum
-/// (PBD §3.5's sums are linear in the displacements) and changes no distance but by the small
-/// rotation's second order; zero (every bit) when the limit shortened nothing, since the two
-/// motions are then summed from the same displacements.
+/// displacements, `limited`. Their difference is the rigid motion of what the limit removed
+/// (PBD §3.5's sums are linear in the displacements, over the same positions and masses, so the
+/// two share their centre), so adding it to every free particle restores the free particles'
+/// linear momentum, and their angular momentum unless their inertia is singular (then neither
+/// motion turns). It moves a pair apart only by the small rotation of what was removed. Taken as
+/// differences of the motions' parts, it is zero, every bit, when the limit shortened nothing:
+/// the two motions are then summed from the same displacements.
 pub fn momentum_restored(r: Vec3, around: &RigidMotion, limited: &RigidMotion) -> Vec3 {
-    around.at(r) - limited.at(r)
+    let turn = around.angular_velocity - limited.angular_velocity;
+    (around.velocity - limited.velocity) + turn.cross(r - limited.centre)
 }
 
 /// What one contact moves particle `i` by: `i` at `p_i` (displacement `q_i`, inverse mass
@@ -455,8 +458,7 @@ impl Pass for SelfCollisionPass {
         }
         if params.self_collision.is_some() {
             uploads.reserve("partial_moments", super::rigid_damping::partial_moments_bytes(n));
-            // Rigid damping's motion, then the one the deformation was limited around.
-            uploads.reserve("rigid_motion", 96);
+            uploads.reserve("rigid_motion", RIGID_MOTIONS_BYTES);
         }
         uploads.block("self_collision", || GpuSelfCollisionParams {
             thickness: params.self_collision.map_or(0.0, |s| s.thickness),
@@ -523,6 +525,11 @@ fn rest_shape(mesh: &ClothMesh) -> Vec<[u32; 4]> {
     positions.chain(triangles).collect()
 }
 
+/// Bytes of `rigid_motion` that self-collision uses: the motion rigid damping's kernels last
+/// solved, then the one the deformation was limited around (two [`RigidMotion`]s of three
+/// `vec4`). Reserved, since rigid damping's binding asks only for the first.
+const RIGID_MOTIONS_BYTES: u64 = 2 * 48;
+
 /// Group 2 of self-collision.
 static SELF_COLLISION: BindingTable = BindingTable {
     label: "self-collision",
@@ -552,7 +559,7 @@ static SELF_COLLISION: BindingTable = BindingTable {
         Binding::read_write(
             "rigid_motion",
             "array<vec4<f32>>",
-            96,
+            RIGID_MOTIONS_BYTES,
             "The rigid motion of the free particles' displacements (RigidMotion: centre, displacement,\n\
              rotation), from rigid damping's kernels; then (entries 3 to 5) the motion the deformation\n\
              was limited around, kept by hash_count while the limited displacements' motion is solved\n\
