@@ -12,7 +12,7 @@ use drape::{
 };
 use glam::{Quat, Vec3};
 use std::sync::Arc;
-use support::{device, largest, largest_f64, max_distance, smallest, start_gpu_from_cpu, Rng};
+use support::{device, largest, largest_f64, max_distance, momentum, smallest, start_gpu_from_cpu, Rng};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -30,9 +30,8 @@ fn centre_of_mass(model: &ClothModel, x: &[Vec3]) -> Vec3 {
 fn momenta(model: &ClothModel, x: &[Vec3], v: &[Vec3]) -> (Vec3, Vec3) {
     let c = centre_of_mass(model, x);
     let m = model.masses();
-    let p = v.iter().zip(m).map(|(v, m)| *v * *m).sum();
     let l = x.iter().zip(v).zip(m).map(|((x, v), m)| (*x - c).cross(*v) * *m).sum();
-    (p, l)
+    (momentum(model, v), l)
 }
 
 /// A free cloth with no gravity, damping, pins or colliders.

@@ -5,7 +5,7 @@
 mod support;
 
 use drape::metrics::self_contact::{min_self_distance, self_intersections};
-use drape::passes::rigid_damping::{free_particle_moments, RigidMotion};
+use drape::passes::rigid_damping::{free_particle_moments, rigid_motion, RigidMotion};
 use drape::passes::self_collision::{
     cell_hash, cell_of, cell_within_reach, friction_kept, hash_table_size, limit_deformation, momentum_restored,
     pair_correction, query_cells, SpatialHash,
@@ -13,7 +13,9 @@ use drape::passes::self_collision::{
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
 use drape::{MassSpringParams, SelfCollision, SolverParams, Stiffness};
 use glam::{DVec3, Vec3};
-use support::{device, fastest_at_rest, largest, max_distance, start_gpu_from_cpu, zero_gravity_self_collision, Rng};
+use support::{
+    device, fastest_at_rest, largest, max_distance, momentum, start_gpu_from_cpu, zero_gravity_self_collision, Rng,
+};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -280,11 +282,6 @@ const INTEGRATOR_DRIFT: f32 = 1e-4;
 /// self-collision, whose velocities take the same trips, the contacts' momentum is rounding's.
 const CONTACTS_DRIFT: f32 = 1e-5;
 
-/// The linear momentum of `model`'s particles at `velocities`.
-fn momentum(model: &ClothModel, velocities: &[Vec3]) -> Vec3 {
-    velocities.iter().zip(model.masses()).map(|(v, m)| *v * *m).sum()
-}
-
 /// What the deformation limit takes goes back as a rigid motion: forty particles of unequal
 /// masses scattered over half a metre, whose displacements depart from their rigid motion by up
 /// to 2 cm against a limit of 5 mm, keep their momentum and their angular momentum about the
@@ -299,8 +296,7 @@ fn the_deformation_limit_keeps_momentum() {
     let displacements: Vec<Vec3> =
         positions.iter().map(|&r| drift + 0.03 * Vec3::Y.cross(r) + rng.vec() * 0.02).collect();
     let inverse: Vec<f32> = masses.iter().map(|m| 1.0 / m).collect();
-    let motion =
-        |q: &[Vec3]| drape::passes::rigid_damping::rigid_motion(&free_particle_moments(&positions, q, &inverse));
+    let motion = |q: &[Vec3]| rigid_motion(&free_particle_moments(&positions, q, &inverse));
     let reference = positions[0];
     let around = motion(&displacements);
     let limited: Vec<Vec3> = displacements
@@ -464,7 +460,7 @@ fn rigid_motion_of(model: &ClothModel, positions: &[Vec3], velocities: &[Vec3]) 
         velocities,
         &model.masses().iter().map(|m| 1.0 / m).collect::<Vec<f32>>(),
     );
-    drape::passes::rigid_damping::rigid_motion(&moments)
+    rigid_motion(&moments)
 }
 
 /// A free cloth thrown at 10 m/s that crumples onto itself keeps its linear momentum with

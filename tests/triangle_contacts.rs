@@ -17,7 +17,7 @@ use drape::SelfCollision;
 use drape::SolverParams;
 use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Scene, SceneKind, SolverMode};
 use glam::{IVec3, Vec3};
-use support::{device, fastest_at_rest, largest, max_distance, smallest, zero_gravity_self_collision, Rng};
+use support::{device, fastest_at_rest, largest, max_distance, momentum, smallest, zero_gravity_self_collision, Rng};
 
 const H: f32 = 0.01;
 /// A triangle of 10 cm legs in the ground plane, its normal up (+y).
@@ -209,7 +209,6 @@ fn coarse_sheets_do_not_pass_through_each_other() {
     let (n, lower) = (model.particle_count(), 25);
     let velocities: Vec<Vec3> =
         (0..n).map(|i| if i < lower { Vec3::new(0.0, 0.3, 0.0) } else { Vec3::new(0.1, -0.6, 0.0) }).collect();
-    let momentum = |v: &[Vec3]| v.iter().zip(model.masses()).map(|(v, m)| *v * *m).sum::<Vec3>();
     let mean_y = |p: &[Vec3], upper: bool| {
         let sheet = if upper { &p[lower..] } else { &p[..lower] };
         sheet.iter().map(|p| p.y).sum::<f32>() / sheet.len() as f32
@@ -227,11 +226,11 @@ fn coarse_sheets_do_not_pass_through_each_other() {
             (solver.read_positions().unwrap(), solver.read_velocities().unwrap(), solver.overflows().unwrap())
         };
         let (positions, after, overflows) = run(params);
-        let before = momentum(&velocities);
-        let drift = (momentum(&after) - before).length();
+        let before = momentum(&model, &velocities);
+        let drift = (momentum(&model, &after) - before).length();
         // Kept up to the rounding of each correction to the fixed-point unit, h·2⁻²⁵ on average:
         // a random walk, 2·10⁻⁵ of the momentum at 40 substeps a frame.
-        assert!(drift <= 1e-4 * before.length(), "{mode:?}: momentum {before} → {}", momentum(&after));
+        assert!(drift <= 1e-4 * before.length(), "{mode:?}: momentum {before} → {}", momentum(&model, &after));
         let gap = mean_y(&positions, true) - mean_y(&positions, false);
         assert!(gap >= 0.9 * H, "{mode:?}: the sheets end {gap} m apart");
         assert_eq!(self_intersections(model.mesh(), &positions), 0, "{mode:?}");
@@ -282,8 +281,7 @@ fn a_thickness_far_below_the_spacing_still_holds_sheets_apart() {
         cpu.step();
     }
     let positions = gpu.read_positions().unwrap();
-    let momentum = |v: &[Vec3]| v.iter().zip(model.masses()).map(|(v, m)| *v * *m).sum::<Vec3>();
-    let (before, after) = (momentum(&velocities), momentum(&gpu.read_velocities().unwrap()));
+    let (before, after) = (momentum(&model, &velocities), momentum(&model, &gpu.read_velocities().unwrap()));
     assert!((after - before).length() <= 1e-4 * before.length(), "momentum {before} → {after}");
     let mean_y = |p: &[Vec3]| {
         let y = |sheet: &[Vec3]| sheet.iter().map(|p| p.y).sum::<f32>() / sheet.len() as f32;

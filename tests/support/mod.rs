@@ -6,6 +6,11 @@ pub mod gltf_validator;
 
 use glam::Vec3;
 
+/// The linear momentum of `model`'s particles at `velocities`.
+pub fn momentum(model: &drape::ClothModel, velocities: &[Vec3]) -> Vec3 {
+    velocities.iter().zip(model.masses()).map(|(v, m)| *v * *m).sum()
+}
+
 /// A small deterministic generator (xorshift) so the tests need no extra crate.
 pub struct Rng(pub u64);
 
