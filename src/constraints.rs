@@ -473,6 +473,21 @@ impl UnitType {
         }
     }
 
+    /// The kinds whose constraints it projects: unit `u` of this type is constraint `u` of
+    /// each ([`crate::ClothModel::units`]).
+    pub fn kinds(self) -> &'static [Kind] {
+        match self {
+            Self::FreeEdge => &[Kind::Stretch],
+            Self::Hinge => &[Kind::Stretch, Kind::Bending],
+            Self::IsometricHinge => &[Kind::Stretch, Kind::Isometric],
+            Self::Triangle => &[Kind::Membrane],
+            Self::Bend => &[Kind::Bending],
+            Self::IsometricBend => &[Kind::Isometric],
+            Self::Curvature => &[Kind::Curvature],
+            Self::Shell => &[Kind::Membrane, Kind::Curvature],
+        }
+    }
+
     /// Particles per unit.
     pub fn arity(self) -> usize {
         match self {

@@ -48,6 +48,17 @@ pub struct ClothModel {
     /// Each unit type's range of unit indices, in [`UnitType::ALL`] order.
     units: Vec<Range<u32>>,
     vertex_triangles: Csr,
+    cloths: Vec<Cloth>,
+}
+
+/// One cloth of a model: its particles and its triangles, ranges of the model's
+/// ([`ClothModel::joined`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cloth {
+    /// Its particles (the mesh's vertices).
+    pub particles: Range<u32>,
+    /// Its triangles (the mesh's).
+    pub triangles: Range<u32>,
 }
 
 impl ClothModel {
@@ -77,11 +88,9 @@ impl ClothModel {
         }
         let (constraints, schedule, units) =
             scheduled_constraints(&mesh, &edges, StretchModel::Edges, BendingModel::Dihedral);
-        let vertex_triangles = Csr::from_pairs(
-            n,
-            mesh.triangles.iter().enumerate().flat_map(|(t, tri)| tri.iter().map(move |&v| (v, t as u32))),
-        );
         Ok(Self {
+            vertex_triangles: vertex_triangles(&mesh),
+            cloths: vec![Cloth { particles: 0..n as u32, triangles: 0..mesh.triangles.len() as u32 }],
             edges: constraints.stretch.clone(),
             mesh,
             masses,
@@ -91,8 +100,105 @@ impl ClothModel {
             bending_rigidity: None,
             schedule,
             units,
-            vertex_triangles,
         })
+    }
+
+    /// Several cloths in one model, cloth after cloth in one particle array
+    /// ([`ClothModel::cloths`]), each keeping its own masses, pins, constraints and stiffness
+    /// maps (a cloth's own stiffness is a map: [`ClothModel::with_stiffness_scales`]). The
+    /// cloths share colours, stripes and dispatches ([`Schedule::merged`]: the colour count is
+    /// the largest cloth's), and each keeps its projection order, so a cloth that touches no
+    /// other moves as it would in a solver of its own. They must resist stretch and bend alike
+    /// (the same stretch and bending models, membrane moduli and bending rigidity; set them
+    /// on each cloth first: a joined model refuses to rebuild its constraints).
+    pub fn joined(cloths: &[ClothModel]) -> Result<Self, Error> {
+        let Some(first) = cloths.first() else {
+            return Err(ParamError { name: "cloths", value: "none".into(), expected: "at least one cloth" }.into());
+        };
+        if let Some(c) = cloths.iter().position(|cloth| !cloth.resists_as(first)) {
+            let expected = "the stretch model, bending model, moduli and bending rigidity of cloth 0";
+            return Err(ParamError { name: "cloths", value: format!("cloth {c}"), expected }.into());
+        }
+        let meshes: Vec<ClothMesh> = cloths.iter().map(|cloth| cloth.mesh.clone()).collect();
+        let mesh = ClothMesh::joined(&meshes)?;
+        let firsts = |count: fn(&ClothModel) -> usize| -> Vec<u32> {
+            cloths
+                .iter()
+                .scan(0, |next, cloth| {
+                    let first = *next;
+                    *next += count(cloth) as u32;
+                    Some(first)
+                })
+                .collect()
+        };
+        let (offsets, first_triangles) = (firsts(ClothModel::particle_count), firsts(|c| c.mesh.triangles.len()));
+        let bases: Vec<u32> =
+            (0..UnitType::ALL.len()).map(|t| cloths.iter().map(|cloth| cloth.units[t].start).sum()).collect();
+        let schedules: Vec<&Schedule> = cloths.iter().map(|cloth| &cloth.schedule).collect();
+        let (schedule, sources) = Schedule::merged(&schedules, &bases, &offsets);
+        let units: Vec<Range<u32>> = bases.iter().zip(&sources).map(|(&b, s)| b..b + s.len() as u32).collect();
+        let constraints = gathered_constraints(cloths, &units, &sources, &offsets);
+        let every_edge: Vec<(usize, u32)> = cloths
+            .iter()
+            .enumerate()
+            .flat_map(|(c, cloth)| (0..cloth.edges.len() as u32).map(move |k| (c, k)))
+            .collect();
+        let edge_parts: Vec<&StretchConstraints> = cloths.iter().map(|cloth| &cloth.edges).collect();
+        let moved = |range: &Range<u32>, by: u32| range.start + by..range.end + by;
+        let parts = cloths.iter().zip(offsets.iter().zip(&first_triangles));
+        Ok(Self {
+            vertex_triangles: vertex_triangles(&mesh),
+            cloths: parts
+                .flat_map(|(cloth, (&p, &t))| {
+                    cloth.cloths.iter().map(move |own| Cloth {
+                        particles: moved(&own.particles, p),
+                        triangles: moved(&own.triangles, t),
+                    })
+                })
+                .collect(),
+            edges: StretchConstraints::gathered(&edge_parts, &every_edge, &offsets),
+            mesh,
+            masses: cloths.iter().flat_map(|cloth| cloth.masses.iter().copied()).collect(),
+            inverse_masses: cloths.iter().flat_map(|cloth| cloth.inverse_masses.iter().copied()).collect(),
+            constraints,
+            bending_model: first.bending_model,
+            bending_rigidity: first.bending_rigidity,
+            schedule,
+            units,
+        })
+    }
+
+    /// Whether it resists stretch and bending as `other` does: the same models and material,
+    /// and its triangles in the same unit type (shells or not).
+    fn resists_as(&self, other: &ClothModel) -> bool {
+        let shells = |model: &ClothModel| model.units(UnitType::Shell).is_empty();
+        self.stretch_model() == other.stretch_model()
+            && self.bending_model == other.bending_model
+            && self.bending_rigidity == other.bending_rigidity
+            && shells(self) == shells(other)
+    }
+
+    /// Its cloths, in particle order: one, unless it was [joined](ClothModel::joined).
+    pub fn cloths(&self) -> &[Cloth] {
+        &self.cloths
+    }
+
+    /// Cloth `c`'s rest mesh on its own (its vertices and triangles numbered from 0).
+    ///
+    /// # Panics
+    /// If `c` is not one of its cloths.
+    pub fn cloth_mesh(&self, c: usize) -> ClothMesh {
+        let Cloth { particles, triangles } = self.cloths[c].clone();
+        let vertices = particles.start as usize..particles.end as usize;
+        let triangles = self.mesh.triangles[triangles.start as usize..triangles.end as usize]
+            .iter()
+            .map(|t| t.map(|i| i - particles.start))
+            .collect();
+        ClothMesh {
+            positions: self.mesh.positions[vertices.clone()].to_vec(),
+            triangles,
+            uvs: self.mesh.uvs[vertices].to_vec(),
+        }
     }
 
     /// A cloth of `fabric` ([`crate::fabric::FABRICS`]): its areal density, a membrane of its
@@ -109,10 +215,21 @@ impl ClothModel {
 
     /// The same mesh and pins as a cloth of `fabric` ([`ClothModel::from_fabric`]): its masses,
     /// membrane and bending all of the fabric, whatever this model's were.
+    /// Each cloth of a joined model is refitted on its own, and the cloths joined again.
     pub fn refit_to(&self, fabric: &Fabric) -> Result<Self, Error> {
-        let pins: Vec<u32> =
-            (0..self.particle_count() as u32).filter(|&i| self.inverse_masses[i as usize] == 0.0).collect();
-        Self::from_fabric(self.mesh.clone(), fabric, &pins)
+        let refitted: Result<Vec<Self>, Error> = (0..self.cloths.len())
+            .map(|c| {
+                let first = self.cloths[c].particles.start;
+                let pins: Vec<u32> =
+                    self.cloths[c].particles.clone().filter(|&i| self.inverse_masses[i as usize] == 0.0).collect();
+                let pins: Vec<u32> = pins.iter().map(|&i| i - first).collect();
+                Self::from_fabric(self.cloth_mesh(c), fabric, &pins)
+            })
+            .collect();
+        match refitted?.as_slice() {
+            [one] => Ok(one.clone()),
+            several => Self::joined(several),
+        }
     }
 
     /// The model with a membrane of `moduli` instead of stretch constraints on its edges
@@ -142,6 +259,10 @@ impl ClothModel {
         bending_model: BendingModel,
         name: &'static str,
     ) -> Result<Self, Error> {
+        if self.cloths.len() > 1 {
+            let expected = "a single cloth (set each cloth's materials before joining them)";
+            return Err(ParamError { name, value: format!("{} joined cloths", self.cloths.len()), expected }.into());
+        }
         if Kind::ALL.iter().any(|&k| self.constraints.of(k).stiffness_scales().iter().any(|&s| s != 1.0)) {
             let expected = "a model without stiffness maps (set them after the membrane and the bending model)";
             return Err(ParamError { name, value: "a mapped model".into(), expected }.into());
@@ -620,5 +741,62 @@ fn hinge_kind(model: BendingModel) -> Kind {
         BendingModel::Dihedral => Kind::Bending,
         BendingModel::Isometric => Kind::Isometric,
         BendingModel::Curvature => Kind::Curvature,
+    }
+}
+
+/// The triangles around each vertex, in triangle order (the normals' gather lists).
+fn vertex_triangles(mesh: &ClothMesh) -> Csr {
+    Csr::from_pairs(
+        mesh.positions.len(),
+        mesh.triangles.iter().enumerate().flat_map(|(t, tri)| tri.iter().map(move |&v| (v, t as u32))),
+    )
+}
+
+/// The constraints of `cloths` as one model's whose unit type `t` spans `units[t]`, each unit
+/// from `sources[t]` ([`Schedule::merged`]): unit `u` of a type is constraint `u` of each kind it
+/// projects ([`UnitType::kinds`]), so each kind's constraints are its unit types' units, in
+/// index order.
+fn gathered_constraints(
+    cloths: &[ClothModel],
+    units: &[Range<u32>],
+    sources: &[Vec<(usize, u32)>],
+    offsets: &[u32],
+) -> Constraints {
+    let picks = |kind: Kind| -> Vec<(usize, u32)> {
+        let mut types: Vec<usize> = (0..UnitType::ALL.len())
+            .filter(|&t| UnitType::ALL[t].kinds().contains(&kind) && !units[t].is_empty())
+            .collect();
+        types.sort_by_key(|&t| units[t].start);
+        let picks: Vec<(usize, u32)> = types.iter().flat_map(|&t| sources[t].iter().copied()).collect();
+        debug_assert_eq!(picks.len(), cloths.iter().map(|c| c.constraints.of(kind).constraint_count()).sum::<usize>());
+        picks
+    };
+    let parts: Vec<&Constraints> = cloths.iter().map(|cloth| &cloth.constraints).collect();
+    Constraints {
+        stretch: StretchConstraints::gathered(
+            &parts.iter().map(|c| &c.stretch).collect::<Vec<_>>(),
+            &picks(Kind::Stretch),
+            offsets,
+        ),
+        bending: BendingConstraints::gathered(
+            &parts.iter().map(|c| &c.bending).collect::<Vec<_>>(),
+            &picks(Kind::Bending),
+            offsets,
+        ),
+        isometric: IsometricConstraints::gathered(
+            &parts.iter().map(|c| &c.isometric).collect::<Vec<_>>(),
+            &picks(Kind::Isometric),
+            offsets,
+        ),
+        membrane: MembraneConstraints::gathered(
+            &parts.iter().map(|c| &c.membrane).collect::<Vec<_>>(),
+            &picks(Kind::Membrane),
+            offsets,
+        ),
+        curvature: CurvatureConstraints::gathered(
+            &parts.iter().map(|c| &c.curvature).collect::<Vec<_>>(),
+            &picks(Kind::Curvature),
+            offsets,
+        ),
     }
 }

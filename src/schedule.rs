@@ -42,6 +42,10 @@ pub struct Stripe {
     pub particles: Vec<u32>,
 }
 
+/// Where a unit of a merged schedule ([`Schedule::merged`]) comes from: the part, and the
+/// unit's index in the part's index space of its type.
+pub type UnitSource = (usize, u32);
+
 /// The Gauss-Seidel order of a set of units.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Schedule {
@@ -124,6 +128,84 @@ impl Schedule {
             phases[s % 2].stripes[s / 2].particles = lists.next().expect("one list per stripe");
         }
         Self { order, colours, phases }
+    }
+
+    /// The schedules of separate cloths, `parts`, as one: phase by phase and unit type by unit
+    /// type, colour `j` holds each part's colour `j` in turn, so the parts share colours (the
+    /// colour count is the largest part's, not the sum) and every part's units keep their
+    /// projection order, bit for bit. Each phase's stripes are the parts' stripes in turn.
+    /// `bases[t]` is where unit type `t` starts in the merged index space and `offsets[c]` part
+    /// `c`'s first particle. Returns the schedule and, for each unit type, the part and the
+    /// part's unit index of each merged unit (the merged order of inputs: the parts' inputs in
+    /// turn).
+    pub fn merged(parts: &[&Schedule], bases: &[u32], offsets: &[u32]) -> (Self, Vec<Vec<UnitSource>>) {
+        let types = bases.len();
+        let mut sources: Vec<Vec<UnitSource>> = vec![Vec::new(); types];
+        let mut colours = Vec::new();
+        let mut phases: [Phase; 2] = Default::default();
+        for (p, phase) in phases.iter_mut().enumerate() {
+            phase.colours.start = colours.len();
+            let mut first_stripe = Vec::with_capacity(parts.len());
+            for (part, &offset) in parts.iter().zip(offsets) {
+                first_stripe.push(phase.stripes.len());
+                phase.stripes.extend(part.phases[p].stripes.iter().map(|stripe| Stripe {
+                    units: Vec::new(),
+                    particles: stripe.particles.iter().map(|&i| i + offset).collect(),
+                }));
+            }
+            for (t, &base) in bases.iter().enumerate() {
+                // Each part's colours of type t in this phase.
+                let of_type: Vec<Vec<usize>> = parts
+                    .iter()
+                    .map(|part| part.phases[p].colours.clone().filter(|&c| part.colours[c].unit_type == t).collect())
+                    .collect();
+                for j in 0..of_type.iter().map(Vec::len).max().unwrap_or(0) {
+                    let start = base + sources[t].len() as u32;
+                    for (c, part) in parts.iter().enumerate() {
+                        let segment = base + sources[t].len() as u32;
+                        let phase_part = &part.phases[p];
+                        let colour = of_type[c].get(j).map(|&k| (k, &part.colours[k]));
+                        for (s, stripe) in phase_part.stripes.iter().enumerate() {
+                            let share = match colour {
+                                Some((k, colour)) => {
+                                    let share = &stripe.units[k - phase_part.colours.start];
+                                    segment + share.start - colour.units.start..segment + share.end - colour.units.start
+                                }
+                                None => segment..segment,
+                            };
+                            phase.stripes[first_stripe[c] + s].units.push(share);
+                        }
+                        if let Some((_, colour)) = colour {
+                            sources[t].extend(colour.units.clone().map(|u| (c, u)));
+                        }
+                    }
+                    colours.push(Colour { unit_type: t, units: start..base + sources[t].len() as u32 });
+                }
+            }
+            phase.colours.end = colours.len();
+        }
+        let order = sources
+            .iter()
+            .enumerate()
+            .map(|(t, type_sources)| {
+                // A part's inputs follow the earlier parts' inputs of the type.
+                let firsts: Vec<u32> = parts
+                    .iter()
+                    .scan(0, |first, part| {
+                        let this = *first;
+                        *first += part.order[t].len() as u32;
+                        Some(this)
+                    })
+                    .collect();
+                // A part's first colour of the type starts its index space.
+                let part_bases: Vec<u32> = parts
+                    .iter()
+                    .map(|part| part.colours.iter().find(|k| k.unit_type == t).map_or(0, |k| k.units.start))
+                    .collect();
+                type_sources.iter().map(|&(c, u)| firsts[c] + parts[c].order[t][(u - part_bases[c]) as usize]).collect()
+            })
+            .collect();
+        (Self { order, colours, phases }, sources)
     }
 
     /// The largest number of particles a stripe touches.

@@ -2,9 +2,11 @@
 // once per frame before its first predict: the free particles' moments summed in a fixed tree
 // (per workgroup, then over the workgroups' sums in one workgroup), the rigid motion solved from
 // them, then each free particle's velocity moved the fraction params.rigid_damping.fraction of the way to
-// it. Self-collision runs the first two on the substep's displacements (which `velocities` holds
-// from predict to finalize) for the rigid motion it limits the deformation around, and again on
-// the limited displacements (keeping the first motion in entries 3 to 5 of rigid_motion).
+// it; each cloth on its own (shaders/passes/cloth_motion.wgsl): its particles start a workgroup
+// of sum_moments, one workgroup of solve_rigid_motion solves its motion. Self-collision runs the
+// first two on the substep's displacements (which `velocities` holds from predict to finalize)
+// for the rigid motion it limits the deformation around, and again on the limited displacements
+// (keeping the first motion in each cloth's `around`).
 
 // The bindings and SINGULAR_INERTIA (below it the determinant of the inertia tensor scaled to a
 // trace of 1 counts as singular) are generated from src/passes/rigid_damping.rs.
@@ -12,12 +14,16 @@
 // The rate as the fraction of a frame (GpuRigidDampingParams).
 struct RigidDampingParams {
     fraction: f32,
+    cloth_count: u32,
     _pad0: u32,
     _pad1: u32,
-    _pad2: u32,
 }
 
 const MOMENT_VECTORS: u32 = 4u;
+
+fn cloth_count() -> u32 {
+    return params.rigid_damping.cloth_count;
+}
 
 var<workgroup> tree: array<array<vec4<f32>, MOMENT_VECTORS>, WORKGROUP_SIZE>;
 
@@ -46,28 +52,47 @@ fn sum_tree(local: u32) {
     workgroupBarrier();
 }
 
-// Workgroups of the per-particle dispatch that hold particles (the rest write nothing).
-fn moment_groups() -> u32 {
-    return (params.particle_count + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+// The cloth whose workgroups of sum_moments include workgroup `group`.
+fn cloth_of_group(group: u32) -> u32 {
+    var low = 0u;
+    var high = cloth_count();
+    while (high - low > 1u) {
+        let middle = (low + high) / 2u;
+        if (cloth_motions[middle].first_group <= group) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
 }
 
+// Workgroups of sum_moments that hold particles (the rest write nothing).
+fn moment_groups() -> u32 {
+    let last = cloth_motions[cloth_count() - 1u];
+    return last.first_group + last.group_count;
+}
+
+// Each workgroup sums WORKGROUP_SIZE particles of one cloth, from the cloth's first particle on.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sum_moments(
     @builtin(workgroup_id) workgroup: vec3<u32>,
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local_index: u32,
 ) {
-    let i = linear_id(workgroup, workgroups, local_index);
+    let group = workgroup.y * workgroups.x + workgroup.x;
+    let cloth = cloth_motions[cloth_of_group(group)];
+    let k = (group - cloth.first_group) * WORKGROUP_SIZE + local_index;
     var own = array<vec4<f32>, MOMENT_VECTORS>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
-    if (i < params.particle_count) {
+    if (group < moment_groups() && k < cloth.particle_count) {
+        let i = cloth.first_particle + k;
         let v = velocities[i];
         if (v.w > 0.0) {
-            own = particle_moments(1.0 / v.w, positions[i].xyz - positions[0].xyz, v.xyz);
+            own = particle_moments(1.0 / v.w, positions[i].xyz - positions[cloth.first_particle].xyz, v.xyz);
         }
     }
     tree[local_index] = own;
     sum_tree(local_index);
-    let group = workgroup.y * workgroups.x + workgroup.x;
     if (local_index == 0u && group < moment_groups()) {
         for (var k = 0u; k < MOMENT_VECTORS; k += 1u) {
             partial_moments[group * MOMENT_VECTORS + k] = tree[0][k];
@@ -94,13 +119,11 @@ fn solve_symmetric(columns_a: vec3<f32>, columns_b: vec3<f32>, columns_c: vec3<f
     return vec3<f32>(0.0);
 }
 
-// rigid_motion in src/passes/rigid_damping.rs.
-fn write_rigid_motion(moments: array<vec4<f32>, MOMENT_VECTORS>) {
+// rigid_motion in src/passes/rigid_damping.rs, into cloth `cloth`'s motion.
+fn write_rigid_motion(cloth: u32, moments: array<vec4<f32>, MOMENT_VECTORS>) {
     let mass = moments[0].x;
     if (mass <= 0.0) {
-        rigid_motion[0] = vec4<f32>(0.0);
-        rigid_motion[1] = vec4<f32>(0.0);
-        rigid_motion[2] = vec4<f32>(0.0);
+        cloth_motions[cloth].motion = array<vec4<f32>, 3>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
         return;
     }
     let c = moments[0].yzw / mass;
@@ -121,25 +144,32 @@ fn write_rigid_motion(moments: array<vec4<f32>, MOMENT_VECTORS>) {
         vec3<f32>(-xz, -yz, trace - zz),
         l,
     );
-    rigid_motion[0] = vec4<f32>(c, 0.0);
-    rigid_motion[1] = vec4<f32>(velocity, 0.0);
-    rigid_motion[2] = vec4<f32>(omega, 0.0);
+    cloth_motions[cloth].motion = array<vec4<f32>, 3>(vec4<f32>(c, 0.0), vec4<f32>(velocity, 0.0), vec4<f32>(omega, 0.0));
 }
 
-// One workgroup: thread t sums the partial sums t, t + WORKGROUP_SIZE, … in order, then the tree.
+// One workgroup per cloth: thread t sums the cloth's partial sums t, t + WORKGROUP_SIZE, … in
+// order, then the tree.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn solve_rigid_motion(@builtin(local_invocation_index) local_index: u32) {
+fn solve_rigid_motion(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let cloth = workgroup.y * workgroups.x + workgroup.x;
+    if (cloth >= cloth_count()) {
+        return;
+    }
     var own = array<vec4<f32>, MOMENT_VECTORS>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
-    let groups = moment_groups();
-    for (var g = local_index; g < groups; g += WORKGROUP_SIZE) {
+    let first = cloth_motions[cloth].first_group;
+    for (var g = local_index; g < cloth_motions[cloth].group_count; g += WORKGROUP_SIZE) {
         for (var k = 0u; k < MOMENT_VECTORS; k += 1u) {
-            own[k] += partial_moments[g * MOMENT_VECTORS + k];
+            own[k] += partial_moments[(first + g) * MOMENT_VECTORS + k];
         }
     }
     tree[local_index] = own;
     sum_tree(local_index);
     if (local_index == 0u) {
-        write_rigid_motion(tree[0]);
+        write_rigid_motion(cloth, tree[0]);
     }
 }
 
@@ -157,7 +187,7 @@ fn damp_to_rigid_motion(
     if (v.w == 0.0) {
         return;
     }
-    let r = positions[i].xyz - positions[0].xyz;
-    let rigid_velocity = rigid_motion[1].xyz + cross(rigid_motion[2].xyz, r - rigid_motion[0].xyz);
+    let cloth = cloth_of(i);
+    let rigid_velocity = rigid_at(cloth_motions[cloth].motion, from_cloth_reference(i, cloth));
     velocities[i] = vec4<f32>(v.xyz + params.rigid_damping.fraction * (rigid_velocity - v.xyz), v.w);
 }

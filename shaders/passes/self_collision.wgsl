@@ -38,8 +38,9 @@ struct SelfCollisionParams {
     triangle_count: u32,
     // The edge of a hash cell (SelfCollision::cell_size).
     cell_size: f32,
+    // The model's cloths (entries of cloth_motions).
+    cloth_count: u32,
     _pad0: u32,
-    _pad1: u32,
 }
 
 // Threads of the one workgroup of the prefix sum.
@@ -95,10 +96,9 @@ fn cell_within_reach(p: vec3<f32>, cell: vec3<i32>, size: f32, reach: f32) -> bo
     return dot(gap, gap) < reach * reach;
 }
 
-// limit_deformation in src/passes/self_collision.rs, with the rigid motion of rigid_motion
-// (RigidMotion::at).
-fn limit_deformation(q: vec3<f32>, r: vec3<f32>, limit: f32) -> vec3<f32> {
-    let rigid = rigid_motion[1].xyz + cross(rigid_motion[2].xyz, r - rigid_motion[0].xyz);
+// limit_deformation in src/passes/self_collision.rs, with cloth `cloth`'s rigid motion.
+fn limit_deformation(q: vec3<f32>, r: vec3<f32>, cloth: u32, limit: f32) -> vec3<f32> {
+    let rigid = rigid_at(cloth_motions[cloth].motion, r);
     let departure = q - rigid;
     let len = length(departure);
     return select(q, rigid + departure * (limit / len), len > limit);
@@ -134,21 +134,28 @@ fn friction_kept(slide: f32, depth: f32) -> f32 {
     return min(friction * depth / max(slide, GEOMETRY_EPSILON), 1.0);
 }
 
+fn cloth_count() -> u32 {
+    return params.self_collision.cloth_count;
+}
+
 fn predicted(i: u32) -> vec3<f32> {
     return positions[i].xyz + velocities[i].xyz;
 }
 
-// momentum_restored in src/passes/self_collision.rs: the motion the deformation was limited
-// around (kept in entries 3 to 5) less the limited displacements' (entries 0 to 2).
-fn momentum_restored(r: vec3<f32>) -> vec3<f32> {
-    let turn = rigid_motion[5].xyz - rigid_motion[2].xyz;
-    return (rigid_motion[4].xyz - rigid_motion[1].xyz) + cross(turn, r - rigid_motion[0].xyz);
+// momentum_restored in src/passes/self_collision.rs: the motion cloth `cloth`'s deformation was
+// limited around less its limited displacements' motion.
+fn momentum_restored(r: vec3<f32>, cloth: u32) -> vec3<f32> {
+    let around = cloth_motions[cloth].around;
+    let limited = cloth_motions[cloth].motion;
+    let turn = around[2].xyz - limited[2].xyz;
+    return (around[1].xyz - limited[1].xyz) + cross(turn, r - limited[0].xyz);
 }
 
-// Limits particle i's departure from the rigid motion of the displacements (free particles;
-// sum_moments and solve_rigid_motion of shaders/passes/rigid_damping.wgsl wrote it), then counts
-// it in its bucket, keeping its rank of arrival for the scatter. Thread 0 keeps the motion for
-// momentum_restored, before the same kernels solve the limited displacements' motion.
+// Limits particle i's departure from the rigid motion of its cloth's displacements (free
+// particles; sum_moments and solve_rigid_motion of shaders/passes/rigid_damping.wgsl wrote it),
+// then counts it in its bucket, keeping its rank of arrival for the scatter. Thread c keeps
+// cloth c's motion for momentum_restored, before the same kernels solve the limited
+// displacements' motion.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_count(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -156,18 +163,17 @@ fn hash_count(
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let i = linear_id(workgroup, workgroups, local_index);
-    if (i == 0u) {
-        for (var k = 0u; k < 3u; k += 1u) {
-            rigid_motion[3u + k] = rigid_motion[k];
-        }
+    if (i < cloth_count()) {
+        cloth_motions[i].around = cloth_motions[i].motion;
     }
     if (i >= params.particle_count) {
         return;
     }
     let state = velocities[i];
     if (state.w > 0.0) {
-        let r = positions[i].xyz - positions[0].xyz;
-        velocities[i] = vec4<f32>(limit_deformation(state.xyz, r, max_displacement()), state.w);
+        let cloth = cloth_of(i);
+        let r = from_cloth_reference(i, cloth);
+        velocities[i] = vec4<f32>(limit_deformation(state.xyz, r, cloth, max_displacement()), state.w);
     }
     let bucket = cell_hash(cell_of(predicted(i), cell_size()), params.self_collision.hash_table_size);
     let rank = atomicAdd(&hash_table.starts[bucket], 1u);
@@ -356,7 +362,8 @@ fn apply_self_contacts(
         if (!triangles.taken) {
             atomicAdd(&hash_table.overflow, 1u);
         }
-        let restored = select(vec3<f32>(0.0), momentum_restored(positions[i].xyz - positions[0].xyz), state.w > 0.0);
+        let cloth = cloth_of(i);
+        let restored = select(vec3<f32>(0.0), momentum_restored(from_cloth_reference(i, cloth), cloth), state.w > 0.0);
         velocities[i] = vec4<f32>(state.xyz + self_corrections[i].xyz + triangles.correction + restored, state.w);
     }
     if (i <= params.self_collision.hash_table_size) {

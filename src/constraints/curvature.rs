@@ -156,6 +156,20 @@ impl CurvatureConstraints {
         }
     }
 
+    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
+    /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
+    /// particles moved by that part's `offsets` entry.
+    /// The rigidities are the first part's.
+    pub(crate) fn gathered(parts: &[&Self], picks: &[(usize, u32)], offsets: &[u32]) -> Self {
+        let pick = |&(part, c): &(usize, u32)| (parts[part], c as usize, offsets[part]);
+        Self {
+            units: picks.iter().map(pick).map(|(from, c, offset)| from.units[c].map(|i| i + offset)).collect(),
+            rest: picks.iter().map(pick).map(|(from, c, _)| from.rest[c]).collect(),
+            rigidities: parts.first().map_or([0.0; 3], |p| p.rigidities),
+            stiffness_scales: picks.iter().map(pick).map(|(from, c, _)| from.stiffness_scales[c]).collect(),
+        }
+    }
+
     /// Sets the rigidities `B_warp`, `B_weft` and `B_twist` (N·m) every triangle bends by.
     pub(crate) fn set_rigidities(&mut self, rigidities: [f32; 3]) {
         self.rigidities = rigidities;

@@ -110,6 +110,19 @@ impl<M: HingeModel> HingeConstraints<M> {
         permuted
     }
 
+    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
+    /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
+    /// particles moved by that part's `offsets` entry.
+    pub(crate) fn gathered(parts: &[&Self], picks: &[(usize, u32)], offsets: &[u32]) -> Self {
+        let mut gathered = Self::default();
+        for &(part, c) in picks {
+            let (from, c) = (parts[part], c as usize);
+            let hinge = from.hinges[c].map(|i| i + offsets[part]);
+            gathered.push(hinge, from.rest[c], from.stiffness_scales[c], from.stiffnesses[c]);
+        }
+        gathered
+    }
+
     /// Constraint `c`'s own stiffness (N·m, the inverse of its compliance; 1 where the kind's
     /// response applies as it is).
     pub fn stiffness(&self, c: usize) -> f32 {

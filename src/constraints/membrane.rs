@@ -183,6 +183,19 @@ impl MembraneConstraints {
         permuted
     }
 
+    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
+    /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
+    /// particles moved by that part's `offsets` entry.
+    /// The moduli are the first part's.
+    pub(crate) fn gathered(parts: &[&Self], picks: &[(usize, u32)], offsets: &[u32]) -> Self {
+        let mut gathered = Self { moduli: parts.first().and_then(|p| p.moduli), ..Self::default() };
+        for &(part, c) in picks {
+            let (from, c) = (parts[part], c as usize);
+            gathered.push(from.triangles[c].map(|i| i + offsets[part]), from.rest[c], from.stiffness_scales[c]);
+        }
+        gathered
+    }
+
     /// Number of constraints (triangles).
     pub fn len(&self) -> usize {
         self.triangles.len()

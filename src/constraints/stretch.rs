@@ -30,6 +30,20 @@ impl StretchConstraints {
         Self { edges, rest_lengths, stiffness_scales }
     }
 
+    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
+    /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
+    /// particles moved by that part's `offsets` entry.
+    pub(crate) fn gathered(parts: &[&Self], picks: &[(usize, u32)], offsets: &[u32]) -> Self {
+        let (mut edges, mut rest_lengths, mut stiffness_scales) = (Vec::new(), Vec::new(), Vec::new());
+        for &(part, c) in picks {
+            let (from, c) = (parts[part], c as usize);
+            edges.push(from.edges[c].map(|i| i + offsets[part]));
+            rest_lengths.push(from.rest_lengths[c]);
+            stiffness_scales.push(from.stiffness_scales[c]);
+        }
+        Self { edges, rest_lengths, stiffness_scales }
+    }
+
     /// Number of constraints.
     pub fn len(&self) -> usize {
         self.edges.len()

@@ -13,14 +13,17 @@
 //! inertia tensor about the centre of mass by the parallel-axis shift (PBD §3.5 steps 3–4), and
 //! `ω = I⁻¹ L`.
 
+use super::plan::WORKGROUP_SIZE;
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
 use crate::error::Error;
+use crate::model::ClothModel;
 use crate::struct_layout;
-use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
+use crate::wgsl::{Binding, BindingTable, Constant, StructLayout, WgslFile};
 use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+use std::mem::size_of;
 
 /// The sums over the free particles from which their rigid motion follows, `r` being a
 /// position relative to the reference point. Four `vec4`s on the GPU, in this order.
@@ -157,9 +160,46 @@ pub fn frame_fraction(rate: f32, dt: f32) -> f32 {
     -(-rate * dt).exp_m1()
 }
 
-/// Bytes of the moments of each workgroup of `particles` particles (four `vec4`).
-pub(crate) fn partial_moments_bytes(particles: usize) -> u64 {
-    64 * (particles as u64).div_ceil(u64::from(super::plan::WORKGROUP_SIZE))
+/// Each cloth of `model` as the GPU reads it ([`GpuClothMotion`]), its motion zero: its
+/// particles start a workgroup of `sum_moments` of their own, so its moments are summed in the
+/// same tree as in a model of its own.
+pub(crate) fn cloth_motions(model: &ClothModel) -> Vec<GpuClothMotion> {
+    let mut first_group = 0;
+    model
+        .cloths()
+        .iter()
+        .map(|cloth| {
+            let group_count = cloth.particles.len().div_ceil(WORKGROUP_SIZE as usize) as u32;
+            let record = GpuClothMotion {
+                first_particle: cloth.particles.start,
+                particle_count: cloth.particles.len() as u32,
+                first_group,
+                group_count,
+                motion: [[0.0; 4]; 3],
+                around: [[0.0; 4]; 3],
+            };
+            first_group += group_count;
+            record
+        })
+        .collect()
+}
+
+/// The uploads of the cloths' table and the workgroups' moments, for the passes that solve
+/// rigid motions (rigid damping, and self-collision's deformation limit).
+pub(crate) fn prepare_rigid_motions(model: &ClothModel, uploads: &mut Uploads) {
+    let cloths = cloth_motions(model);
+    let groups: u32 = cloths.iter().map(|c| c.group_count).sum();
+    uploads.reserve("partial_moments", 64 * u64::from(groups));
+    uploads.write("cloth_motions", || bytemuck::cast_slice(&cloths).to_vec());
+}
+
+/// The two dispatches that solve each cloth's rigid motion from `velocities` (velocities, or
+/// the substep's displacements): the moments of each workgroup, then each cloth's motion.
+pub(crate) fn push_rigid_motions(model: &ClothModel, plan: &mut FramePlan) {
+    let whole = DispatchInfo::zeroed();
+    let groups: u32 = cloth_motions(model).iter().map(|c| c.group_count).sum();
+    plan.push("sum_moments", whole, workgroups_for(groups * WORKGROUP_SIZE));
+    plan.push("solve_rigid_motion", whole, workgroups_for(model.cloths().len() as u32 * WORKGROUP_SIZE));
 }
 
 /// The rigid damping pass.
@@ -180,49 +220,53 @@ impl Pass for RigidDampingPass {
             label: "rigid damping",
             constants: vec![Constant::f32("SINGULAR_INERTIA", SINGULAR_INERTIA)],
             groups: vec![&SOLVE, &RIGID_DAMPING],
-            parts: vec![Part::File(wgsl_file!("passes/rigid_damping.wgsl"))],
-            structs: Vec::new(),
+            parts: vec![Part::File(CLOTH_MOTION_WGSL), Part::File(wgsl_file!("passes/rigid_damping.wgsl"))],
+            structs: vec![GpuClothMotion::LAYOUT],
             block: Some(("rigid_damping", GpuRigidDampingParams::LAYOUT)),
             kernels: ["sum_moments", "solve_rigid_motion", "damp_to_rigid_motion"].map(Kernel::plain).to_vec(),
         }]
     }
 
-    /// Four `vec4` of moments per workgroup of particles, from the first frame that damps.
+    /// The cloths' table and four `vec4` of moments per workgroup, from the first frame that
+    /// damps.
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
         let params = setup.params;
         if params.rigid_damping > 0.0 {
-            uploads.reserve("partial_moments", partial_moments_bytes(setup.model.particle_count()));
+            prepare_rigid_motions(setup.model, uploads);
         }
         uploads.block("rigid_damping", || GpuRigidDampingParams {
             fraction: frame_fraction(params.rigid_damping, params.time_step),
-            _pad: [0; 3],
+            cloth_count: setup.model.cloths().len() as u32,
+            _pad: [0; 2],
         });
         Ok(())
     }
 
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
         if setup.params.rigid_damping > 0.0 {
-            let (whole, particles) = (DispatchInfo::zeroed(), setup.model.particle_count() as u32);
-            plan.push("sum_moments", whole, workgroups_for(particles));
-            plan.push("solve_rigid_motion", whole, [1, 1]);
-            plan.push("damp_to_rigid_motion", whole, workgroups_for(particles));
+            push_rigid_motions(setup.model, plan);
+            let particles = setup.model.particle_count() as u32;
+            plan.push("damp_to_rigid_motion", DispatchInfo::zeroed(), workgroups_for(particles));
         }
         Ok(())
     }
 
-    /// Moves each free particle's velocity the frame's fraction of the way to the free
-    /// particles' rigid motion, about particle 0's position.
+    /// Moves each free particle's velocity the frame's fraction of the way to the rigid motion
+    /// of its cloth's free particles, about the cloth's first particle.
     fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
         let params = setup.params;
         if params.rigid_damping <= 0.0 {
             return;
         }
-        let reference = frame.positions[0];
-        let w = setup.pins.inverse_masses();
-        let motion = rigid_motion(&free_particle_moments(frame.positions, frame.velocities, w));
         let k = frame_fraction(params.rigid_damping, params.time_step);
-        for i in (0..frame.positions.len()).filter(|&i| w[i] > 0.0) {
-            frame.velocities[i] = damp_to_rigid_motion(frame.velocities[i], frame.positions[i] - reference, &motion, k);
+        for cloth in setup.model.cloths() {
+            let range = cloth.particles.start as usize..cloth.particles.end as usize;
+            let (positions, w) = (&frame.positions[range.clone()], &setup.pins.inverse_masses()[range.clone()]);
+            let velocities = &mut frame.velocities[range];
+            let motion = rigid_motion(&free_particle_moments(positions, velocities, w));
+            for i in (0..positions.len()).filter(|&i| w[i] > 0.0) {
+                velocities[i] = damp_to_rigid_motion(velocities[i], positions[i] - positions[0], &motion, k);
+            }
         }
     }
 }
@@ -237,15 +281,54 @@ static RIGID_DAMPING: BindingTable = BindingTable {
             64,
             "Four vec4 (Moments) per workgroup of sum_moments.",
         ),
-        Binding::read_write(
-            "rigid_motion",
-            "array<vec4<f32>>",
-            48,
-            "[centre − reference point, v_cm, ω] (RigidMotion), written by solve_rigid_motion (self-collision\n\
-             keeps a second motion after it).",
-        ),
+        CLOTH_MOTIONS,
     ],
 };
+
+/// The cloths' table with their rigid motions, for the tables of the kernels that read them.
+pub(crate) const CLOTH_MOTIONS: Binding = Binding::read_write(
+    "cloth_motions",
+    "array<ClothMotion>",
+    size_of::<GpuClothMotion>() as u64,
+    "Each cloth's particles and workgroups, and its rigid motion (written by solve_rigid_motion;\n\
+     self-collision keeps the motion its deformation was limited around beside it).",
+);
+
+/// `shaders/passes/cloth_motion.wgsl`: the cloths' table, and finding a particle's cloth.
+pub(crate) const CLOTH_MOTION_WGSL: WgslFile = wgsl_file!("passes/cloth_motion.wgsl");
+
+/// One cloth as the rigid motions' kernels read it (`ClothMotion` in WGSL): its particles,
+/// its workgroups of `sum_moments`, and two [`RigidMotion`]s of three `vec4` (`[centre − its
+/// first particle's position, velocity, ω]`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuClothMotion {
+    /// Its first particle.
+    pub first_particle: u32,
+    /// Its particles.
+    pub particle_count: u32,
+    /// Its first workgroup of `sum_moments`.
+    pub first_group: u32,
+    /// Its workgroups of `sum_moments`.
+    pub group_count: u32,
+    /// Its rigid motion, as `solve_rigid_motion` last solved it.
+    pub motion: [[f32; 4]; 3],
+    /// The motion self-collision limited its deformation around.
+    pub around: [[f32; 4]; 3],
+}
+
+impl GpuClothMotion {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(
+        GpuClothMotion as "ClothMotion",
+        first_particle,
+        particle_count,
+        first_group,
+        group_count,
+        motion,
+        around
+    );
+}
 
 /// `RigidDampingParams` in WGSL.
 #[repr(C)]
@@ -253,11 +336,14 @@ static RIGID_DAMPING: BindingTable = BindingTable {
 pub struct GpuRigidDampingParams {
     /// [`frame_fraction`] of the rate and the frame time step.
     pub fraction: f32,
+    /// The model's cloths (entries of `cloth_motions`).
+    pub cloth_count: u32,
     /// Pads the block to 16 bytes.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
 }
 
 impl GpuRigidDampingParams {
     /// The layout its WGSL twin must have.
-    pub const LAYOUT: StructLayout = struct_layout!(GpuRigidDampingParams as "RigidDampingParams", fraction);
+    pub const LAYOUT: StructLayout =
+        struct_layout!(GpuRigidDampingParams as "RigidDampingParams", fraction, cloth_count);
 }

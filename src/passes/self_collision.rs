@@ -48,12 +48,16 @@
 pub mod triangles;
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
-use super::rigid_damping::{free_particle_moments, rigid_motion, RigidMotion};
+use super::rigid_damping::{
+    free_particle_moments, prepare_rigid_motions, push_rigid_motions, rigid_motion, GpuClothMotion, RigidMotion,
+    CLOTH_MOTIONS, CLOTH_MOTION_WGSL,
+};
 use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
 use crate::constraints::SolveState;
 use crate::error::Error;
 use crate::math::GEOMETRY_EPSILON;
 use crate::mesh::ClothMesh;
+use crate::model::Cloth;
 use crate::params::SelfCollision;
 use crate::struct_layout;
 use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
@@ -274,15 +278,21 @@ impl SpatialHash {
     }
 }
 
-/// One substep's self-collision on `state` of the cloth `mesh`, whose particles are `spacing`
-/// apart ([`particle_spacing`]) (the reference of the GPU's kernels): limits the free
-/// particles' deformation, then moves each particle by the sum of its pair and triangle
+/// One substep's self-collision on `state` of the mesh `mesh` of `cloths`, whose particles are
+/// `spacing` apart ([`particle_spacing`]) (the reference of the GPU's kernels): limits the free
+/// particles' deformation around their own cloth's rigid motion, then moves each particle by the sum of its pair and triangle
 /// contacts' corrections, all computed from the limited state, and each free particle by the
 /// momentum the limit took ([`momentum_restored`]). Returns the particles and triangles that met
 /// a full bucket, too many columns, steps, candidates or triangle-contact corrections.
-pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, spacing: f32, params: &SelfCollision) -> u32 {
-    let around = limit_deformations(state, params.max_displacement());
-    let limited = free_rigid_motion(state);
+pub fn collide_self(
+    state: &mut SolveState,
+    mesh: &ClothMesh,
+    cloths: &[Cloth],
+    spacing: f32,
+    params: &SelfCollision,
+) -> u32 {
+    let around = limit_deformations(state, cloths, params.max_displacement());
+    let limited: Vec<RigidMotion> = cloths.iter().map(|cloth| free_rigid_motion(state, cloth)).collect();
     let n = state.positions.len();
     let predicted: Vec<Vec3> = (0..n).map(|i| state.position(i)).collect();
     let hash = SpatialHash::new(&predicted, params.cell_size(spacing), hash_table_size(n));
@@ -301,39 +311,49 @@ pub fn collide_self(state: &mut SolveState, mesh: &ClothMesh, spacing: f32, para
     let mut sums = vec![IVec4::ZERO; n];
     overflows += add_triangle_contacts(state, &predicted, mesh, &hash, params, &mut sums);
     let exponent = fixed_point_exponent(params.thickness);
-    let reference = state.positions[0];
-    for i in 0..n {
-        let triangles = summed_correction(sums[i], exponent).unwrap_or_else(|| {
-            overflows += 1;
-            Vec3::ZERO
-        });
-        let restored = if state.inverse_masses[i] > 0.0 {
-            momentum_restored(state.positions[i] - reference, &around, &limited)
-        } else {
-            Vec3::ZERO
-        };
-        state.displacements[i] = state.displacements[i] + corrections[i] + triangles + restored;
+    for (c, cloth) in cloths.iter().enumerate() {
+        let reference = state.positions[cloth.particles.start as usize];
+        for i in cloth.particles.start as usize..cloth.particles.end as usize {
+            let triangles = summed_correction(sums[i], exponent).unwrap_or_else(|| {
+                overflows += 1;
+                Vec3::ZERO
+            });
+            let restored = if state.inverse_masses[i] > 0.0 {
+                momentum_restored(state.positions[i] - reference, &around[c], &limited[c])
+            } else {
+                Vec3::ZERO
+            };
+            state.displacements[i] = state.displacements[i] + corrections[i] + triangles + restored;
+        }
     }
     overflows
 }
 
-/// The rigid motion of the free particles' displacements, summed in index order about particle
-/// 0 (the GPU sums the same terms in a fixed tree: they differ by rounding, which reaches only
-/// the particles the limit moves and the momentum it gives back).
-fn free_rigid_motion(state: &SolveState) -> RigidMotion {
-    rigid_motion(&free_particle_moments(&state.positions, &state.displacements, &state.inverse_masses))
+/// The rigid motion of `cloth`'s free particles' displacements, summed in index order about its
+/// first particle (the GPU sums the same terms in a fixed tree: they differ by rounding, which
+/// reaches only the particles the limit moves and the momentum it gives back).
+fn free_rigid_motion(state: &SolveState, cloth: &Cloth) -> RigidMotion {
+    let range = cloth.particles.start as usize..cloth.particles.end as usize;
+    let (positions, displacements) = (&state.positions[range.clone()], &state.displacements[range.clone()]);
+    rigid_motion(&free_particle_moments(positions, displacements, &state.inverse_masses[range]))
 }
 
-/// Limits each free particle's departure from the rigid motion of the free particles'
-/// displacements ([`limit_deformation`]), and returns that motion.
-fn limit_deformations(state: &mut SolveState, limit: f32) -> RigidMotion {
-    let motion = free_rigid_motion(state);
-    let reference = state.positions[0];
-    for i in (0..state.positions.len()).filter(|&i| state.inverse_masses[i] > 0.0) {
-        let r = state.positions[i] - reference;
-        state.displacements[i] = limit_deformation(state.displacements[i], r, &motion, limit);
+/// Limits each free particle's departure from the rigid motion of its cloth's free particles'
+/// displacements ([`limit_deformation`]), and returns each cloth's motion.
+fn limit_deformations(state: &mut SolveState, cloths: &[Cloth], limit: f32) -> Vec<RigidMotion> {
+    let mut motions = Vec::with_capacity(cloths.len());
+    for cloth in cloths {
+        let motion = free_rigid_motion(state, cloth);
+        let reference = state.positions[cloth.particles.start as usize];
+        for i in
+            (cloth.particles.start as usize..cloth.particles.end as usize).filter(|&i| state.inverse_masses[i] > 0.0)
+        {
+            let r = state.positions[i] - reference;
+            state.displacements[i] = limit_deformation(state.displacements[i], r, &motion, limit);
+        }
+        motions.push(motion);
     }
-    motion
+    motions
 }
 
 /// Particle `i`'s contact correction (the sum over its contacts), and whether it overflowed a
@@ -425,8 +445,12 @@ impl Pass for SelfCollisionPass {
             label: "self-collision",
             constants: constants.into_iter().chain(triangles::wgsl_constants()).collect(),
             groups: vec![&SOLVE, &SELF_COLLISION],
-            parts: vec![Part::File(wgsl_file!("passes/self_collision.wgsl")), Part::File(triangles::WGSL)],
-            structs: vec![GpuSpatialHashHead::LAYOUT],
+            parts: vec![
+                Part::File(CLOTH_MOTION_WGSL),
+                Part::File(wgsl_file!("passes/self_collision.wgsl")),
+                Part::File(triangles::WGSL),
+            ],
+            structs: vec![GpuSpatialHashHead::LAYOUT, GpuClothMotion::LAYOUT],
             block: Some(("self_collision", GpuSelfCollisionParams::LAYOUT)),
             kernels: [
                 "hash_count",
@@ -457,8 +481,7 @@ impl Pass for SelfCollisionPass {
             self.spacing = Some(particle_spacing(model.mesh()));
         }
         if params.self_collision.is_some() {
-            uploads.reserve("partial_moments", super::rigid_damping::partial_moments_bytes(n));
-            uploads.reserve("rigid_motion", RIGID_MOTIONS_BYTES);
+            prepare_rigid_motions(model, uploads);
         }
         uploads.block("self_collision", || GpuSelfCollisionParams {
             thickness: params.self_collision.map_or(0.0, |s| s.thickness),
@@ -467,7 +490,8 @@ impl Pass for SelfCollisionPass {
             fixed_point_exponent: params.self_collision.map_or(0, |s| fixed_point_exponent(s.thickness)),
             hash_table_size: hash_table_size(n),
             triangle_count: model.mesh().triangles.len() as u32,
-            _pad: [0; 2],
+            cloth_count: model.cloths().len() as u32,
+            _pad: 0,
         });
         Ok(())
     }
@@ -486,11 +510,9 @@ impl Pass for SelfCollisionPass {
         let triangles = setup.model.mesh().triangles.len() as u32;
         let buckets = hash_table_size(particles as usize);
         let whole = DispatchInfo::zeroed();
-        plan.push("sum_moments", whole, workgroups_for(particles));
-        plan.push("solve_rigid_motion", whole, [1, 1]);
+        push_rigid_motions(setup.model, plan);
         plan.push("hash_count", whole, workgroups_for(particles));
-        plan.push("sum_moments", whole, workgroups_for(particles));
-        plan.push("solve_rigid_motion", whole, [1, 1]);
+        push_rigid_motions(setup.model, plan);
         plan.push("hash_prefix_sum", whole, [1, 1]);
         plan.push("hash_scatter", whole, workgroups_for(particles));
         plan.push("hash_sort_buckets", whole, workgroups_for(buckets));
@@ -503,7 +525,8 @@ impl Pass for SelfCollisionPass {
     fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
         if let Some(self_collision) = &setup.params.self_collision {
             let spacing = self.spacing.expect("measured when self-collision was turned on");
-            let overflows = collide_self(frame.solve, setup.model.mesh(), spacing, self_collision);
+            let overflows =
+                collide_self(frame.solve, setup.model.mesh(), setup.model.cloths(), spacing, self_collision);
             // Wraps like the GPU's atomic counter.
             frame.overflows.self_contacts = frame.overflows.self_contacts.wrapping_add(overflows);
         }
@@ -524,11 +547,6 @@ fn rest_shape(mesh: &ClothMesh) -> Vec<[u32; 4]> {
     let triangles = mesh.triangles.iter().map(|&[a, b, c]| [a, b, c, 0]);
     positions.chain(triangles).collect()
 }
-
-/// Bytes of `rigid_motion` that self-collision uses: the motion rigid damping's kernels last
-/// solved, then the one the deformation was limited around (two [`RigidMotion`]s of three
-/// `vec4`). Reserved, since rigid damping's binding asks only for the first.
-const RIGID_MOTIONS_BYTES: u64 = 2 * 48;
 
 /// Group 2 of self-collision.
 static SELF_COLLISION: BindingTable = BindingTable {
@@ -556,15 +574,7 @@ static SELF_COLLISION: BindingTable = BindingTable {
             16,
             "Each particle's contact correction of the substep (xyz).",
         ),
-        Binding::read_write(
-            "rigid_motion",
-            "array<vec4<f32>>",
-            RIGID_MOTIONS_BYTES,
-            "The rigid motion of the free particles' displacements (RigidMotion: centre, displacement,\n\
-             rotation), from rigid damping's kernels; then (entries 3 to 5) the motion the deformation\n\
-             was limited around, kept by hash_count while the limited displacements' motion is solved\n\
-             into entries 0 to 2.",
-        ),
+        CLOTH_MOTIONS,
         Binding::read(
             "rest_shape",
             "array<vec4<u32>>",
@@ -607,8 +617,10 @@ pub struct GpuSelfCollisionParams {
     pub triangle_count: u32,
     /// The edge of a hash cell ([`SelfCollision::cell_size`]), zero while off.
     pub cell_size: f32,
+    /// The model's cloths (entries of `cloth_motions`).
+    pub cloth_count: u32,
     /// Pads the block to 32 bytes.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 impl GpuSelfCollisionParams {
@@ -620,6 +632,7 @@ impl GpuSelfCollisionParams {
         fixed_point_exponent,
         hash_table_size,
         triangle_count,
-        cell_size
+        cell_size,
+        cloth_count
     );
 }

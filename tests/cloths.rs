@@ -1,0 +1,208 @@
+//! Several cloths in one model (`ClothModel::joined`): how they are laid out, that a cloth which
+//! touches no other moves bit for bit as it would in a solver of its own, and that rigid damping
+//! and self-collision's deformation limit keep each cloth's own momentum.
+
+mod support;
+
+use drape::constraints::{Kind, UnitType};
+use drape::{ClothMesh, ClothModel, CpuSolver, Error, GpuSolver, GridPlane, SolverMode, SolverParams};
+use glam::{DVec3, Vec3};
+use support::{device, zero_gravity_self_collision};
+
+const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
+
+/// A free sheet thrown along x whose quarters fold up at 20 rad/s, so that self-collision's
+/// deformation limit acts on it (as in `tests/self_collision.rs`).
+fn crumpling_sheet() -> (ClothModel, Vec<Vec3>) {
+    let mesh = ClothMesh::grid(11, 11, 0.02, GridPlane::Horizontal, Vec3::ZERO).unwrap();
+    let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
+    let centre = model.mesh().positions.iter().sum::<Vec3>() / model.particle_count() as f32;
+    let velocities = model
+        .mesh()
+        .positions
+        .iter()
+        .map(|&x| {
+            let d = x - centre;
+            Vec3::new(10.0, 20.0 * (d.x.abs() + d.z.abs()), 0.0) - 1.5 * d.normalize_or_zero()
+        })
+        .collect();
+    (model, velocities)
+}
+
+/// A heavier, softer sheet half a metre away, pinned at a corner, spinning about y and thrown
+/// along −x: it never comes within reach of the crumpling sheet.
+fn spinning_sheet() -> (ClothModel, Vec<Vec3>) {
+    let mesh = ClothMesh::grid(9, 7, 0.025, GridPlane::Horizontal, Vec3::new(0.0, 0.0, 0.5)).unwrap();
+    let model = ClothModel::new(mesh, 0.35, &[0]).unwrap();
+    let soft = vec![0.25; model.constraints().of(Kind::Stretch).constraint_count()];
+    let model = model.with_stiffness_scales(Kind::Stretch, &soft).unwrap();
+    let centre = model.mesh().positions.iter().sum::<Vec3>() / model.particle_count() as f32;
+    let velocities =
+        model.mesh().positions.iter().map(|&x| Vec3::new(-4.0, 0.0, 0.0) + Vec3::Y.cross(x - centre) * 6.0).collect();
+    (model, velocities)
+}
+
+/// Both sheets in one model, and their velocities.
+fn both() -> (ClothModel, Vec<Vec3>) {
+    let ((a, va), (b, vb)) = (crumpling_sheet(), spinning_sheet());
+    (ClothModel::joined(&[a, b]).unwrap(), va.into_iter().chain(vb).collect())
+}
+
+/// Zero gravity, self-collision of 1 cm, rigid damping at 5/s, no bending stiffness, in `mode`.
+fn params(mode: SolverMode) -> SolverParams {
+    SolverParams { rigid_damping: 5.0, bending: drape::Stiffness::Pbd(0.0), ..zero_gravity_self_collision(mode, 0.01) }
+}
+
+/// The bits of `positions`.
+fn bits(positions: &[Vec3]) -> Vec<[u32; 3]> {
+    positions.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
+}
+
+/// The joined model lists each cloth's particles and triangles after the ones before it, keeps
+/// each cloth's masses, pins and stiffness map with its constraints, and its cloths share
+/// colours: each unit type has as many colours as the cloth with the most, not their sum.
+#[test]
+fn joined_cloths_keep_their_own_data_and_share_colours() {
+    let ((a, _), (b, _)) = (crumpling_sheet(), spinning_sheet());
+    let (joined, _) = both();
+    let (na, nb) = (a.particle_count() as u32, b.particle_count() as u32);
+    let (ta, tb) = (a.mesh().triangles.len() as u32, b.mesh().triangles.len() as u32);
+    let ranges: Vec<_> = joined.cloths().iter().map(|c| (c.particles.clone(), c.triangles.clone())).collect();
+    assert_eq!(ranges, [(0..na, 0..ta), (na..na + nb, ta..ta + tb)]);
+    assert_eq!(joined.masses(), [a.masses(), b.masses()].concat());
+    assert_eq!(joined.inverse_masses(), [a.inverse_masses(), b.inverse_masses()].concat());
+    assert_eq!(joined.inverse_masses()[na as usize], 0.0, "the second cloth's pin");
+    assert_eq!(joined.cloth_mesh(1), *b.mesh());
+    for t in UnitType::ALL {
+        let colours = joined.colour_count(t);
+        assert_eq!(colours, a.colour_count(t).max(b.colour_count(t)), "{t:?}");
+        assert_eq!(joined.units(t).len(), a.units(t).len() + b.units(t).len(), "{t:?}");
+    }
+    // Every stretch constraint keeps its rest length and scale, its particles moved with its cloth.
+    let of = |model: &ClothModel, first: u32| -> Vec<([u32; 2], u32, u32)> {
+        let stretch = &model.constraints().stretch;
+        let scales = model.constraints().of(Kind::Stretch).stiffness_scales();
+        let mut all: Vec<_> = (0..stretch.len())
+            .map(|c| (stretch.particles(c).map(|i| i + first), stretch.rest_length(c).to_bits(), scales[c].to_bits()))
+            .collect();
+        all.sort_unstable();
+        all
+    };
+    let mut expected = [of(&a, 0), of(&b, na)].concat();
+    expected.sort_unstable();
+    assert_eq!(of(&joined, 0), expected);
+}
+
+/// Joining refuses what it cannot keep apart, with a typed error: no cloth, and cloths that
+/// resist stretch or bend by different models; a joined model refuses to build its
+/// constraints again (its cloths' materials are set before joining).
+#[test]
+fn joining_refuses_cloths_it_cannot_join() {
+    let ((a, _), (b, _)) = (crumpling_sheet(), spinning_sheet());
+    assert!(matches!(ClothModel::joined(&[]), Err(Error::Param(e)) if e.name == "cloths"));
+    let fabric = &drape::Fabric::named("denim").unwrap();
+    let denim = b.refit_to(fabric).unwrap();
+    assert!(matches!(ClothModel::joined(&[a.clone(), denim.clone()]), Err(Error::Param(e)) if e.name == "cloths"));
+    let joined = ClothModel::joined(&[a.clone(), b]).unwrap();
+    assert!(matches!(joined.clone().with_membrane(fabric.moduli), Err(Error::Param(_))));
+    // Refitting a joined model refits each cloth and joins them again.
+    let refitted = joined.refit_to(fabric).unwrap();
+    assert_eq!(refitted.cloths(), joined.cloths());
+    assert_eq!(refitted.cloth_mesh(1), *denim.mesh());
+    assert_eq!(refitted.inverse_masses()[a.particle_count()], 0.0, "the pin is kept");
+}
+
+/// A cloth that touches no other moves bit for bit as in a model of its own, on the CPU
+/// reference: the crumpling sheet (its deformation limited by self-collision) and the spinning
+/// one, joined, with rigid damping, in Gauss-Seidel and Jacobi, for 20 frames.
+#[test]
+fn a_joined_cloth_moves_as_on_its_own_in_the_reference() {
+    let ((a, va), (b, vb)) = (crumpling_sheet(), spinning_sheet());
+    let (joined, velocities) = both();
+    for mode in MODES {
+        let run = |model: &ClothModel, velocities: &[Vec3]| {
+            let mut cpu = CpuSolver::new(model, params(mode), &[]).unwrap();
+            cpu.velocities = velocities.to_vec();
+            (0..20).for_each(|_| cpu.step());
+            bits(&cpu.positions)
+        };
+        let (alone_a, alone_b) = (run(&a, &va), run(&b, &vb));
+        let together = run(&joined, &velocities);
+        assert_eq!(together[..a.particle_count()], alone_a, "{mode:?}: the crumpling sheet");
+        assert_eq!(together[a.particle_count()..], alone_b, "{mode:?}: the spinning sheet");
+    }
+}
+
+/// The same on the GPU: each cloth of the joined model ends bit for bit where the GPU takes it in
+/// a solver of its own.
+#[test]
+fn a_joined_cloth_moves_as_on_its_own_on_the_gpu() {
+    let (device, queue) = device();
+    let ((a, va), (b, vb)) = (crumpling_sheet(), spinning_sheet());
+    let (joined, velocities) = both();
+    for mode in MODES {
+        let run = |model: &ClothModel, velocities: &[Vec3]| {
+            let mut gpu = GpuSolver::new(&device, &queue, model, params(mode), &[]).unwrap();
+            gpu.set_velocities(velocities).unwrap();
+            (0..20).for_each(|_| gpu.step());
+            bits(&gpu.read_positions().unwrap())
+        };
+        let (alone_a, alone_b) = (run(&a, &va), run(&b, &vb));
+        let together = run(&joined, &velocities);
+        assert_eq!(together[..a.particle_count()], alone_a, "{mode:?}: the crumpling sheet");
+        assert_eq!(together[a.particle_count()..], alone_b, "{mode:?}: the spinning sheet");
+    }
+}
+
+/// Linear momentum and angular momentum about the origin of particles `range` (f64 sums).
+fn momenta(model: &ClothModel, positions: &[Vec3], velocities: &[Vec3], range: std::ops::Range<u32>) -> [DVec3; 2] {
+    range.map(|i| i as usize).filter(|&i| model.inverse_masses()[i] > 0.0).fold([DVec3::ZERO; 2], |[p, l], i| {
+        let mv = velocities[i].as_dvec3() * f64::from(model.masses()[i]);
+        [p + mv, l + positions[i].as_dvec3().cross(mv)]
+    })
+}
+
+/// Rigid damping keeps each cloth's own momentum and angular momentum (PBD §3.5), on the GPU:
+/// two free sheets in zero gravity, one thrown and spinning one way, the other the other way,
+/// with rigid damping at 20/s. Damped to one rigid motion of both, each would lose nearly all
+/// its momentum to the other in 20 frames; each keeps its own within 1e-4 of its size, and its
+/// angular momentum within 1e-3 (the spin is slow, 0.5 rad/s, as in `tests/physics_laws.rs`,
+/// so that position projection's own damping of rotation stays below that).
+#[test]
+fn rigid_damping_keeps_each_cloths_momentum() {
+    let (device, queue) = device();
+    let sheet = |z: f32| ClothMesh::grid(8, 8, 0.03, GridPlane::Horizontal, Vec3::new(0.0, 0.0, z)).unwrap();
+    let cloth = |z: f32| ClothModel::new(sheet(z), 0.2, &[]).unwrap();
+    let model = ClothModel::joined(&[cloth(0.0), cloth(1.0)]).unwrap();
+    let n = model.particle_count() as u32;
+    let velocities: Vec<Vec3> = model
+        .mesh()
+        .positions
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let (sign, centre) =
+                if (i as u32) < n / 2 { (1.0, Vec3::new(0.1, 0.0, 0.1)) } else { (-1.0, Vec3::new(0.1, 0.0, 1.1)) };
+            sign * (Vec3::new(2.0, 0.0, 0.0) + Vec3::Y.cross(x - centre) * 0.5) + Vec3::Y * ((i % 5) as f32 * 0.1)
+        })
+        .collect();
+    for mode in MODES {
+        let params =
+            SolverParams { gravity: Vec3::ZERO, damping: 0.0, rigid_damping: 20.0, mode, ..Default::default() };
+        let mut gpu = GpuSolver::new(&device, &queue, &model, params, &[]).unwrap();
+        gpu.set_velocities(&velocities).unwrap();
+        let before: Vec<[DVec3; 2]> = model
+            .cloths()
+            .iter()
+            .map(|c| momenta(&model, &model.mesh().positions, &velocities, c.particles.clone()))
+            .collect();
+        (0..20).for_each(|_| gpu.step());
+        let (positions, after) = (gpu.read_positions().unwrap(), gpu.read_velocities().unwrap());
+        for (c, cloth) in model.cloths().iter().enumerate() {
+            let [p0, l0] = before[c];
+            let [p1, l1] = momenta(&model, &positions, &after, cloth.particles.clone());
+            assert!((p1 - p0).length() <= 1e-4 * p0.length(), "{mode:?}: cloth {c}'s momentum {p0} → {p1}");
+            assert!((l1 - l0).length() <= 1e-3 * l0.length(), "{mode:?}: cloth {c}'s angular momentum {l0} → {l1}");
+        }
+    }
+}
