@@ -39,13 +39,15 @@ enum Layout {
 #[derive(Debug, Parser)]
 #[command(about = "Run a drape scene headless and report timings and cloth metrics")]
 struct Args {
-    /// hanging, drape, free_fall, benchmark, flag, capsules, fold, stack, spin, mesh, or the
-    /// lab's tests cantilever and cusick (whose report adds their reading).
+    /// hanging, drape, free_fall, benchmark, flag, capsules, fold, stack, spin, mesh, the lab's
+    /// tests cantilever and cusick (whose report adds their reading), or layers (three cloths of
+    /// their own fabrics, with self-collision).
     #[arg(long, default_value = "hanging")]
     scene: SceneKind,
     /// A fabric for the scene's cloth (drape::fabric::FABRICS: silk-charmeuse, wool-suiting,
     /// polyester-knit, denim, cotton-shirting, leather-like): a membrane and hinges in its
-    /// physical units. Without it, the scenes' edge model (the lab's tests: cotton-shirting).
+    /// physical units. Without it, the scenes' edge model (the lab's tests: cotton-shirting; the
+    /// layers: silk-charmeuse, cotton-shirting and leather-like).
     #[arg(long)]
     fabric: Option<drape::Fabric>,
     /// Grid cells per side.
@@ -75,11 +77,11 @@ struct Args {
     /// Jacobi over-relaxation ω.
     #[arg(long, default_value_t = 1.5)]
     relaxation: f32,
-    /// Substeps per frame (default 10; the lab's tests: the scene's own, which grow where fine
-    /// cells stiffen the bending, `Fabric::bending_substeps`).
+    /// Substeps per frame (default 10; the lab's tests and the layers: the scene's own, which
+    /// grow where fine cells stiffen the bending, `Fabric::bending_substeps`).
     #[arg(long)]
     substeps: Option<u32>,
-    /// Iterations per substep (default 10; the lab's tests: the scene's own).
+    /// Iterations per substep (default 10; the lab's tests and the layers: the scene's own).
     #[arg(long)]
     iterations: Option<u32>,
     /// Dispatch layout.
@@ -155,6 +157,11 @@ struct Args {
     /// measures with H).
     #[arg(long, value_name = "H", num_args = 0..=1, value_parser = positive_length)]
     self_collision: Option<Option<f32>>,
+    /// Make the scene's cloths one cloth of the same mesh, pins and material (the fabric given
+    /// with `--fabric`, or the edge model): what several cloths cost beside one of the same
+    /// size (BENCHMARKS.md).
+    #[arg(long)]
+    one_cloth: bool,
     /// Time every pass on the GPU (each run of a pass's dispatches in a compute pass of its own,
     /// between two timestamps) and report each pass's median milliseconds per frame.
     #[arg(long)]
@@ -189,13 +196,16 @@ fn run(args: &Args) -> Result<(), drape::Error> {
             None => Scene::new(args.scene, args.grid)?,
         },
     };
+    if args.one_cloth {
+        scene.model = one_cloth(&scene.model, scene.fabric.as_ref())?;
+    }
     if let Some(bending) = args.bending {
         scene.model = scene.model.with_bending_model(bending)?;
     }
-    let lab = scene.kind.is_lab_test();
+    let own_steps = scene.kind.sets_its_steps();
     let params = drape::SolverParams {
-        substeps: args.substeps.unwrap_or(if lab { scene.params.substeps } else { 10 }),
-        iterations: args.iterations.unwrap_or(if lab { scene.params.iterations } else { 10 }),
+        substeps: args.substeps.unwrap_or(if own_steps { scene.params.substeps } else { 10 }),
+        iterations: args.iterations.unwrap_or(if own_steps { scene.params.iterations } else { 10 }),
         mode: match args.solver {
             Solver::Gs => SolverMode::GaussSeidel,
             Solver::Jacobi => SolverMode::Jacobi { relaxation: args.relaxation },
@@ -212,7 +222,10 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         rigid_damping: args.rigid_damping,
         contacts_in_iterations: args.contacts_in_iterations,
         max_depenetration_speed: args.max_depenetration_speed,
-        self_collision: args.self_collision.map(|h| drape::SelfCollision::new(h.unwrap_or(args.thickness))),
+        self_collision: args
+            .self_collision
+            .map(|h| drape::SelfCollision::new(h.unwrap_or(args.thickness)))
+            .or(scene.params.self_collision),
         ..scene.params
     };
     let thickness = params.self_collision.map_or(args.thickness, |s| s.thickness);
@@ -290,6 +303,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "fabric": scene.fabric.map(|f| f.name),
         "lab": lab_json(&scene, &positions, params.gravity.length()),
         "membrane_triangles": model.constraints().membrane.len(),
+        "cloths": cloths_json(model, &positions),
         "exported_frames": exported,
         "grid": args.grid,
         "frames": args.frames,
@@ -453,6 +467,39 @@ fn gltf_scene(
     let colliders = cloth.colliders_with_ground();
     let params = drape::SolverParams::default();
     Ok(Scene { kind: SceneKind::Hanging, model, params, colliders, spins: Vec::new(), fabric: fabric.copied() })
+}
+
+/// `model`'s mesh and pins as one cloth of `fabric`, or of the edge model.
+fn one_cloth(model: &drape::ClothModel, fabric: Option<&drape::Fabric>) -> Result<drape::ClothModel, drape::Error> {
+    let w = model.inverse_masses();
+    let pins: Vec<u32> = (0..w.len() as u32).filter(|&i| w[i as usize] == 0.0).collect();
+    let mesh = model.mesh().clone();
+    match fabric {
+        Some(fabric) => drape::ClothModel::from_fabric(mesh, fabric, &pins),
+        None => drape::ClothModel::new(mesh, drape::model::DEFAULT_DENSITY, &pins),
+    }
+}
+
+/// Each cloth of the model by its range: its particles, its triangles, and where its centre of
+/// mass and its highest point ended (m).
+fn cloths_json(model: &drape::ClothModel, positions: &[glam::Vec3]) -> Vec<serde_json::Value> {
+    let masses = model.masses();
+    model
+        .cloths()
+        .iter()
+        .map(|cloth| {
+            let range = cloth.particles.start as usize..cloth.particles.end as usize;
+            let mass: f32 = masses[range.clone()].iter().sum();
+            let centre = range.clone().map(|i| positions[i] * masses[i]).sum::<glam::Vec3>() / mass;
+            let top = range.map(|i| positions[i].y).fold(f32::NEG_INFINITY, f32::max);
+            serde_json::json!({
+                "particles": cloth.particles.len(),
+                "triangles": cloth.triangles.len(),
+                "centre_of_mass_m": centre.to_array(),
+                "top_m": top,
+            })
+        })
+        .collect()
 }
 
 /// The reading of the lab's test the scene is, `null` for the other scenes.

@@ -160,17 +160,31 @@ impl Kind {
     }
 
     /// Its responses as the GPU reads them (`KindParams::response` in WGSL): `[k, α̃]`, then a
-    /// second pair where the kind has one (stretch: compression); the membrane's `[k, α̃/E]` for
-    /// its three moduli ([`MembraneConstraints::area_responses`]) and the curvature's `[k, α̃/B]`
-    /// for its three rigidities ([`CurvatureConstraints::area_responses`]).
-    pub fn gpu_response(self, responses: &Responses, constraints: &Constraints) -> [f32; 4] {
+    /// second pair where the kind has one (stretch: compression); zero for the membrane and the
+    /// curvature, whose responses are per material ([`Kind::gpu_materials`]).
+    pub fn gpu_response(self, responses: &Responses) -> [f32; 4] {
         let pair = |[a, b]: Response, [c, d]: Response| [a, b, c, d];
-        let per_area = |[[k, first], [_, second], [_, third]]: [Response; 3]| [k, first, second, third];
         match self {
             Self::Stretch => pair(responses.stretch, responses.compression),
             Self::Bending | Self::Isometric => pair(responses.bending, [0.0; 2]),
-            Self::Membrane => per_area(constraints.membrane.area_responses(responses.membrane)),
-            Self::Curvature => per_area(constraints.curvature.area_responses(responses.curvature)),
+            Self::Membrane | Self::Curvature => [0.0; 4],
+        }
+    }
+
+    /// Each material's responses as the GPU reads them (its table of materials in WGSL): the
+    /// membrane's `[k, α̃/E]` for its three moduli ([`MembraneConstraints::area_responses`]),
+    /// the curvature's `[k, α̃/B]` for its three rigidities
+    /// ([`CurvatureConstraints::area_responses`]); none for the other kinds.
+    pub fn gpu_materials(self, responses: &Responses, constraints: &Constraints) -> Vec<[f32; 4]> {
+        let per_area = |[[k, first], [_, second], [_, third]]: [Response; 3]| [k, first, second, third];
+        match self {
+            Self::Membrane => (0..constraints.membrane.materials().len())
+                .map(|m| per_area(constraints.membrane.area_responses(m, responses.membrane)))
+                .collect(),
+            Self::Curvature => (0..constraints.curvature.materials().len())
+                .map(|m| per_area(constraints.curvature.area_responses(m, responses.curvature)))
+                .collect(),
+            _ => Vec::new(),
         }
     }
 }

@@ -162,7 +162,7 @@ pub const DEFAULT_FABRIC: &str = "cotton-shirting";
 pub const EDGE_MODEL: &str = "edges";
 
 /// A cloth's material as the demos offer it: a fabric preset, or `None` for each cloth's own
-/// edge model ([`EDGE_MODEL`]).
+/// (the edge model, [`EDGE_MODEL`]; the layers scene's cloths keep their fabrics).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FabricChoice(pub Option<Fabric>);
 
@@ -179,9 +179,9 @@ impl FabricChoice {
         self.0.map_or(EDGE_MODEL, |f| f.name)
     }
 
-    /// What the demos' lists show for it: the fabric's name, or the edge model's with what it is.
+    /// What the demos' lists show for it: the fabric's name, or what the scene's own is.
     pub fn label(&self) -> &'static str {
-        self.0.map_or("edges (the scene's own)", |f| f.name)
+        self.0.map_or("the scene's own (edges; the layers: their fabrics)", |f| f.name)
     }
 }
 

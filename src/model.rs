@@ -5,7 +5,7 @@
 use crate::constraints::bending::BendingConstraints;
 use crate::constraints::curvature::CurvatureConstraints;
 use crate::constraints::isometric::{self, IsometricConstraints};
-use crate::constraints::membrane::{MembraneConstraints, Moduli};
+use crate::constraints::membrane::{MembraneConstraints, Moduli, MAX_MATERIALS};
 use crate::constraints::shell;
 use crate::constraints::stretch::StretchConstraints;
 use crate::constraints::{
@@ -105,18 +105,21 @@ impl ClothModel {
 
     /// Several cloths in one model, cloth after cloth in one particle array
     /// ([`ClothModel::cloths`]), each keeping its own masses, pins, constraints and stiffness
-    /// maps (a cloth's own stiffness is a map: [`ClothModel::with_stiffness_scales`]). The
-    /// cloths share colours, stripes and dispatches ([`Schedule::merged`]: the colour count is
-    /// the largest cloth's), and each keeps its projection order, so a cloth that touches no
-    /// other moves as it would in a solver of its own. They must resist stretch and bend alike
-    /// (the same stretch and bending models, membrane moduli and bending rigidity; set them
-    /// on each cloth first: a joined model refuses to rebuild its constraints).
+    /// maps, and its material: a fabric of its own ([`ClothModel::from_fabric`]), or a stiffness
+    /// of its own as a map ([`ClothModel::with_stiffness_scales`]). The cloths share colours,
+    /// stripes and dispatches ([`Schedule::merged`]: the colour count is the largest cloth's),
+    /// and each keeps its projection order, so a cloth that touches no other moves as it would
+    /// in a solver of its own. They must resist stretch and bend by the same models (edges or a
+    /// membrane, the bending model, a bending rigidity or none), whatever their materials; set
+    /// those on each cloth first: a joined model refuses to rebuild its constraints. The joined
+    /// model's [`ClothModel::stretch_model`] and [`ClothModel::bending_rigidity`] are the first
+    /// cloth's.
     pub fn joined(cloths: &[ClothModel]) -> Result<Self, Error> {
         let Some(first) = cloths.first() else {
             return Err(ParamError { name: "cloths", value: "none".into(), expected: "at least one cloth" }.into());
         };
         if let Some(c) = cloths.iter().position(|cloth| !cloth.resists_as(first)) {
-            let expected = "the stretch model, bending model, moduli and bending rigidity of cloth 0";
+            let expected = "the stretch model, bending model and kind of bending stiffness of cloth 0";
             return Err(ParamError { name: "cloths", value: format!("cloth {c}"), expected }.into());
         }
         let meshes: Vec<ClothMesh> = cloths.iter().map(|cloth| cloth.mesh.clone()).collect();
@@ -138,6 +141,11 @@ impl ClothModel {
         let (schedule, sources) = Schedule::merged(&schedules, &bases, &offsets);
         let units: Vec<Range<u32>> = bases.iter().zip(&sources).map(|(&b, s)| b..b + s.len() as u32).collect();
         let constraints = gathered_constraints(cloths, &units, &sources, &offsets);
+        let materials = constraints.membrane.materials().len().max(constraints.curvature.materials().len());
+        if materials > MAX_MATERIALS {
+            let expected = "at most MAX_MATERIALS (16) distinct fabrics";
+            return Err(ParamError { name: "cloths", value: format!("{materials} fabrics"), expected }.into());
+        }
         let every_edge: Vec<(usize, u32)> = cloths
             .iter()
             .enumerate()
@@ -168,13 +176,15 @@ impl ClothModel {
         })
     }
 
-    /// Whether it resists stretch and bending as `other` does: the same models and material,
-    /// and its triangles in the same unit type (shells or not).
+    /// Whether it resists stretch and bending by the models `other` does (of any material): edges
+    /// or a membrane, the same bending model, a bending rigidity or none, and its triangles in the
+    /// same unit type (shells or not).
     fn resists_as(&self, other: &ClothModel) -> bool {
+        let membrane = |model: &ClothModel| matches!(model.stretch_model(), StretchModel::Membrane(_));
         let shells = |model: &ClothModel| model.units(UnitType::Shell).is_empty();
-        self.stretch_model() == other.stretch_model()
+        membrane(self) == membrane(other)
             && self.bending_model == other.bending_model
-            && self.bending_rigidity == other.bending_rigidity
+            && self.bending_rigidity.is_some() == other.bending_rigidity.is_some()
             && shells(self) == shells(other)
     }
 

@@ -7,7 +7,7 @@ use crate::fabric::{Fabric, DEFAULT_FABRIC};
 use crate::lab;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
-use crate::params::{Aerodynamics, Gusts, SolverParams, Stiffness};
+use crate::params::{Aerodynamics, Gusts, SelfCollision, SolverParams, Stiffness};
 use glam::{Quat, Vec3};
 use std::fmt;
 use std::str::FromStr;
@@ -102,11 +102,17 @@ pub enum SceneKind {
     /// least 30 substeps, more where fine cells stiffen the bending
     /// ([`Fabric::bending_substeps`]).
     Cusick,
+    /// Three cloths of their own fabrics ([`LAYER_FABRICS`], from the bottom up: silk charmeuse,
+    /// cotton shirting, leather-like), 1.2 m × 1.2 m, 10 cm apart and turned 30° from each
+    /// other, falling onto a sphere (r = 0.5 m) on the ground with self-collision as thick as a
+    /// cell is wide (1–5 cm): several cloths in one model ([`ClothModel::joined`]). At least 10 substeps, more where fine cells
+    /// stiffen the bending ([`Fabric::bending_substeps`]).
+    Layers,
 }
 
 impl SceneKind {
     /// Every scene, in menu order.
-    pub const ALL: [SceneKind; 12] = [
+    pub const ALL: [SceneKind; 13] = [
         Self::Hanging,
         Self::Drape,
         Self::FreeFall,
@@ -119,6 +125,7 @@ impl SceneKind {
         Self::Mesh,
         Self::Cantilever,
         Self::Cusick,
+        Self::Layers,
     ];
 
     /// The scene's command-line name.
@@ -136,12 +143,28 @@ impl SceneKind {
             Self::Mesh => "mesh",
             Self::Cantilever => "cantilever",
             Self::Cusick => "cusick",
+            Self::Layers => "layers",
         }
     }
 
     /// Whether the scene is one of the textile lab's tests, whose cloth is always a fabric.
     pub fn is_lab_test(self) -> bool {
         matches!(self, Self::Cantilever | Self::Cusick)
+    }
+
+    /// The fabric the demo and the web page make the scene's cloth of unless told otherwise:
+    /// [`DEFAULT_FABRIC`], or none for the layers, whose cloths are each of its own.
+    pub fn default_fabric(self) -> Option<Fabric> {
+        match self {
+            Self::Layers => None,
+            _ => Fabric::named(DEFAULT_FABRIC),
+        }
+    }
+
+    /// Whether its cloths are fabrics whose substeps (and iterations) the scene sets, so that
+    /// they bend as their rigidities say: the lab's tests and the layers.
+    pub fn sets_its_steps(self) -> bool {
+        self.is_lab_test() || self == Self::Layers
     }
 }
 
@@ -164,8 +187,11 @@ impl FromStr for SceneKind {
 
 impl Scene {
     /// Builds a scene with a cloth of `cells × cells` grid cells; the lab's tests' cloth is of
-    /// [`DEFAULT_FABRIC`].
+    /// [`DEFAULT_FABRIC`], the layers' of [`LAYER_FABRICS`].
     pub fn new(kind: SceneKind, cells: u32) -> Result<Self, Error> {
+        if kind == SceneKind::Layers {
+            return layers(cells, LAYER_FABRICS.map(|name| Fabric::named(name).expect("a preset")), None);
+        }
         if kind.is_lab_test() {
             let fabric = Fabric::named(DEFAULT_FABRIC).expect("a preset");
             return Self::with_fabric(kind, cells, &fabric);
@@ -174,10 +200,12 @@ impl Scene {
     }
 
     /// The scene with its cloth of `fabric` ([`ClothModel::from_fabric`]): a membrane and
-    /// curvature bending in its physical units, its density, the same pins.
+    /// curvature bending in its physical units, its density, the same pins (the layers: each of
+    /// its three cloths).
     pub fn with_fabric(kind: SceneKind, cells: u32, fabric: &Fabric) -> Result<Self, Error> {
         let params = SolverParams::default();
         let (model, params, colliders) = match kind {
+            SceneKind::Layers => return layers(cells, [*fabric; 3], Some(*fabric)),
             SceneKind::Cantilever => {
                 let overhang = 2.0 * lab::bending_length(fabric, params.gravity.length());
                 let rig = lab::Cantilever::new(fabric, overhang, cells)?;
@@ -243,8 +271,9 @@ impl Scene {
                 vec![Collider::ground(0.0), Collider::sphere(SPIN_CENTER, 0.4)],
             ),
             SceneKind::Mesh => (1.2, GridPlane::Horizontal, Vec3::new(-0.6, 0.8, -0.6), vec![], torus_on_the_ground()?),
-            SceneKind::Cantilever | SceneKind::Cusick => {
-                let expected = "a scene with a cloth of its own (the lab's tests are built from a fabric)";
+            SceneKind::Cantilever | SceneKind::Cusick | SceneKind::Layers => {
+                let expected =
+                    "a scene with a cloth of its own (the lab's tests and the layers are built from fabrics)";
                 return Err(crate::ParamError { name: "scene", value: kind.name().into(), expected }.into());
             }
         };
@@ -290,6 +319,39 @@ impl Scene {
         }
         Ok(Some(poses))
     }
+}
+
+/// The layers scene's fabrics, from the bottom up ([`SceneKind::Layers`]).
+pub const LAYER_FABRICS: [&str; 3] = ["silk-charmeuse", "cotton-shirting", "leather-like"];
+
+/// The layers scene's self-collision is as thick as its cells are wide, within these (m):
+/// thinner than a cell, two edges can cross (there are no edge–edge contacts), and the layers
+/// start 10 cm apart.
+const MIN_LAYER_THICKNESS: f32 = 0.01;
+const MAX_LAYER_THICKNESS: f32 = 0.05;
+
+/// The layers scene of `cells × cells` cells a cloth, of `fabrics` from the bottom up; `fabric`
+/// is the one they share, if they do.
+fn layers(cells: u32, fabrics: [Fabric; 3], fabric: Option<Fabric>) -> Result<Scene, Error> {
+    let (size, vertices) = (1.2, cells.saturating_add(1));
+    let spacing = size / cells as f32;
+    let grid = ClothMesh::grid(vertices, vertices, spacing, GridPlane::Horizontal, Vec3::new(-0.6, 0.0, -0.6))?;
+    let cloths = fabrics
+        .iter()
+        .enumerate()
+        .map(|(k, fabric)| {
+            let turn = Quat::from_rotation_y((30.0 * k as f32).to_radians());
+            ClothModel::from_fabric(grid.moved(turn, Vec3::new(0.0, 1.2 + 0.1 * k as f32, 0.0)), fabric, &[])
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let params = SolverParams::default();
+    let substeps =
+        fabrics.iter().map(|f| f.bending_substeps(spacing, params.time_step, params.substeps)).max().unwrap_or(10);
+    let thickness = spacing.clamp(MIN_LAYER_THICKNESS, MAX_LAYER_THICKNESS);
+    let params = SolverParams { substeps, self_collision: Some(SelfCollision::new(thickness)), ..params };
+    let colliders = vec![Collider::ground(0.0), Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5)];
+    let model = ClothModel::joined(&cloths)?;
+    Ok(Scene { kind: SceneKind::Layers, model, params, colliders, spins: vec![], fabric })
 }
 
 /// The spin scene's sphere centre.

@@ -7,7 +7,7 @@ mod support;
 use drape::constraints::{Kind, UnitType};
 use drape::{ClothMesh, ClothModel, CpuSolver, Error, GpuSolver, GridPlane, SolverMode, SolverParams};
 use glam::{DVec3, Vec3};
-use support::{device, zero_gravity_self_collision};
+use support::{device, largest, zero_gravity_self_collision};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
 
@@ -205,4 +205,107 @@ fn rigid_damping_keeps_each_cloths_momentum() {
             assert!((l1 - l0).length() <= 1e-3 * l0.length(), "{mode:?}: cloth {c}'s angular momentum {l0} → {l1}");
         }
     }
+}
+
+/// Three hanging sheets of fabric, each pinned at its top corners: silk, denim and silk again
+/// (two cloths of one fabric share its material), side by side half a metre apart.
+fn fabric_curtains() -> Vec<ClothModel> {
+    ["silk-charmeuse", "denim", "silk-charmeuse"]
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let origin = Vec3::new(0.5 * k as f32, 1.0, 0.0);
+            let mesh = ClothMesh::grid(9, 9, 0.02, GridPlane::Vertical, origin).unwrap();
+            ClothModel::from_fabric(mesh, &drape::Fabric::named(name).unwrap(), &[0, 8]).unwrap()
+        })
+        .collect()
+}
+
+/// Gravity and a sideways push, in `mode`, 30 substeps so that the fabrics bend as their
+/// rigidity says.
+fn curtain_params(mode: SolverMode) -> SolverParams {
+    SolverParams { mode, substeps: 30, external_acceleration: Vec3::new(0.0, 0.0, 3.0), ..Default::default() }
+}
+
+/// Cloths of different fabrics keep each its own membrane and bending: the joined model's
+/// materials are the distinct fabrics (two), and each curtain moves bit for bit as on its own,
+/// on the reference and on the GPU, in both modes, for 20 frames.
+#[test]
+fn joined_fabrics_move_as_on_their_own() {
+    let (device, queue) = device();
+    let curtains = fabric_curtains();
+    let joined = ClothModel::joined(&curtains).unwrap();
+    assert_eq!(joined.constraints().membrane.materials().len(), 2);
+    assert_eq!(joined.constraints().curvature.materials().len(), 2);
+    let first = |c: usize| joined.cloths()[c].particles.start as usize;
+    for mode in MODES {
+        let cpu = |model: &ClothModel| {
+            let mut cpu = CpuSolver::new(model, curtain_params(mode), &[]).unwrap();
+            (0..20).for_each(|_| cpu.step());
+            bits(&cpu.positions)
+        };
+        let gpu = |model: &ClothModel| {
+            let mut gpu = GpuSolver::new(&device, &queue, model, curtain_params(mode), &[]).unwrap();
+            (0..20).for_each(|_| gpu.step());
+            bits(&gpu.read_positions().unwrap())
+        };
+        for (run, name) in [(&cpu as &dyn Fn(&ClothModel) -> Vec<[u32; 3]>, "reference"), (&gpu, "GPU")] {
+            let together = run(&joined);
+            for (c, curtain) in curtains.iter().enumerate() {
+                let own = &together[first(c)..first(c) + curtain.particle_count()];
+                assert_eq!(own, run(curtain), "{mode:?}, {name}: curtain {c}");
+            }
+        }
+    }
+}
+
+/// The GPU reads the materials from a table of 16 entries: a 17th distinct fabric is refused
+/// with a typed error.
+#[test]
+fn joining_refuses_more_fabrics_than_the_table_holds() {
+    let silk = drape::Fabric::named("silk-charmeuse").unwrap();
+    let cloth = |k: usize| {
+        let fabric = drape::Fabric { density: silk.density * (1.0 + k as f32 * 0.01), ..silk };
+        let fabric = drape::Fabric {
+            moduli: drape::Moduli { warp: silk.moduli.warp * (1.0 + k as f32), ..silk.moduli },
+            ..fabric
+        };
+        let mesh = ClothMesh::grid(3, 3, 0.02, GridPlane::Horizontal, Vec3::new(0.1 * k as f32, 0.0, 0.0)).unwrap();
+        ClothModel::from_fabric(mesh, &fabric, &[]).unwrap()
+    };
+    let sixteen: Vec<ClothModel> = (0..16).map(cloth).collect();
+    assert_eq!(ClothModel::joined(&sixteen).unwrap().constraints().membrane.materials().len(), 16);
+    let seventeen: Vec<ClothModel> = (0..17).map(cloth).collect();
+    assert!(matches!(ClothModel::joined(&seventeen), Err(Error::Param(e)) if e.name == "cloths"));
+}
+
+/// The layers scene: three cloths of their own fabrics (silk, cotton shirting, leather-like)
+/// fall onto the sphere and never cut through each other or themselves (the exact host test,
+/// every fifth frame for two seconds at 32 cells a cloth), and end in their order, the silk
+/// lowest, resting on the sphere.
+#[test]
+fn the_layers_never_interpenetrate() {
+    let (device, queue) = device();
+    let scene = drape::Scene::new(drape::SceneKind::Layers, 32).unwrap();
+    let model = &scene.model;
+    assert_eq!(model.cloths().len(), 3);
+    assert_eq!(model.constraints().membrane.materials().len(), 3);
+    let mut solver = GpuSolver::new(&device, &queue, model, scene.params, &scene.colliders).unwrap();
+    for frame in (0..120).filter(|frame| frame % 5 == 4) {
+        (0..5).for_each(|_| solver.step());
+        let positions = solver.read_positions().unwrap();
+        assert!(positions.iter().all(|p| p.is_finite()), "frame {frame}: not finite");
+        let cut = drape::metrics::self_intersections(model.mesh(), &positions);
+        assert_eq!(cut, 0, "frame {frame}: {cut} pairs of triangles cut through each other");
+    }
+    let positions = solver.read_positions().unwrap();
+    let top = |c: usize| {
+        let range = model.cloths()[c].particles.clone();
+        largest(range.map(|i| positions[i as usize].y))
+    };
+    let tops = [top(0), top(1), top(2)];
+    assert!(tops[0] < tops[1] && tops[1] < tops[2], "the layers' tops end at {tops:?}");
+    let thickness = scene.params.self_collision.unwrap().thickness;
+    let resting = |y: f32| y > 0.99 && y < 1.0 + 4.0 * thickness;
+    assert!(tops.into_iter().all(resting), "the layers do not rest on the sphere: {tops:?}");
 }

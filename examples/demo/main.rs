@@ -14,7 +14,7 @@
 use clap::{Parser, ValueEnum};
 use drape::viewer::session::DEFAULT_RELAXATION;
 use drape::viewer::{run_headless, run_window, ClothSource, HeadlessRun, ParamOverrides, WindowRun};
-use drape::{BendingModel, FabricChoice, SceneKind, SolverMode};
+use drape::{BendingModel, SceneKind, SolverMode};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -39,7 +39,8 @@ struct Args {
     /// The cloth's fabric (silk-charmeuse, wool-suiting, polyester-knit, denim,
     /// cotton-shirting, leather-like): a membrane and curvature bending in its physical units; or
     /// `edges`, each cloth's own edge model (stiffened by the parameters). Default: cotton
-    /// shirting for the scenes; an OBJ or glTF cloth keeps its own material (its maps).
+    /// shirting for the scenes (the layers: each cloth its own fabric); an OBJ or glTF cloth
+    /// keeps its own material (its maps).
     #[arg(long)]
     fabric: Option<drape::FabricChoice>,
     /// Simulate this OBJ cloth instead (its top-most vertices are pinned).
@@ -119,7 +120,7 @@ fn main() -> ExitCode {
         }),
         relaxation: args.relaxation,
         bending: args.bending,
-        fabric: args.fabric.unwrap_or(if file.is_some() { FabricChoice(None) } else { FabricChoice::default() }).0,
+        fabric: args.fabric.map_or(if file.is_some() { None } else { args.scene.default_fabric() }, |choice| choice.0),
     };
     let size = [args.width, args.height];
     let offscreen = args.headless || !has_display();

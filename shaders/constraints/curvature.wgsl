@@ -11,13 +11,22 @@ struct CurvatureConstraint {
     frame: array<f32, 4>,
     // Each edge's rest dihedral angle (rad).
     rest_angles: array<f32, 3>,
-    // How many times stiffer than the cloth's rigidities (its material map).
+    // How many times stiffer than its material's rigidities (its material map).
     stiffness_scale: f32,
     // XPBD multipliers of the current substep.
     lambdas: array<f32, 3>,
     // Bits 0–8, three per far vertex: the first place of the unit that holds the same particle,
-    // 7 where none does. Bit 9 + k: whether edge k has a triangle across.
+    // 7 where none does. Bit 9 + k: whether edge k has a triangle across. From bit
+    // MATERIAL_SHIFT on: its entry of params.constraints.curvature_materials.
     topology: u32,
+}
+
+// Its material, read where its kind is mapped (as stiffness_scale reads the scale).
+fn curvature_material(r: CurvatureConstraint) -> u32 {
+    if (params.constraints.kinds[KIND_CURVATURE].mapped == 0u) {
+        return 0u;
+    }
+    return min(r.topology >> MATERIAL_SHIFT, MAX_MATERIALS - 1u);
 }
 
 // Constraint c's record, from `constraint_records` (shaders/passes/iterations/units.wgsl).
@@ -181,8 +190,9 @@ fn curvature_correction_of(r: CurvatureConstraint, p: array<Particle, 6>, lambda
     let w0 = edge_weights(frame1, twice_area, edge_interior(r.topology, 0u));
     let w1 = edge_weights(frame2 - frame1, twice_area, edge_interior(r.topology, 1u));
     let w2 = edge_weights(-frame2, twice_area, edge_interior(r.topology, 2u));
-    // [k, α̃/B_warp, α̃/B_weft, α̃/B_twist] (CurvatureConstraints::area_responses), per area.
-    let unit = params.constraints.kinds[KIND_CURVATURE].response;
+    // [k, α̃/B_warp, α̃/B_weft, α̃/B_twist] of its material (CurvatureConstraints::area_responses),
+    // per area.
+    let unit = params.constraints.curvature_materials[curvature_material(r)];
     let scale = 0.5 * twice_area * r.stiffness_scale;
     var mu = vec3<f32>(0.0);
     let l0 = curvature_step(gram, vec3<f32>(w0.x, w1.x, w2.x), errors, lambdas.x, scaled_compliance(unit.xy, scale), &mu);

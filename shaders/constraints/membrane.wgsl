@@ -10,8 +10,10 @@ struct MembraneConstraint {
     // The rest edges from vertex 0 to vertices 1 and 2 in the warp/weft frame, (u, v) each (m):
     // D_m by columns.
     frame: array<f32, 4>,
-    // How many times stiffer than the cloth's moduli (its material map).
+    // How many times stiffer than its material's moduli (its material map).
     stiffness_scale: f32,
+    // Its entry of params.constraints.membrane_materials.
+    material: u32,
     // XPBD multipliers of the current substep (warp, weft, shear).
     lambdas: array<f32, 3>,
 }
@@ -29,13 +31,14 @@ fn membrane_record(c: u32) -> MembraneConstraint {
             bitcast<f32>(constraint_records[at + 3u]),
         ),
         membrane_stiffness_scale(c),
+        membrane_material(c),
         array<f32, 3>(lambdas.x, lambdas.y, lambdas.z),
     );
 }
 
 // Its rest state.
 fn rest_of_membrane(r: MembraneConstraint) -> MembraneRest {
-    return membrane_rest(r.frame, r.stiffness_scale);
+    return membrane_rest(r.frame, r.stiffness_scale, r.material);
 }
 
 // Its multipliers.
@@ -43,19 +46,25 @@ fn lambdas_of_membrane(r: MembraneConstraint) -> vec3<f32> {
     return vec3<f32>(r.lambdas[0], r.lambdas[1], r.lambdas[2]);
 }
 
-// Constraint c's stiffness scale, read only where the cloth has a membrane map.
+// Constraint c's stiffness scale, read only where a constraint has a map or a material other
+// than the first.
 fn membrane_stiffness_scale(c: u32) -> f32 {
     return stiffness_scale(KIND_MEMBRANE, record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 4u));
 }
 
+// Constraint c's material, read as the scale is.
+fn membrane_material(c: u32) -> u32 {
+    return material(KIND_MEMBRANE, record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 5u));
+}
+
 // Stores constraint c's three multipliers.
 fn store_membrane_lambdas(c: u32, lambdas: vec3<f32>) {
-    store_three_multipliers(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 5u, lambdas);
+    store_three_multipliers(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 6u, lambdas);
 }
 
 // Constraint c's three multipliers (warp, weft, shear) as this iteration starts them.
 fn membrane_lambdas(c: u32) -> vec3<f32> {
-    let at = record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 5u);
+    let at = record_word(KIND_MEMBRANE, MEMBRANE_RECORD_WORDS, c, 6u);
     return vec3<f32>(
         multiplier(bitcast<f32>(constraint_records[at])),
         multiplier(bitcast<f32>(constraint_records[at + 1u])),
@@ -79,17 +88,18 @@ struct MembraneRest {
     shear: vec2<f32>,
 }
 
-// The rest state of a triangle of rest shape `frame` (D_m by columns) and stiffness scale
-// `stiffness_scale`: D_m⁻¹ (RestFrame::inverse), and the responses [k, α̃/E] per area of the
-// kind's response (MembraneConstraints::area_responses) scaled by the area and the scale.
-fn membrane_rest(frame: array<f32, 4>, stiffness_scale: f32) -> MembraneRest {
+// The rest state of a triangle of rest shape `frame` (D_m by columns), stiffness scale
+// `stiffness_scale` and material `material`: D_m⁻¹ (RestFrame::inverse), and the responses
+// [k, α̃/E] per area of its material (MembraneConstraints::area_responses) scaled by the area
+// and the scale.
+fn membrane_rest(frame: array<f32, 4>, stiffness_scale: f32, material: u32) -> MembraneRest {
     let det = frame[0] * frame[3] - frame[1] * frame[2];
     let safe = select(1.0, det, det != 0.0);
     let d00 = frame[3] / safe;
     let d01 = -frame[2] / safe;
     let d10 = -frame[1] / safe;
     let d11 = frame[0] / safe;
-    let unit = params.constraints.kinds[KIND_MEMBRANE].response;
+    let unit = params.constraints.membrane_materials[material];
     let scale = 0.5 * double_area(frame) * stiffness_scale;
     return MembraneRest(
         vec3<f32>(-(d00 + d10), d00, d10),

@@ -16,9 +16,9 @@ fn far_after_membrane(loaded: Particle, own: array<Particle, 3>, aliases: u32, k
 
 // The membrane's rest state from the curvature's record, whose rest shape is the membrane's
 // (shell::pairs_up checks it), so that the shell reads of the membrane's record only its
-// multipliers (and its scale where mapped).
+// multipliers (and its scale and material where a constraint's differ from 1 and 0).
 fn shell_membrane_rest(unit: UnitRef, curvature: CurvatureConstraint) -> MembraneRest {
-    return membrane_rest(curvature.frame, membrane_stiffness_scale(unit.index));
+    return membrane_rest(curvature.frame, membrane_stiffness_scale(unit.index), membrane_material(unit.index));
 }
 
 // Gauss-Seidel: the membrane's warp, weft and shear, then the three curvatures from the moved

@@ -34,7 +34,7 @@
 //! left, to first order (Gauss-Seidel within the unit).
 
 use super::bending::{angle_error, dihedral, MAX_BENDING_STEP};
-use super::membrane::{double_area, material_edges, warp_direction};
+use super::membrane::{double_area, material_edges, merged_materials, warp_direction};
 use super::{scaled_compliance, Kind, KindConstraints, Multipliers, Response, SolveState, DENOMINATOR_EPSILON};
 use crate::mesh::MeshEdge;
 use crate::struct_layout;
@@ -98,8 +98,12 @@ fn edge_weights(e: Vec2, double_area: f32, interior: bool) -> [f32; 3] {
 pub struct CurvatureConstraints {
     units: Vec<[u32; 6]>,
     rest: Vec<CurvatureRest>,
-    /// `B_warp`, `B_weft` and `B_twist` (N·m).
-    rigidities: [f32; 3],
+    /// The distinct rigidities `B_warp`, `B_weft` and `B_twist` (N·m), the first the kind's: a
+    /// cloth has one; cloths of several fabrics joined one each, at most
+    /// [`super::membrane::MAX_MATERIALS`].
+    materials: Vec<[f32; 3]>,
+    /// Each constraint's entry of `materials`.
+    material: Vec<u32>,
     /// Each constraint's stiffness scale (its material map, 1 by default).
     stiffness_scales: Vec<f32>,
 }
@@ -116,7 +120,7 @@ impl CurvatureConstraints {
     ) -> (Self, Vec<bool>) {
         let sides: HashMap<(u32, u32), (u32, Option<u32>)> =
             edges.iter().map(|e| ((e.a, e.b), (e.left, e.right))).collect();
-        let mut built = Self { rigidities: [1.0; 3], ..Self::default() };
+        let mut built = Self { materials: vec![[1.0; 3]], ..Self::default() };
         let kept = triangles
             .iter()
             .enumerate()
@@ -137,6 +141,7 @@ impl CurvatureConstraints {
                 rest.map(|rest| {
                     built.units.push(unit);
                     built.rest.push(rest);
+                    built.material.push(0);
                     built.stiffness_scales.push(1.0);
                 })
                 .is_some()
@@ -151,7 +156,8 @@ impl CurvatureConstraints {
         Self {
             units: order.iter().map(|&c| self.units[c]).collect(),
             rest: order.iter().map(|&c| self.rest[c]).collect(),
-            rigidities: self.rigidities,
+            materials: self.materials.clone(),
+            material: order.iter().map(|&c| self.material[c]).collect(),
             stiffness_scales: order.iter().map(|&c| self.stiffness_scales[c]).collect(),
         }
     }
@@ -159,20 +165,35 @@ impl CurvatureConstraints {
     /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
     /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
     /// particles moved by that part's `offsets` entry.
-    /// The rigidities are the first part's.
+    /// Each keeps its rigidities: the materials are the parts' distinct ones, in order of first
+    /// appearance (more than [`super::membrane::MAX_MATERIALS`] is the caller's to refuse).
     pub(crate) fn gathered(parts: &[&Self], picks: &[(usize, u32)], offsets: &[u32]) -> Self {
         let pick = |&(part, c): &(usize, u32)| (parts[part], c as usize, offsets[part]);
+        let tables: Vec<&[[f32; 3]]> = parts.iter().map(|p| p.materials.as_slice()).collect();
+        let (materials, places) = merged_materials(&tables);
         Self {
+            materials,
+            material: picks.iter().map(|&(part, c)| places[part][parts[part].material[c as usize] as usize]).collect(),
             units: picks.iter().map(pick).map(|(from, c, offset)| from.units[c].map(|i| i + offset)).collect(),
             rest: picks.iter().map(pick).map(|(from, c, _)| from.rest[c]).collect(),
-            rigidities: parts.first().map_or([0.0; 3], |p| p.rigidities),
             stiffness_scales: picks.iter().map(pick).map(|(from, c, _)| from.stiffness_scales[c]).collect(),
         }
     }
 
     /// Sets the rigidities `B_warp`, `B_weft` and `B_twist` (N·m) every triangle bends by.
     pub(crate) fn set_rigidities(&mut self, rigidities: [f32; 3]) {
-        self.rigidities = rigidities;
+        self.materials = vec![rigidities];
+        self.material.fill(0);
+    }
+
+    /// Its distinct rigidities, each constraint's [`CurvatureConstraints::material`] an entry.
+    pub fn materials(&self) -> &[[f32; 3]] {
+        &self.materials
+    }
+
+    /// Constraint `c`'s entry of [`CurvatureConstraints::materials`].
+    pub fn material(&self, c: usize) -> u32 {
+        self.material[c]
     }
 
     /// Number of constraints (triangles).
@@ -200,18 +221,18 @@ impl CurvatureConstraints {
     /// curvatures: the inverse of their XPBD compliances.
     pub fn stiffnesses(&self, c: usize) -> [f32; 3] {
         let s = self.rest[c].area() * self.stiffness_scales[c];
-        self.rigidities.map(|b| b * s)
+        self.materials[self.material[c] as usize].map(|b| b * s)
     }
 
-    /// The responses `[k, α̃/B]` of the warp, weft and twist curvatures per unit of area and
-    /// stiffness scale, from the kind's `response` per unit of stiffness: the GPU reads them in
-    /// its kind's response (`[k, α̃/B_warp, α̃/B_weft, α̃/B_twist]`), so a record holds one
-    /// rigidity for the cloth instead of three stiffnesses per triangle.
+    /// The responses `[k, α̃/B]` of the warp, weft and twist curvatures of material `m` per unit
+    /// of area and stiffness scale, from the kind's `response` per unit of stiffness: the GPU
+    /// reads them from its table of materials (`[k, α̃/B_warp, α̃/B_weft, α̃/B_twist]`), so a
+    /// record holds a material's index instead of three stiffnesses per triangle.
     /// At most the largest f32 (a rigidity of zero, as in a cloth without curvature
     /// constraints, gives it rather than infinity).
-    pub fn area_responses(&self, response: Response) -> [Response; 3] {
+    pub fn area_responses(&self, m: usize, response: Response) -> [Response; 3] {
         let [k, alpha_tilde] = response;
-        self.rigidities.map(|b| [k, (alpha_tilde / b).min(f32::MAX)])
+        self.materials.get(m).copied().unwrap_or([0.0; 3]).map(|b| [k, (alpha_tilde / b).min(f32::MAX)])
     }
 
     /// The GPU records, multipliers zeroed.
@@ -225,7 +246,7 @@ impl CurvatureConstraints {
                     rest_angles: rest.rest_angles,
                     stiffness_scale: self.stiffness_scales[c],
                     lambdas: [0.0; 3],
-                    topology: topology(&self.units[c], rest.interior),
+                    topology: topology(&self.units[c], rest.interior) | self.material[c] << MATERIAL_SHIFT,
                 }
             })
             .collect()
@@ -243,7 +264,7 @@ impl CurvatureConstraints {
     ) -> CurvatureCorrection {
         let rest = &self.rest[c];
         let scale = rest.area() * self.stiffness_scales[c];
-        let responses = self.area_responses(response).map(|r| scaled_compliance(r, scale));
+        let responses = self.area_responses(self.material[c] as usize, response).map(|r| scaled_compliance(r, scale));
         curvature_correction(p, w, rest.weights(), rest.rest_angles, lambdas, responses, aliases(&self.units[c]))
     }
 }
@@ -262,6 +283,9 @@ fn rest_of(p: [Vec3; 6], interior: [bool; 3], warp: Vec3) -> Option<CurvatureRes
     }
     Some(rest)
 }
+
+/// Where a record's material starts in its topology word (the topology takes bits 0–11).
+pub const MATERIAL_SHIFT: u32 = 16;
 
 /// The GPU record's `topology`: the unit's [`aliases`] in bits 0–8, and in bit `9 + k` whether
 /// edge `k` has a triangle across.
@@ -294,8 +318,9 @@ const fn hinge_slots(k: usize) -> [usize; 4] {
 /// One curvature constraint as the GPU reads it (`CurvatureConstraint` in WGSL): the triangle's
 /// rest shape in its material frame (its weights and area follow, [`CurvatureRest`]), the rest
 /// angles, the stiffness scale of a material map, the three XPBD multipliers of the current
-/// substep and its unit's topology. The rigidities are the cloth's, in its kind's response
-/// ([`CurvatureConstraints::area_responses`]). Its particles come from its unit.
+/// substep, and its unit's topology with its material. The materials' rigidities are in a table
+/// of responses ([`CurvatureConstraints::area_responses`]); the scale and the material are read
+/// only where a constraint's differ from 1 and 0. Its particles come from its unit.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct CurvatureRecord {
@@ -304,12 +329,14 @@ pub struct CurvatureRecord {
     pub frame: [f32; 4],
     /// Each edge's rest angle (rad).
     pub rest_angles: [f32; 3],
-    /// How many times stiffer than the cloth's rigidities (its material map).
+    /// How many times stiffer than its material's rigidities (its material map).
     pub stiffness_scale: f32,
     /// XPBD multipliers, reset at the first iteration of every substep.
     pub lambdas: [f32; 3],
     /// [`topology`]: the unit's aliases (the steps gather a particle's gradient in its first
-    /// place, and the GPU's Gauss-Seidel stores each particle once) and its interior edges.
+    /// place, and the GPU's Gauss-Seidel stores each particle once) and its interior edges;
+    /// from bit [`MATERIAL_SHIFT`] on, its entry of the materials
+    /// ([`CurvatureConstraints::materials`]), so that the record stays 12 words.
     pub topology: u32,
 }
 
@@ -344,6 +371,11 @@ impl KindConstraints for CurvatureConstraints {
 
     fn stiffness_scales_mut(&mut self) -> &mut [f32] {
         &mut self.stiffness_scales
+    }
+
+    /// Where a constraint has a map or a material other than the first.
+    fn scaled(&self) -> bool {
+        self.stiffness_scales.iter().any(|&s| s != 1.0) || self.material.iter().any(|&m| m != 0)
     }
 }
 

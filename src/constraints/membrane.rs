@@ -43,14 +43,45 @@ pub struct Moduli {
 }
 
 /// The membrane constraints of a cloth: triangle `t` has the particles `triangles[t]`, its rest
-/// shape in the material frame and its stiffness scale; the moduli are the cloth's.
+/// shape in the material frame, its material (moduli) and its stiffness scale. A cloth has one
+/// material; cloths of several fabrics joined ([`crate::ClothModel::joined`]) have one each,
+/// at most [`MAX_MATERIALS`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MembraneConstraints {
     triangles: Vec<[u32; 3]>,
     rest: Vec<RestFrame>,
-    moduli: Option<Moduli>,
+    /// The distinct moduli, the first the kind's.
+    materials: Vec<Moduli>,
+    /// Each constraint's entry of `materials`.
+    material: Vec<u32>,
     /// Each constraint's stiffness scale (its material map, 1 by default).
     stiffness_scales: Vec<f32>,
+}
+
+/// Distinct materials (membrane moduli, or curvature rigidities) a model's constraints of one
+/// kind can have: the GPU reads their responses from a table in its parameters.
+pub const MAX_MATERIALS: usize = 16;
+
+/// The distinct entries of `parts`' material tables, in order of first appearance, and each
+/// part's entries' places in them.
+pub(crate) fn merged_materials<T: Copy + PartialEq>(parts: &[&[T]]) -> (Vec<T>, Vec<Vec<u32>>) {
+    let mut merged: Vec<T> = Vec::new();
+    let places = parts
+        .iter()
+        .map(|materials| {
+            materials
+                .iter()
+                .map(|m| match merged.iter().position(|n| n == m) {
+                    Some(place) => place as u32,
+                    None => {
+                        merged.push(*m);
+                        merged.len() as u32 - 1
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (merged, places)
 }
 
 /// A triangle's rest data: its shape in the material frame, `D_m` (the curvature's too,
@@ -156,29 +187,30 @@ impl MembraneConstraints {
         uvs: &[Vec2],
         moduli: Moduli,
     ) -> (Self, Vec<bool>) {
-        let mut built = Self { moduli: Some(moduli), ..Self::default() };
+        let mut built = Self { materials: vec![moduli], ..Self::default() };
         let kept = triangles
             .iter()
             .map(|&t| {
                 let p = t.map(|i| positions[i as usize]);
                 let frame = RestFrame::new(p, warp_direction(p, t.map(|i| uvs[i as usize])));
-                frame.map(|frame| built.push(t, frame, 1.0)).is_some()
+                frame.map(|frame| built.push(t, frame, 0, 1.0)).is_some()
             })
             .collect();
         (built, kept)
     }
 
-    fn push(&mut self, triangle: [u32; 3], rest: RestFrame, stiffness_scale: f32) {
+    fn push(&mut self, triangle: [u32; 3], rest: RestFrame, material: u32, stiffness_scale: f32) {
         self.triangles.push(triangle);
         self.rest.push(rest);
+        self.material.push(material);
         self.stiffness_scales.push(stiffness_scale);
     }
 
     /// The constraints reordered: constraint `k` of the result is constraint `order[k]`.
     pub(crate) fn permuted(&self, order: impl Iterator<Item = u32>) -> Self {
-        let mut permuted = Self { moduli: self.moduli, ..Self::default() };
+        let mut permuted = Self { materials: self.materials.clone(), ..Self::default() };
         for c in order.map(|c| c as usize) {
-            permuted.push(self.triangles[c], self.rest[c], self.stiffness_scales[c]);
+            permuted.push(self.triangles[c], self.rest[c], self.material[c], self.stiffness_scales[c]);
         }
         permuted
     }
@@ -186,12 +218,16 @@ impl MembraneConstraints {
     /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
     /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
     /// particles moved by that part's `offsets` entry.
-    /// The moduli are the first part's.
+    /// Each keeps its moduli: the materials are the parts' distinct ones, in order of first
+    /// appearance (more than [`MAX_MATERIALS`] is the caller's to refuse).
     pub(crate) fn gathered(parts: &[&Self], picks: &[(usize, u32)], offsets: &[u32]) -> Self {
-        let mut gathered = Self { moduli: parts.first().and_then(|p| p.moduli), ..Self::default() };
+        let tables: Vec<&[Moduli]> = parts.iter().map(|p| p.materials.as_slice()).collect();
+        let (materials, places) = merged_materials(&tables);
+        let mut gathered = Self { materials, ..Self::default() };
         for &(part, c) in picks {
             let (from, c) = (parts[part], c as usize);
-            gathered.push(from.triangles[c].map(|i| i + offsets[part]), from.rest[c], from.stiffness_scales[c]);
+            let triangle = from.triangles[c].map(|i| i + offsets[part]);
+            gathered.push(triangle, from.rest[c], places[part][from.material[c] as usize], from.stiffness_scales[c]);
         }
         gathered
     }
@@ -216,26 +252,37 @@ impl MembraneConstraints {
         self.rest[c]
     }
 
-    /// The moduli, `None` for a cloth without a membrane.
+    /// The moduli of its first material (the cloth's; the first cloth's of several joined),
+    /// `None` for a cloth without a membrane.
     pub fn moduli(&self) -> Option<Moduli> {
-        self.moduli
+        self.materials.first().copied()
+    }
+
+    /// Its distinct moduli, each constraint's [`MembraneConstraints::material`] an entry.
+    pub fn materials(&self) -> &[Moduli] {
+        &self.materials
+    }
+
+    /// Constraint `c`'s entry of [`MembraneConstraints::materials`].
+    pub fn material(&self, c: usize) -> u32 {
+        self.material[c]
     }
 
     /// Constraint `c`'s stiffnesses `E·A·scale` (N·m) for warp, weft and shear: the inverse of
     /// their XPBD compliances.
     pub fn stiffnesses(&self, c: usize) -> [f32; 3] {
-        let Some(m) = self.moduli else { return [0.0; 3] };
-        let s = self.rest[c].area() * self.stiffness_scales[c];
+        let (m, s) = (self.materials[self.material[c] as usize], self.rest[c].area() * self.stiffness_scales[c]);
         [m.warp * s, m.weft * s, m.shear * s]
     }
 
-    /// The responses `[k, α̃/E]` of the warp, weft and shear strains per unit of area and
-    /// stiffness scale, from the kind's `response` per unit of stiffness: the GPU reads them in
-    /// its kind's response (`[k, α̃/E_warp, α̃/E_weft, α̃/E_shear]`), so a record holds no
-    /// stiffness. At most the largest f32 (a cloth without a membrane has no moduli).
-    pub fn area_responses(&self, response: Response) -> [Response; 3] {
+    /// The responses `[k, α̃/E]` of the warp, weft and shear strains of material `m` per unit
+    /// of area and stiffness scale, from the kind's `response` per unit of stiffness: the GPU
+    /// reads them from its table of materials (`[k, α̃/E_warp, α̃/E_weft, α̃/E_shear]`), so a
+    /// record holds no stiffness. At most the largest f32 (a cloth without a membrane has no
+    /// moduli).
+    pub fn area_responses(&self, m: usize, response: Response) -> [Response; 3] {
         let [k, alpha_tilde] = response;
-        let moduli = self.moduli.map_or([0.0; 3], |m| [m.warp, m.weft, m.shear]);
+        let moduli = self.materials.get(m).map_or([0.0; 3], |m| [m.warp, m.weft, m.shear]);
         moduli.map(|e| [k, (alpha_tilde / e).min(f32::MAX)])
     }
 
@@ -247,6 +294,7 @@ impl MembraneConstraints {
                 MembraneRecord {
                     frame: [f1.x, f1.y, f2.x, f2.y],
                     stiffness_scale: self.stiffness_scales[c],
+                    material: self.material[c],
                     lambdas: [0.0; 3],
                 }
             })
@@ -274,21 +322,29 @@ impl KindConstraints for MembraneConstraints {
     fn stiffness_scales_mut(&mut self) -> &mut [f32] {
         &mut self.stiffness_scales
     }
+
+    /// Where a constraint has a map or a material other than the first.
+    fn scaled(&self) -> bool {
+        self.stiffness_scales.iter().any(|&s| s != 1.0) || self.material.iter().any(|&m| m != 0)
+    }
 }
 
 /// One membrane constraint as the GPU reads it (`MembraneConstraint` in WGSL): the triangle's
 /// rest shape in its material frame (`D_m`: its inverse and area follow, [`RestFrame`]), the
-/// stiffness scale of a material map and the three XPBD multipliers of the current substep.
-/// The moduli are the cloth's, in its kind's response
-/// ([`MembraneConstraints::area_responses`]). Its particles come from its unit.
+/// stiffness scale of a material map, its material and the three XPBD multipliers of the
+/// current substep. The materials' moduli are in a table of responses
+/// ([`MembraneConstraints::area_responses`]); the scale and the material are read only where a
+/// constraint's differ from 1 and 0. Its particles come from its unit.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct MembraneRecord {
     /// The rest edges from vertex 0 to vertices 1 and 2 in the warp/weft frame, `(u, v)` each
     /// (m).
     pub frame: [f32; 4],
-    /// How many times stiffer than the cloth's moduli (its material map).
+    /// How many times stiffer than its material's moduli (its material map).
     pub stiffness_scale: f32,
+    /// Its entry of the materials ([`MembraneConstraints::materials`]).
+    pub material: u32,
     /// XPBD multipliers (warp, weft, shear), reset at the first iteration of every substep.
     pub lambdas: [f32; 3],
 }
@@ -296,7 +352,7 @@ pub struct MembraneRecord {
 impl MembraneRecord {
     /// The layout its WGSL twin must have.
     pub const LAYOUT: StructLayout =
-        struct_layout!(MembraneRecord as "MembraneConstraint", frame, stiffness_scale, lambdas);
+        struct_layout!(MembraneRecord as "MembraneConstraint", frame, stiffness_scale, material, lambdas);
 }
 
 /// The correction of one strain constraint of a triangle: position changes of its three
@@ -411,7 +467,8 @@ impl MembraneConstraints {
     ) -> Option<StrainCorrection> {
         let rest = &self.rest[c];
         let scale = rest.area() * self.stiffness_scales[c];
-        let response = scaled_compliance(self.area_responses(response)[strain as usize], scale);
+        let area_response = self.area_responses(self.material[c] as usize, response)[strain as usize];
+        let response = scaled_compliance(area_response, scale);
         match strain {
             Strain::Warp => thread_correction(p, w, rest.warp_weights(), lambda, response),
             Strain::Weft => thread_correction(p, w, rest.weft_weights(), lambda, response),

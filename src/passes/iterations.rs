@@ -18,6 +18,7 @@ use super::plan::{
     workgroups_for, Block, BlockSizes, DispatchInfo, DispatchStrategy, FramePlan, GpuFacts, WorkgroupSizes,
 };
 use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
+use crate::constraints::membrane::MAX_MATERIALS;
 use crate::constraints::{Kind, Multipliers, SolveState, UnitType};
 use crate::error::Error;
 use crate::model::{ClothModel, JacobiPlan};
@@ -302,8 +303,12 @@ fn solver_shader(
     with_jacobi: bool,
     kernels: Vec<Kernel>,
 ) -> Shader {
-    let mut constants =
-        vec![Constant::u32("MAX_UNIT_TYPES", MAX_UNIT_TYPES as u32), Constant::u32("MAX_KINDS", MAX_KINDS as u32)];
+    let mut constants = vec![
+        Constant::u32("MAX_UNIT_TYPES", MAX_UNIT_TYPES as u32),
+        Constant::u32("MAX_KINDS", MAX_KINDS as u32),
+        Constant::u32("MAX_MATERIALS", MAX_MATERIALS as u32),
+        Constant::u32("MATERIAL_SHIFT", crate::constraints::curvature::MATERIAL_SHIFT),
+    ];
     for kind in Kind::ALL {
         let name = kind.name().to_uppercase();
         constants.push(Constant::named(format!("KIND_{name}"), Scalar::U32(kind.id() as u32)));
@@ -382,6 +387,10 @@ impl GpuKind {
 pub struct GpuConstraintParams {
     pub unit_types: [[u32; 4]; MAX_UNIT_TYPES],
     pub kinds: [GpuKind; MAX_KINDS],
+    /// The membrane's materials' responses ([`Kind::gpu_materials`]).
+    pub membrane_materials: [[f32; 4]; MAX_MATERIALS],
+    /// The curvature's materials' responses ([`Kind::gpu_materials`]).
+    pub curvature_materials: [[f32; 4]; MAX_MATERIALS],
     pub strain_limits: [f32; 4],
     pub relaxation: f32,
     pub colour_count: u32,
@@ -398,6 +407,8 @@ impl GpuConstraintParams {
         GpuConstraintParams as "ConstraintParams",
         unit_types,
         kinds,
+        membrane_materials,
+        curvature_materials,
         strain_limits,
         relaxation,
         colour_count,
@@ -420,14 +431,23 @@ impl GpuConstraintParams {
         let jacobi_layout = jacobi.map(|plan| JacobiLayout::of(model, plan));
         let mut kinds = [GpuKind::zeroed(); MAX_KINDS];
         for ((kind, entry), records) in Kind::ALL.iter().zip(&mut kinds).zip(record_bases(model.constraints())) {
-            entry.response = kind.gpu_response(&responses, model.constraints());
+            entry.response = kind.gpu_response(&responses);
             entry.records = records;
             entry.jacobi_shares = jacobi_layout.map_or(0, |layout| layout.shares[kind.id()]);
             entry.mapped = u32::from(model.constraints().of(*kind).scaled());
         }
+        let table = |kind: Kind| {
+            let mut table = [[0.0; 4]; MAX_MATERIALS];
+            for (entry, material) in table.iter_mut().zip(kind.gpu_materials(&responses, model.constraints())) {
+                *entry = material;
+            }
+            table
+        };
         Self {
             unit_types,
             kinds,
+            membrane_materials: table(Kind::Membrane),
+            curvature_materials: table(Kind::Curvature),
             strain_limits: match params.strain_limits {
                 Some(limits) => [limits.min, limits.max, 1.0, 0.0],
                 None => [0.0; 4],

@@ -70,8 +70,8 @@ fn character_command(key: &str) -> Option<Command> {
         "+" | "=" => Some(Command::Zoom(ZOOM_PER_STEP)),
         "-" => Some(Command::Zoom(1.0 / ZOOM_PER_STEP)),
         "o" => Some(Command::FileScene),
-        // Digits 1, 2, …, 9, 0 pick the library scenes in order (the lab's tests, listed last,
-        // from the panel).
+        // Digits 1, 2, …, 9, 0 pick the library's first ten scenes in order (the lab's tests and
+        // the layers, listed last, from the panel).
         digit => {
             let number = digit.parse::<usize>().ok()?;
             let index = if number == 0 { 9 } else { number - 1 };

@@ -257,7 +257,8 @@ pub struct SceneRenderer {
     shape_vertices: wgpu::Buffer,
     shape_indices: wgpu::Buffer,
     shape_index_count: u32,
-    cloth_uvs: wgpu::Buffer,
+    /// Each particle's rest UV and its cloth's index ([`cloth_vertices`]).
+    cloth_vertices: wgpu::Buffer,
     marker_radius: f32,
     /// Shape instances: the colliders' first, then the markers.
     shapes: InstanceBuffer,
@@ -306,7 +307,7 @@ impl SceneRenderer {
         });
         let builder = PipelineBuilder { device, layout: &pipeline_layout, format };
         let (shape_vertex_data, shape_index_data) = unit_sphere(SPHERE_RINGS, SPHERE_SEGMENTS);
-        let (cloth_uvs, marker_radius) = cloth_data(device, model);
+        let (cloth_vertices, marker_radius) = cloth_data(device, model);
         Self {
             cloth_pipeline: builder.cloth(),
             shape_pipeline: builder.shapes(),
@@ -325,7 +326,7 @@ impl SceneRenderer {
                 usage: wgpu::BufferUsages::INDEX,
             }),
             shape_index_count: shape_index_data.len() as u32,
-            cloth_uvs,
+            cloth_vertices,
             marker_radius,
             shapes: InstanceBuffer::new::<ShapeInstance>(device, "drape viewer shape instances", 64),
             collider_shapes: 0,
@@ -340,7 +341,7 @@ impl SceneRenderer {
     /// Uploads the per-vertex data of a new cloth (rest-state UVs) — on a scene change, not
     /// per frame.
     pub fn set_cloth(&mut self, device: &wgpu::Device, model: &ClothModel) {
-        (self.cloth_uvs, self.marker_radius) = cloth_data(device, model);
+        (self.cloth_vertices, self.marker_radius) = cloth_data(device, model);
     }
 
     /// Writes this frame's camera, colliders and markers.
@@ -448,7 +449,7 @@ impl SceneRenderer {
             pass.set_pipeline(&self.cloth_pipeline);
             pass.set_vertex_buffer(0, solver.positions_buffer().slice(..));
             pass.set_vertex_buffer(1, solver.normals_buffer().slice(..));
-            pass.set_vertex_buffer(2, self.cloth_uvs.slice(..));
+            pass.set_vertex_buffer(2, self.cloth_vertices.slice(..));
             pass.set_index_buffer(solver.index_buffer().slice(..), wgpu::IndexFormat::Uint32);
             pass.draw_indexed(0..solver.index_count(), 0, 0..1);
         }
@@ -492,15 +493,22 @@ impl DepthBuffer {
 
 /// The rest-state UV buffer of a cloth and the marker radius that suits its edge length.
 fn cloth_data(device: &wgpu::Device, model: &ClothModel) -> (wgpu::Buffer, f32) {
-    let uvs = rest_uvs(model);
     let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("drape viewer cloth uvs"),
-        contents: bytemuck::cast_slice(&uvs),
+        label: Some("drape viewer cloth vertices"),
+        contents: bytemuck::cast_slice(&cloth_vertices(model)),
         usage: wgpu::BufferUsages::VERTEX,
     });
     let stretch = model.edges();
     let mean_edge = (0..stretch.len()).map(|c| stretch.rest_length(c)).sum::<f32>() / stretch.len().max(1) as f32;
     (buffer, (0.4 * mean_edge).max(1e-3))
+}
+
+/// Each particle's rest UV ([`rest_uvs`]) and the index of its cloth ([`ClothModel::cloths`]):
+/// each cloth is drawn in colours of its own.
+pub fn cloth_vertices(model: &ClothModel) -> Vec<[f32; 3]> {
+    let uvs = rest_uvs(model);
+    let cloth_of = model.cloths().iter().enumerate().flat_map(|(c, cloth)| cloth.particles.clone().map(move |_| c));
+    uvs.iter().zip(cloth_of).map(|(uv, c)| [uv.x, uv.y, c as f32]).collect()
 }
 
 /// The mesh's UVs, or — for meshes without any (an OBJ with no `vt`) — a planar projection of
@@ -560,7 +568,7 @@ struct PipelineBuilder<'a> {
 
 const FLOAT3_AT_0: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Float32x3];
 const FLOAT3_AT_1: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![1 => Float32x3];
-const FLOAT2_AT_2: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
+const FLOAT3_AT_2: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x3];
 const SHAPE_INSTANCE: [wgpu::VertexAttribute; 4] =
     wgpu::vertex_attr_array![1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4];
 const PLANE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
@@ -594,9 +602,9 @@ impl PipelineBuilder<'_> {
                 Some(particle(&FLOAT3_AT_0)),
                 Some(particle(&FLOAT3_AT_1)),
                 Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<Vec2>() as u64,
+                    array_stride: size_of::<[f32; 3]>() as u64,
                     step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &FLOAT2_AT_2,
+                    attributes: &FLOAT3_AT_2,
                 }),
             ],
         )

@@ -119,11 +119,12 @@ impl Options {
     pub fn from_address() -> Result<Self, String> {
         let search = web_sys::window().map(|w| w.location().search().unwrap_or_default()).unwrap_or_default();
         let query = web_sys::UrlSearchParams::new_with_str(&search).map_err(|e| js_message(&e))?;
-        let overrides = ParamOverrides { fabric: FabricChoice::default().0, ..ParamOverrides::default() };
-        let mut options = Self { scene: SceneKind::Drape, grid: DEFAULT_GRID, overrides, frames: None };
+        let mut options =
+            Self { scene: SceneKind::Drape, grid: DEFAULT_GRID, overrides: ParamOverrides::default(), frames: None };
         if let Some(scene) = query.get("scene") {
             options.scene = scene.parse().map_err(|e| format!("?scene={scene}: {e}"))?;
         }
+        options.overrides.fabric = options.scene.default_fabric();
         if let Some(grid) = number::<u32>(&query, "grid")? {
             options.grid = grid_in_range(grid).map_err(|e| format!("?grid={grid}: {e}"))?;
         }

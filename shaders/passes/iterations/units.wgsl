@@ -44,14 +44,15 @@ struct UnitRef {
 // KIND_<NAME> in params.constraints.kinds.
 struct KindParams {
     // [k, α̃] of its constraints (XPBD eq. 18; PBD k' of §3.3 with α̃ = 0), then a second pair
-    // where the kind has one (stretch: xy stretched, zw compressed); the membrane's and the
-    // curvature's [k, α̃/E_warp or B_warp, α̃/E_weft or B_weft, α̃/E_shear or B_twist], per area.
+    // where the kind has one (stretch: xy stretched, zw compressed); zero for the membrane and
+    // the curvature, whose responses are their materials' (ConstraintParams).
     response: vec4<f32>,
     // Where its records start in `constraint_records`.
     records: u32,
     // Where its Jacobi shares start in `jacobi_plan` (shaders/passes/iterations/jacobi_slots.wgsl).
     jacobi_shares: u32,
-    // 1 when some constraint of the kind has a stiffness scale other than 1 (a material map).
+    // 1 when some constraint of the kind has a stiffness scale other than 1 (a material map) or
+    // a material other than the first.
     mapped: u32,
     // Pads the uniform array stride to 32 bytes.
     _pad0: u32,
@@ -63,6 +64,11 @@ struct ConstraintParams {
     // its units' particles start in the unit table.
     unit_types: array<vec4<u32>, MAX_UNIT_TYPES>,
     kinds: array<KindParams, MAX_KINDS>,
+    // Each material's [k, α̃/E_warp, α̃/E_weft, α̃/E_shear] per area (the membrane's) and
+    // [k, α̃/B_warp, α̃/B_weft, α̃/B_twist] (the curvature's): a cloth has one material, cloths
+    // of several fabrics joined one each.
+    membrane_materials: array<vec4<f32>, MAX_MATERIALS>,
+    curvature_materials: array<vec4<f32>, MAX_MATERIALS>,
     // Strain limits of the stretch constraints: [σ_min, σ_max] ratios of the rest length, then
     // 1 when on, 0 when off (shaders/constraints/stretch.wgsl limit_strain); w unused.
     strain_limits: vec4<f32>,
@@ -146,6 +152,15 @@ fn stiffness_scale(kind: u32, at: u32) -> f32 {
         return 1.0;
     }
     return bitcast<f32>(constraint_records[at]);
+}
+
+// Word `k` of a record holding a constraint's material (the membrane's and the curvature's),
+// or 0 where its kind has one material and no map: read as the scale is.
+fn material(kind: u32, at: u32) -> u32 {
+    if (params.constraints.kinds[kind].mapped == 0u) {
+        return 0u;
+    }
+    return min(constraint_records[at], MAX_MATERIALS - 1u);
 }
 
 // Set by the projection kernels: whether this is the first iteration of the substep, where
