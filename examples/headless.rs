@@ -197,6 +197,10 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         },
     };
     if args.one_cloth {
+        if scene.fabric.is_none() && scene.model.constraints().membrane.materials().len() > 1 {
+            let expected = "cloths of one material: give --fabric";
+            return Err(drape::ParamError { name: "one_cloth", value: "several fabrics".into(), expected }.into());
+        }
         scene.model = one_cloth(&scene.model, scene.fabric.as_ref())?;
     }
     if let Some(bending) = args.bending {

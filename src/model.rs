@@ -107,13 +107,17 @@ impl ClothModel {
     /// ([`ClothModel::cloths`]), each keeping its own masses, pins, constraints and stiffness
     /// maps, and its material: a fabric of its own ([`ClothModel::from_fabric`]), or a stiffness
     /// of its own as a map ([`ClothModel::with_stiffness_scales`]). The cloths share colours,
-    /// stripes and dispatches ([`Schedule::merged`]: the colour count is the largest cloth's),
-    /// and each keeps its projection order, so a cloth that touches no other moves as it would
-    /// in a solver of its own. They must resist stretch and bend by the same models (edges or a
-    /// membrane, the bending model, a bending rigidity or none), whatever their materials; set
-    /// those on each cloth first: a joined model refuses to rebuild its constraints. The joined
-    /// model's [`ClothModel::stretch_model`] and [`ClothModel::bending_rigidity`] are the first
-    /// cloth's.
+    /// stripes and dispatches ([`Schedule::merged`]: in each phase, a unit type has the colours
+    /// of the cloth with the most there), and each keeps its projection order, so a cloth that
+    /// touches no other moves as it would in a solver of its own (within the rounding of
+    /// self-collision's shared hash, [`crate::passes::self_collision`]). They must resist stretch
+    /// and bend by the same models (edges or a membrane, the bending model, a bending rigidity
+    /// or none), whatever their materials; set those on each cloth first: a joined model refuses
+    /// to change them ([`ClothModel::with_membrane`], [`ClothModel::with_bending_model`],
+    /// [`ClothModel::with_bending_rigidity`]). The joined model's
+    /// [`ClothModel::stretch_model`] and [`ClothModel::bending_rigidity`] are the first cloth's.
+    /// The constraints are numbered colour by colour, the cloths' interleaved: make a stiffness
+    /// map set after joining from a per-particle one ([`ClothModel::constraint_means`]).
     pub fn joined(cloths: &[ClothModel]) -> Result<Self, Error> {
         let Some(first) = cloths.first() else {
             return Err(ParamError { name: "cloths", value: "none".into(), expected: "at least one cloth" }.into());
@@ -176,12 +180,22 @@ impl ClothModel {
         })
     }
 
+    /// Refuses to change the materials of a joined model (`name` the setting that asked): each
+    /// cloth's are set before joining.
+    fn single_cloth(&self, name: &'static str) -> Result<(), Error> {
+        if self.cloths.len() == 1 {
+            return Ok(());
+        }
+        let expected = "a single cloth (set each cloth's materials before joining them)";
+        Err(ParamError { name, value: format!("{} joined cloths", self.cloths.len()), expected }.into())
+    }
+
     /// Whether it resists stretch and bending by the models `other` does (of any material): edges
     /// or a membrane, the same bending model, a bending rigidity or none, and its triangles in the
     /// same unit type (shells or not).
     fn resists_as(&self, other: &ClothModel) -> bool {
         let membrane = |model: &ClothModel| matches!(model.stretch_model(), StretchModel::Membrane(_));
-        let shells = |model: &ClothModel| model.units(UnitType::Shell).is_empty();
+        let shells = |model: &ClothModel| !model.units(UnitType::Shell).is_empty();
         membrane(self) == membrane(other)
             && self.bending_model == other.bending_model
             && self.bending_rigidity.is_some() == other.bending_rigidity.is_some()
@@ -269,10 +283,7 @@ impl ClothModel {
         bending_model: BendingModel,
         name: &'static str,
     ) -> Result<Self, Error> {
-        if self.cloths.len() > 1 {
-            let expected = "a single cloth (set each cloth's materials before joining them)";
-            return Err(ParamError { name, value: format!("{} joined cloths", self.cloths.len()), expected }.into());
-        }
+        self.single_cloth(name)?;
         if Kind::ALL.iter().any(|&k| self.constraints.of(k).stiffness_scales().iter().any(|&s| s != 1.0)) {
             let expected = "a model without stiffness maps (set them after the membrane and the bending model)";
             return Err(ParamError { name, value: "a mapped model".into(), expected }.into());
@@ -311,9 +322,11 @@ impl ClothModel {
     /// follows from its rest geometry ([`hinge_stiffness`]), or each triangle's curvature
     /// from its area ([`BendingModel::Curvature`]), so the same rigidity bends alike at any
     /// resolution, and `SolverParams::bending` no longer applies. Kept through
-    /// [`ClothModel::with_bending_model`]; a stiffness map multiplies it.
+    /// [`ClothModel::with_bending_model`]; a stiffness map multiplies it. A joined model
+    /// refuses: set each cloth's before joining.
     pub fn with_bending_rigidity(mut self, rigidity: BendingRigidity) -> Result<Self, Error> {
         rigidity.validate()?;
+        self.single_cloth("bending_rigidity")?;
         if self.bending_model == BendingModel::Curvature {
             self.constraints.curvature.set_rigidities([rigidity.warp, rigidity.weft, rigidity.twist()]);
             self.bending_rigidity = Some(rigidity);
@@ -372,7 +385,8 @@ impl ClothModel {
     }
 
     /// The mesh's edges with their rest lengths, whatever resists stretch (the stretch
-    /// constraints' own edges in the same order for a cloth that has them).
+    /// constraints' own edges in the same order for a cloth that has them; a joined model's are
+    /// its cloths' in turn).
     pub fn edges(&self) -> &StretchConstraints {
         &self.edges
     }
@@ -383,7 +397,7 @@ impl ClothModel {
     /// The isometric model refuses a curved rest mesh ([`Error::CurvedRestHinge`]). The
     /// curvature model, whose units are triangles rather than hinges, builds the constraints
     /// and schedule again (a model with stiffness maps then refuses), and needs a bending
-    /// rigidity.
+    /// rigidity. A joined model refuses another model: set each cloth's before joining.
     pub fn with_bending_model(mut self, bending_model: BendingModel) -> Result<Self, Error> {
         if bending_model == BendingModel::Curvature && self.bending_rigidity.is_none() {
             let expected = "a model with a bending rigidity (ClothModel::with_bending_rigidity)";
@@ -392,6 +406,7 @@ impl ClothModel {
         if bending_model == self.bending_model {
             return Ok(self);
         }
+        self.single_cloth("bending_model")?;
         if BendingModel::Curvature == bending_model || BendingModel::Curvature == self.bending_model {
             let stretch_model = self.stretch_model();
             return self.rebuilt(stretch_model, bending_model, "bending_model");

@@ -148,8 +148,8 @@ pub struct SolverParams {
     pub damping: f32,
     /// Damping of the free particles' motion relative to their rigid motion, in 1/s (default 0,
     /// off; finite and ≥ 0; [`crate::passes::rigid_damping`], PBD §3.5): once per frame, each free
-    /// particle's velocity moves `1 − e^(−rigid_damping·dt)` of the way to the velocity the
-    /// cloth's rigid motion (centre-of-mass velocity and angular velocity) gives it there. The
+    /// particle's velocity moves `1 − e^(−rigid_damping·dt)` of the way to the velocity its
+    /// cloth's rigid motion (centre-of-mass velocity and angular velocity) gives it there. Each
     /// cloth's momentum and angular momentum are kept while wrinkles and flutter calm down; 1–20
     /// suits most uses. Three more dispatches per frame.
     pub rigid_damping: f32,
@@ -228,10 +228,10 @@ pub struct SolverParams {
     pub aerodynamics: Option<Aerodynamics>,
     /// Self-collision (default `None`, off; [`crate::passes::self_collision`]): the cloth keeps a
     /// thickness between its own particles and between its particles and triangles, its layers
-    /// and separate pieces alike. Costs eleven dispatches per substep, and limits how far each
-    /// particle departs from the cloth's rigid motion to half the thickness per substep (a rigid
-    /// motion, however fast, is not limited; what the limit takes goes back to the whole cloth,
-    /// so its momentum is kept).
+    /// and separate pieces alike, and the cloths of a joined model between each other. Costs
+    /// eleven dispatches per substep, and limits how far each particle departs from its cloth's
+    /// rigid motion to half the thickness per substep (a rigid motion, however fast, is not
+    /// limited; what the limit takes goes back to the whole cloth, so its momentum is kept).
     pub self_collision: Option<SelfCollision>,
     /// Solver mode (default coloured Gauss-Seidel). Gauss-Seidel converges in fewer
     /// iterations; Jacobi needs no colouring order and parallelises fully, and wants

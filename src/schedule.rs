@@ -131,9 +131,9 @@ impl Schedule {
     }
 
     /// The schedules of separate cloths, `parts`, as one: phase by phase and unit type by unit
-    /// type, colour `j` holds each part's colour `j` in turn, so the parts share colours (the
-    /// colour count is the largest part's, not the sum) and every part's units keep their
-    /// projection order, bit for bit. Each phase's stripes are the parts' stripes in turn.
+    /// type, colour `j` holds each part's colour `j` in turn, so the parts share colours (in each
+    /// phase a unit type has as many as the part with the most there, not their sum) and every
+    /// part's units keep their projection order, bit for bit. Each phase's stripes are the parts' stripes in turn.
     /// `bases[t]` is where unit type `t` starts in the merged index space and `offsets[c]` part
     /// `c`'s first particle. Returns the schedule and, for each unit type, the part and the
     /// part's unit index of each merged unit (the merged order of inputs: the parts' inputs in

@@ -67,9 +67,10 @@ fn cloth_of_group(group: u32) -> u32 {
     return low;
 }
 
-// Workgroups of sum_moments that hold particles (the rest write nothing).
+// Workgroups of sum_moments that hold particles (the rest write nothing); a model has a cloth
+// at least.
 fn moment_groups() -> u32 {
-    let last = cloth_motions[cloth_count() - 1u];
+    let last = cloth_motions[max(cloth_count(), 1u) - 1u];
     return last.first_group + last.group_count;
 }
 

@@ -1,14 +1,15 @@
 //! Damping that spares rigid motion (PBD §3.5): each free particle's velocity moves a fraction
-//! `k` of the way to the cloth's rigid motion, `v ← v + k (v_cm + ω × (x − x_cm) − v)`, so the
+//! `k` of the way to its cloth's rigid motion, `v ← v + k (v_cm + ω × (x − x_cm) − v)`, so each
 //! cloth's linear and angular momentum stay as they are while its internal motion decays.
 //! Pure f32 functions shared by the CPU reference and mirrored, with the same names, in
 //! `shaders/passes/rigid_damping.wgsl`. Once per frame, before the first substep, in three
 //! dispatches (the moments per workgroup, the rigid motion, the damping).
 //!
-//! The rigid motion comes from one set of sums over the free particles, [`Moments`], taken
-//! about a reference point (particle 0's position, so that the sums stay well conditioned in
-//! f32 wherever the cloth is): mass, first moment, momentum, angular momentum and second moment.
-//! The GPU adds them in a fixed tree (deterministic, no atomics); the CPU in index order.
+//! A cloth's rigid motion comes from one set of sums over its free particles, [`Moments`], taken
+//! about a reference point (its first particle's position, so that the sums stay well
+//! conditioned in f32 wherever the cloth is): mass, first moment, momentum, angular momentum and second moment.
+//! The GPU adds them in a fixed tree (deterministic, no atomics), each cloth's from a workgroup
+//! of its own (so the tree is the one the cloth alone would have); the CPU in index order.
 //! From them: `x_cm = x_ref + Σm r / M`, `v_cm = Σm v / M`, the angular momentum and the
 //! inertia tensor about the centre of mass by the parallel-axis shift (PBD §3.5 steps 3–4), and
 //! `ω = I⁻¹ L`.

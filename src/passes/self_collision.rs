@@ -2,14 +2,14 @@
 //! particles and its triangles' faces (PBD §4.3).
 //!
 //! Once per substep, after the constraints and before the colliders, the solver
-//! 1. limits how far each free particle's displacement departs from the rigid motion of the
-//!    free particles' displacements ([`limit_deformation`]) to [`SelfCollision::max_displacement`]
+//! 1. limits how far each free particle's displacement departs from the rigid motion of its
+//!    cloth's free particles' displacements ([`limit_deformation`]) to [`SelfCollision::max_displacement`]
 //!    (`h/2`), so two nearby particles close in by at most `h` per substep and cannot pass each
 //!    other between two contact passes. A rigid motion keeps every distance, so it cannot bring
 //!    the cloth into contact with itself: only the deformation is limited, and a cloth thrown,
 //!    falling or carried by a moving body moves as fast as without self-collision. What the
 //!    limit takes from the particles it shortens (their momentum and angular momentum) goes
-//!    back to the whole cloth as a rigid motion ([`momentum_restored`]), added with the
+//!    back to their whole cloth as a rigid motion ([`momentum_restored`]), added with the
 //!    contacts' corrections, so that the limit keeps the cloth's momentum too;
 //! 2. hashes the predicted positions `p = x + q` into cells at least `h` wide
 //!    ([`SelfCollision::cell_size`], [`cell_of`], [`cell_hash`]), so every particle within `h`
@@ -291,6 +291,7 @@ pub fn collide_self(
     spacing: f32,
     params: &SelfCollision,
 ) -> u32 {
+    debug_assert_eq!(cloths.last().map_or(0, |c| c.particles.end as usize), state.positions.len());
     let around = limit_deformations(state, cloths, params.max_displacement());
     let limited: Vec<RigidMotion> = cloths.iter().map(|cloth| free_rigid_motion(state, cloth)).collect();
     let n = state.positions.len();

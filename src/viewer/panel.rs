@@ -156,8 +156,10 @@ fn fabric_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelA
     let model = session.solver().model();
     let mut lines = vec![format!("areal density {:.0} g/m²", session.areal_density() * 1e3)];
     let (cloths, fabrics) = (model.cloths().len(), model.constraints().membrane.materials().len());
-    if cloths > 1 {
-        lines.insert(0, format!("{cloths} cloths of {} fabrics; the first's:", fabrics.max(1)));
+    match (cloths, fabrics) {
+        (1, _) => {}
+        (_, 0 | 1) => lines.insert(0, format!("{cloths} cloths")),
+        _ => lines.insert(0, format!("{cloths} cloths of {fabrics} fabrics; the first's:")),
     }
     if let StretchModel::Membrane(m) = model.stretch_model() {
         lines.push(format!("warp {:.0} N/m, weft {:.0} N/m, shear {:.0} N/m", m.warp, m.weft, m.shear));
