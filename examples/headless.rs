@@ -475,9 +475,7 @@ fn gltf_scene(
 
 /// `model`'s mesh and pins as one cloth of `fabric`, or of the edge model.
 fn one_cloth(model: &drape::ClothModel, fabric: Option<&drape::Fabric>) -> Result<drape::ClothModel, drape::Error> {
-    let w = model.inverse_masses();
-    let pins: Vec<u32> = (0..w.len() as u32).filter(|&i| w[i as usize] == 0.0).collect();
-    let mesh = model.mesh().clone();
+    let (mesh, pins) = (model.mesh().clone(), model.pins());
     match fabric {
         Some(fabric) => drape::ClothModel::from_fabric(mesh, fabric, &pins),
         None => drape::ClothModel::new(mesh, drape::model::DEFAULT_DENSITY, &pins),
@@ -492,7 +490,7 @@ fn cloths_json(model: &drape::ClothModel, positions: &[glam::Vec3]) -> Vec<serde
         .cloths()
         .iter()
         .map(|cloth| {
-            let range = cloth.particles.start as usize..cloth.particles.end as usize;
+            let range = cloth.indices();
             let mass: f32 = masses[range.clone()].iter().sum();
             let centre = range.clone().map(|i| positions[i] * masses[i]).sum::<glam::Vec3>() / mass;
             let top = range.map(|i| positions[i].y).fold(f32::NEG_INFINITY, f32::max);

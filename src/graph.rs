@@ -2,6 +2,19 @@
 //! breadth-first levels over the particle graph in which two particles are neighbours when they
 //! share a constraint.
 
+/// Where each of runs of `counts` items laid end to end starts: `[0, c₀, c₀ + c₁, …]` without
+/// the total (the cloths of a joined model, their workgroups, a part's inputs).
+pub fn starts(counts: impl IntoIterator<Item = u32>) -> Vec<u32> {
+    counts
+        .into_iter()
+        .scan(0, |next, count| {
+            let start = *next;
+            *next += count;
+            Some(start)
+        })
+        .collect()
+}
+
 /// A compressed-row adjacency list: row `i` is `items[offsets[i]..offsets[i + 1]]`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Csr {

@@ -13,7 +13,7 @@ use crate::constraints::{
 };
 use crate::error::{Error, MeshError, ParamError};
 use crate::fabric::{hinge_stiffness, BendingRigidity, Fabric};
-use crate::graph::Csr;
+use crate::graph::{starts, Csr};
 use crate::math::{normalize_or_up, weighted_face_normal};
 use crate::mesh::{ClothMesh, MeshEdge};
 use crate::params::{SolverParams, Stiffness};
@@ -59,6 +59,13 @@ pub struct Cloth {
     pub particles: Range<u32>,
     /// Its triangles (the mesh's).
     pub triangles: Range<u32>,
+}
+
+impl Cloth {
+    /// Its particles as indices of the model's particle arrays.
+    pub fn indices(&self) -> Range<usize> {
+        self.particles.start as usize..self.particles.end as usize
+    }
 }
 
 impl ClothModel {
@@ -128,17 +135,8 @@ impl ClothModel {
         }
         let meshes: Vec<ClothMesh> = cloths.iter().map(|cloth| cloth.mesh.clone()).collect();
         let mesh = ClothMesh::joined(&meshes)?;
-        let firsts = |count: fn(&ClothModel) -> usize| -> Vec<u32> {
-            cloths
-                .iter()
-                .scan(0, |next, cloth| {
-                    let first = *next;
-                    *next += count(cloth) as u32;
-                    Some(first)
-                })
-                .collect()
-        };
-        let (offsets, first_triangles) = (firsts(ClothModel::particle_count), firsts(|c| c.mesh.triangles.len()));
+        let offsets = starts(cloths.iter().map(|cloth| cloth.particle_count() as u32));
+        let first_triangles = starts(cloths.iter().map(|cloth| cloth.mesh.triangles.len() as u32));
         let bases: Vec<u32> =
             (0..UnitType::ALL.len()).map(|t| cloths.iter().map(|cloth| cloth.units[t].start).sum()).collect();
         let schedules: Vec<&Schedule> = cloths.iter().map(|cloth| &cloth.schedule).collect();
@@ -212,11 +210,11 @@ impl ClothModel {
     /// # Panics
     /// If `c` is not one of its cloths.
     pub fn cloth_mesh(&self, c: usize) -> ClothMesh {
-        let Cloth { particles, triangles } = self.cloths[c].clone();
-        let vertices = particles.start as usize..particles.end as usize;
-        let triangles = self.mesh.triangles[triangles.start as usize..triangles.end as usize]
+        let cloth = &self.cloths[c];
+        let (vertices, first) = (cloth.indices(), cloth.particles.start);
+        let triangles = self.mesh.triangles[cloth.triangles.start as usize..cloth.triangles.end as usize]
             .iter()
-            .map(|t| t.map(|i| i - particles.start))
+            .map(|t| t.map(|i| i - first))
             .collect();
         ClothMesh {
             positions: self.mesh.positions[vertices.clone()].to_vec(),
@@ -241,13 +239,13 @@ impl ClothModel {
     /// membrane and bending all of the fabric, whatever this model's were.
     /// Each cloth of a joined model is refitted on its own, and the cloths joined again.
     pub fn refit_to(&self, fabric: &Fabric) -> Result<Self, Error> {
+        let pins = self.pins();
         let refitted: Result<Vec<Self>, Error> = (0..self.cloths.len())
             .map(|c| {
-                let first = self.cloths[c].particles.start;
-                let pins: Vec<u32> =
-                    self.cloths[c].particles.clone().filter(|&i| self.inverse_masses[i as usize] == 0.0).collect();
-                let pins: Vec<u32> = pins.iter().map(|&i| i - first).collect();
-                Self::from_fabric(self.cloth_mesh(c), fabric, &pins)
+                let cloth = &self.cloths[c];
+                let own: Vec<u32> =
+                    pins.iter().filter(|i| cloth.particles.contains(i)).map(|&i| i - cloth.particles.start).collect();
+                Self::from_fabric(self.cloth_mesh(c), fabric, &own)
             })
             .collect();
         match refitted?.as_slice() {
@@ -523,6 +521,11 @@ impl ClothModel {
         &self.masses
     }
 
+    /// The particles it pins (inverse mass 0), ascending.
+    pub fn pins(&self) -> Vec<u32> {
+        (0..self.particle_count() as u32).filter(|&i| self.inverse_masses[i as usize] == 0.0).collect()
+    }
+
     /// `1/m`, or 0 for the model's pinned particles (PBD §3.6).
     pub fn inverse_masses(&self) -> &[f32] {
         &self.inverse_masses
@@ -700,9 +703,12 @@ fn scheduled_constraints(
     let sources = mesh.boundary_sides(edges);
     let set_refs: Vec<&Csr> = unit_sets.iter().collect();
     let schedule = Schedule::new(&set_refs, &bases, mesh.positions.len(), &sources, STRIPE_PARTICLES);
-    let bending = bending.permuted(schedule.order[hinge_type.id() as usize].iter().copied());
-    let membrane = membrane.permuted(schedule.order[triangle_type.id() as usize].iter().copied());
-    let curvature = curvature.permuted(schedule.order[curvature_type.id() as usize].iter().copied());
+    // Each kind's constraints in schedule order: one part, gathered.
+    let in_order =
+        |t: UnitType| -> Vec<(usize, u32)> { schedule.order[t.id() as usize].iter().map(|&c| (0, c)).collect() };
+    let bending = BendingConstraints::gathered(&[&bending], &in_order(hinge_type), &[0]);
+    let membrane = MembraneConstraints::gathered(&[&membrane], &in_order(triangle_type), &[0]);
+    let curvature = CurvatureConstraints::gathered(&[&curvature], &in_order(curvature_type), &[0]);
     let stretch = match stretch {
         StretchModel::Edges => {
             let free_order = &schedule.order[UnitType::FreeEdge.id() as usize];
@@ -796,32 +802,16 @@ fn gathered_constraints(
         debug_assert_eq!(picks.len(), cloths.iter().map(|c| c.constraints.of(kind).constraint_count()).sum::<usize>());
         picks
     };
-    let parts: Vec<&Constraints> = cloths.iter().map(|cloth| &cloth.constraints).collect();
     Constraints {
-        stretch: StretchConstraints::gathered(
-            &parts.iter().map(|c| &c.stretch).collect::<Vec<_>>(),
-            &picks(Kind::Stretch),
-            offsets,
-        ),
-        bending: BendingConstraints::gathered(
-            &parts.iter().map(|c| &c.bending).collect::<Vec<_>>(),
-            &picks(Kind::Bending),
-            offsets,
-        ),
-        isometric: IsometricConstraints::gathered(
-            &parts.iter().map(|c| &c.isometric).collect::<Vec<_>>(),
-            &picks(Kind::Isometric),
-            offsets,
-        ),
-        membrane: MembraneConstraints::gathered(
-            &parts.iter().map(|c| &c.membrane).collect::<Vec<_>>(),
-            &picks(Kind::Membrane),
-            offsets,
-        ),
-        curvature: CurvatureConstraints::gathered(
-            &parts.iter().map(|c| &c.curvature).collect::<Vec<_>>(),
-            &picks(Kind::Curvature),
-            offsets,
-        ),
+        stretch: StretchConstraints::gathered(&each(cloths, |c| &c.stretch), &picks(Kind::Stretch), offsets),
+        bending: BendingConstraints::gathered(&each(cloths, |c| &c.bending), &picks(Kind::Bending), offsets),
+        isometric: IsometricConstraints::gathered(&each(cloths, |c| &c.isometric), &picks(Kind::Isometric), offsets),
+        membrane: MembraneConstraints::gathered(&each(cloths, |c| &c.membrane), &picks(Kind::Membrane), offsets),
+        curvature: CurvatureConstraints::gathered(&each(cloths, |c| &c.curvature), &picks(Kind::Curvature), offsets),
     }
+}
+
+/// Each cloth's constraints of one kind, `kind` picking them.
+fn each<T>(cloths: &[ClothModel], kind: impl Fn(&Constraints) -> &T) -> Vec<&T> {
+    cloths.iter().map(|cloth| kind(&cloth.constraints)).collect()
 }

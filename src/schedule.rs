@@ -10,7 +10,7 @@
 pub mod coloring;
 pub mod stripes;
 
-use crate::graph::Csr;
+use crate::graph::{starts, Csr};
 use std::ops::Range;
 
 /// One colour: units of one type that share no particle.
@@ -189,14 +189,7 @@ impl Schedule {
             .enumerate()
             .map(|(t, type_sources)| {
                 // A part's inputs follow the earlier parts' inputs of the type.
-                let firsts: Vec<u32> = parts
-                    .iter()
-                    .scan(0, |first, part| {
-                        let this = *first;
-                        *first += part.order[t].len() as u32;
-                        Some(this)
-                    })
-                    .collect();
+                let firsts = starts(parts.iter().map(|part| part.order[t].len() as u32));
                 // A part's first colour of the type starts its index space.
                 let part_bases: Vec<u32> = parts
                     .iter()

@@ -7,27 +7,9 @@ mod support;
 use drape::constraints::{Kind, UnitType};
 use drape::{ClothMesh, ClothModel, CpuSolver, Error, GpuSolver, GridPlane, SolverMode, SolverParams};
 use glam::{DVec3, Vec3};
-use support::{device, largest, zero_gravity_self_collision};
+use support::{crumpling, crumpling_cloth, device, largest, strip, zero_gravity_self_collision};
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
-
-/// A free sheet thrown along x whose quarters fold up at 20 rad/s, so that self-collision's
-/// deformation limit acts on it (as in `tests/self_collision.rs`).
-fn crumpling_sheet() -> (ClothModel, Vec<Vec3>) {
-    let mesh = ClothMesh::grid(11, 11, 0.02, GridPlane::Horizontal, Vec3::ZERO).unwrap();
-    let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
-    let centre = model.mesh().positions.iter().sum::<Vec3>() / model.particle_count() as f32;
-    let velocities = model
-        .mesh()
-        .positions
-        .iter()
-        .map(|&x| {
-            let d = x - centre;
-            Vec3::new(10.0, 20.0 * (d.x.abs() + d.z.abs()), 0.0) - 1.5 * d.normalize_or_zero()
-        })
-        .collect();
-    (model, velocities)
-}
 
 /// A heavier, softer sheet half a metre away, pinned at a corner, spinning about y and thrown
 /// along −x: it never comes within reach of the crumpling sheet.
@@ -44,13 +26,13 @@ fn spinning_sheet() -> (ClothModel, Vec<Vec3>) {
 
 /// Both sheets in one model, and their velocities.
 fn both() -> (ClothModel, Vec<Vec3>) {
-    let ((a, va), (b, vb)) = (crumpling_sheet(), spinning_sheet());
+    let ((a, va), (b, vb)) = (crumpling_cloth(), spinning_sheet());
     (ClothModel::joined(&[a, b]).unwrap(), va.into_iter().chain(vb).collect())
 }
 
 /// Zero gravity, self-collision of 1 cm, rigid damping at 5/s, no bending stiffness, in `mode`.
 fn params(mode: SolverMode) -> SolverParams {
-    SolverParams { rigid_damping: 5.0, bending: drape::Stiffness::Pbd(0.0), ..zero_gravity_self_collision(mode, 0.01) }
+    SolverParams { rigid_damping: 5.0, ..crumpling(mode) }
 }
 
 /// The bits of `positions`.
@@ -63,7 +45,7 @@ fn bits(positions: &[Vec3]) -> Vec<[u32; 3]> {
 /// colours: each unit type has as many colours as the cloth with the most, not their sum.
 #[test]
 fn joined_cloths_keep_their_own_data_and_share_colours() {
-    let ((a, _), (b, _)) = (crumpling_sheet(), spinning_sheet());
+    let ((a, _), (b, _)) = (crumpling_cloth(), spinning_sheet());
     let (joined, _) = both();
     let (na, nb) = (a.particle_count() as u32, b.particle_count() as u32);
     let (ta, tb) = (a.mesh().triangles.len() as u32, b.mesh().triangles.len() as u32);
@@ -109,7 +91,7 @@ fn joined_cloths_keep_their_own_data_and_share_colours() {
 /// refits each cloth.
 #[test]
 fn joining_refuses_cloths_it_cannot_join() {
-    let ((a, _), (b, _)) = (crumpling_sheet(), spinning_sheet());
+    let ((a, _), (b, _)) = (crumpling_cloth(), spinning_sheet());
     let refused =
         |cloths: &[ClothModel]| matches!(ClothModel::joined(cloths), Err(Error::Param(e)) if e.name == "cloths");
     assert!(refused(&[]));
@@ -141,7 +123,7 @@ fn joining_refuses_cloths_it_cannot_join() {
 /// one, joined, with rigid damping, in Gauss-Seidel and Jacobi, for 20 frames.
 #[test]
 fn a_joined_cloth_moves_as_on_its_own_in_the_reference() {
-    let ((a, va), (b, vb)) = (crumpling_sheet(), spinning_sheet());
+    let ((a, va), (b, vb)) = (crumpling_cloth(), spinning_sheet());
     let (joined, velocities) = both();
     for mode in MODES {
         let run = |model: &ClothModel, velocities: &[Vec3]| {
@@ -162,7 +144,7 @@ fn a_joined_cloth_moves_as_on_its_own_in_the_reference() {
 #[test]
 fn a_joined_cloth_moves_as_on_its_own_on_the_gpu() {
     let (device, queue) = device();
-    let ((a, va), (b, vb)) = (crumpling_sheet(), spinning_sheet());
+    let ((a, va), (b, vb)) = (crumpling_cloth(), spinning_sheet());
     let (joined, velocities) = both();
     for mode in MODES {
         let run = |model: &ClothModel, velocities: &[Vec3]| {
@@ -261,7 +243,7 @@ fn joined_fabrics_move_as_on_their_own() {
     let joined = ClothModel::joined(&curtains).unwrap();
     assert_eq!(joined.constraints().membrane.materials().len(), 2);
     assert_eq!(joined.constraints().curvature.materials().len(), 2);
-    let first = |c: usize| joined.cloths()[c].particles.start as usize;
+    let first = |c: usize| joined.cloths()[c].indices().start;
     for mode in MODES {
         let cpu = |model: &ClothModel| {
             let mut cpu = CpuSolver::new(model, curtain_params(mode), &[]).unwrap();
@@ -348,7 +330,7 @@ fn self_collision_limits_each_cloth_about_its_own_motion() {
     let speed = |i: usize| if i < n / 2 { -5.0 } else { 5.0 };
     let velocities: Vec<Vec3> = (0..n).map(|i| Vec3::new(0.0, 0.0, speed(i))).collect();
     let centre = |positions: &[Vec3], c: usize| {
-        let range = model.cloths()[c].particles.start as usize..model.cloths()[c].particles.end as usize;
+        let range = model.cloths()[c].indices();
         let mass: f64 = model.masses()[range.clone()].iter().map(|&m| f64::from(m)).sum();
         range.map(|i| positions[i].as_dvec3() * f64::from(model.masses()[i])).sum::<DVec3>() / mass
     };
@@ -371,5 +353,40 @@ fn self_collision_limits_each_cloth_about_its_own_motion() {
                 assert!(error <= 1e-4, "{mode:?}, {name}: cloth {c}'s centre is {error} m from free flight");
             }
         }
+    }
+}
+
+/// Each cloth of a joined model stretches as its own membrane says: two strips of different
+/// densities and moduli, hanging side by side in one model, each stretch by their weight over
+/// their modulus, `ρ g L²/(2E)` (the closed form of `tests/fabric.rs`), within 2 %, in
+/// Gauss-Seidel.
+#[test]
+fn joined_strips_stretch_each_by_its_own_modulus() {
+    let (device, queue) = device();
+    let length = 0.4f32;
+    let hanging = |x: f32, rho: f32, along: f32| {
+        let (mesh, pins) = strip(0.08, length, 0.02, true);
+        let mesh = mesh.moved(glam::Quat::IDENTITY, Vec3::new(x, 0.0, 0.0));
+        let moduli = drape::Moduli { warp: along, weft: 500.0, shear: 2.0 };
+        ClothModel::new(mesh, rho, &pins).unwrap().with_membrane(moduli).unwrap()
+    };
+    let strips = [(0.0, 0.1, 5.0), (0.3, 0.2, 20.0)];
+    let model = ClothModel::joined(&strips.map(|(x, rho, along)| hanging(x, rho, along))).unwrap();
+    assert_eq!(model.constraints().membrane.materials().len(), 2);
+    let params = SolverParams {
+        substeps: 10,
+        iterations: 20,
+        damping: 2.0,
+        tethers: drape::TetherParams { enabled: false, ..Default::default() },
+        ..Default::default()
+    };
+    let mut solver = GpuSolver::new(&device, &queue, &model, params, &[]).unwrap();
+    (0..150).for_each(|_| solver.step());
+    let x = solver.read_positions().unwrap();
+    for (cloth, (_, rho, along)) in model.cloths().iter().zip(strips) {
+        let lowest = -largest(x[cloth.indices()].iter().map(|p| -p.y));
+        let (elongation, expected) = ((1.0 - lowest) - length, rho * 9.81 * length * length / (2.0 * along));
+        let relative = (elongation / expected - 1.0).abs();
+        assert!(relative <= 0.02, "ρ {rho}, E {along}: stretched {elongation} m, the closed form {expected} m");
     }
 }

@@ -14,17 +14,7 @@ use drape::{
     SolverParams, TetherParams,
 };
 use glam::{DVec3, Quat, Vec2, Vec3};
-use support::{device, largest, three_triangle_fan, Rng, FAN_ROTATIONS};
-
-/// A vertical strip `width × length` at `spacing`, its texture's `u` (the warp) along its
-/// length when `warp_down` (else across it), its top row pinned.
-fn strip(width: f32, length: f32, spacing: f32, warp_down: bool) -> (ClothMesh, Vec<u32>) {
-    let (nx, ny) = ((width / spacing).round() as u32 + 1, (length / spacing).round() as u32 + 1);
-    let grid = ClothMesh::grid(nx, ny, spacing, GridPlane::Vertical, Vec3::new(0.0, 1.0, 0.0)).unwrap();
-    let uvs = if warp_down { grid.uvs.iter().map(|uv| Vec2::new(uv.y, uv.x)).collect() } else { grid.uvs.clone() };
-    let mesh = ClothMesh::new(grid.positions, grid.triangles, Some(uvs)).unwrap();
-    (mesh, (0..nx).collect())
-}
+use support::{device, largest, strip, three_triangle_fan, Rng, FAN_ROTATIONS};
 
 /// A strip of density `ρ` hanging under its own weight stretches by `ρ g L²/(2E)`: the tension
 /// per unit width at rest distance `s` below the pins carries the weight below, `ρ g (L − s)`,

@@ -14,7 +14,8 @@ use drape::{ClothMesh, ClothModel, Collider, CpuSolver, GpuSolver, GridPlane, Sc
 use drape::{MassSpringParams, SelfCollision, SolverParams, Stiffness};
 use glam::{DVec3, Vec3};
 use support::{
-    device, fastest_at_rest, largest, max_distance, momentum, start_gpu_from_cpu, zero_gravity_self_collision, Rng,
+    crumpling, crumpling_cloth, device, fastest_at_rest, largest, max_distance, momentum, start_gpu_from_cpu,
+    zero_gravity_self_collision, Rng,
 };
 
 const MODES: [SolverMode; 2] = [SolverMode::GaussSeidel, SolverMode::Jacobi { relaxation: 1.5 }];
@@ -484,32 +485,6 @@ fn a_thrown_crumpling_cloth_keeps_its_momentum_with_self_collision() {
         assert_momentum_kept(mode, before, &runs, before.length());
         assert!(runs.solver.overflows().unwrap().self_contacts == 0, "{mode:?}");
     }
-}
-
-/// The thrown crumpling cloth: 11 × 11 particles 2 cm apart, thrown at 10 m/s, every particle
-/// heading for the centre at 1.5 m/s and the four quarters folding up at 20 rad/s about the
-/// midlines.
-fn crumpling_cloth() -> (ClothModel, Vec<Vec3>) {
-    let mesh = ClothMesh::grid(11, 11, 0.02, GridPlane::Horizontal, Vec3::ZERO).unwrap();
-    let model = ClothModel::new(mesh, 0.2, &[]).unwrap();
-    let centre = model.mesh().positions.iter().sum::<Vec3>() / model.particle_count() as f32;
-    let velocities = model
-        .mesh()
-        .positions
-        .iter()
-        .map(|&x| {
-            let d = x - centre;
-            let folding = Vec3::new(0.0, 20.0 * (d.x.abs() + d.z.abs()), 0.0);
-            Vec3::new(10.0, 0.0, 0.0) - 1.5 * d.normalize_or_zero() + folding
-        })
-        .collect();
-    (model, velocities)
-}
-
-/// The crumpling cloth's parameters in `mode`: zero gravity, self-collision of 1 cm, no bending
-/// stiffness.
-fn crumpling(mode: SolverMode) -> SolverParams {
-    SolverParams { bending: Stiffness::Pbd(0.0), ..zero_gravity_self_collision(mode, 0.01) }
 }
 
 /// The GPU gives back what the deformation limit takes as the reference does: the crumpling

@@ -17,19 +17,26 @@ struct ClothMotion {
     around: array<vec4<f32>, 3>,
 }
 
-// The cloth of particle i: the last cloth whose first particle is at most i.
-fn cloth_of(i: u32) -> u32 {
+// The last cloth whose first particle (or, `by_group`, its first workgroup of sum_moments) is
+// at most `key`.
+fn last_cloth_from(key: u32, by_group: bool) -> u32 {
     var low = 0u;
     var high = cloth_count();
     while (high - low > 1u) {
         let middle = (low + high) / 2u;
-        if (cloth_motions[middle].first_particle <= i) {
+        let first = select(cloth_motions[middle].first_particle, cloth_motions[middle].first_group, by_group);
+        if (first <= key) {
             low = middle;
         } else {
             high = middle;
         }
     }
     return low;
+}
+
+// The cloth of particle i.
+fn cloth_of(i: u32) -> u32 {
+    return last_cloth_from(i, false);
 }
 
 // Position of particle i relative to its cloth's first particle (the motions' reference point).

@@ -52,21 +52,6 @@ fn sum_tree(local: u32) {
     workgroupBarrier();
 }
 
-// The cloth whose workgroups of sum_moments include workgroup `group`.
-fn cloth_of_group(group: u32) -> u32 {
-    var low = 0u;
-    var high = cloth_count();
-    while (high - low > 1u) {
-        let middle = (low + high) / 2u;
-        if (cloth_motions[middle].first_group <= group) {
-            low = middle;
-        } else {
-            high = middle;
-        }
-    }
-    return low;
-}
-
 // Workgroups of sum_moments that hold particles (the rest write nothing); a model has a cloth
 // at least.
 fn moment_groups() -> u32 {
@@ -82,7 +67,7 @@ fn sum_moments(
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let group = workgroup.y * workgroups.x + workgroup.x;
-    let cloth = cloth_motions[cloth_of_group(group)];
+    let cloth = cloth_motions[last_cloth_from(group, true)];
     let k = (group - cloth.first_group) * WORKGROUP_SIZE + local_index;
     var own = array<vec4<f32>, MOMENT_VECTORS>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     if (group < moment_groups() && k < cloth.particle_count) {

@@ -150,20 +150,8 @@ impl CurvatureConstraints {
         (built, kept)
     }
 
-    /// The constraints in `order` (old indices).
-    pub(crate) fn permuted(&self, order: impl Iterator<Item = u32>) -> Self {
-        let order: Vec<usize> = order.map(|c| c as usize).collect();
-        Self {
-            units: order.iter().map(|&c| self.units[c]).collect(),
-            rest: order.iter().map(|&c| self.rest[c]).collect(),
-            materials: self.materials.clone(),
-            material: order.iter().map(|&c| self.material[c]).collect(),
-            stiffness_scales: order.iter().map(|&c| self.stiffness_scales[c]).collect(),
-        }
-    }
-
-    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
-    /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
+    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]), or
+    /// of one cloth reordered (one part, offset 0): constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
     /// particles moved by that part's `offsets` entry.
     /// Each keeps its rigidities: the materials are the parts' distinct ones, in order of first
     /// appearance (more than [`super::membrane::MAX_MATERIALS`] is the caller's to refuse).

@@ -101,17 +101,8 @@ impl<M: HingeModel> HingeConstraints<M> {
         self.rest[c]
     }
 
-    /// The constraints reordered: constraint `k` of the result is constraint `order[k]`.
-    pub(crate) fn permuted(&self, order: impl Iterator<Item = u32>) -> Self {
-        let mut permuted = Self::default();
-        for c in order.map(|c| c as usize) {
-            permuted.push(self.hinges[c], self.rest[c], self.stiffness_scales[c], self.stiffnesses[c]);
-        }
-        permuted
-    }
-
-    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
-    /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
+    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]), or
+    /// of one cloth reordered (one part, offset 0): constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
     /// particles moved by that part's `offsets` entry.
     pub(crate) fn gathered(parts: &[&Self], picks: &[(usize, u32)], offsets: &[u32]) -> Self {
         let mut gathered = Self::default();

@@ -206,17 +206,8 @@ impl MembraneConstraints {
         self.stiffness_scales.push(stiffness_scale);
     }
 
-    /// The constraints reordered: constraint `k` of the result is constraint `order[k]`.
-    pub(crate) fn permuted(&self, order: impl Iterator<Item = u32>) -> Self {
-        let mut permuted = Self { materials: self.materials.clone(), ..Self::default() };
-        for c in order.map(|c| c as usize) {
-            permuted.push(self.triangles[c], self.rest[c], self.material[c], self.stiffness_scales[c]);
-        }
-        permuted
-    }
-
-    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
-    /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
+    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]), or
+    /// of one cloth reordered (one part, offset 0): constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
     /// particles moved by that part's `offsets` entry.
     /// Each keeps its moduli: the materials are the parts' distinct ones, in order of first
     /// appearance (more than [`MAX_MATERIALS`] is the caller's to refuse).

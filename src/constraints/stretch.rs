@@ -30,8 +30,8 @@ impl StretchConstraints {
         Self { edges, rest_lengths, stiffness_scales }
     }
 
-    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]):
-    /// constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
+    /// The constraints of separate cloths as one cloth's ([`crate::ClothModel::joined`]), or
+    /// of one cloth reordered (one part, offset 0): constraint `k` of the result is constraint `picks[k].1` of `parts[picks[k].0]`, its
     /// particles moved by that part's `offsets` entry.
     pub(crate) fn gathered(parts: &[&Self], picks: &[(usize, u32)], offsets: &[u32]) -> Self {
         let (mut edges, mut rest_lengths, mut stiffness_scales) = (Vec::new(), Vec::new(), Vec::new());

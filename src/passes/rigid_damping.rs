@@ -18,7 +18,8 @@ use super::plan::WORKGROUP_SIZE;
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::{Build, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads, SOLVE};
 use crate::error::Error;
-use crate::model::ClothModel;
+use crate::graph::starts;
+use crate::model::{Cloth, ClothModel};
 use crate::struct_layout;
 use crate::wgsl::{Binding, BindingTable, Constant, StructLayout, WgslFile};
 use crate::wgsl_file;
@@ -165,41 +166,43 @@ pub fn frame_fraction(rate: f32, dt: f32) -> f32 {
 /// particles start a workgroup of `sum_moments` of their own, so its moments are summed in the
 /// same tree as in a model of its own.
 pub(crate) fn cloth_motions(model: &ClothModel) -> Vec<GpuClothMotion> {
-    let mut first_group = 0;
-    model
-        .cloths()
-        .iter()
-        .map(|cloth| {
-            let group_count = cloth.particles.len().div_ceil(WORKGROUP_SIZE as usize) as u32;
-            let record = GpuClothMotion {
-                first_particle: cloth.particles.start,
-                particle_count: cloth.particles.len() as u32,
-                first_group,
-                group_count,
-                motion: [[0.0; 4]; 3],
-                around: [[0.0; 4]; 3],
-            };
-            first_group += group_count;
-            record
+    let group_counts: Vec<u32> = model.cloths().iter().map(moment_groups).collect();
+    let first_groups = starts(group_counts.iter().copied());
+    let records = model.cloths().iter().zip(group_counts).zip(first_groups);
+    records
+        .map(|((cloth, group_count), first_group)| GpuClothMotion {
+            first_particle: cloth.particles.start,
+            particle_count: cloth.particles.len() as u32,
+            first_group,
+            group_count,
+            motion: [[0.0; 4]; 3],
+            around: [[0.0; 4]; 3],
         })
         .collect()
+}
+
+/// Workgroups of `sum_moments` over `cloth`'s particles.
+fn moment_groups(cloth: &Cloth) -> u32 {
+    (cloth.particles.len() as u32).div_ceil(WORKGROUP_SIZE)
+}
+
+/// Workgroups of `sum_moments` over every cloth of `model`.
+fn all_moment_groups(model: &ClothModel) -> u32 {
+    model.cloths().iter().map(moment_groups).sum()
 }
 
 /// The uploads of the cloths' table and the workgroups' moments, for the passes that solve
 /// rigid motions (rigid damping, and self-collision's deformation limit).
 pub(crate) fn prepare_rigid_motions(model: &ClothModel, uploads: &mut Uploads) {
-    let cloths = cloth_motions(model);
-    let groups: u32 = cloths.iter().map(|c| c.group_count).sum();
-    uploads.reserve("partial_moments", 64 * u64::from(groups));
-    uploads.write("cloth_motions", || bytemuck::cast_slice(&cloths).to_vec());
+    uploads.reserve("partial_moments", 64 * u64::from(all_moment_groups(model)));
+    uploads.write("cloth_motions", || bytemuck::cast_slice(&cloth_motions(model)).to_vec());
 }
 
 /// The two dispatches that solve each cloth's rigid motion from `velocities` (velocities, or
 /// the substep's displacements): the moments of each workgroup, then each cloth's motion.
 pub(crate) fn push_rigid_motions(model: &ClothModel, plan: &mut FramePlan) {
     let whole = DispatchInfo::zeroed();
-    let groups: u32 = cloth_motions(model).iter().map(|c| c.group_count).sum();
-    plan.push("sum_moments", whole, workgroups_for(groups * WORKGROUP_SIZE));
+    plan.push("sum_moments", whole, workgroups_for(all_moment_groups(model) * WORKGROUP_SIZE));
     plan.push("solve_rigid_motion", whole, workgroups_for(model.cloths().len() as u32 * WORKGROUP_SIZE));
 }
 
@@ -261,7 +264,7 @@ impl Pass for RigidDampingPass {
         }
         let k = frame_fraction(params.rigid_damping, params.time_step);
         for cloth in setup.model.cloths() {
-            let range = cloth.particles.start as usize..cloth.particles.end as usize;
+            let range = cloth.indices();
             let (positions, w) = (&frame.positions[range.clone()], &setup.pins.inverse_masses()[range.clone()]);
             let velocities = &mut frame.velocities[range];
             let motion = rigid_motion(&free_particle_moments(positions, velocities, w));

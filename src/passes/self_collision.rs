@@ -291,7 +291,7 @@ pub fn collide_self(
     spacing: f32,
     params: &SelfCollision,
 ) -> u32 {
-    debug_assert_eq!(cloths.last().map_or(0, |c| c.particles.end as usize), state.positions.len());
+    debug_assert_eq!(cloths.last().map_or(0, |c| c.indices().end), state.positions.len());
     let around = limit_deformations(state, cloths, params.max_displacement());
     let limited: Vec<RigidMotion> = cloths.iter().map(|cloth| free_rigid_motion(state, cloth)).collect();
     let n = state.positions.len();
@@ -313,8 +313,8 @@ pub fn collide_self(
     overflows += add_triangle_contacts(state, &predicted, mesh, &hash, params, &mut sums);
     let exponent = fixed_point_exponent(params.thickness);
     for (c, cloth) in cloths.iter().enumerate() {
-        let reference = state.positions[cloth.particles.start as usize];
-        for i in cloth.particles.start as usize..cloth.particles.end as usize {
+        let reference = state.positions[cloth.indices().start];
+        for i in cloth.indices() {
             let triangles = summed_correction(sums[i], exponent).unwrap_or_else(|| {
                 overflows += 1;
                 Vec3::ZERO
@@ -334,7 +334,7 @@ pub fn collide_self(
 /// first particle (the GPU sums the same terms in a fixed tree: they differ by rounding, which
 /// reaches only the particles the limit moves and the momentum it gives back).
 fn free_rigid_motion(state: &SolveState, cloth: &Cloth) -> RigidMotion {
-    let range = cloth.particles.start as usize..cloth.particles.end as usize;
+    let range = cloth.indices();
     let (positions, displacements) = (&state.positions[range.clone()], &state.displacements[range.clone()]);
     rigid_motion(&free_particle_moments(positions, displacements, &state.inverse_masses[range]))
 }
@@ -345,10 +345,8 @@ fn limit_deformations(state: &mut SolveState, cloths: &[Cloth], limit: f32) -> V
     let mut motions = Vec::with_capacity(cloths.len());
     for cloth in cloths {
         let motion = free_rigid_motion(state, cloth);
-        let reference = state.positions[cloth.particles.start as usize];
-        for i in
-            (cloth.particles.start as usize..cloth.particles.end as usize).filter(|&i| state.inverse_masses[i] > 0.0)
-        {
+        let reference = state.positions[cloth.indices().start];
+        for i in cloth.indices().filter(|&i| state.inverse_masses[i] > 0.0) {
             let r = state.positions[i] - reference;
             state.displacements[i] = limit_deformation(state.displacements[i], r, &motion, limit);
         }

@@ -283,3 +283,40 @@ pub fn three_triangle_fan(heights: [f32; 7], rotation: usize) -> drape::ClothMes
 /// The rotations of [`three_triangle_fan`]: the fan triangles' shared far vertex across edges
 /// 0 and 2, 1 and 2, 0 and 1.
 pub const FAN_ROTATIONS: [usize; 3] = [0, 1, 2];
+
+/// The thrown crumpling cloth: 11 × 11 particles 2 cm apart, thrown at 10 m/s, every particle
+/// heading for the centre at 1.5 m/s and the four quarters folding up at 20 rad/s about the
+/// midlines.
+pub fn crumpling_cloth() -> (drape::ClothModel, Vec<Vec3>) {
+    let mesh = drape::ClothMesh::grid(11, 11, 0.02, drape::GridPlane::Horizontal, Vec3::ZERO).unwrap();
+    let model = drape::ClothModel::new(mesh, 0.2, &[]).unwrap();
+    let centre = model.mesh().positions.iter().sum::<Vec3>() / model.particle_count() as f32;
+    let velocities = model
+        .mesh()
+        .positions
+        .iter()
+        .map(|&x| {
+            let d = x - centre;
+            let folding = Vec3::new(0.0, 20.0 * (d.x.abs() + d.z.abs()), 0.0);
+            Vec3::new(10.0, 0.0, 0.0) - 1.5 * d.normalize_or_zero() + folding
+        })
+        .collect();
+    (model, velocities)
+}
+
+/// The crumpling cloth's parameters in `mode`: zero gravity, self-collision of 1 cm, no bending
+/// stiffness.
+pub fn crumpling(mode: drape::SolverMode) -> drape::SolverParams {
+    drape::SolverParams { bending: drape::Stiffness::Pbd(0.0), ..zero_gravity_self_collision(mode, 0.01) }
+}
+
+/// A vertical strip `width × length` at `spacing`, its texture's `u` (the warp) along its
+/// length when `warp_down` (else across it), its top row pinned.
+pub fn strip(width: f32, length: f32, spacing: f32, warp_down: bool) -> (drape::ClothMesh, Vec<u32>) {
+    let (nx, ny) = ((width / spacing).round() as u32 + 1, (length / spacing).round() as u32 + 1);
+    let grid = drape::ClothMesh::grid(nx, ny, spacing, drape::GridPlane::Vertical, Vec3::new(0.0, 1.0, 0.0)).unwrap();
+    let uvs =
+        if warp_down { grid.uvs.iter().map(|uv| glam::Vec2::new(uv.y, uv.x)).collect() } else { grid.uvs.clone() };
+    let mesh = drape::ClothMesh::new(grid.positions, grid.triangles, Some(uvs)).unwrap();
+    (mesh, (0..nx).collect())
+}
