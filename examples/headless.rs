@@ -307,7 +307,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "fabric": scene.fabric.map(|f| f.name),
         "lab": lab_json(&scene, &positions, params.gravity.length()),
         "membrane_triangles": model.constraints().membrane.len(),
-        "cloths": cloths_json(model, &positions),
+        "cloths": cloths_json(model, &positions, params.self_collision),
         "exported_frames": exported,
         "grid": args.grid,
         "frames": args.frames,
@@ -482,9 +482,14 @@ fn one_cloth(model: &drape::ClothModel, fabric: Option<&drape::Fabric>) -> Resul
     }
 }
 
-/// Each cloth of the model by its range: its particles, its triangles, and where its centre of
-/// mass and its highest point ended (m).
-fn cloths_json(model: &drape::ClothModel, positions: &[glam::Vec3]) -> Vec<serde_json::Value> {
+/// Each cloth of the model by its range: its particles, its triangles, where its centre of mass
+/// and its highest point ended (m), and its thickness and friction in self-collision (its own, or
+/// the solver's; `null` while off).
+fn cloths_json(
+    model: &drape::ClothModel,
+    positions: &[glam::Vec3],
+    self_collision: Option<drape::SelfCollision>,
+) -> Vec<serde_json::Value> {
     let masses = model.masses();
     model
         .cloths()
@@ -494,11 +499,14 @@ fn cloths_json(model: &drape::ClothModel, positions: &[glam::Vec3]) -> Vec<serde
             let mass: f32 = masses[range.clone()].iter().sum();
             let centre = range.clone().map(|i| positions[i] * masses[i]).sum::<glam::Vec3>() / mass;
             let top = range.map(|i| positions[i].y).fold(f32::NEG_INFINITY, f32::max);
+            let contact = self_collision.map(|own| cloth.contact.unwrap_or(own));
             serde_json::json!({
                 "particles": cloth.particles.len(),
                 "triangles": cloth.triangles.len(),
                 "centre_of_mass_m": centre.to_array(),
                 "top_m": top,
+                "thickness_m": contact.map(|c| c.thickness),
+                "friction": contact.map(|c| c.friction),
             })
         })
         .collect()

@@ -70,7 +70,7 @@ pub use gpu::{headless_device, request_device};
 pub use gpu::{request_device_async, required_limits, DispatchStrategy, GpuSolver, HeadlessOptions};
 pub use mesh::{ClothMesh, GridPlane};
 pub use metrics::{ClothMetrics, Overflows, StretchReport, StretchStats};
-pub use model::{Cloth, ClothModel};
+pub use model::{Cloth, ClothModel, PairFriction};
 pub use params::{
     Aerodynamics, DirectionalLimit, Gusts, MassSpringParams, SelfCollision, SolverMode, SolverParams, Stiffness,
     TetherParams,

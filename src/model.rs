@@ -16,7 +16,7 @@ use crate::fabric::{hinge_stiffness, BendingRigidity, Fabric};
 use crate::graph::{starts, Csr};
 use crate::math::{normalize_or_up, weighted_face_normal};
 use crate::mesh::{ClothMesh, MeshEdge};
-use crate::params::{SolverParams, Stiffness};
+use crate::params::{SelfCollision, SolverParams, Stiffness};
 use crate::schedule::Schedule;
 use glam::Vec3;
 use std::ops::Range;
@@ -49,16 +49,31 @@ pub struct ClothModel {
     units: Vec<Range<u32>>,
     vertex_triangles: Csr,
     cloths: Vec<Cloth>,
+    /// The frictions set between pairs of cloths ([`ClothModel::with_pair_friction`]).
+    pair_frictions: Vec<PairFriction>,
 }
 
 /// One cloth of a model: its particles and its triangles, ranges of the model's
-/// ([`ClothModel::joined`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// ([`ClothModel::joined`]), and its own thickness and friction in self-collision.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Cloth {
     /// Its particles (the mesh's vertices).
     pub particles: Range<u32>,
     /// Its triangles (the mesh's).
     pub triangles: Range<u32>,
+    /// Its own thickness and friction in self-collision ([`ClothModel::with_contact`]), or
+    /// `None` for the solver's ([`SolverParams::self_collision`]).
+    pub contact: Option<SelfCollision>,
+}
+
+/// The friction between two cloths of a model, in place of the mean of theirs
+/// ([`ClothModel::with_pair_friction`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairFriction {
+    /// The two cloths, the lower index first (the same cloth twice: the cloth on itself).
+    pub cloths: [u32; 2],
+    /// Coulomb friction between them (≥ 0, [`SelfCollision::friction`]).
+    pub friction: f32,
 }
 
 impl Cloth {
@@ -97,7 +112,8 @@ impl ClothModel {
             scheduled_constraints(&mesh, &edges, StretchModel::Edges, BendingModel::Dihedral);
         Ok(Self {
             vertex_triangles: vertex_triangles(&mesh),
-            cloths: vec![Cloth { particles: 0..n as u32, triangles: 0..mesh.triangles.len() as u32 }],
+            cloths: vec![Cloth { particles: 0..n as u32, triangles: 0..mesh.triangles.len() as u32, contact: None }],
+            pair_frictions: Vec::new(),
             edges: constraints.stretch.clone(),
             mesh,
             masses,
@@ -156,6 +172,7 @@ impl ClothModel {
         let edge_parts: Vec<&StretchConstraints> = cloths.iter().map(|cloth| &cloth.edges).collect();
         let moved = |range: &Range<u32>, by: u32| range.start + by..range.end + by;
         let parts = cloths.iter().zip(offsets.iter().zip(&first_triangles));
+        let first_cloths = starts(cloths.iter().map(|cloth| cloth.cloths.len() as u32));
         Ok(Self {
             vertex_triangles: vertex_triangles(&mesh),
             cloths: parts
@@ -163,7 +180,16 @@ impl ClothModel {
                     cloth.cloths.iter().map(move |own| Cloth {
                         particles: moved(&own.particles, p),
                         triangles: moved(&own.triangles, t),
+                        contact: own.contact,
                     })
+                })
+                .collect(),
+            pair_frictions: (cloths.iter().zip(first_cloths))
+                .flat_map(|(cloth, first)| {
+                    cloth
+                        .pair_frictions
+                        .iter()
+                        .map(move |pair| PairFriction { cloths: pair.cloths.map(|c| c + first), ..*pair })
                 })
                 .collect(),
             edges: StretchConstraints::gathered(&edge_parts, &every_edge, &offsets),
@@ -223,6 +249,50 @@ impl ClothModel {
         }
     }
 
+    /// The model with cloth `cloth`'s own thickness and friction in self-collision: against
+    /// itself, its own; against another cloth, the mean of the two thicknesses (each cloth's
+    /// surface is half its thickness from its particles) and of the two frictions, unless the
+    /// pair has its own ([`ClothModel::with_pair_friction`]). A cloth without its own takes
+    /// [`SolverParams::self_collision`]'s, which also turns self-collision on and off.
+    pub fn with_contact(mut self, cloth: usize, contact: SelfCollision) -> Result<Self, Error> {
+        self.cloth_index("contact", cloth)?;
+        contact.validate()?;
+        self.cloths[cloth].contact = Some(contact);
+        Ok(self)
+    }
+
+    /// The model with the friction between cloths `a` and `b` set to `friction` (finite and
+    /// ≥ 0), in place of the mean of theirs: silk on leather, say, apart from silk on silk.
+    /// `a == b` sets a cloth's friction on itself alone.
+    pub fn with_pair_friction(mut self, a: usize, b: usize, friction: f32) -> Result<Self, Error> {
+        self.cloth_index("pair_friction", a)?;
+        self.cloth_index("pair_friction", b)?;
+        if !(friction.is_finite() && friction >= 0.0) {
+            return Err(ParamError {
+                name: "pair_friction", value: friction.to_string(), expected: "finite and ≥ 0"
+            }
+            .into());
+        }
+        let cloths = [a.min(b) as u32, a.max(b) as u32];
+        self.pair_frictions.retain(|pair| pair.cloths != cloths);
+        self.pair_frictions.push(PairFriction { cloths, friction });
+        Ok(self)
+    }
+
+    /// The frictions set between pairs of its cloths ([`ClothModel::with_pair_friction`]).
+    pub fn pair_frictions(&self) -> &[PairFriction] {
+        &self.pair_frictions
+    }
+
+    /// Refuses `cloth` unless it is one of the model's (`name` the setting that asked).
+    fn cloth_index(&self, name: &'static str, cloth: usize) -> Result<(), Error> {
+        if cloth < self.cloths.len() {
+            return Ok(());
+        }
+        let expected = "one of the model's cloths";
+        Err(ParamError { name, value: format!("cloth {cloth} of {}", self.cloths.len()), expected }.into())
+    }
+
     /// A cloth of `fabric` ([`crate::fabric::FABRICS`]): its areal density, a membrane of its
     /// moduli ([`ClothModel::with_membrane`]) and its bending rigidity
     /// ([`ClothModel::with_bending_rigidity`]) in each triangle's curvature
@@ -237,7 +307,8 @@ impl ClothModel {
 
     /// The same mesh and pins as a cloth of `fabric` ([`ClothModel::from_fabric`]): its masses,
     /// membrane and bending all of the fabric, whatever this model's were.
-    /// Each cloth of a joined model is refitted on its own, and the cloths joined again.
+    /// Each cloth of a joined model is refitted on its own, and the cloths joined again; their
+    /// contacts ([`ClothModel::with_contact`], [`ClothModel::with_pair_friction`]) are kept.
     pub fn refit_to(&self, fabric: &Fabric) -> Result<Self, Error> {
         let pins = self.pins();
         let refitted: Result<Vec<Self>, Error> = (0..self.cloths.len())
@@ -245,13 +316,15 @@ impl ClothModel {
                 let cloth = &self.cloths[c];
                 let own: Vec<u32> =
                     pins.iter().filter(|i| cloth.particles.contains(i)).map(|&i| i - cloth.particles.start).collect();
-                Self::from_fabric(self.cloth_mesh(c), fabric, &own)
+                let refitted = Self::from_fabric(self.cloth_mesh(c), fabric, &own)?;
+                Ok(Self { cloths: vec![Cloth { contact: cloth.contact, ..refitted.cloths[0].clone() }], ..refitted })
             })
             .collect();
-        match refitted?.as_slice() {
-            [one] => Ok(one.clone()),
-            several => Self::joined(several),
-        }
+        let joined = match refitted?.as_slice() {
+            [one] => one.clone(),
+            several => Self::joined(several)?,
+        };
+        Ok(Self { pair_frictions: self.pair_frictions.clone(), ..joined })
     }
 
     /// The model with a membrane of `moduli` instead of stretch constraints on its edges

@@ -105,8 +105,9 @@ pub enum SceneKind {
     /// Three cloths of their own fabrics ([`LAYER_FABRICS`], from the bottom up: silk charmeuse,
     /// cotton shirting, leather-like), 1.2 m × 1.2 m, 10 cm apart and turned 30° from each
     /// other, falling onto a sphere (r = 0.5 m) on the ground with self-collision as thick as a
-    /// cell is wide (1–5 cm): several cloths in one model ([`ClothModel::joined`]). At least 10 substeps, more where fine cells
-    /// stiffen the bending ([`Fabric::bending_substeps`]).
+    /// cell is wide (1–5 cm; the leather half as thick again), each cloth of its own friction
+    /// ([`LAYER_CONTACTS`]): several cloths in one model ([`ClothModel::joined`]). At least 10
+    /// substeps, more where fine cells stiffen the bending ([`Fabric::bending_substeps`]).
     Layers,
 }
 
@@ -324,6 +325,15 @@ impl Scene {
 /// The layers scene's fabrics, from the bottom up ([`SceneKind::Layers`]).
 pub const LAYER_FABRICS: [&str; 3] = ["silk-charmeuse", "cotton-shirting", "leather-like"];
 
+/// Each layer's friction and thickness in cell widths ([`SceneKind::Layers`], with
+/// [`LAYER_FABRICS`]): slippery silk, cotton, and a thicker leather that grips. Typical
+/// fabric-on-fabric friction, not measured on these fabrics; the silk on the leather less than
+/// the mean of theirs ([`LAYER_SILK_ON_LEATHER`]).
+pub const LAYER_CONTACTS: [(f32, f32); 3] = [(0.2, 1.0), (0.45, 1.0), (0.6, 1.5)];
+
+/// The friction between the layers scene's silk and leather ([`ClothModel::with_pair_friction`]).
+pub const LAYER_SILK_ON_LEATHER: f32 = 0.3;
+
 /// The layers scene's self-collision is as thick as its cells are wide, within these (m):
 /// thinner than a cell, two edges can cross (there are no edge–edge contacts), and the layers
 /// start 10 cm apart.
@@ -331,7 +341,8 @@ const MIN_LAYER_THICKNESS: f32 = 0.01;
 const MAX_LAYER_THICKNESS: f32 = 0.05;
 
 /// The layers scene of `cells × cells` cells a cloth, of `fabrics` from the bottom up; `fabric`
-/// is the one they share, if they do.
+/// is the one they share, if they do (then they take the solver's contact, else each its own
+/// of [`LAYER_CONTACTS`]).
 fn layers(cells: u32, fabrics: [Fabric; 3], fabric: Option<Fabric>) -> Result<Scene, Error> {
     let (size, vertices) = (1.2, cells.saturating_add(1));
     let spacing = size / cells as f32;
@@ -350,7 +361,14 @@ fn layers(cells: u32, fabrics: [Fabric; 3], fabric: Option<Fabric>) -> Result<Sc
     let thickness = spacing.clamp(MIN_LAYER_THICKNESS, MAX_LAYER_THICKNESS);
     let params = SolverParams { substeps, self_collision: Some(SelfCollision::new(thickness)), ..params };
     let colliders = vec![Collider::ground(0.0), Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5)];
-    let model = ClothModel::joined(&cloths)?;
+    let mut model = ClothModel::joined(&cloths)?;
+    if fabric.is_none() {
+        for (c, (friction, cells)) in LAYER_CONTACTS.into_iter().enumerate() {
+            let thickness = (cells * spacing).clamp(MIN_LAYER_THICKNESS, MAX_LAYER_THICKNESS);
+            model = model.with_contact(c, SelfCollision { thickness, friction })?;
+        }
+        model = model.with_pair_friction(0, 2, LAYER_SILK_ON_LEATHER)?;
+    }
     Ok(Scene { kind: SceneKind::Layers, model, params, colliders, spins: vec![], fabric })
 }
 

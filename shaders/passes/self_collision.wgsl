@@ -27,9 +27,9 @@ struct SpatialHashTable {
 
 // What the kernels read of self-collision (GpuSelfCollisionParams).
 struct SelfCollisionParams {
-    // The thickness h (m) and the friction between layers; zero when off.
-    thickness: f32,
-    friction: f32,
+    // The thickest and the thinnest cloth's thickness (m); zero when off.
+    largest_thickness: f32,
+    smallest_thickness: f32,
     // The exponent of the triangle contacts' fixed point (shaders/passes/self_collision/triangles.wgsl).
     fixed_point_exponent: i32,
     // Buckets of the hash table (a power of two).
@@ -46,13 +46,58 @@ struct SelfCollisionParams {
 // Threads of the one workgroup of the prefix sum.
 const SCAN_THREADS: u32 = 256u;
 
-fn thickness() -> f32 {
-    return params.self_collision.thickness;
+// ClothContacts (src/passes/self_collision/cloth_contacts.rs), read from rest_shape: word k of
+// its table, after the particles and the triangles.
+fn contact_word(k: u32) -> f32 {
+    let entry = rest_shape[params.particle_count + params.self_collision.triangle_count + k / 4u];
+    return bitcast<f32>(entry[k % 4u]);
 }
 
-// SelfCollision::max_displacement.
-fn max_displacement() -> f32 {
-    return 0.5 * thickness();
+// ClothContacts::particle_cloth.
+fn particle_cloth(i: u32) -> u32 {
+    return rest_shape[i].w;
+}
+
+// ClothContacts::triangle_cloth.
+fn triangle_cloth(t: u32) -> u32 {
+    return rest_shape[params.particle_count + t].w;
+}
+
+// ClothContacts::thickness.
+fn cloth_thickness(c: u32) -> f32 {
+    return contact_word(c);
+}
+
+// mean in src/passes/self_collision/cloth_contacts.rs.
+fn mean(a: f32, b: f32) -> f32 {
+    return 0.5 * (a + b);
+}
+
+// What a contact between two cloths keeps (SelfCollision in Rust).
+struct PairContact {
+    thickness: f32,
+    friction: f32,
+}
+
+// ClothContacts::between.
+fn between(a: u32, b: u32) -> PairContact {
+    let friction = contact_word(cloth_count() + a * cloth_count() + b);
+    return PairContact(mean(cloth_thickness(a), cloth_thickness(b)), friction);
+}
+
+// ClothContacts::max_displacement.
+fn max_displacement(c: u32) -> f32 {
+    return 0.5 * cloth_thickness(c);
+}
+
+// ClothContacts::reach.
+fn reach(c: u32) -> f32 {
+    return mean(cloth_thickness(c), params.self_collision.largest_thickness);
+}
+
+// ClothContacts::nearest.
+fn nearest(c: u32) -> f32 {
+    return mean(cloth_thickness(c), params.self_collision.smallest_thickness);
 }
 
 // SelfCollision::cell_size, from the host.
@@ -110,8 +155,16 @@ struct PairCorrection {
     found: bool,
 }
 
-fn pair_correction(p_i: vec3<f32>, p_j: vec3<f32>, q_i: vec3<f32>, q_j: vec3<f32>, w_i: f32, w_j: f32) -> PairCorrection {
-    let h = thickness();
+fn pair_correction(
+    p_i: vec3<f32>,
+    p_j: vec3<f32>,
+    q_i: vec3<f32>,
+    q_j: vec3<f32>,
+    w_i: f32,
+    w_j: f32,
+    pair: PairContact,
+) -> PairCorrection {
+    let h = pair.thickness;
     let d = p_i - p_j;
     let distance_squared = dot(d, d);
     let distance = sqrt(distance_squared);
@@ -124,13 +177,12 @@ fn pair_correction(p_i: vec3<f32>, p_j: vec3<f32>, q_i: vec3<f32>, q_j: vec3<f32
     let share = w_i / (w_i + w_j);
     let relative = q_i - q_j;
     let tangential = relative - normal * dot(normal, relative);
-    let kept = friction_kept(length(tangential), depth);
+    let kept = friction_kept(length(tangential), depth, pair.friction);
     return PairCorrection((normal * depth - tangential * kept) * share, true);
 }
 
 // friction_kept in src/passes/self_collision.rs.
-fn friction_kept(slide: f32, depth: f32) -> f32 {
-    let friction = params.self_collision.friction;
+fn friction_kept(slide: f32, depth: f32, friction: f32) -> f32 {
     return min(friction * depth / max(slide, GEOMETRY_EPSILON), 1.0);
 }
 
@@ -173,7 +225,7 @@ fn hash_count(
     if (state.w > 0.0) {
         let cloth = cloth_of(i);
         let r = from_cloth_reference(i, cloth);
-        velocities[i] = vec4<f32>(limit_deformation(state.xyz, r, cloth, max_displacement()), state.w);
+        velocities[i] = vec4<f32>(limit_deformation(state.xyz, r, cloth, max_displacement(cloth)), state.w);
     }
     let bucket = cell_hash(cell_of(predicted(i), cell_size()), params.self_collision.hash_table_size);
     let rank = atomicAdd(&hash_table.starts[bucket], 1u);
@@ -263,18 +315,19 @@ fn hash_sort_buckets(
 // particle_correction in src/passes/self_collision.rs: particle i's contact correction (the sum over
 // its contacts); counts an overflow.
 fn particle_correction(i: u32) -> vec3<f32> {
-    let h_squared = thickness() * thickness();
     let size = cell_size();
     let p_i = predicted(i);
     let state_i = velocities[i];
     let rest_i = rest_position(i);
+    let cloth = particle_cloth(i);
+    let reach_i = reach(cloth);
     let own = cell_of(p_i, size);
     var sum = vec3<f32>(0.0);
     var examined = 0u;
     var overflow = false;
     for (var k = 0u; k < 27u; k += 1u) {
         let cell = query_cell(own, k);
-        if (!cell_within_reach(p_i, cell, size, thickness())) {
+        if (!cell_within_reach(p_i, cell, size, reach_i)) {
             continue;
         }
         let bucket = cell_hash(cell, params.self_collision.hash_table_size);
@@ -296,19 +349,21 @@ fn particle_correction(i: u32) -> vec3<f32> {
                 overflow = true;
                 break;
             }
-            // Most candidates are farther than h: rejected before reading their state.
+            // Most candidates are out of reach: rejected before reading their state.
             let d = p_i - p_j;
-            if (!(dot(d, d) < h_squared)) {
+            if (!(dot(d, d) < reach_i * reach_i)) {
                 continue;
             }
+            let rest_j = rest_shape[j];
+            let pair = between(cloth, rest_j.w);
             let state_j = velocities[j];
-            let pair = pair_correction(p_i, p_j, state_i.xyz, state_j.xyz, state_i.w, state_j.w);
-            if (!pair.found) {
+            let contact = pair_correction(p_i, p_j, state_i.xyz, state_j.xyz, state_i.w, state_j.w, pair);
+            if (!contact.found) {
                 continue;
             }
-            let apart_at_rest = rest_i - rest_position(j);
-            if (dot(apart_at_rest, apart_at_rest) >= h_squared) {
-                sum += pair.correction;
+            let apart_at_rest = rest_i - bitcast<vec3<f32>>(rest_j.xyz);
+            if (rest_j.w != cloth || dot(apart_at_rest, apart_at_rest) >= pair.thickness * pair.thickness) {
+                sum += contact.correction;
             }
         }
         if (examined > MAX_CANDIDATES) {

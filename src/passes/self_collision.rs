@@ -1,5 +1,8 @@
 //! Self-collision: the cloth keeps a thickness `h` between its own particles, and between its
-//! particles and its triangles' faces (PBD §4.3).
+//! particles and its triangles' faces (PBD §4.3). With several cloths, each has its own
+//! thickness and friction and a pair keeps the mean of their thicknesses with its own friction
+//! ([`cloth_contacts`]); `h` below is then the pair's, and each cloth's deformation is limited
+//! to half its own.
 //!
 //! Once per substep, after the constraints and before the colliders, the solver
 //! 1. limits how far each free particle's displacement departs from the rigid motion of its
@@ -45,6 +48,7 @@
 //! those of [`triangles`] — are counted in [`crate::Overflows::self_contacts`] when exceeded.
 //! WGSL twin: `shaders/passes/self_collision.wgsl`.
 
+pub mod cloth_contacts;
 pub mod triangles;
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
@@ -57,12 +61,13 @@ use crate::constraints::SolveState;
 use crate::error::Error;
 use crate::math::GEOMETRY_EPSILON;
 use crate::mesh::ClothMesh;
-use crate::model::Cloth;
+use crate::model::{Cloth, ClothModel};
 use crate::params::SelfCollision;
 use crate::struct_layout;
 use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
 use crate::wgsl_file;
 use bytemuck::{Pod, Zeroable};
+use cloth_contacts::ClothContacts;
 use glam::{IVec4, Vec3};
 use std::mem::size_of;
 use triangles::{add_triangle_contacts, fixed_point_exponent, summed_correction};
@@ -279,24 +284,25 @@ impl SpatialHash {
 }
 
 /// One substep's self-collision on `state` of the mesh `mesh` of `cloths`, whose particles are
-/// `spacing` apart ([`particle_spacing`]) (the reference of the GPU's kernels): limits the free
-/// particles' deformation around their own cloth's rigid motion, then moves each particle by the sum of its pair and triangle
-/// contacts' corrections, all computed from the limited state, and each free particle by the
-/// momentum the limit took ([`momentum_restored`]). Returns the particles and triangles that met
-/// a full bucket, too many columns, steps, candidates or triangle-contact corrections.
+/// `spacing` apart ([`particle_spacing`]), each pair of cloths keeping what `contacts` says
+/// (the reference of the GPU's kernels): limits the free particles' deformation around their own
+/// cloth's rigid motion, then moves each particle by the sum of its pair and triangle contacts'
+/// corrections, all computed from the limited state, and each free particle by the momentum the
+/// limit took ([`momentum_restored`]). Returns the particles and triangles that met a full
+/// bucket, too many columns, steps, candidates or triangle-contact corrections.
 pub fn collide_self(
     state: &mut SolveState,
     mesh: &ClothMesh,
     cloths: &[Cloth],
     spacing: f32,
-    params: &SelfCollision,
+    contacts: &ClothContacts,
 ) -> u32 {
     debug_assert_eq!(cloths.last().map_or(0, |c| c.indices().end), state.positions.len());
-    let around = limit_deformations(state, cloths, params.max_displacement());
+    let around = limit_deformations(state, cloths, contacts);
     let limited: Vec<RigidMotion> = cloths.iter().map(|cloth| free_rigid_motion(state, cloth)).collect();
     let n = state.positions.len();
     let predicted: Vec<Vec3> = (0..n).map(|i| state.position(i)).collect();
-    let hash = SpatialHash::new(&predicted, params.cell_size(spacing), hash_table_size(n));
+    let hash = SpatialHash::new(&predicted, contacts.cell_size(spacing), hash_table_size(n));
     let rest = &mesh.positions;
     let mut overflows = 0u32;
     let corrections: Vec<Vec3> = (0..n)
@@ -304,14 +310,14 @@ pub fn collide_self(
             if state.inverse_masses[i] == 0.0 {
                 return Vec3::ZERO;
             }
-            let (correction, overflow) = particle_correction(i, state, &predicted, rest, &hash, params);
+            let (correction, overflow) = particle_correction(i, state, &predicted, rest, &hash, contacts);
             overflows += u32::from(overflow);
             correction
         })
         .collect();
     let mut sums = vec![IVec4::ZERO; n];
-    overflows += add_triangle_contacts(state, &predicted, mesh, &hash, params, &mut sums);
-    let exponent = fixed_point_exponent(params.thickness);
+    overflows += add_triangle_contacts(state, &predicted, mesh, &hash, contacts, &mut sums);
+    let exponent = fixed_point_exponent(contacts.largest_thickness());
     for (c, cloth) in cloths.iter().enumerate() {
         let reference = state.positions[cloth.indices().start];
         for i in cloth.indices() {
@@ -340,10 +346,12 @@ fn free_rigid_motion(state: &SolveState, cloth: &Cloth) -> RigidMotion {
 }
 
 /// Limits each free particle's departure from the rigid motion of its cloth's free particles'
-/// displacements ([`limit_deformation`]), and returns each cloth's motion.
-fn limit_deformations(state: &mut SolveState, cloths: &[Cloth], limit: f32) -> Vec<RigidMotion> {
+/// displacements ([`limit_deformation`]) to its cloth's [`ClothContacts::max_displacement`], and
+/// returns each cloth's motion.
+fn limit_deformations(state: &mut SolveState, cloths: &[Cloth], contacts: &ClothContacts) -> Vec<RigidMotion> {
     let mut motions = Vec::with_capacity(cloths.len());
-    for cloth in cloths {
+    for (c, cloth) in cloths.iter().enumerate() {
+        let limit = contacts.max_displacement(c as u32);
         let motion = free_rigid_motion(state, cloth);
         let reference = state.positions[cloth.indices().start];
         for i in cloth.indices().filter(|&i| state.inverse_masses[i] > 0.0) {
@@ -357,22 +365,25 @@ fn limit_deformations(state: &mut SolveState, cloths: &[Cloth], limit: f32) -> V
 
 /// Particle `i`'s contact correction (the sum over its contacts), and whether it overflowed a
 /// capacity. Cells that share a bucket each take their own particles from it, so each particle
-/// is examined once.
+/// is examined once. The cells and candidates within its cloth's reach
+/// ([`ClothContacts::reach`]) are examined, each contact at its pair's thickness; only particles
+/// of one cloth can be neighbours at rest.
 fn particle_correction(
     i: usize,
     state: &SolveState,
     predicted: &[Vec3],
     rest: &[Vec3],
     hash: &SpatialHash,
-    params: &SelfCollision,
+    contacts: &ClothContacts,
 ) -> (Vec3, bool) {
-    let h_squared = params.thickness * params.thickness;
+    let cloth = contacts.particle_cloth(i);
+    let reach = contacts.reach(cloth);
     let mut sum = Vec3::ZERO;
     let mut examined = 0u32;
     let mut overflow = false;
     let cell_size = hash.cell_size();
     'cells: for cell in query_cells(predicted[i], cell_size) {
-        if !cell_within_reach(predicted[i], cell, cell_size, params.thickness) {
+        if !cell_within_reach(predicted[i], cell, cell_size, reach) {
             continue;
         }
         let entries = hash.bucket(cell_hash(cell, hash.table_size()));
@@ -390,20 +401,21 @@ fn particle_correction(
                 overflow = true;
                 break 'cells;
             }
-            // Most candidates are farther than h: rejected before reading their state (the
-            // GPU reads it only then).
+            // Most candidates are out of reach: rejected before reading their state (the GPU
+            // reads it only then).
             let d = predicted[i] - predicted[j];
-            let within = d.dot(d) < h_squared; // false for NaN
+            let within = d.dot(d) < reach * reach; // false for NaN
             if !within {
                 continue;
             }
+            let pair = contacts.between(cloth, contacts.particle_cloth(j));
             let (q_i, q_j) = (state.displacements[i], state.displacements[j]);
             let (w_i, w_j) = (state.inverse_masses[i], state.inverse_masses[j]);
-            let Some(c) = pair_correction(predicted[i], predicted[j], q_i, q_j, w_i, w_j, params) else {
+            let Some(c) = pair_correction(predicted[i], predicted[j], q_i, q_j, w_i, w_j, &pair) else {
                 continue;
             };
             let apart_at_rest = rest[i] - rest[j];
-            if apart_at_rest.dot(apart_at_rest) >= h_squared {
+            if !contacts.same_cloth(i, j) || apart_at_rest.dot(apart_at_rest) >= pair.thickness * pair.thickness {
                 sum += c;
             }
         }
@@ -419,6 +431,8 @@ pub(crate) struct SelfCollisionPass {
     /// The cloth's particle spacing ([`particle_spacing`]), measured the first time
     /// self-collision is on, when its buffers are made.
     spacing: Option<f32>,
+    /// What each pair of cloths keeps, while self-collision is on.
+    contacts: Option<ClothContacts>,
 }
 
 impl Pass for SelfCollisionPass {
@@ -465,8 +479,9 @@ impl Pass for SelfCollisionPass {
         }]
     }
 
-    /// Measures the particle spacing and makes the hash table (zeroed), the hashed particles,
-    /// the corrections and the rest shape the first time self-collision is on.
+    /// Measures the particle spacing and makes the hash table (zeroed), the hashed particles and
+    /// the corrections the first time self-collision is on; writes the rest shape with what each
+    /// pair of cloths keeps whenever it is on (the solver's thickness and friction may change).
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
         let (model, params) = (setup.model, setup.params);
         let n = model.particle_count();
@@ -476,17 +491,19 @@ impl Pass for SelfCollisionPass {
             uploads.reserve("hash_table", hash_table_bytes(n));
             uploads.reserve("hashed", 32 * n as u64);
             uploads.reserve("self_corrections", 16 * n as u64);
-            uploads.write("rest_shape", || bytemuck::cast_slice(&rest_shape(model.mesh())).to_vec());
             self.spacing = Some(particle_spacing(model.mesh()));
         }
-        if params.self_collision.is_some() {
+        self.contacts = params.self_collision.map(|defaults| ClothContacts::new(model, &defaults));
+        if let Some(contacts) = &self.contacts {
+            uploads.write("rest_shape", || bytemuck::cast_slice(&rest_shape(model, contacts)).to_vec());
             prepare_rigid_motions(model, uploads);
         }
+        let contacts = self.contacts.as_ref().zip(self.spacing);
         uploads.block("self_collision", || GpuSelfCollisionParams {
-            thickness: params.self_collision.map_or(0.0, |s| s.thickness),
-            cell_size: params.self_collision.zip(self.spacing).map_or(0.0, |(s, spacing)| s.cell_size(spacing)),
-            friction: params.self_collision.map_or(0.0, |s| s.friction),
-            fixed_point_exponent: params.self_collision.map_or(0, |s| fixed_point_exponent(s.thickness)),
+            largest_thickness: contacts.map_or(0.0, |(c, _)| c.largest_thickness()),
+            smallest_thickness: contacts.map_or(0.0, |(c, _)| c.smallest_thickness()),
+            cell_size: contacts.map_or(0.0, |(c, spacing)| c.cell_size(spacing)),
+            fixed_point_exponent: contacts.map_or(0, |(c, _)| fixed_point_exponent(c.largest_thickness())),
             hash_table_size: hash_table_size(n),
             triangle_count: model.mesh().triangles.len() as u32,
             cloth_count: model.cloths().len() as u32,
@@ -522,10 +539,9 @@ impl Pass for SelfCollisionPass {
     }
 
     fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
-        if let Some(self_collision) = &setup.params.self_collision {
+        if let Some(contacts) = &self.contacts {
             let spacing = self.spacing.expect("measured when self-collision was turned on");
-            let overflows =
-                collide_self(frame.solve, setup.model.mesh(), setup.model.cloths(), spacing, self_collision);
+            let overflows = collide_self(frame.solve, setup.model.mesh(), setup.model.cloths(), spacing, contacts);
             // Wraps like the GPU's atomic counter.
             frame.overflows.self_contacts = frame.overflows.self_contacts.wrapping_add(overflows);
         }
@@ -539,12 +555,17 @@ fn hash_table_bytes(particles: usize) -> u64 {
     (size_of::<GpuSpatialHashHead>() + 4 * (hash_table_size(particles) as usize + 1 + 4 * particles)) as u64
 }
 
-/// The rest shape (`rest_shape` in WGSL): each rest position's bits, then each triangle's
-/// corners.
-fn rest_shape(mesh: &ClothMesh) -> Vec<[u32; 4]> {
-    let positions = mesh.positions.iter().map(|p| p.extend(0.0).to_array().map(f32::to_bits));
-    let triangles = mesh.triangles.iter().map(|&[a, b, c]| [a, b, c, 0]);
-    positions.chain(triangles).collect()
+/// The rest shape with what each pair of cloths keeps (`rest_shape` in WGSL): each rest
+/// position's bits with its particle's cloth, each triangle's corners with its cloth, then
+/// [`ClothContacts::gpu_words`], four to an entry.
+fn rest_shape(model: &ClothModel, contacts: &ClothContacts) -> Vec<[u32; 4]> {
+    let mesh = model.mesh();
+    let positions = (mesh.positions.iter().enumerate())
+        .map(|(i, p)| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits(), contacts.particle_cloth(i)]);
+    let triangles = (mesh.triangles.iter().enumerate()).map(|(t, &[a, b, c])| [a, b, c, contacts.triangle_cloth(t)]);
+    let words = contacts.gpu_words();
+    let table = words.chunks(4).map(|chunk| std::array::from_fn(|k| chunk.get(k).copied().unwrap_or(0)));
+    positions.chain(triangles).chain(table).collect()
 }
 
 /// Group 2 of self-collision.
@@ -578,8 +599,10 @@ static SELF_COLLISION: BindingTable = BindingTable {
             "rest_shape",
             "array<vec4<u32>>",
             16,
-            "The rest positions' bits (xyz), one per particle: pairs closer than the thickness at rest\n\
-             never collide. Then each triangle's corners (xyz).",
+            "The rest positions' bits (xyz) and cloth (w), one per particle: pairs of one cloth closer than\n\
+             its thickness at rest never collide. Then each triangle's corners (xyz) and cloth (w). Then\n\
+             four words to an entry, each cloth's thickness, then the friction of cloths a and b at\n\
+             a * cloth_count + b (f32 bits; src/passes/self_collision/cloth_contacts.rs).",
         ),
     ],
 };
@@ -604,17 +627,17 @@ impl GpuSpatialHashHead {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuSelfCollisionParams {
-    /// [`SelfCollision::thickness`] (m), zero while off.
-    pub thickness: f32,
-    /// [`SelfCollision::friction`].
-    pub friction: f32,
+    /// [`ClothContacts::largest_thickness`] (m), zero while off.
+    pub largest_thickness: f32,
+    /// [`ClothContacts::smallest_thickness`] (m), zero while off.
+    pub smallest_thickness: f32,
     /// The triangle contacts' fixed-point exponent ([`fixed_point_exponent`]).
     pub fixed_point_exponent: i32,
     /// Buckets of the hash table ([`hash_table_size`]).
     pub hash_table_size: u32,
     /// The cloth's triangles.
     pub triangle_count: u32,
-    /// The edge of a hash cell ([`SelfCollision::cell_size`]), zero while off.
+    /// The edge of a hash cell ([`ClothContacts::cell_size`]), zero while off.
     pub cell_size: f32,
     /// The model's cloths (entries of `cloth_motions`).
     pub cloth_count: u32,
@@ -626,8 +649,8 @@ impl GpuSelfCollisionParams {
     /// The layout its WGSL twin must have.
     pub const LAYOUT: StructLayout = struct_layout!(
         GpuSelfCollisionParams as "SelfCollisionParams",
-        thickness,
-        friction,
+        largest_thickness,
+        smallest_thickness,
         fixed_point_exponent,
         hash_table_size,
         triangle_count,

@@ -92,7 +92,8 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, session: &Session) -> Vec
         run_section(ui, session, &mut actions);
         let mut params = *session.params();
         solver_section(ui, &mut params, session, &mut actions);
-        material_section(ui, &mut params);
+        let own_contacts = session.solver().model().cloths().iter().filter(|c| c.contact.is_some()).count();
+        material_section(ui, &mut params, own_contacts);
         air_section(ui, &mut params);
         if params != *session.params() {
             actions.push(PanelAction::SetParams(params));
@@ -252,7 +253,9 @@ fn spring_rows(ui: &mut egui::Ui, springs: &mut MassSpringParams) {
     );
 }
 
-fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
+/// `own_contacts`: the cloths with a thickness and friction of their own, which the
+/// self-collision rows leave as they are.
+fn material_section(ui: &mut egui::Ui, params: &mut SolverParams, own_contacts: usize) {
     egui::CollapsingHeader::new("Material and contact").default_open(true).show(ui, |ui| {
         // Mass-spring has springs instead (the solver section).
         ui.add_enabled_ui(params.mode.projects(), |ui| {
@@ -267,18 +270,22 @@ fn material_section(ui: &mut egui::Ui, params: &mut SolverParams) {
         ui.add(slider(&mut params.static_friction, 0.0..=1.5).text("static friction"));
         ui.add(slider(&mut params.dynamic_friction, 0.0..=1.5).text("dynamic friction"));
         ui.add(slider(&mut params.restitution, 0.0..=1.0).text("restitution"));
-        self_collision_rows(ui, params);
+        self_collision_rows(ui, params, own_contacts);
     });
 }
 
-/// Self-collision: on/off and, when on, its thickness and the friction between layers.
-fn self_collision_rows(ui: &mut egui::Ui, params: &mut SolverParams) {
+/// Self-collision: on/off and, when on, its thickness and the friction between layers, which
+/// the `own_contacts` cloths with their own do not take.
+fn self_collision_rows(ui: &mut egui::Ui, params: &mut SolverParams, own_contacts: usize) {
     let mut on = params.self_collision.is_some();
     ui.checkbox(&mut on, "self-collision");
     params.self_collision = on.then(|| params.self_collision.unwrap_or_default());
     if let Some(contact) = &mut params.self_collision {
         ui.add(slider(&mut contact.thickness, 0.002..=0.1).text("thickness").suffix(" m").logarithmic(true));
         ui.add(slider(&mut contact.friction, 0.0..=1.5).text("layer friction"));
+        if own_contacts > 0 {
+            ui.label(format!("{own_contacts} cloths keep a thickness and friction of their own"));
+        }
     }
 }
 

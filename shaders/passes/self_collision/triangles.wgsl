@@ -165,8 +165,13 @@ fn no_triangle_correction() -> TriangleCorrection {
     return TriangleCorrection(array<vec3<f32>, 4>(), false);
 }
 
-fn point_triangle_correction(x: array<vec3<f32>, 4>, q: array<vec3<f32>, 4>, w: vec4<f32>) -> TriangleCorrection {
-    let h = thickness();
+fn point_triangle_correction(
+    x: array<vec3<f32>, 4>,
+    q: array<vec3<f32>, 4>,
+    w: vec4<f32>,
+    pair: PairContact,
+) -> TriangleCorrection {
+    let h = pair.thickness;
     let p = array<vec3<f32>, 4>(x[0] + q[0], x[1] + q[1], x[2] + q[2], x[3] + q[3]);
     let face = face_contact(p, h);
     if (!face.found) {
@@ -185,8 +190,9 @@ fn point_triangle_correction(x: array<vec3<f32>, 4>, q: array<vec3<f32>, 4>, w: 
     let depth = h - side * face.height;
     let relative = q[0] - (q[1] * b_a + q[2] * b_b + q[3] * b_c);
     let tangential = relative - n * dot(n, relative);
-    let kept = friction_kept(length(tangential), depth);
-    let push = (n * (side * depth) - tangential * kept) * (RELAXATION / generalised_mass);
+    let pushed = RELAXATION * depth;
+    let kept = friction_kept(length(tangential), pushed, pair.friction);
+    let push = (n * (side * pushed) - tangential * kept) / generalised_mass;
     let corrections = array<vec3<f32>, 4>(push * w[0], push * (-b_a * w[1]), push * (-b_b * w[2]), push * (-b_c * w[3]));
     return TriangleCorrection(corrections, true);
 }
@@ -215,7 +221,7 @@ fn within(p: vec3<f32>, low: vec3<f32>, high: vec3<f32>) -> bool {
 }
 
 // TriangleContacts::add_contact in src/passes/self_collision/triangles.rs.
-fn add_contact(j: u32, corners: vec3<u32>) {
+fn add_contact(j: u32, corners: vec3<u32>, cloth: u32) {
     let particles = vec4<u32>(j, corners);
     var x: array<vec3<f32>, 4>;
     var q: array<vec3<f32>, 4>;
@@ -226,15 +232,17 @@ fn add_contact(j: u32, corners: vec3<u32>) {
         q[k] = state.xyz;
         w[k] = state.w;
     }
-    let contact = point_triangle_correction(x, q, w);
+    let own_cloth = particle_cloth(j);
+    let pair = between(cloth, own_cloth);
+    let contact = point_triangle_correction(x, q, w, pair);
     if (!contact.found) {
         return;
     }
     let rest_point = rest_position(j);
     let closest = closest_on_triangle(rest_point, rest_position(corners.x), rest_position(corners.y), rest_position(corners.z));
     let apart_at_rest = rest_point - closest;
-    let h = thickness();
-    if (dot(apart_at_rest, apart_at_rest) < h * h) {
+    let h = pair.thickness;
+    if (own_cloth == cloth && dot(apart_at_rest, apart_at_rest) < h * h) {
         return;
     }
     let exponent = fixed_point_exponent();
@@ -256,14 +264,14 @@ var<private> touching: array<u32, MAX_TRIANGLE_CANDIDATES>;
 var<private> touching_count: u32;
 
 // TriangleContacts::find_touching in src/passes/self_collision/triangles.rs: lists the particles
-// in `touching`; whether the triangle overflowed a capacity.
-fn find_touching(corners: vec3<u32>) -> bool {
-    let h = thickness();
+// in `touching`; whether the triangle (of cloth `cloth`) overflowed a capacity.
+fn find_touching(corners: vec3<u32>, cloth: u32) -> bool {
+    let h = reach(cloth);
     let size = cell_size();
     let p0 = predicted(corners.x);
     let p1 = predicted(corners.y);
     let p2 = predicted(corners.z);
-    if (!(finite(p0) && finite(p1) && finite(p2)) || covered_by_corners(p0, p1, p2, h)) {
+    if (!(finite(p0) && finite(p1) && finite(p2)) || covered_by_corners(p0, p1, p2, nearest(cloth))) {
         return false;
     }
     let area_normal = weighted_face_normal(p0, p1, p2);
@@ -323,9 +331,13 @@ fn find_touching(corners: vec3<u32>) -> bool {
                     if (examined > MAX_TRIANGLE_CANDIDATES) {
                         return true;
                     }
-                    // Most candidates are farther than h from the plane: rejected before the
-                    // whole test.
-                    if (abs(dot(n, p_j - p0)) < h && face_contact(array<vec3<f32>, 4>(p_j, p0, p1, p2), h).found) {
+                    // Most candidates are out of reach of the plane: rejected before the whole
+                    // test.
+                    if (!(abs(dot(n, p_j - p0)) < h)) {
+                        continue;
+                    }
+                    let pair = between(cloth, particle_cloth(j));
+                    if (face_contact(array<vec3<f32>, 4>(p_j, p0, p1, p2), pair.thickness).found) {
                         touching[touching_count] = j;
                         touching_count += 1u;
                     }
@@ -347,11 +359,12 @@ fn triangle_contacts(
     if (t >= params.self_collision.triangle_count) {
         return;
     }
-    let corners = rest_shape[params.particle_count + t].xyz;
+    let triangle = rest_shape[params.particle_count + t];
+    let corners = triangle.xyz;
     touching_count = 0u;
-    let overflow = find_touching(corners);
+    let overflow = find_touching(corners, triangle.w);
     for (var k = 0u; k < touching_count; k += 1u) {
-        add_contact(touching[k], corners);
+        add_contact(touching[k], corners, triangle.w);
     }
     if (overflow) {
         atomicAdd(&hash_table.overflow, 1u);

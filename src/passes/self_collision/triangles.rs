@@ -30,6 +30,7 @@
 //! atomics, whose total does not depend on the order of arrival, so the results are
 //! bit-identical from run to run. WGSL twin: `shaders/passes/self_collision/triangles.wgsl`.
 
+use super::cloth_contacts::ClothContacts;
 use super::{cell_coordinate, cell_hash, cell_of, friction_kept, SelfCollision, SpatialHash, MAX_BUCKET_ENTRIES};
 use crate::constraints::SolveState;
 use crate::math::{closest_on_triangle, weighted_face_normal, DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
@@ -66,12 +67,18 @@ pub const MAX_TRIANGLE_CANDIDATES: u32 = 128;
 /// an overflow. Keeps each invocation's loops well within the 65 535 iterations a CPU adapter
 /// (llvmpipe) allows an invocation, past which it would end them silently.
 pub const MAX_TRIANGLE_STEPS: u32 = 16_384;
-/// The fraction of its depth (and slide) one contact takes out. Where two layers touch, every
-/// gap between them is closed twice, by the particles of each layer against the faces of the
-/// other: at full strength the sum overshoots to the gap's mirror image, and a sheet resting on
-/// another alternated between contact and none every substep (measured: 1.7 cm/s, `g·Δt`). A
-/// lone particle against a face closes its gap over a few substeps; one that crossed the face
-/// still ends on its side, since the deformation limit keeps the crossing within `h`.
+/// The fraction of its depth one contact takes out. Where two layers touch, every gap between
+/// them is closed twice, by the particles of each layer against the faces of the other: at full
+/// strength the sum overshoots to the gap's mirror image, and a sheet resting on another
+/// alternated between contact and none every substep (measured: 1.7 cm/s, `g·Δt`). A lone
+/// particle against a face closes its gap over a few substeps; one that crossed the face still
+/// ends on its side, since the deformation limit keeps the crossing within `h`.
+///
+/// Friction is not relaxed: it removes the whole slide up to `μ` times the push (Coulomb's
+/// bound on what the push took out). Relaxed, it removed half the slide of a particle at rest,
+/// which a depth measured in positions does not need, so the other half stayed in its velocity:
+/// a sheet crept at `g·sin θ·Δt` (5.6 mm/s) down a pinned sheet tilted by 20° with a friction
+/// of 0.5.
 pub const RELAXATION: f32 = 0.5;
 /// Bits of a thickness in fixed point: the unit is a power of two of at most `h·2⁻²⁴` metres.
 /// Each correction is rounded to it, so a contact's corrections keep momentum to within half a
@@ -198,8 +205,9 @@ pub fn face_contact(p: [Vec3; 4], h: f32) -> Option<FaceContact> {
 /// `λ = −C / (w₀ + Σβₖ²wₖ)`, the point moves by `λw₀·s·n` and corner `k` by `−λβₖwₖ·s·n`
 /// (eq. 13 with `n` held fixed): their momenta cancel since `Σβₖ = 1`. The relative tangential
 /// displacement `t` of the point against the triangle's point beneath it is removed or reduced
-/// as in [`super::pair_correction`], with the same shares. All of it is scaled by
-/// [`RELAXATION`].
+/// as in [`super::pair_correction`], with the same shares. The push is scaled by
+/// [`RELAXATION`], and friction's bound with it (`μ` times the push); the slide within it is
+/// removed whole.
 pub fn point_triangle_correction(x: [Vec3; 4], q: [Vec3; 4], w: [f32; 4], params: &SelfCollision) -> Option<[Vec3; 4]> {
     let h = params.thickness;
     let p = [x[0] + q[0], x[1] + q[1], x[2] + q[2], x[3] + q[3]];
@@ -214,32 +222,35 @@ pub fn point_triangle_correction(x: [Vec3; 4], q: [Vec3; 4], w: [f32; 4], params
     let depth = h - side * height;
     let relative = q[0] - (q[1] * b_a + q[2] * b_b + q[3] * b_c);
     let tangential = relative - n * n.dot(relative);
-    let kept = friction_kept(tangential.length(), depth, params);
-    let push = (n * (side * depth) - tangential * kept) * (RELAXATION / generalised_mass);
+    let pushed = RELAXATION * depth;
+    let kept = friction_kept(tangential.length(), pushed, params);
+    let push = (n * (side * pushed) - tangential * kept) / generalised_mass;
     Some([push * w[0], push * (-b_a * w[1]), push * (-b_b * w[2]), push * (-b_c * w[3])])
 }
 
 /// One substep's point–triangle contacts on the clamped `state` (the reference of the
-/// `triangle_contacts` kernel): adds each contact's corrections, in fixed point of exponent
-/// [`fixed_point_exponent`], to the particles' `sums` (xyz), and counts them (w). Returns the
-/// triangles that met a full bucket, too many columns, steps or candidates.
+/// `triangle_contacts` kernel), each at what its particle's and triangle's cloths keep
+/// (`contacts`): adds each contact's corrections, in fixed point of exponent
+/// [`fixed_point_exponent`] of the thickest cloth, to the particles' `sums` (xyz), and counts
+/// them (w). Returns the triangles that met a full bucket, too many columns, steps or candidates.
 pub fn add_triangle_contacts(
     state: &SolveState,
     predicted: &[Vec3],
     mesh: &ClothMesh,
     hash: &SpatialHash,
-    params: &SelfCollision,
+    contacts: &ClothContacts,
     sums: &mut [IVec4],
 ) -> u32 {
-    let exponent = fixed_point_exponent(params.thickness);
-    let triangles = TriangleContacts { state, predicted, mesh, hash, params, exponent };
+    let exponent = fixed_point_exponent(contacts.largest_thickness());
+    let triangles = TriangleContacts { state, predicted, mesh, hash, contacts, exponent };
     let mut overflows = 0u32;
     let mut touching = Vec::with_capacity(MAX_TRIANGLE_CANDIDATES as usize);
-    for &corners in &mesh.triangles {
+    for (t, &corners) in mesh.triangles.iter().enumerate() {
         touching.clear();
-        overflows += u32::from(triangles.find_touching(corners, &mut touching));
+        let cloth = contacts.triangle_cloth(t);
+        overflows += u32::from(triangles.find_touching(corners, cloth, &mut touching));
         for &j in &touching {
-            triangles.add_contact(j, corners, sums);
+            triangles.add_contact(j, corners, cloth, sums);
         }
     }
     overflows
@@ -251,22 +262,25 @@ struct TriangleContacts<'a> {
     predicted: &'a [Vec3],
     mesh: &'a ClothMesh,
     hash: &'a SpatialHash,
-    params: &'a SelfCollision,
-    /// [`fixed_point_exponent`] of the thickness.
+    contacts: &'a ClothContacts,
+    /// [`fixed_point_exponent`] of the thickest cloth's thickness.
     exponent: i32,
 }
 
 impl TriangleContacts<'_> {
-    /// Lists in `touching` the particles that touch the face of the triangle of `corners`
-    /// ([`face_contact`]), found by its predicted positions alone; returns whether it overflowed
-    /// a capacity. Their contacts are added once the search is over, so that a GPU thread runs
-    /// the contact's code once per contact, not masked off in every step of the search
-    /// (llvmpipe runs both sides of a branch).
-    fn find_touching(&self, corners: [u32; 3], touching: &mut Vec<u32>) -> bool {
-        let h = self.params.thickness;
+    /// Lists in `touching` the particles that touch the face of the triangle of `corners` of
+    /// cloth `cloth` ([`face_contact`] at their pair's thickness), found by its predicted
+    /// positions alone; returns whether it overflowed a capacity. The box is grown by the
+    /// cloth's reach ([`ClothContacts::reach`]); a triangle covered by its corners at the
+    /// thinnest pair it can make ([`ClothContacts::nearest`]) is left to them. Their contacts
+    /// are added once the search is over, so that a GPU thread runs the contact's code once per
+    /// contact, not masked off in every step of the search (llvmpipe runs both sides of a
+    /// branch).
+    fn find_touching(&self, corners: [u32; 3], cloth: u32, touching: &mut Vec<u32>) -> bool {
+        let h = self.contacts.reach(cloth);
         let size = self.hash.cell_size();
         let p = corners.map(|k| self.predicted[k as usize]);
-        if !p.iter().all(|v| v.is_finite()) || covered_by_corners(p, h) {
+        if !p.iter().all(|v| v.is_finite()) || covered_by_corners(p, self.contacts.nearest(cloth)) {
             return false;
         }
         let area_normal = weighted_face_normal(p[0], p[1], p[2]);
@@ -317,10 +331,14 @@ impl TriangleContacts<'_> {
                         if examined > MAX_TRIANGLE_CANDIDATES {
                             return true;
                         }
-                        // Most candidates are farther than h from the plane: rejected before
-                        // the whole test.
+                        // Most candidates are out of reach of the plane: rejected before the
+                        // whole test.
                         let near_plane = n.dot(p_j - p[0]).abs() < h;
-                        if near_plane && face_contact([p_j, p[0], p[1], p[2]], h).is_some() {
+                        if !near_plane {
+                            continue;
+                        }
+                        let pair = self.contacts.between(cloth, self.contacts.particle_cloth(j as usize));
+                        if face_contact([p_j, p[0], p[1], p[2]], pair.thickness).is_some() {
                             touching.push(j);
                         }
                     }
@@ -330,20 +348,23 @@ impl TriangleContacts<'_> {
         overflow
     }
 
-    /// Adds the contact of particle `j` against the triangle of `corners`, if any, to `sums`.
-    fn add_contact(&self, j: u32, corners: [u32; 3], sums: &mut [IVec4]) {
+    /// Adds the contact of particle `j` against the triangle of `corners` of cloth `cloth`, if
+    /// any, to `sums`; only a particle of the triangle's cloth can be its neighbour at rest.
+    fn add_contact(&self, j: u32, corners: [u32; 3], cloth: u32, sums: &mut [IVec4]) {
         let particles = [j, corners[0], corners[1], corners[2]].map(|k| k as usize);
         let state = self.state;
         let x = particles.map(|k| state.positions[k]);
         let q = particles.map(|k| state.displacements[k]);
         let w = particles.map(|k| state.inverse_masses[k]);
-        let Some(corrections) = point_triangle_correction(x, q, w, self.params) else {
+        let own_cloth = self.contacts.particle_cloth(particles[0]);
+        let pair = self.contacts.between(cloth, own_cloth);
+        let Some(corrections) = point_triangle_correction(x, q, w, &pair) else {
             return;
         };
         let rest = particles.map(|k| self.mesh.positions[k]);
         let apart_at_rest = rest[0] - closest_on_triangle(rest[0], [rest[1], rest[2], rest[3]]);
-        let h = self.params.thickness;
-        if apart_at_rest.dot(apart_at_rest) < h * h {
+        let h = pair.thickness;
+        if own_cloth == cloth && apart_at_rest.dot(apart_at_rest) < h * h {
             return;
         }
         for ((k, correction), w) in particles.into_iter().zip(corrections).zip(w) {
