@@ -26,6 +26,17 @@ impl Pins {
         }
     }
 
+    /// These pins, then those of `cloth` (its model's, each targeting its rest position): the
+    /// pins of a model with `cloth` joined after this one's ([`ClothModel::joined`]).
+    pub fn appended(&self, cloth: &ClothModel) -> Self {
+        let added = Self::new(cloth);
+        Self {
+            masses: [self.masses.as_slice(), &added.masses].concat(),
+            inverse_masses: [self.inverse_masses.as_slice(), &added.inverse_masses].concat(),
+            targets: [self.targets.as_slice(), &added.targets].concat(),
+        }
+    }
+
     fn check(&self, index: u32) -> Result<usize, Error> {
         let i = index as usize;
         if i < self.masses.len() {

@@ -80,6 +80,26 @@ impl CpuSolver {
         Ok(solver)
     }
 
+    /// Adds `cloth` as a cloth of its own after the model's ([`ClothModel::joined`]), at rest in
+    /// its rest state with its own pins, keeping the cloths' positions, velocities, normals,
+    /// pins and targets, the colliders, the simulated time and the parameters
+    /// ([`crate::GpuSolver::add_cloth`]). Overflow counts start from zero. On error the solver
+    /// is left as it was.
+    pub fn add_cloth(&mut self, cloth: &ClothModel) -> Result<(), Error> {
+        let model = ClothModel::joined(&[self.model.clone(), cloth.clone()])?;
+        let mut next = Self::new(&model, self.params, &[])?;
+        next.colliders = self.colliders.clone();
+        next.pins = self.pins.appended(cloth);
+        prepare(&mut next.passes, &model, &next.params, &next.pins, &next.colliders)?;
+        let added = cloth.particle_count();
+        next.positions = [self.positions.as_slice(), &cloth.mesh().positions].concat();
+        next.velocities = [self.velocities.as_slice(), &vec![Vec3::ZERO; added]].concat();
+        next.normals = [self.normals.as_slice(), &cloth.vertex_normals(&cloth.mesh().positions)].concat();
+        next.time = self.time;
+        *self = next;
+        Ok(())
+    }
+
     /// Replaces the parameters (validated; mass-spring's also for stability). On error the
     /// solver keeps its previous parameters, and its passes stay prepared for them.
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {

@@ -5,7 +5,9 @@
 mod support;
 
 use drape::constraints::{Kind, UnitType};
-use drape::{ClothMesh, ClothModel, CpuSolver, Error, GpuSolver, GridPlane, SolverMode, SolverParams};
+use drape::{
+    Aerodynamics, ClothMesh, ClothModel, CpuSolver, Error, GpuSolver, GridPlane, Gusts, SolverMode, SolverParams,
+};
 use glam::{DVec3, Vec3};
 use support::{crumpling, crumpling_cloth, device, largest, strip, zero_gravity_self_collision};
 
@@ -388,5 +390,61 @@ fn joined_strips_stretch_each_by_its_own_modulus() {
         let (elongation, expected) = ((1.0 - lowest) - length, rho * 9.81 * length * length / (2.0 * along));
         let relative = (elongation / expected - 1.0).abs();
         assert!(relative <= 0.02, "ρ {rho}, E {along}: stretched {elongation} m, the closed form {expected} m");
+    }
+}
+
+/// Adding a cloth to a running solver leaves what was there as it was: the spinning sheet, its
+/// pin's target moved and in a gusting wind, run for 10 frames, then given the crumpling sheet,
+/// goes on bit for bit as a solver given none, on the CPU reference and on the GPU, in both
+/// modes (positions, velocities, pins and the gusts' time carried over). The added sheet starts
+/// at rest in its rest shape.
+#[test]
+fn adding_a_cloth_leaves_the_others_as_they_were() {
+    let (device, queue) = device();
+    let ((added, _), (sheet, velocities)) = (crumpling_cloth(), spinning_sheet());
+    let target = sheet.mesh().positions[0] + Vec3::new(0.05, 0.02, 0.0);
+    let n = sheet.particle_count();
+    let wind = Aerodynamics {
+        wind: Vec3::new(2.0, 0.0, 1.0),
+        gusts: Gusts { strength: 0.5, frequency: 2.0 },
+        ..Default::default()
+    };
+    let with_rest = |positions: &[Vec3]| bits(&[positions, &added.mesh().positions].concat());
+    for mode in MODES {
+        let params = SolverParams { aerodynamics: Some(wind), ..params(mode) };
+        let mut alone = CpuSolver::new(&sheet, params, &[]).unwrap();
+        alone.velocities = velocities.clone();
+        alone.pins.set_target(0, target).unwrap();
+        (0..10).for_each(|_| alone.step());
+        let mut grown = alone.clone();
+        grown.add_cloth(&added).unwrap();
+        assert_eq!(bits(&grown.positions), with_rest(&alone.positions), "{mode:?}: the reference");
+        assert!(grown.velocities[n..].iter().all(|&v| v == Vec3::ZERO));
+        for _ in 0..10 {
+            alone.step();
+            grown.step();
+        }
+        assert_eq!(bits(&grown.positions[..n]), bits(&alone.positions), "{mode:?}: the reference");
+
+        let started = || {
+            let mut gpu = GpuSolver::new(&device, &queue, &sheet, params, &[]).unwrap();
+            gpu.set_velocities(&velocities).unwrap();
+            gpu.set_pin_target(0, target).unwrap();
+            (0..10).for_each(|_| gpu.step());
+            gpu
+        };
+        let (mut alone, mut grown) = (started(), started());
+        grown.add_cloth(&added).unwrap();
+        assert_eq!(grown.model().cloths().len(), 2);
+        assert_eq!(bits(&grown.read_positions().unwrap()), with_rest(&alone.read_positions().unwrap()), "{mode:?}");
+        assert_eq!(grown.pins().targets()[0], target);
+        for _ in 0..10 {
+            alone.step();
+            grown.step();
+        }
+        let (grown_x, alone_x) = (grown.read_positions().unwrap(), alone.read_positions().unwrap());
+        assert_eq!(bits(&grown_x[..n]), bits(&alone_x), "{mode:?}: the GPU");
+        let grown_v = grown.read_velocities().unwrap();
+        assert_eq!(bits(&grown_v[..n]), bits(&alone.read_velocities().unwrap()), "{mode:?}: the GPU's velocities");
     }
 }

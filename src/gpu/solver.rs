@@ -155,6 +155,41 @@ impl GpuSolver {
         Ok(solver)
     }
 
+    /// Adds `cloth` as a cloth of its own after the model's ([`ClothModel::joined`]), at rest in
+    /// its rest state with its own pins, without touching what is there: the cloths' positions,
+    /// velocities, normals, pins and targets, the colliders (poses, motions and materials), the
+    /// simulated time, the parameters, the layout asked for and profiling carry over, copied on
+    /// the GPU (no readback, no wait). The model, its buffers and pipelines are built anew, so
+    /// it costs what making a solver costs; overflow counts start from zero, and an uncollected
+    /// [`GpuSolver::request_metrics`] or [`GpuSolver::request_positions`] is dropped. On error (a
+    /// cloth the model cannot join, the device's limits) the solver is left as it was.
+    pub fn add_cloth(&mut self, cloth: &ClothModel) -> Result<(), Error> {
+        let model = ClothModel::joined(&[self.model.clone(), cloth.clone()])?;
+        let mut next = Self::new(&self.device, &self.queue, &model, self.params, &self.colliders())?;
+        next.colliders = self.colliders.clone();
+        next.write_colliders();
+        next.pins = self.pins.appended(cloth);
+        next.write_pins();
+        next.requested_layout = self.requested_layout;
+        next.apply(self.params, self.requested_layout)?;
+        next.set_profiling(self.profiling())?;
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("add cloth") });
+        let particle_bytes = 16 * self.model.particle_count() as u64;
+        // velocities' w: the inverse masses, of the pins carried over.
+        for (buffer, bytes) in [
+            ("positions", particle_bytes),
+            ("velocities", particle_bytes),
+            ("normals", particle_bytes),
+            ("frame_start", 4),
+        ] {
+            encoder.copy_buffer_to_buffer(self.resources.buffer(buffer), 0, next.resources.buffer(buffer), 0, bytes);
+        }
+        self.queue.submit([encoder.finish()]);
+        *self = next;
+        Ok(())
+    }
+
     /// Changes the parameters for the next frames. Validated (mass-spring's springs also for
     /// stability at the substep) and planned first: on error the solver keeps its previous
     /// parameters. Nothing is rebuilt except the buffers a pass makes the first time its
