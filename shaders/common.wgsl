@@ -52,8 +52,14 @@ struct DispatchInfo {
 
 // A pinned particle (PinRecord in src/pins.rs).
 struct Pin {
+    // Its target, or, attached, its point in its collider's frame.
     position: vec3<f32>,
     particle: u32,
+    // The collider it is attached to, or NOT_ATTACHED (src/pins.rs).
+    collider: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // Flattens a 2-D grid of workgroups (large cloths exceed 65535 workgroups in x).

@@ -18,6 +18,7 @@
 
 pub mod air;
 pub mod area_limits;
+pub mod attachments;
 pub mod contacts;
 pub mod depenetration;
 pub mod directional;
@@ -58,6 +59,7 @@ pub(crate) fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(air::AirPass::default()),
         Box::new(springs::SpringsPass::default()),
         Box::new(predict::PredictPass),
+        Box::new(attachments::AttachmentsPass),
         Box::new(contacts::ContactsPass),
         Box::new(iterations::IterationsPass::default()),
         Box::new(area_limits::AreaLimitsPass::default()),
@@ -458,8 +460,9 @@ impl Shader {
 pub(crate) const COMMON_WGSL: WgslFile = wgsl_file!("common.wgsl");
 
 /// The constants of [`COMMON_WGSL`].
-fn common_constants() -> [Constant; 7] {
+fn common_constants() -> [Constant; 8] {
     [
+        Constant::u32("NOT_ATTACHED", crate::pins::NOT_ATTACHED),
         Constant::u32("WORKGROUP_SIZE", WORKGROUP_SIZE),
         Constant::f32("GEOMETRY_EPSILON", GEOMETRY_EPSILON),
         Constant::f32("DENOMINATOR_EPSILON", DENOMINATOR_EPSILON),

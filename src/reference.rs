@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::metrics::Overflows;
 use crate::model::ClothModel;
 use crate::params::SolverParams;
+use crate::passes::attachments;
 use crate::passes::depenetration::Depenetration;
 use crate::passes::{frame_order, passes, CpuFrame, Pass, Setup, Uploads};
 use crate::pins::Pins;
@@ -112,11 +113,24 @@ impl CpuSolver {
     }
 
     /// Replaces the colliders (validated), each resting at the identity pose, and zeroes the
-    /// overflow counts.
+    /// overflow counts. Refused while a particle is attached to a collider the new ones lack.
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
+        self.pins.check_colliders(colliders.len())?;
         self.colliders = ColliderSet::new(colliders)?;
         self.overflows = Overflows::default();
         Ok(())
+    }
+
+    /// Attaches particle `index` to collider `collider` at the collider's point that is at `at`
+    /// where the collider is now ([`crate::GpuSolver::attach`]); `pins.unpin` releases it.
+    pub fn attach(&mut self, index: u32, collider: u32, at: Vec3) -> Result<(), Error> {
+        attachments::attach_at(&mut self.pins, &self.colliders, index, collider, at)
+    }
+
+    /// Attaches every free particle within `distance` of collider `collider`'s surface where
+    /// each is ([`crate::GpuSolver::attach_within`]), and returns them.
+    pub fn attach_within(&mut self, collider: u32, distance: f32) -> Result<Vec<u32>, Error> {
+        attachments::attach_within(&mut self.pins, &self.colliders, collider, distance, &self.positions)
     }
 
     /// What fixed capacities left out since the solver was made or its colliders set.

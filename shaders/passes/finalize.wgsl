@@ -35,11 +35,17 @@ fn finalize_particle(i: u32, substep: u32) {
     velocities[i] = vec4<f32>(v, state.w);
 }
 
+// A pin ends the frame on its target, and an attached one every substep on its collider's
+// point (shaders/passes/attachments.wgsl).
 fn finalize_pin(pin: Pin, substep: u32) {
     let q = velocities[pin.particle].xyz;
     let x = positions[pin.particle].xyz;
     let last = substep + 1u == params.substeps;
-    positions[pin.particle] = vec4<f32>(select(x + q, pin.position, last), 1.0);
+    var end = select(x + q, pin.position, last);
+    if (pin.collider != NOT_ATTACHED) {
+        end = attachment_target(pin, substep);
+    }
+    positions[pin.particle] = vec4<f32>(end, 1.0);
     velocities[pin.particle] = vec4<f32>(q / params.h, 0.0);
 }
 

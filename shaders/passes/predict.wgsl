@@ -27,6 +27,9 @@ fn predict_particle(i: u32, forces: vec3<f32>) {
 // A pinned particle's displacement in `substep`: a 1/remaining share of the way to its target
 // (kinematic_step in src/passes/predict.rs).
 fn predict_pin(pin: Pin, substep: u32) {
+    if (pin.collider != NOT_ATTACHED) {
+        return; // moved by attach_pins (shaders/passes/attachments.wgsl)
+    }
     let x = positions[pin.particle].xyz;
     let remaining = params.substeps - substep;
     let q = select((pin.position - x) / f32(remaining), pin.position - x, remaining == 1u);

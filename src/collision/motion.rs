@@ -218,6 +218,11 @@ impl ColliderSet {
         self.motions.iter().map(|m| m.end).collect()
     }
 
+    /// Where collider `c` is now, at the start of the coming frame (`None`: no such collider).
+    pub fn pose_now(&self, c: u32) -> Option<Pose> {
+        self.motions.get(c as usize).map(|m| m.start)
+    }
+
     /// The shapes at the pose `pose` picks from each motion.
     fn placed_at(&self, pose: impl Fn(&Motion) -> Pose) -> Vec<Collider> {
         self.shapes.iter().zip(&self.motions).map(|(shape, motion)| shape.placed(&pose(motion))).collect()

@@ -57,6 +57,11 @@ impl Pose {
         rotate(self.rotation, p) + self.translation
     }
 
+    /// A point of the world in the shape's own frame ([`Pose::to_world`] undone).
+    pub fn to_local(&self, p: Vec3) -> Vec3 {
+        rotate(self.rotation.conjugate(), p - self.translation)
+    }
+
     /// The pose a fraction `s` of the way to `to`: the translation interpolated linearly, the
     /// rotation along the shorter arc (normalised linear interpolation). The ends are the poses
     /// themselves, exactly, and equal rotations stay exactly as they are, so a collider that

@@ -32,6 +32,7 @@ use crate::error::{Error, ParamError};
 use crate::metrics::ClothMetrics;
 use crate::model::ClothModel;
 use crate::params::SolverParams;
+use crate::passes::attachments;
 use crate::passes::plan::{
     auto_layout, BlockSizes, DispatchStrategy, FramePlan, GpuFacts, WorkgroupSizes, DISPATCH_ENTRY_STRIDE,
 };
@@ -209,8 +210,9 @@ impl GpuSolver {
 
     /// Replaces the colliders for the next frames (validated; any number, as long as their list
     /// fits in one storage binding), each resting at the identity pose, and zeroes the
-    /// overflow counts.
+    /// overflow counts. Refused while a particle is attached to a collider the new ones lack.
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
+        self.pins.check_colliders(colliders.len())?;
         let set = ColliderSet::new(colliders)?;
         check_buffer_size(&self.device, "colliders", collider_list_bytes(colliders.len()))?;
         if !self.resources.fields.holds(set.shapes()) {
@@ -274,6 +276,19 @@ impl GpuSolver {
     /// Releases a pinned particle (the tethers are rebuilt before the next frame).
     pub fn unpin(&mut self, index: u32) -> Result<(), Error> {
         self.pins.unpin(index)?;
+        self.write_inverse_mass(index);
+        self.write_pins();
+        self.apply(self.params, self.requested_layout)
+    }
+
+    /// Attaches particle `index` to collider `collider` at the collider's point that is at `at`
+    /// where the collider is now (usually the particle's position, for no jump): from the next
+    /// frame the particle follows that point substep by substep, as the collider moves and
+    /// turns ([`crate::passes::attachments`]), until [`GpuSolver::unpin`] releases it with the
+    /// point's velocity. Like a pin it has no mass and rebuilds the tethers before the next
+    /// frame. Errors: a particle or collider that is not the solver's, a non-finite point.
+    pub fn attach(&mut self, index: u32, collider: u32, at: Vec3) -> Result<(), Error> {
+        attachments::attach_at(&mut self.pins, &self.colliders, index, collider, at)?;
         self.write_inverse_mass(index);
         self.write_pins();
         self.apply(self.params, self.requested_layout)

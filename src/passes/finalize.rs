@@ -5,7 +5,8 @@
 //! [`super::contacts`]) gives its displacement `q` and velocity, then `x = x + q`. The
 //! velocity comes from the displacement, never from a difference of metre-scale positions, so
 //! its rounding is relative to the motion. Pinned particles take their kinematic velocity and
-//! end the frame exactly on their targets. In a frame in which a particle started inside a
+//! end the frame exactly on their targets, attached ones every substep on their collider's point
+//! ([`super::attachments`]). In a frame in which a particle started inside a
 //! collider, each free particle's speed is bounded ([`super::depenetration`]). The frame's last
 //! finalize advances the clock.
 //!
@@ -13,6 +14,7 @@
 //! (`integrate_shader` in [`super::predict`]). WGSL twin: `shaders/passes/finalize.wgsl`.
 
 use super::air::advanced_clock;
+use super::attachments::attachment_target;
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::predict::{integrate_shader, FINALIZE};
 use super::{Build, CpuFrame, LayoutRefused, Pass, Setup, Shader, Stage};
@@ -57,7 +59,13 @@ impl Pass for FinalizePass {
             let q = solve.displacements[i];
             if pins.inverse_masses()[i] == 0.0 {
                 frame.velocities[i] = q / h;
-                *x = if last { pins.targets()[i] } else { *x + q };
+                *x = match pins.attachment(i as u32) {
+                    Some((c, local)) => {
+                        attachment_target(local, &frame.colliders[c as usize], substep, params.substeps)
+                    }
+                    None if last => pins.targets()[i],
+                    None => *x + q,
+                };
                 continue;
             }
             let earlier = setup.iteration_contacts().then(|| &frame.contacts[i]);

@@ -10,6 +10,7 @@
 //! one's predict run as one dispatch when nothing comes between them. WGSL twin:
 //! `shaders/passes/predict.wgsl`.
 
+use super::attachments::ATTACH_PINS;
 use super::plan::{workgroups_for, DispatchInfo, FramePlan};
 use super::{
     collision_kernel, Build, CollisionKernel, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage,
@@ -77,6 +78,9 @@ impl Pass for PredictPass {
         solve.inverse_masses.copy_from_slice(pins.inverse_masses());
         solve.responses = setup.model.responses(params);
         for (i, &x) in frame.positions.iter().enumerate() {
+            if pins.attachment(i as u32).is_some() {
+                continue; // moved by the attachments pass
+            }
             solve.displacements[i] = if pins.inverse_masses()[i] == 0.0 {
                 kinematic_step(x, pins.targets()[i], remaining)
             } else {
@@ -111,12 +115,14 @@ pub(crate) fn integrate_shader() -> Shader {
             Part::File(collision::WGSL),
             Part::File(wgsl_file!("passes/predict.wgsl")),
             Part::File(wgsl_file!("passes/finalize.wgsl")),
+            Part::File(wgsl_file!("passes/attachments.wgsl")),
         ],
         structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, crate::collision::GpuSubstepContacts::LAYOUT],
         block: None,
         kernels: std::iter::once(Kernel { uses: Some(PREDICT_USES), ..Kernel::plain(PREDICT) })
             .chain(FINALIZE.kernels(Some(FINALIZE_USES)))
             .chain(FINALIZE_AND_PREDICT.kernels(Some(FINALIZE_USES)))
+            .chain(std::iter::once(Kernel { uses: Some(ATTACH_USES), ..Kernel::plain(ATTACH_PINS) }))
             .collect(),
     }
 }
@@ -124,6 +130,9 @@ pub(crate) fn integrate_shader() -> Shader {
 /// What predict binds of [`INTEGRATE`]: the particles, the pins and the forces.
 const PREDICT_USES: &[&str] =
     &["positions", "velocities", "pins", "air_accelerations", "spring_accelerations", "particle_contacts"];
+/// What the attachments' kernel binds of [`INTEGRATE`]: the particles, the pins and the
+/// colliders.
+const ATTACH_USES: &[&str] = &["positions", "velocities", "pins", "collider_list"];
 /// What finalize binds of [`INTEGRATE`] (also when it runs with the next predict, which then
 /// has neither air nor springs): the particles, the pins, the frame's start and the colliders
 /// with what the frame's start, predict and the iterations recorded of them (a table of more

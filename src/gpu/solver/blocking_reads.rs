@@ -9,6 +9,7 @@ use super::super::readback::{
 use super::{counted_readback_buffer, GpuSolver};
 use crate::error::Error;
 use crate::metrics::{ClothMetrics, Overflows};
+use crate::passes::attachments;
 use glam::Vec3;
 
 /// Particles a blocking read copies per submit and wait: 256 KiB per particle buffer.
@@ -26,6 +27,22 @@ impl GpuSolver {
     pub fn read_positions(&mut self) -> Result<Vec<Vec3>, Error> {
         let [positions] = self.read_vectors([Which::Positions])?;
         Ok(positions)
+    }
+
+    /// Attaches every free particle within `distance` (m) of collider `collider`'s surface
+    /// where the collider is now (inside it too), each where it is ([`GpuSolver::attach`]), and
+    /// returns them. Reads the positions back (waits for the GPU; native only: a browser reads
+    /// them with [`GpuSolver::request_positions`] and attaches each). Errors: a collider that is
+    /// not the solver's, a negative or non-finite distance.
+    pub fn attach_within(&mut self, collider: u32, distance: f32) -> Result<Vec<u32>, Error> {
+        let positions = self.read_positions()?;
+        let attached = attachments::attach_within(&mut self.pins, &self.colliders, collider, distance, &positions)?;
+        for &i in &attached {
+            self.write_inverse_mass(i);
+        }
+        self.write_pins();
+        self.apply(self.params, self.requested_layout)?;
+        Ok(attached)
     }
 
     /// Reads the velocities back (waits for the GPU; native only).

@@ -1,0 +1,103 @@
+//! Attachments to colliders: a particle attached to a point of a collider
+//! ([`crate::pins::Pins::attach`]) is a pin whose target is that point wherever the collider is,
+//! substep by substep. Predict leaves it alone; after it, each attached particle's displacement
+//! is the way to its point at the substep's end along the collider's motion
+//! ([`attachment_target`]), so that the iterations see it where the collider takes it in that
+//! substep rather than where the frame's end puts it; finalize puts it there exactly and gives
+//! it the point's velocity, so a released attachment leaves the particle moving as its point
+//! did. One dispatch per substep, only while a pin is attached.
+//!
+//! Its kernel is in the `integrate` module, whose finalize reads the same targets
+//! (`integrate_shader` in [`super::predict`]). WGSL twin: `shaders/passes/attachments.wgsl`.
+
+use super::plan::{workgroups_for, DispatchInfo, FramePlan};
+use super::{CpuFrame, LayoutRefused, Pass, Setup, Stage};
+use crate::collision::{ColliderSet, MovingCollider};
+use crate::error::{Error, ParamError};
+use crate::pins::Pins;
+use glam::Vec3;
+
+/// The attachments' kernel, in the `integrate` module.
+pub(crate) const ATTACH_PINS: &str = "attach_pins";
+
+/// Where a particle attached at `local` (a point of `collider`'s own frame) is at the end of
+/// substep `substep` of `substeps`: that point at the collider's pose then.
+pub fn attachment_target(local: Vec3, collider: &MovingCollider, substep: u32, substeps: u32) -> Vec3 {
+    collider.motion.substep(substep, substeps).end.to_world(local)
+}
+
+/// Attaches particle `index` to the point of collider `collider` (of `colliders`) that lies at
+/// `at` where the collider is now (both solvers' `attach`).
+pub(crate) fn attach_at(
+    pins: &mut Pins,
+    colliders: &ColliderSet,
+    index: u32,
+    collider: u32,
+    at: Vec3,
+) -> Result<(), Error> {
+    let count = colliders.shapes().len();
+    let pose = colliders.pose_now(collider).ok_or_else(|| Error::Pin(format!("collider {collider} of {count}")))?;
+    pins.attach(index, collider, pose.to_local(at))
+}
+
+/// Attaches every free particle at `positions` within `distance` of collider `collider`'s
+/// surface where the collider is now (inside it too) where it is, and returns them (both
+/// solvers' `attach_within`).
+pub(crate) fn attach_within(
+    pins: &mut Pins,
+    colliders: &ColliderSet,
+    collider: u32,
+    distance: f32,
+    positions: &[Vec3],
+) -> Result<Vec<u32>, Error> {
+    if !(distance.is_finite() && distance >= 0.0) {
+        return Err(ParamError { name: "distance", value: distance.to_string(), expected: "finite and ≥ 0" }.into());
+    }
+    let count = colliders.shapes().len();
+    let shape = (colliders.placed_at_start().into_iter().nth(collider as usize))
+        .ok_or_else(|| Error::Pin(format!("collider {collider} of {count}")))?;
+    let free = |i: usize| pins.inverse_masses()[i] > 0.0;
+    let near: Vec<u32> = (0..positions.len())
+        .filter(|&i| free(i) && shape.signed_distance(positions[i]) <= distance)
+        .map(|i| i as u32)
+        .collect();
+    for &i in &near {
+        attach_at(pins, colliders, i, collider, positions[i as usize])?;
+    }
+    Ok(near)
+}
+
+/// The attachments pass.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AttachmentsPass;
+
+impl Pass for AttachmentsPass {
+    fn name(&self) -> &'static str {
+        "attachments"
+    }
+
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    /// One thread per pin, while one is attached.
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
+        if setup.pins.has_attachments() {
+            let pins = setup.pins.records().len() as u32;
+            plan.push(ATTACH_PINS, DispatchInfo::substep(substep), workgroups_for(pins));
+        }
+        Ok(())
+    }
+
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, substep: u32) {
+        let substeps = setup.params.substeps;
+        let solve = &mut *frame.solve;
+        for i in 0..frame.positions.len() {
+            if let Some((collider, local)) = setup.pins.attachment(i as u32) {
+                let target = attachment_target(local, &frame.colliders[collider as usize], substep, substeps);
+                solve.displacements[i] = target - frame.positions[i];
+                solve.predicted[i] = solve.displacements[i];
+            }
+        }
+    }
+}
