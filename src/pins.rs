@@ -2,6 +2,7 @@
 //! target that the caller may move every frame, or a point of a collider they are attached to
 //! ([`crate::passes::attachments`]). Shared by the GPU solver and the CPU reference.
 
+use crate::collision::Pose;
 use crate::error::Error;
 use crate::model::ClothModel;
 use crate::struct_layout;
@@ -77,8 +78,8 @@ impl Pins {
 
     /// Attaches a particle to collider `collider` at `local`, a point of the collider's own
     /// frame (its shape as given): a pin whose target is that point wherever the collider is,
-    /// substep by substep. The collider's index is the solver's to check.
-    pub fn attach(&mut self, index: u32, collider: u32, local: Vec3) -> Result<(), Error> {
+    /// substep by substep. The collider's index is the solver's to check (its `attach`).
+    pub(crate) fn attach(&mut self, index: u32, collider: u32, local: Vec3) -> Result<(), Error> {
         let i = self.check(index)?;
         Self::check_target(local)?;
         if collider == NOT_ATTACHED {
@@ -102,14 +103,20 @@ impl Pins {
         (0..self.colliders.len()).any(|i| self.attachment(i as u32).is_some())
     }
 
-    /// Refuses attachments to colliders from `count` on: what a solver given `count` colliders
-    /// checks before it takes them.
-    pub fn check_colliders(&self, count: usize) -> Result<(), Error> {
-        let beyond = (0..self.colliders.len() as u32)
-            .find_map(|i| self.attachment(i).filter(|(c, _)| *c as usize >= count).map(|(c, _)| (i, c)));
-        match beyond {
-            Some((i, c)) => Err(Error::Pin(format!("particle {i} is attached to collider {c}, of {count} colliders"))),
+    /// Refuses to let the colliders be replaced while a particle is attached to one: the new
+    /// collider of its index would carry it off (release it first).
+    pub fn check_no_attachments(&self) -> Result<(), Error> {
+        match (0..self.colliders.len() as u32).find_map(|i| self.attachment(i).map(|(c, _)| (i, c))) {
+            Some((i, c)) => Err(Error::Pin(format!("particle {i} is attached to collider {c}: release it first"))),
             None => Ok(()),
+        }
+    }
+
+    /// Where a pin's target is in the world, its collider at `poses` for an attached one.
+    pub fn world_target(&self, index: u32, poses: &[Pose]) -> Vec3 {
+        match self.attachment(index) {
+            Some((c, local)) => poses.get(c as usize).map_or(local, |pose| pose.to_world(local)),
+            None => self.targets[index as usize],
         }
     }
 
@@ -146,7 +153,8 @@ impl Pins {
         &self.inverse_masses
     }
 
-    /// Pin targets (meaningful for pinned particles only).
+    /// Pin targets (meaningful for pinned particles only; an attached particle's is its point
+    /// in its collider's frame, [`Pins::world_target`]).
     pub fn targets(&self) -> &[Vec3] {
         &self.targets
     }

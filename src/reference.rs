@@ -113,9 +113,9 @@ impl CpuSolver {
     }
 
     /// Replaces the colliders (validated), each resting at the identity pose, and zeroes the
-    /// overflow counts. Refused while a particle is attached to a collider the new ones lack.
+    /// overflow counts. Refused while a particle is attached to a collider (release it first).
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
-        self.pins.check_colliders(colliders.len())?;
+        self.pins.check_no_attachments()?;
         self.colliders = ColliderSet::new(colliders)?;
         self.overflows = Overflows::default();
         Ok(())

@@ -105,7 +105,7 @@ pub enum SceneKind {
     /// Three cloths of their own fabrics ([`LAYER_FABRICS`], from the bottom up: silk charmeuse,
     /// cotton shirting, leather-like), 1.2 m × 1.2 m, 10 cm apart and turned 30° from each
     /// other, falling onto a sphere (r = 0.5 m) on the ground with self-collision as thick as a
-    /// cell is wide (1–5 cm; the leather half as thick again), each cloth of its own friction
+    /// cell is wide (the leather 1.5 cells; each within 1–5 cm), each cloth of its own friction
     /// ([`LAYER_CONTACTS`]): several cloths in one model ([`ClothModel::joined`]). At least 10
     /// substeps, more where fine cells stiffen the bending ([`Fabric::bending_substeps`]).
     Layers,

@@ -210,9 +210,10 @@ impl GpuSolver {
 
     /// Replaces the colliders for the next frames (validated; any number, as long as their list
     /// fits in one storage binding), each resting at the identity pose, and zeroes the
-    /// overflow counts. Refused while a particle is attached to a collider the new ones lack.
+    /// overflow counts. Refused while a particle is attached to a collider
+    /// ([`GpuSolver::attach`]; release it first).
     pub fn set_colliders(&mut self, colliders: &[Collider]) -> Result<(), Error> {
-        self.pins.check_colliders(colliders.len())?;
+        self.pins.check_no_attachments()?;
         let set = ColliderSet::new(colliders)?;
         check_buffer_size(&self.device, "colliders", collider_list_bytes(colliders.len()))?;
         if !self.resources.fields.holds(set.shapes()) {
@@ -285,7 +286,8 @@ impl GpuSolver {
     /// where the collider is now (usually the particle's position, for no jump): from the next
     /// frame the particle follows that point substep by substep, as the collider moves and
     /// turns ([`crate::passes::attachments`]), until [`GpuSolver::unpin`] releases it with the
-    /// point's velocity. Like a pin it has no mass and rebuilds the tethers before the next
+    /// point's velocity. [`GpuSolver::place_colliders`] takes it along at once (its velocity
+    /// then the jump over a substep). Like a pin it has no mass and rebuilds the tethers before the next
     /// frame. Errors: a particle or collider that is not the solver's, a non-finite point.
     pub fn attach(&mut self, index: u32, collider: u32, at: Vec3) -> Result<(), Error> {
         attachments::attach_at(&mut self.pins, &self.colliders, index, collider, at)?;

@@ -61,9 +61,12 @@ pub(crate) fn attach_within(
         .filter(|&i| free(i) && shape.signed_distance(positions[i]) <= distance)
         .map(|i| i as u32)
         .collect();
+    // Every particle is attached to a copy first, so that an error changes nothing.
+    let mut attached = pins.clone();
     for &i in &near {
-        attach_at(pins, colliders, i, collider, positions[i as usize])?;
+        attach_at(&mut attached, colliders, i, collider, positions[i as usize])?;
     }
+    *pins = attached;
     Ok(near)
 }
 

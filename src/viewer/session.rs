@@ -778,12 +778,12 @@ impl Session {
 
     /// Markers for the pinned particles (and the grabbed one).
     pub fn markers(&self) -> Vec<Marker> {
-        let pins = self.solver.pins();
+        let (pins, poses) = (self.solver.pins(), self.solver.collider_poses());
         let grabbed = self.grabbed_particle();
         self.pinned
             .iter()
             .map(|&i| Marker {
-                position: pins.targets()[i as usize],
+                position: pins.world_target(i, &poses),
                 kind: if Some(i) == grabbed { MarkerKind::Grab } else { MarkerKind::Pin },
             })
             .collect()

@@ -60,8 +60,9 @@ impl ClothContacts {
     }
 
     /// The most a free particle of cloth `c` departs from its cloth's rigid motion in one
-    /// substep ([`SelfCollision::max_displacement`] of its thickness): two particles close in
-    /// by at most the sum of their halves, the thickness of their pair.
+    /// substep ([`SelfCollision::max_displacement`] of its thickness): two particles of one
+    /// cloth close in by at most the sum of their halves (two cloths' rigid motions are not
+    /// limited).
     pub fn max_displacement(&self, c: u32) -> f32 {
         0.5 * self.thickness(c)
     }
