@@ -40,8 +40,8 @@ enum Layout {
 #[command(about = "Run a drape scene headless and report timings and cloth metrics")]
 struct Args {
     /// hanging, drape, free_fall, benchmark, flag, capsules, fold, stack, spin, mesh, the lab's
-    /// tests cantilever and cusick (whose report adds their reading), or layers (three cloths of
-    /// their own fabrics, with self-collision).
+    /// tests cantilever and cusick (whose report adds their reading), layers (three cloths of
+    /// their own fabrics, with self-collision), or cape (a cloth attached to a swinging bar).
     #[arg(long, default_value = "hanging")]
     scene: SceneKind,
     /// A fabric for the scene's cloth (drape::fabric::FABRICS: silk-charmeuse, wool-suiting,
@@ -234,6 +234,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     };
     let thickness = params.self_collision.map_or(args.thickness, |s| s.thickness);
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
+    scene.attach(|particle, collider, at| solver.attach(particle, collider, at))?;
     solver.set_dispatch(match args.layout {
         Layout::Auto => DispatchStrategy::Auto,
         Layout::Single => DispatchStrategy::SingleWorkgroup,
@@ -470,7 +471,15 @@ fn gltf_scene(
     };
     let colliders = cloth.colliders_with_ground();
     let params = drape::SolverParams::default();
-    Ok(Scene { kind: SceneKind::Hanging, model, params, colliders, spins: Vec::new(), fabric: fabric.copied() })
+    Ok(Scene {
+        kind: SceneKind::Hanging,
+        model,
+        params,
+        colliders,
+        spins: Vec::new(),
+        attachments: Vec::new(),
+        fabric: fabric.copied(),
+    })
 }
 
 /// `model`'s mesh and pins as one cloth of `fabric`, or of the edge model.

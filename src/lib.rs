@@ -76,4 +76,4 @@ pub use params::{
     TetherParams,
 };
 pub use reference::CpuSolver;
-pub use scene::{Scene, SceneKind, Spin};
+pub use scene::{Scene, SceneAttachment, SceneKind, Spin};

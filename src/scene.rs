@@ -24,22 +24,37 @@ pub struct Scene {
     pub params: SolverParams,
     /// The scene's colliders.
     pub colliders: Vec<Collider>,
-    /// Colliders the scene keeps turning ([`Scene::collider_poses`]).
+    /// Colliders the scene keeps turning or swinging ([`Scene::collider_poses`]).
     pub spins: Vec<Spin>,
+    /// Particles attached to colliders where they are at rest ([`Scene::attach`]).
+    pub attachments: Vec<SceneAttachment>,
     /// The fabric of its cloth, `None` for the edge model with [`DEFAULT_DENSITY`] stiffened by
     /// the parameters.
     pub fabric: Option<Fabric>,
 }
 
-/// A collider turning at a constant rate about an axis through a fixed point.
+/// A collider turning at a constant rate about an axis through a fixed point, or swinging
+/// about it to and fro.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spin {
     /// Which collider (an index into the scene's colliders).
     pub collider: usize,
     /// A point of the axis (m).
     pub center: Vec3,
-    /// The axis times the rate (rad/s).
+    /// The axis times the rate (rad/s): a swing's fastest, as it passes its start.
     pub angular_velocity: Vec3,
+    /// Zero for a steady turn; otherwise the period (s) of a swing, the angle
+    /// `|ω|·T/(2π)·sin(2πt/T)`.
+    pub swing_period: f32,
+}
+
+/// A particle a scene attaches to one of its colliders where the particle is at rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SceneAttachment {
+    /// The particle.
+    pub particle: u32,
+    /// Which collider (an index into the scene's colliders).
+    pub collider: u32,
 }
 
 impl Spin {
@@ -49,16 +64,35 @@ impl Spin {
             Err(Error::Collider(format!("spin of collider {} among {colliders}", self.collider)))
         } else if !(self.center.is_finite() && self.angular_velocity.is_finite()) {
             Err(Error::Collider(format!("spin {self:?} must be finite")))
+        } else if !(self.swing_period.is_finite() && self.swing_period >= 0.0) {
+            Err(Error::Collider(format!("spin {self:?} must swing with a finite period ≥ 0")))
         } else {
             Ok(())
         }
     }
 
     /// The collider's pose `time` seconds after the start: turned by `|ω|·time` about the axis,
-    /// the axis point staying where it is.
+    /// or swung by `|ω|·T/(2π)·sin(2πt/T)`, the axis point staying where it is.
     pub fn pose_at(&self, time: f32) -> Pose {
-        let rotation = Quat::from_scaled_axis(self.angular_velocity * time);
+        let turned = match self.period() {
+            Some(period) if self.swing_period > 0.0 => {
+                (std::f32::consts::TAU * time / period).sin() * period / std::f32::consts::TAU
+            }
+            _ => time,
+        };
+        let rotation = Quat::from_scaled_axis(self.angular_velocity * turned);
         Pose { translation: self.center - rotation * self.center, rotation }
+    }
+
+    /// After how long the motion repeats (s): a swing's period, or a turn's; `None` for one
+    /// that does not move.
+    pub fn period(&self) -> Option<f32> {
+        let rate = self.angular_velocity.length();
+        if self.swing_period > 0.0 {
+            Some(self.swing_period)
+        } else {
+            (rate > 0.0).then(|| std::f32::consts::TAU / rate)
+        }
     }
 }
 
@@ -109,11 +143,15 @@ pub enum SceneKind {
     /// ([`LAYER_CONTACTS`]): several cloths in one model ([`ClothModel::joined`]). At least 10
     /// substeps, more where fine cells stiffen the bending ([`Fabric::bending_substeps`]).
     Layers,
+    /// A 0.8 m × 0.8 m cape attached along its top edge to a bar-shaped box
+    /// ([`crate::GpuSolver::attach`]) that swings to and fro under a pivot 0.7 m above it
+    /// ([`Spin::swing_period`]: 27° each way, every 2 s), over the ground.
+    Cape,
 }
 
 impl SceneKind {
     /// Every scene, in menu order.
-    pub const ALL: [SceneKind; 13] = [
+    pub const ALL: [SceneKind; 14] = [
         Self::Hanging,
         Self::Drape,
         Self::FreeFall,
@@ -127,6 +165,7 @@ impl SceneKind {
         Self::Cantilever,
         Self::Cusick,
         Self::Layers,
+        Self::Cape,
     ];
 
     /// The scene's command-line name.
@@ -145,6 +184,7 @@ impl SceneKind {
             Self::Cantilever => "cantilever",
             Self::Cusick => "cusick",
             Self::Layers => "layers",
+            Self::Cape => "cape",
         }
     }
 
@@ -227,7 +267,7 @@ impl Scene {
                 return Ok(Self { model, fabric: Some(*fabric), ..scene });
             }
         };
-        Ok(Self { kind, model, params, colliders, spins: vec![], fabric: Some(*fabric) })
+        Ok(Self { kind, model, params, colliders, spins: vec![], attachments: vec![], fabric: Some(*fabric) })
     }
 
     /// The scene's own cloth: the edge model.
@@ -272,6 +312,7 @@ impl Scene {
                 vec![Collider::ground(0.0), Collider::sphere(SPIN_CENTER, 0.4)],
             ),
             SceneKind::Mesh => (1.2, GridPlane::Horizontal, Vec3::new(-0.6, 0.8, -0.6), vec![], torus_on_the_ground()?),
+            SceneKind::Cape => (0.8, GridPlane::Vertical, Vec3::new(-0.4, 1.45, 0.12), vec![], cape_bar()),
             SceneKind::Cantilever | SceneKind::Cusick | SceneKind::Layers => {
                 let expected =
                     "a scene with a cloth of its own (the lab's tests and the layers are built from fabrics)";
@@ -296,13 +337,28 @@ impl Scene {
             _ => params,
         };
         let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
-        let spins = match kind {
+        let (spins, attachments) = match kind {
             SceneKind::Spin => {
-                vec![Spin { collider: 1, center: SPIN_CENTER, angular_velocity: Vec3::new(0.0, 2.0, 0.0) }]
+                let spin = Spin {
+                    collider: 1,
+                    center: SPIN_CENTER,
+                    angular_velocity: Vec3::new(0.0, 2.0, 0.0),
+                    swing_period: 0.0,
+                };
+                (vec![spin], vec![])
             }
-            _ => vec![],
+            SceneKind::Cape => {
+                let swing = Spin {
+                    collider: 1,
+                    center: CAPE_PIVOT,
+                    angular_velocity: Vec3::new(1.5, 0.0, 0.0),
+                    swing_period: 2.0,
+                };
+                (vec![swing], (0..=cells).map(|particle| SceneAttachment { particle, collider: 1 }).collect())
+            }
+            _ => (vec![], vec![]),
         };
-        Ok(Self { kind, model, params, colliders, spins, fabric: None })
+        Ok(Self { kind, model, params, colliders, spins, attachments, fabric: None })
     }
 
     /// Every collider's pose `time` seconds after the start, for
@@ -319,6 +375,19 @@ impl Scene {
             poses[spin.collider] = spin.pose_at(time);
         }
         Ok(Some(poses))
+    }
+
+    /// Attaches the scene's particles to its colliders where each is at rest, through `attach`
+    /// (a solver's: `|particle, collider, at| solver.attach(particle, collider, at)`). Fails as
+    /// `attach` does, or on a particle the model lacks.
+    pub fn attach(&self, mut attach: impl FnMut(u32, u32, Vec3) -> Result<(), Error>) -> Result<(), Error> {
+        let rest = &self.model.mesh().positions;
+        self.attachments.iter().try_for_each(|a| {
+            let at = rest
+                .get(a.particle as usize)
+                .ok_or(Error::ParticleOutOfRange { index: a.particle, particle_count: rest.len() })?;
+            attach(a.particle, a.collider, *at)
+        })
     }
 }
 
@@ -369,8 +438,17 @@ fn layers(cells: u32, fabrics: [Fabric; 3], fabric: Option<Fabric>) -> Result<Sc
         }
         model = model.with_pair_friction(0, 2, LAYER_SILK_ON_LEATHER)?;
     }
-    Ok(Scene { kind: SceneKind::Layers, model, params, colliders, spins: vec![], fabric })
+    Ok(Scene { kind: SceneKind::Layers, model, params, colliders, spins: vec![], attachments: vec![], fabric })
 }
+
+/// The cape scene's bar (collider 1): a box 0.9 m × 0.1 m × 0.2 m whose bottom front edge the
+/// cape's top edge lies along (2 cm in front of it), over the ground.
+fn cape_bar() -> Vec<Collider> {
+    vec![Collider::ground(0.0), Collider::cuboid(Vec3::new(0.0, 1.5, 0.0), Vec3::new(0.45, 0.05, 0.1), Quat::IDENTITY)]
+}
+
+/// The point the cape scene's bar swings about.
+const CAPE_PIVOT: Vec3 = Vec3::new(0.0, 2.2, 0.0);
 
 /// The spin scene's sphere centre.
 const SPIN_CENTER: Vec3 = Vec3::new(0.0, 0.4, 0.0);

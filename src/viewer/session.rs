@@ -19,7 +19,7 @@ use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::MassSpringParams;
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::passes::springs::SpringNetwork;
-use crate::scene::{Scene, SceneKind, Spin};
+use crate::scene::{Scene, SceneAttachment, SceneKind, Spin};
 use glam::Vec3;
 use std::fmt;
 use std::path::PathBuf;
@@ -129,6 +129,8 @@ pub struct ClothSetup {
     pub params: SolverParams,
     /// Colliders the scene keeps turning.
     pub spins: Vec<Spin>,
+    /// Particles attached to colliders where they are at rest.
+    pub attachments: Vec<SceneAttachment>,
 }
 
 impl ClothSetup {
@@ -143,11 +145,11 @@ impl ClothSetup {
                     None => Scene::new(*kind, grid)?,
                 };
                 scene.collider_poses(0.0)?;
-                let Scene { model, params, mut colliders, spins, .. } = scene;
+                let Scene { model, params, mut colliders, spins, attachments, .. } = scene;
                 if colliders.is_empty() {
                     colliders.push(Collider::ground(0.0));
                 }
-                Ok(Self { model, colliders, params, spins })
+                Ok(Self { model, colliders, params, spins, attachments })
             }
             ClothSource::Obj(path) => {
                 let mesh = ClothMesh::from_obj(path)?;
@@ -155,7 +157,8 @@ impl ClothSetup {
                 let (min, max) = bounding_box(&mesh.positions);
                 let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
                 let colliders = vec![ground_under(min, max)];
-                Self { model, colliders, params: SolverParams::default(), spins: Vec::new() }.of_fabric(fabric)
+                Self { model, colliders, params: SolverParams::default(), spins: Vec::new(), attachments: Vec::new() }
+                    .of_fabric(fabric)
             }
             ClothSource::Gltf(path) => Self::of_gltf(&GltfCloth::load(path)?)?.of_fabric(fabric),
             ClothSource::GltfBytes { name, bytes } => {
@@ -178,7 +181,7 @@ impl ClothSetup {
     fn of_gltf(cloth: &GltfCloth) -> Result<Self, Error> {
         let model = cloth.model(DEFAULT_DENSITY)?;
         let colliders = cloth.colliders_with_ground();
-        Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new() })
+        Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new(), attachments: Vec::new() })
     }
 }
 
@@ -242,11 +245,10 @@ struct Turning {
 }
 
 impl Turning {
-    /// The pose `time` seconds after the start (the time taken modulo a turn, so the angle
-    /// stays accurate however long the demo runs).
+    /// The pose `time` seconds after the start (the time taken modulo a turn or a swing, so
+    /// the angle stays accurate however long the demo runs).
     fn pose_at(&self, time: f64) -> Pose {
-        let rate = f64::from(self.spin.angular_velocity.length());
-        let period = if rate > 0.0 { std::f64::consts::TAU / rate } else { 1.0 };
+        let period = self.spin.period().map_or(1.0, f64::from);
         let pose = self.spin.pose_at((time % period) as f32);
         Pose { translation: pose.translation + self.offset, ..pose }
     }
@@ -266,6 +268,8 @@ pub struct Session {
     scene_colliders: Vec<Collider>,
     /// The scene's turning colliders, turned before every frame.
     turning: Vec<Turning>,
+    /// The scene's attachments, made again whenever the cloth restarts.
+    attachments: Vec<SceneAttachment>,
     /// Simulated seconds since the start (the turning colliders' clock).
     time: f64,
     solver: GpuSolver,
@@ -308,7 +312,7 @@ impl Session {
         let model = overrides.bent(setup.model)?;
         let params = overrides.params_for(&model, setup.params);
         let solver = GpuSolver::new(device, queue, &model, params, &setup.colliders)?;
-        Ok(Self {
+        let mut session = Self {
             device: device.clone(),
             queue: queue.clone(),
             source,
@@ -318,6 +322,7 @@ impl Session {
             areal_density: areal_density(&model),
             scene_colliders: setup.colliders,
             turning: turning(&setup.spins),
+            attachments: setup.attachments,
             time: 0.0,
             solver,
             relaxation: match params.mode {
@@ -340,7 +345,9 @@ impl Session {
             recording: None,
             metrics: None,
             positions_requested: None,
-        })
+        };
+        session.attach_scene()?;
+        Ok(session)
     }
 
     /// Switches to another cloth with its scene's parameters and the command-line overrides
@@ -354,8 +361,9 @@ impl Session {
         (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
         self.areal_density = areal_density(&model);
         self.turning = turning(&setup.spins);
+        self.attachments = setup.attachments;
         self.recording = None;
-        self.restart();
+        self.restart()?;
         Ok(())
     }
 
@@ -389,7 +397,7 @@ impl Session {
         let params = *self.solver.params();
         self.solver = self.new_solver(&model, params, &self.scene_colliders)?;
         self.overrides.bending = Some(bending);
-        self.restart();
+        self.restart()?;
         Ok(())
     }
 
@@ -423,11 +431,22 @@ impl Session {
     pub fn reset(&mut self) -> Result<(), Error> {
         self.solver.reset();
         self.solver.set_colliders(&self.scene_colliders)?;
-        self.restart();
+        self.restart()?;
         Ok(())
     }
 
-    fn restart(&mut self) {
+    /// Attaches the scene's particles to its colliders where each is at rest.
+    fn attach_scene(&mut self) -> Result<(), Error> {
+        let rest = self.solver.model().mesh().positions.clone();
+        for a in &self.attachments {
+            let at = rest.get(a.particle as usize).copied().unwrap_or(Vec3::NAN);
+            self.solver.attach(a.particle, a.collider, at)?;
+        }
+        self.pinned = pinned_particles(&self.solver);
+        Ok(())
+    }
+
+    fn restart(&mut self) -> Result<(), Error> {
         self.frames = 0;
         self.time = 0.0;
         self.turning = self.turning.iter().map(|t| Turning { offset: Vec3::ZERO, ..*t }).collect();
@@ -436,7 +455,7 @@ impl Session {
         self.profile = None;
         // The solver dropped any read on its way (a reset) or is new (another cloth).
         self.positions_requested = None;
-        self.pinned = pinned_particles(&self.solver);
+        self.attach_scene()
     }
 
     /// Changes the solver parameters (validated; on error the old ones stay).
