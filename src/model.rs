@@ -279,6 +279,13 @@ impl ClothModel {
         Ok(self)
     }
 
+    /// Whether a cloth keeps a contact of its own or a pair a friction of its own
+    /// ([`ClothModel::with_contact`], [`ClothModel::with_pair_friction`]); if not, every cloth
+    /// collides as [`SolverParams::self_collision`] says.
+    pub fn has_own_contacts(&self) -> bool {
+        self.cloths.iter().any(|cloth| cloth.contact.is_some()) || !self.pair_frictions.is_empty()
+    }
+
     /// The frictions set between pairs of its cloths ([`ClothModel::with_pair_friction`]).
     pub fn pair_frictions(&self) -> &[PairFriction] {
         &self.pair_frictions

@@ -188,6 +188,10 @@ pub(crate) struct LayoutRefused;
 pub(crate) struct Build<'a> {
     pub facts: &'a GpuFacts,
     pub unit_types: &'a [UnitType],
+    /// Whether every cloth keeps the solver's self-collision contact (none of its own, no
+    /// pair's friction): the kernels then take it from the parameters, their table code left out
+    /// ([`crate::ClothModel::has_own_contacts`]).
+    pub uniform_contacts: bool,
 }
 
 /// What a pass is prepared and planned for.
@@ -653,7 +657,7 @@ impl ParamsLayout {
 /// full source, for tests and tools that validate them.
 pub fn shader_modules() -> Vec<ShaderModule> {
     let facts = iterations::every_variant();
-    let build = Build { facts: &facts, unit_types: &UnitType::ALL };
+    let build = Build { facts: &facts, unit_types: &UnitType::ALL, uniform_contacts: false };
     let shaders = shaders(&passes(), &build);
     let params = ParamsLayout::new(&shaders);
     let mut modules: Vec<ShaderModule> = Vec::new();

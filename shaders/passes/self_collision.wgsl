@@ -22,8 +22,8 @@ struct SpatialHashTable {
     starts: array<atomic<u32>>,
 }
 
-// The bindings and MAX_BUCKET_ENTRIES, MAX_CANDIDATES, CELL_LIMIT and HASH_PRIME_X/Y/Z are
-// generated from src/passes/self_collision.rs.
+// The bindings and MAX_BUCKET_ENTRIES, MAX_CANDIDATES, CELL_LIMIT, HASH_PRIME_X/Y/Z and
+// UNIFORM_CONTACTS are generated from src/passes/self_collision.rs.
 
 // What the kernels read of self-collision (GpuSelfCollisionParams).
 struct SelfCollisionParams {
@@ -40,7 +40,9 @@ struct SelfCollisionParams {
     cell_size: f32,
     // The model's cloths (entries of cloth_motions).
     cloth_count: u32,
-    _pad0: u32,
+    // Where every pair keeps the same, their friction (their thickness the largest); −1 where
+    // they differ, read from the table (ClothContacts::uniform).
+    uniform_friction: f32,
 }
 
 // Threads of the one workgroup of the prefix sum.
@@ -63,8 +65,17 @@ fn triangle_cloth(t: u32) -> u32 {
     return rest_shape[params.particle_count + t].w;
 }
 
+// Whether every cloth keeps the solver's contact, which the parameters hold (UNIFORM_CONTACTS,
+// generated from the model: the compiler then leaves the table's code out).
+fn uniform_contacts() -> bool {
+    return UNIFORM_CONTACTS != 0u;
+}
+
 // ClothContacts::thickness.
 fn cloth_thickness(c: u32) -> f32 {
+    if (uniform_contacts()) {
+        return params.self_collision.largest_thickness;
+    }
     return contact_word(c);
 }
 
@@ -79,10 +90,23 @@ struct PairContact {
     friction: f32,
 }
 
-// ClothContacts::between.
+// ClothContacts::between: the same values from the parameters where every pair keeps the same
+// (one cloth), without reading the table.
 fn between(a: u32, b: u32) -> PairContact {
+    if (uniform_contacts()) {
+        return PairContact(params.self_collision.largest_thickness, params.self_collision.uniform_friction);
+    }
     let friction = contact_word(cloth_count() + a * cloth_count() + b);
     return PairContact(mean(cloth_thickness(a), cloth_thickness(b)), friction);
+}
+
+// What cloth `cloth` keeps against particle j: between(cloth, particle_cloth(j)), reading j's cloth
+// only where the pairs differ.
+fn between_particle(cloth: u32, j: u32) -> PairContact {
+    if (uniform_contacts()) {
+        return between(cloth, cloth);
+    }
+    return between(cloth, particle_cloth(j));
 }
 
 // ClothContacts::max_displacement.

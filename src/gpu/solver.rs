@@ -111,7 +111,7 @@ impl GpuSolver {
             GpuFacts { cpu, sizes: WorkgroupSizes::for_adapter(cpu), blocks: BlockSizes::of(model, workgroup_memory) };
         let passes = passes();
         let unit_types: Vec<UnitType> = UnitType::ALL.into_iter().filter(|&t| !model.units(t).is_empty()).collect();
-        let build = Build { facts: &facts, unit_types: &unit_types };
+        let build = Build { facts: &facts, unit_types: &unit_types, uniform_contacts: !model.has_own_contacts() };
         let shaders = shaders(&passes, &build);
         let layouts = kernel_layouts(&FRAME, &shaders);
         let params_layout = ParamsLayout::new(&shaders);

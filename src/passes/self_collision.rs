@@ -444,9 +444,10 @@ impl Pass for SelfCollisionPass {
         Stage::Substep
     }
 
-    fn shaders(&self, _build: &Build) -> Vec<Shader> {
+    fn shaders(&self, build: &Build) -> Vec<Shader> {
         let [x, y, z] = HASH_PRIMES;
         let constants = vec![
+            Constant::u32("UNIFORM_CONTACTS", u32::from(build.uniform_contacts)),
             Constant::u32("MAX_BUCKET_ENTRIES", MAX_BUCKET_ENTRIES),
             Constant::u32("MAX_CANDIDATES", MAX_CANDIDATES),
             Constant::f32("CELL_LIMIT", CELL_LIMIT),
@@ -507,7 +508,7 @@ impl Pass for SelfCollisionPass {
             hash_table_size: hash_table_size(n),
             triangle_count: model.mesh().triangles.len() as u32,
             cloth_count: model.cloths().len() as u32,
-            _pad: 0,
+            uniform_friction: contacts.and_then(|(c, _)| c.uniform()).map_or(-1.0, |u| u.friction),
         });
         Ok(())
     }
@@ -641,8 +642,10 @@ pub struct GpuSelfCollisionParams {
     pub cell_size: f32,
     /// The model's cloths (entries of `cloth_motions`).
     pub cloth_count: u32,
-    /// Pads the block to 32 bytes.
-    pub _pad: u32,
+    /// Where every pair keeps the same ([`ClothContacts::uniform`]), their friction, their
+    /// thickness the largest; −1 where they differ. The kernels read it where every cloth keeps
+    /// the solver's contact ([`Build::uniform_contacts`]), and the table otherwise.
+    pub uniform_friction: f32,
 }
 
 impl GpuSelfCollisionParams {
@@ -655,6 +658,7 @@ impl GpuSelfCollisionParams {
         hash_table_size,
         triangle_count,
         cell_size,
-        cloth_count
+        cloth_count,
+        uniform_friction
     );
 }

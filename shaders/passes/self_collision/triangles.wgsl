@@ -336,7 +336,7 @@ fn find_touching(corners: vec3<u32>, cloth: u32) -> bool {
                     if (!(abs(dot(n, p_j - p0)) < h)) {
                         continue;
                     }
-                    let pair = between(cloth, particle_cloth(j));
+                    let pair = between_particle(cloth, j);
                     if (face_contact(array<vec3<f32>, 4>(p_j, p0, p1, p2), pair.thickness).found) {
                         touching[touching_count] = j;
                         touching_count += 1u;

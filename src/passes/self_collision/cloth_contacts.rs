@@ -54,6 +54,15 @@ impl ClothContacts {
         SelfCollision { thickness: mean(self.thicknesses[a], self.thicknesses[b]), friction: self.frictions[a * n + b] }
     }
 
+    /// What every pair keeps, where all keep the same (one cloth, or cloths of one contact):
+    /// the GPU then reads it from its parameters instead of the table.
+    pub fn uniform(&self) -> Option<SelfCollision> {
+        let first = SelfCollision { thickness: *self.thicknesses.first()?, friction: *self.frictions.first()? };
+        let same = self.thicknesses.iter().all(|&t| t == first.thickness)
+            && self.frictions.iter().all(|&f| f == first.friction);
+        same.then_some(first)
+    }
+
     /// Cloth `c`'s thickness.
     pub fn thickness(&self, c: u32) -> f32 {
         self.thicknesses[c as usize]
