@@ -27,6 +27,7 @@
 #![warn(missing_docs)]
 
 pub mod animation;
+pub mod bodies;
 pub mod collision;
 pub mod constraints;
 pub mod distance_field;
@@ -57,6 +58,7 @@ compile_error!(
 );
 
 pub use animation::AnimationRecorder;
+pub use bodies::{BodyMass, BodyShape, BodyState, RigidBody};
 pub use collision::{Collider, ContactMaterial, Pose};
 pub use constraints::membrane::Moduli;
 pub use constraints::stretch::StrainLimits;

@@ -7,10 +7,9 @@
 
 use super::contacts::HalfSpace;
 use super::material::ContactMaterial;
-use super::pose::{quaternion_product, rotate, Pose};
+use super::pose::{quaternion_product, rotate, turn_rate, Pose};
 use super::shapes::{validate_colliders, BoundingSphere, Collider};
 use crate::error::Error;
-use crate::math::{atan2, GEOMETRY_EPSILON};
 use glam::Vec3;
 
 /// A collider's motion over a frame or a substep: its pose at the start and at the end.
@@ -49,11 +48,7 @@ impl Motion {
         if self.start == self.end {
             return Vec3::ZERO;
         }
-        let turn = quaternion_product(self.end.rotation, self.start.rotation.conjugate());
-        let turn = if turn.w < 0.0 { -turn } else { turn };
-        let axis = Vec3::new(turn.x, turn.y, turn.z);
-        let sine = axis.length();
-        let omega = axis * (2.0 * atan2(sine, turn.w) / sine.max(GEOMETRY_EPSILON) / h);
+        let omega = turn_rate(quaternion_product(self.end.rotation, self.start.rotation.conjugate()), h);
         (self.end.translation - self.start.translation) / h + omega.cross(p - self.end.translation)
     }
 

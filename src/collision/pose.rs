@@ -5,7 +5,7 @@
 //! `rotate`, beside the shapes' surface points.
 
 use crate::error::Error;
-use crate::math::GEOMETRY_EPSILON;
+use crate::math::{atan2, GEOMETRY_EPSILON};
 use glam::{Quat, Vec3, Vec4};
 
 /// `v` rotated by the unit quaternion `r`: `v + 2w(u × v) + 2u × (u × v)` with `u = r.xyz`
@@ -88,6 +88,15 @@ impl Pose {
 /// WGSL twin sums them in this order).
 fn dot4(a: Vec4, b: Vec4) -> f32 {
     ((a.x * b.x + a.y * b.y) + a.z * b.z) + a.w * b.w
+}
+
+/// The angular velocity that turns by the unit quaternion `turn` in `h` seconds: its axis times
+/// its angle `2·atan2(|v|, w)` of `(v, w)`, the shorter way, over `h`.
+pub fn turn_rate(turn: Quat, h: f32) -> Vec3 {
+    let turn = if turn.w < 0.0 { -turn } else { turn };
+    let axis = Vec3::new(turn.x, turn.y, turn.z);
+    let sine = axis.length();
+    axis * (2.0 * atan2(sine, turn.w) / sine.max(GEOMETRY_EPSILON) / h)
 }
 
 /// The Hamilton product `a·b` written out (the WGSL twin computes the same bits).
