@@ -213,6 +213,7 @@ impl BodyState {
     /// `ω += h I⁻¹(−ω × Iω)` in the body's frame, and the turn by the angle `|ω|h` about `ω`
     /// (exactly, where Alg. 2 takes `1 + ½h[ω, 0]` normalised, whose angle `2·atan(|ω|h/2)`
     /// falls short: a free spin then slowed by 0.5 % a second at 5 rad/s and 600 substeps).
+    /// Starts the substep: call it after the last substep's [`BodyState::update_velocities`].
     pub fn predict(&mut self, gravity: Vec3, h: f32) {
         self.velocity += gravity * h;
         self.displacement = self.velocity * h;

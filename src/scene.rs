@@ -43,10 +43,13 @@ pub struct Spin {
     pub center: Vec3,
     /// The axis times the rate (rad/s): a swing's fastest, as it passes its start.
     pub angular_velocity: Vec3,
-    /// Zero for a steady turn; otherwise the period (s) of a swing, the angle
-    /// `|ω|·T/(2π)·sin(2πt/T)`.
+    /// Zero for a steady turn; otherwise the period (s, at least [`MIN_SWING_PERIOD`]) of a
+    /// swing, the angle `|ω|·T/(2π)·sin(2πt/T)`.
     pub swing_period: f32,
 }
+
+/// The shortest swing a [`Spin`] takes (s): shorter ones would turn faster than a frame shows.
+pub const MIN_SWING_PERIOD: f32 = 1e-3;
 
 /// A particle a scene attaches to one of its colliders where the particle is at rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,8 +67,10 @@ impl Spin {
             Err(Error::Collider(format!("spin of collider {} among {colliders}", self.collider)))
         } else if !(self.center.is_finite() && self.angular_velocity.is_finite()) {
             Err(Error::Collider(format!("spin {self:?} must be finite")))
-        } else if !(self.swing_period.is_finite() && self.swing_period >= 0.0) {
-            Err(Error::Collider(format!("spin {self:?} must swing with a finite period ≥ 0")))
+        } else if !(self.swing_period == 0.0
+            || (self.swing_period.is_finite() && self.swing_period >= MIN_SWING_PERIOD))
+        {
+            Err(Error::Collider(format!("spin {self:?} must swing with a period of 0 or ≥ {MIN_SWING_PERIOD} s")))
         } else {
             Ok(())
         }

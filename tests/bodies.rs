@@ -13,7 +13,7 @@ use support::Rng;
 /// The shapes tested: a ball, a capsule and a box of three different sides.
 const SHAPES: [BodyShape; 3] = [
     BodyShape::Sphere { radius: 0.3 },
-    BodyShape::Capsule { radius: 0.1, half_length: 0.25 },
+    BodyShape::Capsule { radius: 0.15, half_length: 0.2 },
     BodyShape::Box { half_extents: Vec3::new(0.1, 0.2, 0.35) },
 ];
 
@@ -41,13 +41,15 @@ fn reach(shape: &BodyShape) -> DVec3 {
 }
 
 /// Each shape's volume and principal moments per unit mass against a Monte Carlo integral in
-/// f64 over 400 000 points of a box around it: within 1 %.
+/// f64 over two million points of a box around it: within 0.4 % (about four times the
+/// integral's noise; moving the hemispheres' `2r²/5` to their centroids `3r/8` out without the
+/// parallel-axis correction is 2.9 % off across this capsule's axis).
 #[test]
 fn each_shapes_inertia_matches_its_volume_integral() {
     let mut rng = Rng(5);
     for shape in SHAPES {
         let half = reach(&shape);
-        let samples = 400_000;
+        let samples = 2_000_000;
         let (mut count, mut moments) = (0u32, DVec3::ZERO);
         for _ in 0..samples {
             let p = rng.vec().as_dvec3() * half;
@@ -61,21 +63,21 @@ fn each_shapes_inertia_matches_its_volume_integral() {
         let unit_inertia = moments / f64::from(count);
         let relative = |a: f64, b: f64| (a - b).abs() / b;
         assert!(
-            relative(f64::from(shape.volume()), volume) < 0.01,
+            relative(f64::from(shape.volume()), volume) < 0.004,
             "{shape:?}: volume {} against {volume}",
             shape.volume()
         );
         for axis in 0..3 {
             let (ours, integral) = (f64::from(shape.unit_inertia()[axis]), unit_inertia[axis]);
-            assert!(relative(ours, integral) < 0.01, "{shape:?}, axis {axis}: {ours} against {integral}");
+            assert!(relative(ours, integral) < 0.004, "{shape:?}, axis {axis}: {ours} against {integral}");
         }
     }
 }
 
 /// A body thrown under gravity with no constraint flies as semi-implicit Euler says: its
-/// velocity `v₀ + g t` (1e-4 m/s) and its position within `½ g h t` (the scheme's first-order
-/// term) of `x₀ + v₀ t + ½ g t²`, after a second of 600 substeps; its spin about a principal
-/// axis stays as it was.
+/// velocity `v₀ + g t` (1e-4 m/s) and its position `x₀ + v₀ t + ½ g t² + ½ g h t` (the scheme's
+/// first-order term, of the opposite sign for explicit Euler; 1e-4 m) after a second of 600
+/// substeps; its spin about a principal axis stays as it was.
 #[test]
 fn a_body_flies_ballistically() {
     let gravity = Vec3::new(0.0, -9.81, 0.0);
@@ -90,9 +92,8 @@ fn a_body_flies_ballistically() {
     }
     let expected_v = body.velocity + gravity;
     assert!(state.velocity.distance(expected_v) < 1e-4, "{} against {expected_v}", state.velocity);
-    let expected_x = body.velocity + 0.5 * gravity;
-    let bound = 0.5 * 9.81 * h + 1e-5;
-    assert!(state.position.distance(expected_x) < bound, "{} against {expected_x}", state.position);
+    let expected_x = body.velocity + 0.5 * gravity + 0.5 * gravity * h;
+    assert!(state.position.distance(expected_x) < 1e-4, "{} against {expected_x}", state.position);
     assert!(state.angular_velocity.distance(body.angular_velocity) < 1e-3, "{}", state.angular_velocity);
 }
 
@@ -167,6 +168,27 @@ fn an_impulse_moves_its_point_by_the_generalised_inverse_mass() {
     }
 }
 
+/// The generalised inverse mass is a property of the body, not of the frame it is written in:
+/// a body turned by `R` gives at `(r, n)` what the unturned body gives at `(Rᵀr, Rᵀn)`, and a
+/// sphere's is `1/m + |r × n|²/(2mr²/5)`, within 1e-5 of themselves.
+#[test]
+fn the_generalised_inverse_mass_turns_with_the_body() {
+    let turn = Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.1);
+    let turned_pose = Pose { rotation: turn, ..Pose::IDENTITY };
+    let turned = BodyState::new(&RigidBody::new(SHAPES[2], BodyMass::Mass(3.0), turned_pose)).unwrap();
+    let straight = BodyState::new(&RigidBody::new(SHAPES[2], BodyMass::Mass(3.0), Pose::IDENTITY)).unwrap();
+    let ball = BodyState::new(&RigidBody::new(SHAPES[0], BodyMass::Mass(3.0), turned_pose)).unwrap();
+    let mut rng = Rng(13);
+    for _ in 0..20 {
+        let (r, n) = (rng.vec() * 0.3, rng.vec().normalize());
+        let w = turned.inverse_mass_at(r, n);
+        let w_straight = straight.inverse_mass_at(turn.inverse() * r, turn.inverse() * n);
+        assert!((w - w_straight).abs() < 1e-5 * w, "{w} turned, {w_straight} straight");
+        let expected = 1.0 / 3.0 + r.cross(n).length_squared() / (0.4 * 3.0 * 0.09);
+        assert!((ball.inverse_mass_at(r, n) - expected).abs() < 1e-5 * expected, "the ball's");
+    }
+}
+
 /// Two bodies pushed apart by opposite impulses at a shared point keep their total momentum
 /// (1e-5 of the impulse's) and their angular momentum about the origin (1e-3), once their
 /// velocities are updated.
@@ -229,6 +251,9 @@ fn bad_bodies_get_typed_errors() {
     ] {
         assert!(named(RigidBody { mass, ..good }, "body.mass"), "{mass:?}");
     }
+    // A finite mass whose inertia is not: degenerate inertia.
+    let huge = BodyShape::Box { half_extents: Vec3::splat(1e3) };
+    assert!(named(RigidBody { shape: huge, mass: BodyMass::Mass(3e38), ..good }, "body.mass"));
     let nan_pose = Pose { translation: Vec3::NAN, ..Pose::IDENTITY };
     assert!(named(RigidBody { pose: nan_pose, ..good }, "body.pose"));
     let not_a_rotation = Pose { rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 2.0), ..Pose::IDENTITY };

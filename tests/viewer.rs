@@ -960,3 +960,18 @@ fn the_session_switches_the_cloth_to_a_fabric_and_back() {
     let cantilever = ClothSetup::load(&ClothSource::Scene(SceneKind::Cantilever), 8, None).unwrap();
     assert!(cantilever.model.bending_rigidity().is_some(), "the lab's tests are of a fabric");
 }
+
+/// The cape's top edge is attached to its bar when the scene loads, again after a reset and
+/// after the bending model rebuilds the cloth (its markers at the bar's points).
+#[test]
+fn the_capes_attachments_are_made_at_every_start() {
+    let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Cape), 8);
+    let attached = |s: &Session| (0..9).all(|i| s.solver().pins().attachment(i).is_some());
+    assert!(attached(&session), "on load");
+    assert_eq!(session.markers().len(), 9);
+    run_frames(&mut session, 5);
+    session.reset().unwrap();
+    assert!(attached(&session), "after a reset");
+    session.set_bending_model(drape::BendingModel::Isometric).unwrap();
+    assert!(attached(&session), "after a rebuild");
+}

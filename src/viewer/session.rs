@@ -220,6 +220,16 @@ fn areal_density(model: &ClothModel) -> f32 {
 }
 
 /// The particles pinned in `solver`, in index order.
+/// Attaches `attachments`' particles to their colliders where each is at rest.
+fn attach_scene(solver: &mut GpuSolver, attachments: &[SceneAttachment]) -> Result<(), Error> {
+    let rest = solver.model().mesh().positions.clone();
+    for a in attachments {
+        let at = rest.get(a.particle as usize).copied().unwrap_or(Vec3::NAN);
+        solver.attach(a.particle, a.collider, at)?;
+    }
+    Ok(())
+}
+
 fn pinned_particles(solver: &GpuSolver) -> Vec<u32> {
     (0..solver.model().particle_count() as u32).filter(|&i| solver.pins().is_pinned(i)).collect()
 }
@@ -229,7 +239,8 @@ fn pinned_particles(solver: &GpuSolver) -> Vec<u32> {
 enum Grab {
     /// A particle, pinned to the cursor while held. The drag happens in the plane through the
     /// grabbed point facing the camera.
-    Particle { index: u32, was_pinned: bool, plane_point: Vec3, plane_normal: Vec3 },
+    /// An attached one keeps its collider and point there (`attached`), to go back to on release.
+    Particle { index: u32, was_pinned: bool, attached: Option<(u32, Vec3)>, plane_point: Vec3, plane_normal: Vec3 },
     /// A collider (not a plane), moved with the cursor from where it was grabbed: its pose
     /// `original` moved by the drag in the plane through the grabbed point facing the camera.
     /// The next frame carries it there, so the cloth it touches feels its velocity.
@@ -248,7 +259,12 @@ impl Turning {
     /// The pose `time` seconds after the start (the time taken modulo a turn or a swing, so
     /// the angle stays accurate however long the demo runs).
     fn pose_at(&self, time: f64) -> Pose {
-        let period = self.spin.period().map_or(1.0, f64::from);
+        let rate = f64::from(self.spin.angular_velocity.length());
+        let period = match self.spin.swing_period {
+            0.0 if rate > 0.0 => std::f64::consts::TAU / rate,
+            0.0 => 1.0,
+            swing => f64::from(swing),
+        };
         let pose = self.spin.pose_at((time % period) as f32);
         Pose { translation: pose.translation + self.offset, ..pose }
     }
@@ -311,8 +327,9 @@ impl Session {
         let setup = ClothSetup::load(&source, grid, overrides.fabric.as_ref())?;
         let model = overrides.bent(setup.model)?;
         let params = overrides.params_for(&model, setup.params);
-        let solver = GpuSolver::new(device, queue, &model, params, &setup.colliders)?;
-        let mut session = Self {
+        let mut solver = GpuSolver::new(device, queue, &model, params, &setup.colliders)?;
+        attach_scene(&mut solver, &setup.attachments)?;
+        Ok(Self {
             device: device.clone(),
             queue: queue.clone(),
             source,
@@ -345,9 +362,7 @@ impl Session {
             recording: None,
             metrics: None,
             positions_requested: None,
-        };
-        session.attach_scene()?;
-        Ok(session)
+        })
     }
 
     /// Switches to another cloth with its scene's parameters and the command-line overrides
@@ -357,13 +372,13 @@ impl Session {
         let setup = ClothSetup::load(&source, grid, self.overrides.fabric.as_ref())?;
         let model = self.overrides.bent(setup.model)?;
         let params = self.overrides.params_for(&model, setup.params);
-        self.solver = self.new_solver(&model, params, &setup.colliders)?;
+        self.solver = self.new_solver(&model, params, &setup.colliders, &setup.attachments)?;
         (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
         self.areal_density = areal_density(&model);
         self.turning = turning(&setup.spins);
         self.attachments = setup.attachments;
         self.recording = None;
-        self.restart()?;
+        self.restart();
         Ok(())
     }
 
@@ -395,16 +410,23 @@ impl Session {
     pub fn set_bending_model(&mut self, bending: BendingModel) -> Result<(), Error> {
         let model = self.solver.model().clone().with_bending_model(bending)?;
         let params = *self.solver.params();
-        self.solver = self.new_solver(&model, params, &self.scene_colliders)?;
+        self.solver = self.new_solver(&model, params, &self.scene_colliders, &self.attachments)?;
         self.overrides.bending = Some(bending);
-        self.restart()?;
+        self.restart();
         Ok(())
     }
 
-    /// A solver for `model`, profiled if the session profiles.
-    fn new_solver(&self, model: &ClothModel, params: SolverParams, colliders: &[Collider]) -> Result<GpuSolver, Error> {
+    /// A solver for `model` with `attachments` made, profiled if the session profiles.
+    fn new_solver(
+        &self,
+        model: &ClothModel,
+        params: SolverParams,
+        colliders: &[Collider],
+        attachments: &[SceneAttachment],
+    ) -> Result<GpuSolver, Error> {
         let mut solver = GpuSolver::new(&self.device, &self.queue, model, params, colliders)?;
         solver.set_profiling(self.profiling)?;
+        attach_scene(&mut solver, attachments)?;
         Ok(solver)
     }
 
@@ -431,22 +453,12 @@ impl Session {
     pub fn reset(&mut self) -> Result<(), Error> {
         self.solver.reset();
         self.solver.set_colliders(&self.scene_colliders)?;
-        self.restart()?;
+        attach_scene(&mut self.solver, &self.attachments)?;
+        self.restart();
         Ok(())
     }
 
-    /// Attaches the scene's particles to its colliders where each is at rest.
-    fn attach_scene(&mut self) -> Result<(), Error> {
-        let rest = self.solver.model().mesh().positions.clone();
-        for a in &self.attachments {
-            let at = rest.get(a.particle as usize).copied().unwrap_or(Vec3::NAN);
-            self.solver.attach(a.particle, a.collider, at)?;
-        }
-        self.pinned = pinned_particles(&self.solver);
-        Ok(())
-    }
-
-    fn restart(&mut self) -> Result<(), Error> {
+    fn restart(&mut self) {
         self.frames = 0;
         self.time = 0.0;
         self.turning = self.turning.iter().map(|t| Turning { offset: Vec3::ZERO, ..*t }).collect();
@@ -455,7 +467,7 @@ impl Session {
         self.profile = None;
         // The solver dropped any read on its way (a reset) or is new (another cloth).
         self.positions_requested = None;
-        self.attach_scene()
+        self.pinned = pinned_particles(&self.solver);
     }
 
     /// Changes the solver parameters (validated; on error the old ones stay).
@@ -719,9 +731,10 @@ impl Session {
             (Some((index, t)), collider) if collider.is_none_or(|(_, tc)| t <= tc) => {
                 let plane_point = positions[index as usize];
                 let was_pinned = self.solver.pins().is_pinned(index);
+                let attached = self.solver.pins().attachment(index);
                 self.solver.pin(index, plane_point)?;
                 self.pinned = pinned_particles(&self.solver);
-                Some(Grab::Particle { index, was_pinned, plane_point, plane_normal })
+                Some(Grab::Particle { index, was_pinned, attached, plane_point, plane_normal })
             }
             (_, Some((collider, t))) => {
                 let original = self.solver.collider_poses()[collider];
@@ -770,12 +783,19 @@ impl Session {
     }
 
     /// Lets go: a grabbed particle that was not pinned before is released (with the velocity
-    /// the drag gave it); one that was pinned stays pinned where it was dropped.
+    /// the drag gave it); one that was pinned stays pinned where it was dropped; one that was
+    /// attached to a collider goes back to its point of it.
     pub fn end_grab(&mut self) -> Result<(), Error> {
-        if let Some(Grab::Particle { index, was_pinned: false, .. }) = self.grab.take() {
-            self.solver.unpin(index)?;
-            self.pinned = pinned_particles(&self.solver);
+        match self.grab.take() {
+            Some(Grab::Particle { index, attached: Some((collider, local)), .. }) => {
+                let poses = self.solver.collider_poses();
+                let at = poses.get(collider as usize).map_or(local, |pose| pose.to_world(local));
+                self.solver.attach(index, collider, at)?;
+            }
+            Some(Grab::Particle { index, was_pinned: false, .. }) => self.solver.unpin(index)?,
+            _ => return Ok(()),
         }
+        self.pinned = pinned_particles(&self.solver);
         Ok(())
     }
 
