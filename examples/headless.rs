@@ -234,7 +234,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     };
     let thickness = params.self_collision.map_or(args.thickness, |s| s.thickness);
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
-    scene.attach(|particle, collider, at| solver.attach(particle, collider, at))?;
+    solver.attach_many(&scene.attachments)?;
     solver.set_dispatch(match args.layout {
         Layout::Auto => DispatchStrategy::Auto,
         Layout::Single => DispatchStrategy::SingleWorkgroup,

@@ -77,5 +77,6 @@ pub use params::{
     Aerodynamics, DirectionalLimit, Gusts, MassSpringParams, SelfCollision, SolverMode, SolverParams, Stiffness,
     TetherParams,
 };
+pub use passes::attachments::Attachment;
 pub use reference::CpuSolver;
-pub use scene::{Scene, SceneAttachment, SceneKind, Spin};
+pub use scene::{Scene, SceneKind, Spin};

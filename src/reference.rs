@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::metrics::Overflows;
 use crate::model::ClothModel;
 use crate::params::SolverParams;
-use crate::passes::attachments;
+use crate::passes::attachments::{self, Attachment};
 use crate::passes::depenetration::Depenetration;
 use crate::passes::{frame_order, passes, CpuFrame, Pass, Setup, Uploads};
 use crate::pins::Pins;
@@ -124,7 +124,12 @@ impl CpuSolver {
     /// Attaches particle `index` to collider `collider` at the collider's point that is at `at`
     /// where the collider is now ([`crate::GpuSolver::attach`]); `pins.unpin` releases it.
     pub fn attach(&mut self, index: u32, collider: u32, at: Vec3) -> Result<(), Error> {
-        attachments::attach_at(&mut self.pins, &self.colliders, index, collider, at)
+        self.attach_many(&[Attachment { particle: index, collider, at }])
+    }
+
+    /// Makes every attachment of `attachments` at once; on error none.
+    pub fn attach_many(&mut self, attachments: &[Attachment]) -> Result<(), Error> {
+        attachments::attach_all(&mut self.pins, &self.colliders, attachments)
     }
 
     /// Attaches every free particle within `distance` of collider `collider`'s surface where

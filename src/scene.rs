@@ -8,6 +8,7 @@ use crate::lab;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::{Aerodynamics, Gusts, SelfCollision, SolverParams, Stiffness};
+use crate::passes::attachments::Attachment;
 use glam::{Quat, Vec3};
 use std::fmt;
 use std::str::FromStr;
@@ -26,8 +27,9 @@ pub struct Scene {
     pub colliders: Vec<Collider>,
     /// Colliders the scene keeps turning or swinging ([`Scene::collider_poses`]).
     pub spins: Vec<Spin>,
-    /// Particles attached to colliders where they are at rest ([`Scene::attach`]).
-    pub attachments: Vec<SceneAttachment>,
+    /// Particles attached to colliders where they are at rest
+    /// ([`crate::GpuSolver::attach_many`]).
+    pub attachments: Vec<Attachment>,
     /// The fabric of its cloth, `None` for the edge model with [`DEFAULT_DENSITY`] stiffened by
     /// the parameters.
     pub fabric: Option<Fabric>,
@@ -50,15 +52,6 @@ pub struct Spin {
 
 /// The shortest swing a [`Spin`] takes (s): shorter ones would turn faster than a frame shows.
 pub const MIN_SWING_PERIOD: f32 = 1e-3;
-
-/// A particle a scene attaches to one of its colliders where the particle is at rest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SceneAttachment {
-    /// The particle.
-    pub particle: u32,
-    /// Which collider (an index into the scene's colliders).
-    pub collider: u32,
-}
 
 impl Spin {
     /// Checks the collider is one of `colliders` and the axis point and rate are finite.
@@ -359,7 +352,11 @@ impl Scene {
                     angular_velocity: Vec3::new(1.5, 0.0, 0.0),
                     swing_period: 2.0,
                 };
-                (vec![swing], (0..=cells).map(|particle| SceneAttachment { particle, collider: 1 }).collect())
+                let at = |particle: u32| model.mesh().positions[particle as usize];
+                (
+                    vec![swing],
+                    (0..=cells).map(|particle| Attachment { particle, collider: 1, at: at(particle) }).collect(),
+                )
             }
             _ => (vec![], vec![]),
         };
@@ -380,19 +377,6 @@ impl Scene {
             poses[spin.collider] = spin.pose_at(time);
         }
         Ok(Some(poses))
-    }
-
-    /// Attaches the scene's particles to its colliders where each is at rest, through `attach`
-    /// (a solver's: `|particle, collider, at| solver.attach(particle, collider, at)`). Fails as
-    /// `attach` does, or on a particle the model lacks.
-    pub fn attach(&self, mut attach: impl FnMut(u32, u32, Vec3) -> Result<(), Error>) -> Result<(), Error> {
-        let rest = &self.model.mesh().positions;
-        self.attachments.iter().try_for_each(|a| {
-            let at = rest
-                .get(a.particle as usize)
-                .ok_or(Error::ParticleOutOfRange { index: a.particle, particle_count: rest.len() })?;
-            attach(a.particle, a.collider, *at)
-        })
     }
 }
 

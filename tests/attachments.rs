@@ -192,7 +192,7 @@ fn the_cape_swings_with_its_bar() {
     let (device, queue) = device();
     let scene = Scene::new(SceneKind::Cape, 16).unwrap();
     let mut gpu = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
-    scene.attach(|particle, collider, at| gpu.attach(particle, collider, at)).unwrap();
+    gpu.attach_many(&scene.attachments).unwrap();
     assert_eq!(scene.attachments.len(), 17, "the top edge");
     let rest = scene.model.mesh().positions.clone();
     let start_z = rest.iter().map(|p| p.z).sum::<f32>() / rest.len() as f32;
@@ -204,9 +204,8 @@ fn the_cape_swings_with_its_bar() {
         gpu.step();
         if frame % 10 == 0 {
             let x = gpu.read_positions().unwrap();
-            let off = |a: &drape::SceneAttachment| {
-                x[a.particle as usize].distance(poses[1].to_world(rest[a.particle as usize]))
-            };
+            let off =
+                |a: &drape::Attachment| x[a.particle as usize].distance(poses[1].to_world(rest[a.particle as usize]));
             let lag = largest(scene.attachments.iter().map(off));
             assert!(lag < 1e-4, "frame {frame}: the top edge {lag} m off the bar");
             swing.push(((x.iter().sum::<Vec3>() / x.len() as f32).z - start_z).abs());

@@ -32,7 +32,7 @@ use crate::error::{Error, ParamError};
 use crate::metrics::ClothMetrics;
 use crate::model::ClothModel;
 use crate::params::SolverParams;
-use crate::passes::attachments;
+use crate::passes::attachments::{self, Attachment};
 use crate::passes::plan::{
     auto_layout, BlockSizes, DispatchStrategy, FramePlan, GpuFacts, WorkgroupSizes, DISPATCH_ENTRY_STRIDE,
 };
@@ -290,8 +290,16 @@ impl GpuSolver {
     /// then the jump over a substep). Like a pin it has no mass and rebuilds the tethers before the next
     /// frame. Errors: a particle or collider that is not the solver's, a non-finite point.
     pub fn attach(&mut self, index: u32, collider: u32, at: Vec3) -> Result<(), Error> {
-        attachments::attach_at(&mut self.pins, &self.colliders, index, collider, at)?;
-        self.write_inverse_mass(index);
+        self.attach_many(&[Attachment { particle: index, collider, at }])
+    }
+
+    /// Makes every attachment of `attachments` ([`GpuSolver::attach`]) at once, the pins
+    /// uploaded and the frame planned once; on error none.
+    pub fn attach_many(&mut self, attachments: &[Attachment]) -> Result<(), Error> {
+        attachments::attach_all(&mut self.pins, &self.colliders, attachments)?;
+        for attachment in attachments {
+            self.write_inverse_mass(attachment.particle);
+        }
         self.write_pins();
         self.apply(self.params, self.requested_layout)
     }

@@ -26,18 +26,28 @@ pub fn attachment_target(local: Vec3, collider: &MovingCollider, substep: u32, s
     collider.motion.substep(substep, substeps).end.to_world(local)
 }
 
-/// Attaches particle `index` to the point of collider `collider` (of `colliders`) that lies at
-/// `at` where the collider is now (both solvers' `attach`).
-pub(crate) fn attach_at(
-    pins: &mut Pins,
-    colliders: &ColliderSet,
-    index: u32,
-    collider: u32,
-    at: Vec3,
-) -> Result<(), Error> {
+/// A particle to attach to the point of a collider that lies at `at` where the collider is now
+/// (usually the particle's position, for no jump).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Attachment {
+    /// The particle.
+    pub particle: u32,
+    /// The collider (an index into the solver's colliders).
+    pub collider: u32,
+    /// The point of the collider, in the world where the collider is now (m).
+    pub at: Vec3,
+}
+
+/// Attaches each of `attachments` (both solvers' `attach_many`): all or, on error, none.
+pub(crate) fn attach_all(pins: &mut Pins, colliders: &ColliderSet, attachments: &[Attachment]) -> Result<(), Error> {
     let count = colliders.shapes().len();
-    let pose = colliders.pose_now(collider).ok_or_else(|| Error::Pin(format!("collider {collider} of {count}")))?;
-    pins.attach(index, collider, pose.to_local(at))
+    let mut attached = pins.clone();
+    for &Attachment { particle, collider, at } in attachments {
+        let pose = colliders.pose_now(collider).ok_or_else(|| Error::Pin(format!("collider {collider} of {count}")))?;
+        attached.attach(particle, collider, pose.to_local(at))?;
+    }
+    *pins = attached;
+    Ok(())
 }
 
 /// Attaches every free particle at `positions` within `distance` of collider `collider`'s
@@ -61,12 +71,9 @@ pub(crate) fn attach_within(
         .filter(|&i| free(i) && shape.signed_distance(positions[i]) <= distance)
         .map(|i| i as u32)
         .collect();
-    // Every particle is attached to a copy first, so that an error changes nothing.
-    let mut attached = pins.clone();
-    for &i in &near {
-        attach_at(&mut attached, colliders, i, collider, positions[i as usize])?;
-    }
-    *pins = attached;
+    let attachments: Vec<Attachment> =
+        near.iter().map(|&particle| Attachment { particle, collider, at: positions[particle as usize] }).collect();
+    attach_all(pins, colliders, &attachments)?;
     Ok(near)
 }
 

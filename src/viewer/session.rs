@@ -18,8 +18,9 @@ use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::MassSpringParams;
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
+use crate::passes::attachments::Attachment;
 use crate::passes::springs::SpringNetwork;
-use crate::scene::{Scene, SceneAttachment, SceneKind, Spin};
+use crate::scene::{Scene, SceneKind, Spin};
 use glam::Vec3;
 use std::fmt;
 use std::path::PathBuf;
@@ -130,7 +131,7 @@ pub struct ClothSetup {
     /// Colliders the scene keeps turning.
     pub spins: Vec<Spin>,
     /// Particles attached to colliders where they are at rest.
-    pub attachments: Vec<SceneAttachment>,
+    pub attachments: Vec<Attachment>,
 }
 
 impl ClothSetup {
@@ -220,16 +221,6 @@ fn areal_density(model: &ClothModel) -> f32 {
 }
 
 /// The particles pinned in `solver`, in index order.
-/// Attaches `attachments`' particles to their colliders where each is at rest.
-fn attach_scene(solver: &mut GpuSolver, attachments: &[SceneAttachment]) -> Result<(), Error> {
-    let rest = solver.model().mesh().positions.clone();
-    for a in attachments {
-        let at = rest.get(a.particle as usize).copied().unwrap_or(Vec3::NAN);
-        solver.attach(a.particle, a.collider, at)?;
-    }
-    Ok(())
-}
-
 fn pinned_particles(solver: &GpuSolver) -> Vec<u32> {
     (0..solver.model().particle_count() as u32).filter(|&i| solver.pins().is_pinned(i)).collect()
 }
@@ -285,7 +276,7 @@ pub struct Session {
     /// The scene's turning colliders, turned before every frame.
     turning: Vec<Turning>,
     /// The scene's attachments, made again whenever the cloth restarts.
-    attachments: Vec<SceneAttachment>,
+    attachments: Vec<Attachment>,
     /// Simulated seconds since the start (the turning colliders' clock).
     time: f64,
     solver: GpuSolver,
@@ -328,7 +319,7 @@ impl Session {
         let model = overrides.bent(setup.model)?;
         let params = overrides.params_for(&model, setup.params);
         let mut solver = GpuSolver::new(device, queue, &model, params, &setup.colliders)?;
-        attach_scene(&mut solver, &setup.attachments)?;
+        solver.attach_many(&setup.attachments)?;
         Ok(Self {
             device: device.clone(),
             queue: queue.clone(),
@@ -422,11 +413,11 @@ impl Session {
         model: &ClothModel,
         params: SolverParams,
         colliders: &[Collider],
-        attachments: &[SceneAttachment],
+        attachments: &[Attachment],
     ) -> Result<GpuSolver, Error> {
         let mut solver = GpuSolver::new(&self.device, &self.queue, model, params, colliders)?;
         solver.set_profiling(self.profiling)?;
-        attach_scene(&mut solver, attachments)?;
+        solver.attach_many(attachments)?;
         Ok(solver)
     }
 
@@ -453,7 +444,7 @@ impl Session {
     pub fn reset(&mut self) -> Result<(), Error> {
         self.solver.reset();
         self.solver.set_colliders(&self.scene_colliders)?;
-        attach_scene(&mut self.solver, &self.attachments)?;
+        self.solver.attach_many(&self.attachments)?;
         self.restart();
         Ok(())
     }
