@@ -97,3 +97,22 @@ pub fn closest_on_triangle(p: Vec3, [a, b, c]: [Vec3; 3]) -> Vec3 {
     let denominator = (va + vb + vc).max(DENOMINATOR_EPSILON);
     a + ab * (vb / denominator) + ac * (vc / denominator)
 }
+
+/// The larger of `a` and `b`, NaN if either is NaN: `f32::max` returns the operand that is not
+/// NaN, and a measurement of a run gone NaN must not read as a small number.
+pub fn largest(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// The smaller of `a` and `b`, NaN if either is NaN (see [`largest`]).
+pub fn smallest(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else {
+        a.min(b)
+    }
+}

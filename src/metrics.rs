@@ -7,7 +7,7 @@ pub use self_contact::{min_self_distance, self_intersections};
 pub use stretch::{StretchReport, StretchStats};
 
 use crate::collision::Collider;
-use crate::math::weighted_face_normal;
+use crate::math::{largest, smallest, weighted_face_normal};
 use crate::model::ClothModel;
 use glam::Vec3;
 
@@ -101,23 +101,4 @@ fn area_ratio_range(model: &ClothModel, positions: &[Vec3]) -> [f32; 2] {
         |x: &[Vec3], [a, b, c]: [u32; 3]| weighted_face_normal(x[a as usize], x[b as usize], x[c as usize]).length();
     let ratios = mesh.triangles.iter().map(|&t| doubled_area(positions, t) / doubled_area(&mesh.positions, t));
     ratios.fold([f32::INFINITY, 0.0], |[low, high], r| [smallest(low, r), largest(high, r)])
-}
-
-/// The larger of `a` and `b`, NaN if either is NaN: `f32::max` returns the operand that is not
-/// NaN, and a measurement of a run gone NaN must not read as a small number.
-fn largest(a: f32, b: f32) -> f32 {
-    if a.is_nan() || b.is_nan() {
-        f32::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-/// The smaller of `a` and `b`, NaN if either is NaN (see [`largest`]).
-fn smallest(a: f32, b: f32) -> f32 {
-    if a.is_nan() || b.is_nan() {
-        f32::NAN
-    } else {
-        a.min(b)
-    }
 }

@@ -323,8 +323,9 @@ impl ClothModel {
                 let cloth = &self.cloths[c];
                 let own: Vec<u32> =
                     pins.iter().filter(|i| cloth.particles.contains(i)).map(|&i| i - cloth.particles.start).collect();
-                let refitted = Self::from_fabric(self.cloth_mesh(c), fabric, &own)?;
-                Ok(Self { cloths: vec![Cloth { contact: cloth.contact, ..refitted.cloths[0].clone() }], ..refitted })
+                let mut refitted = Self::from_fabric(self.cloth_mesh(c), fabric, &own)?;
+                refitted.cloths[0].contact = cloth.contact;
+                Ok(refitted)
             })
             .collect();
         let joined = match refitted?.as_slice() {

@@ -135,7 +135,9 @@ impl CpuSolver {
     /// Attaches every free particle within `distance` of collider `collider`'s surface where
     /// each is ([`crate::GpuSolver::attach_within`]), and returns them.
     pub fn attach_within(&mut self, collider: u32, distance: f32) -> Result<Vec<u32>, Error> {
-        attachments::attach_within(&mut self.pins, &self.colliders, collider, distance, &self.positions)
+        let near = attachments::attachments_within(&self.pins, &self.colliders, collider, distance, &self.positions)?;
+        self.attach_many(&near)?;
+        Ok(near.iter().map(|a| a.particle).collect())
     }
 
     /// What fixed capacities left out since the solver was made or its colliders set.

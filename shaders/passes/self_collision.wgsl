@@ -40,9 +40,9 @@ struct SelfCollisionParams {
     cell_size: f32,
     // The model's cloths (entries of cloth_motions).
     cloth_count: u32,
-    // Where every pair keeps the same, their friction (their thickness the largest); −1 where
-    // they differ, read from the table (ClothContacts::uniform).
-    uniform_friction: f32,
+    // The solver's friction: every pair's where every cloth keeps the solver's contact
+    // (UNIFORM_CONTACTS; their thickness is then the largest), else unread.
+    friction: f32,
 }
 
 // Threads of the one workgroup of the prefix sum.
@@ -94,7 +94,7 @@ struct PairContact {
 // (one cloth), without reading the table.
 fn between(a: u32, b: u32) -> PairContact {
     if (uniform_contacts()) {
-        return PairContact(params.self_collision.largest_thickness, params.self_collision.uniform_friction);
+        return PairContact(params.self_collision.largest_thickness, params.self_collision.friction);
     }
     let friction = contact_word(cloth_count() + a * cloth_count() + b);
     return PairContact(mean(cloth_thickness(a), cloth_thickness(b)), friction);

@@ -50,16 +50,16 @@ pub(crate) fn attach_all(pins: &mut Pins, colliders: &ColliderSet, attachments: 
     Ok(())
 }
 
-/// Attaches every free particle at `positions` within `distance` of collider `collider`'s
-/// surface where the collider is now (inside it too) where it is, and returns them (both
+/// The attachments of every free particle at `positions` within `distance` of collider
+/// `collider`'s surface where the collider is now (inside it too), each where it is (both
 /// solvers' `attach_within`).
-pub(crate) fn attach_within(
-    pins: &mut Pins,
+pub(crate) fn attachments_within(
+    pins: &Pins,
     colliders: &ColliderSet,
     collider: u32,
     distance: f32,
     positions: &[Vec3],
-) -> Result<Vec<u32>, Error> {
+) -> Result<Vec<Attachment>, Error> {
     if !(distance.is_finite() && distance >= 0.0) {
         return Err(ParamError { name: "distance", value: distance.to_string(), expected: "finite and ≥ 0" }.into());
     }
@@ -67,14 +67,10 @@ pub(crate) fn attach_within(
     let shape = (colliders.placed_at_start().into_iter().nth(collider as usize))
         .ok_or_else(|| Error::Pin(format!("collider {collider} of {count}")))?;
     let free = |i: usize| pins.inverse_masses()[i] > 0.0;
-    let near: Vec<u32> = (0..positions.len())
+    Ok((0..positions.len())
         .filter(|&i| free(i) && shape.signed_distance(positions[i]) <= distance)
-        .map(|i| i as u32)
-        .collect();
-    let attachments: Vec<Attachment> =
-        near.iter().map(|&particle| Attachment { particle, collider, at: positions[particle as usize] }).collect();
-    attach_all(pins, colliders, &attachments)?;
-    Ok(near)
+        .map(|i| Attachment { particle: i as u32, collider, at: positions[i] })
+        .collect())
 }
 
 /// The attachments pass.

@@ -431,8 +431,9 @@ pub(crate) struct SelfCollisionPass {
     /// The cloth's particle spacing ([`particle_spacing`]), measured the first time
     /// self-collision is on, when its buffers are made.
     spacing: Option<f32>,
-    /// What each pair of cloths keeps, while self-collision is on.
-    contacts: Option<ClothContacts>,
+    /// While self-collision is on, the solver's contact and what each pair of cloths keeps with
+    /// it (made again only when the solver's contact changes).
+    contacts: Option<(SelfCollision, ClothContacts)>,
 }
 
 impl Pass for SelfCollisionPass {
@@ -494,12 +495,17 @@ impl Pass for SelfCollisionPass {
             uploads.reserve("self_corrections", 16 * n as u64);
             self.spacing = Some(particle_spacing(model.mesh()));
         }
-        self.contacts = params.self_collision.map(|defaults| ClothContacts::new(model, &defaults));
-        if let Some(contacts) = &self.contacts {
-            uploads.write("rest_shape", || bytemuck::cast_slice(&rest_shape(model, contacts)).to_vec());
+        let kept = self.contacts.as_ref().map(|(defaults, _)| *defaults);
+        if params.self_collision != kept {
+            self.contacts = params.self_collision.map(|defaults| (defaults, ClothContacts::new(model, &defaults)));
+            if let Some((_, contacts)) = &self.contacts {
+                uploads.write("rest_shape", || bytemuck::cast_slice(&rest_shape(model, contacts)).to_vec());
+            }
+        }
+        if params.self_collision.is_some() {
             prepare_rigid_motions(model, uploads);
         }
-        let contacts = self.contacts.as_ref().zip(self.spacing);
+        let contacts = self.contacts.as_ref().map(|(_, contacts)| contacts).zip(self.spacing);
         uploads.block("self_collision", || GpuSelfCollisionParams {
             largest_thickness: contacts.map_or(0.0, |(c, _)| c.largest_thickness()),
             smallest_thickness: contacts.map_or(0.0, |(c, _)| c.smallest_thickness()),
@@ -508,7 +514,7 @@ impl Pass for SelfCollisionPass {
             hash_table_size: hash_table_size(n),
             triangle_count: model.mesh().triangles.len() as u32,
             cloth_count: model.cloths().len() as u32,
-            uniform_friction: contacts.and_then(|(c, _)| c.uniform()).map_or(-1.0, |u| u.friction),
+            friction: params.self_collision.map_or(0.0, |s| s.friction),
         });
         Ok(())
     }
@@ -540,7 +546,7 @@ impl Pass for SelfCollisionPass {
     }
 
     fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
-        if let Some(contacts) = &self.contacts {
+        if let Some((_, contacts)) = &self.contacts {
             let spacing = self.spacing.expect("measured when self-collision was turned on");
             let overflows = collide_self(frame.solve, setup.model.mesh(), setup.model.cloths(), spacing, contacts);
             // Wraps like the GPU's atomic counter.
@@ -642,10 +648,9 @@ pub struct GpuSelfCollisionParams {
     pub cell_size: f32,
     /// The model's cloths (entries of `cloth_motions`).
     pub cloth_count: u32,
-    /// Where every pair keeps the same ([`ClothContacts::uniform`]), their friction, their
-    /// thickness the largest; −1 where they differ. The kernels read it where every cloth keeps
-    /// the solver's contact ([`Build::uniform_contacts`]), and the table otherwise.
-    pub uniform_friction: f32,
+    /// [`SelfCollision::friction`] of the solver's contact: every pair's where every cloth keeps
+    /// it ([`Build::uniform_contacts`]; their thickness is then the largest), else unread.
+    pub friction: f32,
 }
 
 impl GpuSelfCollisionParams {
@@ -659,6 +664,6 @@ impl GpuSelfCollisionParams {
         triangle_count,
         cell_size,
         cloth_count,
-        uniform_friction
+        friction
     );
 }

@@ -36,13 +36,9 @@ impl GpuSolver {
     /// not the solver's, a negative or non-finite distance.
     pub fn attach_within(&mut self, collider: u32, distance: f32) -> Result<Vec<u32>, Error> {
         let positions = self.read_positions()?;
-        let attached = attachments::attach_within(&mut self.pins, &self.colliders, collider, distance, &positions)?;
-        for &i in &attached {
-            self.write_inverse_mass(i);
-        }
-        self.write_pins();
-        self.apply(self.params, self.requested_layout)?;
-        Ok(attached)
+        let near = attachments::attachments_within(&self.pins, &self.colliders, collider, distance, &positions)?;
+        self.attach_many(&near)?;
+        Ok(near.iter().map(|a| a.particle).collect())
     }
 
     /// Reads the velocities back (waits for the GPU; native only).

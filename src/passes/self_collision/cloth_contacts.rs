@@ -8,6 +8,7 @@
 //! one cloth collides as the solver's [`SelfCollision`] says. The GPU reads the same values from
 //! the `rest_shape` binding ([`ClothContacts::gpu_words`]).
 
+use crate::math::{largest, smallest};
 use crate::model::ClothModel;
 use crate::params::SelfCollision;
 
@@ -54,15 +55,6 @@ impl ClothContacts {
         SelfCollision { thickness: mean(self.thicknesses[a], self.thicknesses[b]), friction: self.frictions[a * n + b] }
     }
 
-    /// What every pair keeps, where all keep the same (one cloth, or cloths of one contact):
-    /// the GPU then reads it from its parameters instead of the table.
-    pub fn uniform(&self) -> Option<SelfCollision> {
-        let first = SelfCollision { thickness: *self.thicknesses.first()?, friction: *self.frictions.first()? };
-        let same = self.thicknesses.iter().all(|&t| t == first.thickness)
-            && self.frictions.iter().all(|&f| f == first.friction);
-        same.then_some(first)
-    }
-
     /// Cloth `c`'s thickness.
     pub fn thickness(&self, c: u32) -> f32 {
         self.thicknesses[c as usize]
@@ -88,12 +80,12 @@ impl ClothContacts {
 
     /// The thickest cloth's thickness.
     pub fn largest_thickness(&self) -> f32 {
-        self.thicknesses.iter().copied().fold(0.0, f32::max)
+        self.thicknesses.iter().copied().fold(0.0, largest)
     }
 
     /// The thinnest cloth's thickness.
     pub fn smallest_thickness(&self) -> f32 {
-        self.thicknesses.iter().copied().fold(f32::INFINITY, f32::min)
+        self.thicknesses.iter().copied().fold(f32::INFINITY, smallest)
     }
 
     /// The edge of a hash cell: [`SelfCollision::cell_size`] of the thickest cloth, so that
