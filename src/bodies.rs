@@ -5,11 +5,21 @@
 //! points of it (§3.3: `x += p/m`, `q += ½[I⁻¹(r × p), 0]q`, with the generalised inverse mass
 //! `w = 1/m + (r × n)ᵀ I⁻¹ (r × n)`), and its velocities come from the pose's change.
 //!
-//! These are the host's definitions of a body: the math the solvers' body passes share.
+//! These are the host's definitions of a body: the math the solvers' body passes share
+//! ([`crate::passes::bodies`]), and the record the GPU keeps of each body ([`GpuBody`]).
 
-use crate::collision::{turn_rate, Pose};
+use crate::collision::{quaternion_product, rotate, turn_rate, Pose};
 use crate::error::{Error, ParamError};
+use crate::struct_layout;
+use crate::wgsl::StructLayout;
+use bytemuck::{Pod, Zeroable};
 use glam::{Mat3, Quat, Vec3};
+
+/// The most bodies one solver simulates (one workgroup each solves them: a dispatch's row).
+pub const MAX_BODIES: usize = 4096;
+
+/// Friction of a body made by [`RigidBody::new`].
+pub const DEFAULT_BODY_FRICTION: f32 = 0.5;
 
 /// A body's shape, in its own frame: centred on its centre of mass, its principal axes along
 /// the frame's.
@@ -72,6 +82,23 @@ impl BodyShape {
         }
     }
 
+    /// The shape as a rounded box, in its own frame: the points within `radius` of the box of
+    /// these half extents (a sphere's box is a point, a capsule's its axis segment). One signed
+    /// distance then serves every shape (`box_point` in `src/collision/shapes.rs`).
+    pub fn rounded_box(&self) -> (Vec3, f32) {
+        match *self {
+            Self::Sphere { radius } => (Vec3::ZERO, radius),
+            Self::Capsule { radius, half_length } => (Vec3::new(0.0, half_length, 0.0), radius),
+            Self::Box { half_extents } => (half_extents, 0.0),
+        }
+    }
+
+    /// The radius of the smallest ball about its centre that holds it (m).
+    pub fn bounding_radius(&self) -> f32 {
+        let (half_extents, radius) = self.rounded_box();
+        half_extents.length() + radius
+    }
+
     /// Checks its sizes: finite, a radius and half extents > 0, a half length ≥ 0.
     pub fn validate(&self) -> Result<(), Error> {
         let (name, sizes, ok) = match *self {
@@ -113,12 +140,15 @@ pub struct RigidBody {
     pub velocity: Vec3,
     /// Its angular velocity, in the world (rad/s).
     pub angular_velocity: Vec3,
+    /// Its Coulomb friction (≥ 0), static and dynamic, against the cloth and the colliders.
+    pub friction: f32,
 }
 
 impl RigidBody {
-    /// A body of `shape` and `mass` at rest at `pose`.
+    /// A body of `shape` and `mass` at rest at `pose`, with friction [`DEFAULT_BODY_FRICTION`].
     pub fn new(shape: BodyShape, mass: BodyMass, pose: Pose) -> Self {
-        Self { shape, mass, pose, velocity: Vec3::ZERO, angular_velocity: Vec3::ZERO }
+        let (velocity, angular_velocity) = (Vec3::ZERO, Vec3::ZERO);
+        Self { shape, mass, pose, velocity, angular_velocity, friction: DEFAULT_BODY_FRICTION }
     }
 
     /// Its mass (kg).
@@ -130,7 +160,8 @@ impl RigidBody {
     }
 
     /// Checks it: its shape, a finite mass or density > 0 whose inverse and principal moments
-    /// are finite and > 0 (no degenerate inertia), a valid pose, finite velocities.
+    /// are finite and > 0 (no degenerate inertia), a valid pose, finite velocities, a finite
+    /// friction ≥ 0.
     pub fn validate(&self) -> Result<(), Error> {
         self.shape.validate()?;
         let mass = self.mass();
@@ -150,6 +181,10 @@ impl RigidBody {
         if !(self.velocity.is_finite() && self.angular_velocity.is_finite()) {
             let value = format!("{} and {}", self.velocity, self.angular_velocity);
             return Err(ParamError { name: "body.velocity", value, expected: "finite" }.into());
+        }
+        if !(self.friction.is_finite() && self.friction >= 0.0) {
+            let value = self.friction.to_string();
+            return Err(ParamError { name: "body.friction", value, expected: "finite and ≥ 0" }.into());
         }
         Ok(())
     }
@@ -178,6 +213,16 @@ pub struct BodyState {
     pub displacement: Vec3,
     /// The substep's turn so far (unit quaternion, applied after `rotation`).
     pub turn: Quat,
+    /// Its shape.
+    pub shape: BodyShape,
+    /// Its Coulomb friction.
+    pub friction: f32,
+    /// The particles touching it in the substep's contacts: they split its mass among them
+    /// (`crate::passes::bodies`).
+    pub contacts: u32,
+    /// How far the moments of its last substep's contact impulses added up rather than
+    /// cancelled, in [0, 1]: their sum's length over the sum of their lengths (1 with none).
+    pub coherence: f32,
 }
 
 impl BodyState {
@@ -194,18 +239,36 @@ impl BodyState {
             inertia: body.shape.unit_inertia() * mass,
             displacement: Vec3::ZERO,
             turn: Quat::IDENTITY,
+            shape: body.shape,
+            friction: body.friction,
+            contacts: 0,
+            coherence: 1.0,
         })
     }
 
     /// Where its frame is now: the substep's start moved by its displacement and turn.
     pub fn pose(&self) -> Pose {
-        Pose { translation: self.position + self.displacement, rotation: (self.turn * self.rotation).normalize() }
+        let rotation = quaternion_product(self.turn, self.rotation).normalize();
+        Pose { translation: self.position + self.displacement, rotation }
+    }
+
+    /// How far its point now at `p` moved in the substep so far: `p` less where that point was
+    /// at the substep's start, `x₀ + Δq⁻¹(p − x)` for its centre `x` now and turn `Δq`.
+    pub fn point_displacement(&self, p: Vec3) -> Vec3 {
+        let center = self.position + self.displacement;
+        p - (self.position + rotate(self.turn.conjugate(), p - center))
     }
 
     /// Its inverse inertia in the world as it is turned now, `R I⁻¹ Rᵀ`.
     pub fn world_inverse_inertia(&self) -> Mat3 {
         let rotation = Mat3::from_quat(self.pose().rotation);
         rotation * Mat3::from_diagonal(Vec3::ONE / self.inertia) * rotation.transpose()
+    }
+
+    /// `R I⁻¹ Rᵀ v` for its rotation now `rotation`, turned into its own frame and back (the
+    /// GPU's order of operations: `inverse_inertia_times` in `shaders/passes/bodies.wgsl`).
+    pub fn inverse_inertia_times(&self, rotation: Quat, v: Vec3) -> Vec3 {
+        rotate(rotation, rotate(rotation.conjugate(), v) / self.inertia)
     }
 
     /// One substep's prediction (Alg. 2, lines 3–8) under `gravity` over `h` seconds: the
@@ -238,14 +301,33 @@ impl BodyState {
     /// direction `n` (§3.3): `1/m + (r × n)ᵀ I⁻¹ (r × n)`.
     pub fn inverse_mass_at(&self, r: Vec3, n: Vec3) -> f32 {
         let arm = r.cross(n);
-        self.inverse_mass + arm.dot(self.world_inverse_inertia() * arm)
+        self.inverse_mass + arm.dot(self.inverse_inertia_times(self.pose().rotation, arm))
+    }
+
+    /// The share of it one of its contacts at arm `r` along `n` moves against, when its `s`
+    /// contacts all push at once (mass splitting): `s(1/m + c (r × n)ᵀ I⁻¹ (r × n))`
+    /// for their moments' coherence `c`. Their pushes move it as a whole `s` times as far as one
+    /// does; their moments turn it `s` times as far only where they add up (`c` = 1), as a
+    /// ball's pushed from one side do, and hardly at all where they cancel, as those under a box
+    /// lying flat do. Splitting the turn too would leave such a box two thirds of each substep's
+    /// slide, a creep of `2ah` down a slope it should grip.
+    pub fn split_inverse_mass_at(&self, r: Vec3, n: Vec3) -> f32 {
+        let arm = r.cross(n);
+        let turning = arm.dot(self.inverse_inertia_times(self.pose().rotation, arm));
+        self.contacts.max(1) as f32 * (self.inverse_mass + self.coherence * turning)
     }
 
     /// Moves it by the positional impulse `p` (kg·m) at its point `r` from its centre of mass
     /// (§3.3): `x += p/m`, `q += ½[I⁻¹(r × p), 0]q`, normalised.
     pub fn apply_impulse(&mut self, p: Vec3, r: Vec3) {
-        self.displacement += p * self.inverse_mass;
-        self.turn = turned(self.turn, self.world_inverse_inertia() * r.cross(p));
+        self.apply_impulses(p, r.cross(p));
+    }
+
+    /// Moves it by impulses summing to `linear` (kg·m) with moments `angular` about its centre
+    /// of mass (kg·m²): `x += Σp/m`, `q += ½[I⁻¹ Σ(r × p), 0]q`, normalised.
+    pub fn apply_impulses(&mut self, linear: Vec3, angular: Vec3) {
+        self.displacement += linear * self.inverse_mass;
+        self.turn = turned(self.turn, self.inverse_inertia_times(self.pose().rotation, angular));
     }
 
     /// Its linear momentum (kg·m/s).
@@ -265,4 +347,107 @@ impl BodyState {
 fn turned(q: Quat, theta: Vec3) -> Quat {
     let spin = Quat::from_xyzw(theta.x, theta.y, theta.z, 0.0) * q;
     (q + spin * 0.5).normalize()
+}
+
+/// A body as the GPU keeps it (`Body` in `shaders/passes/bodies.wgsl`): a [`BodyState`], its
+/// shape as a rounded box ([`BodyShape::rounded_box`]) and its inverse principal moments.
+#[allow(missing_docs)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuBody {
+    pub position: [f32; 3],
+    pub inverse_mass: f32,
+    pub rotation: [f32; 4],
+    pub velocity: [f32; 3],
+    pub friction: f32,
+    pub angular_velocity: [f32; 3],
+    pub contacts: u32,
+    pub displacement: [f32; 3],
+    pub radius: f32,
+    pub turn: [f32; 4],
+    pub half_extents: [f32; 3],
+    /// The shape it was given: 0 sphere, 1 capsule, 2 box (the GPU reads only the rounded box).
+    pub kind: u32,
+    pub inertia: [f32; 3],
+    pub coherence: f32,
+}
+
+impl GpuBody {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout = struct_layout!(
+        GpuBody as "Body",
+        position,
+        inverse_mass,
+        rotation,
+        velocity,
+        friction,
+        angular_velocity,
+        contacts,
+        displacement,
+        radius,
+        turn,
+        half_extents,
+        kind,
+        inertia,
+        coherence
+    );
+
+    /// The record of `state`.
+    pub fn new(state: &BodyState) -> Self {
+        let (half_extents, radius) = state.shape.rounded_box();
+        let kind = match state.shape {
+            BodyShape::Sphere { .. } => 0,
+            BodyShape::Capsule { .. } => 1,
+            BodyShape::Box { .. } => 2,
+        };
+        Self {
+            position: state.position.to_array(),
+            inverse_mass: state.inverse_mass,
+            rotation: state.rotation.to_array(),
+            velocity: state.velocity.to_array(),
+            friction: state.friction,
+            angular_velocity: state.angular_velocity.to_array(),
+            contacts: state.contacts,
+            displacement: state.displacement.to_array(),
+            radius,
+            turn: state.turn.to_array(),
+            half_extents: half_extents.to_array(),
+            kind,
+            inertia: state.inertia.to_array(),
+            coherence: state.coherence,
+        }
+    }
+
+    /// The state it holds.
+    pub fn state(&self) -> BodyState {
+        let (half_extents, radius) = (Vec3::from_array(self.half_extents), self.radius);
+        let shape = match self.kind {
+            0 => BodyShape::Sphere { radius },
+            1 => BodyShape::Capsule { radius, half_length: half_extents.y },
+            _ => BodyShape::Box { half_extents },
+        };
+        BodyState {
+            position: Vec3::from_array(self.position),
+            rotation: Quat::from_array(self.rotation),
+            velocity: Vec3::from_array(self.velocity),
+            angular_velocity: Vec3::from_array(self.angular_velocity),
+            inverse_mass: self.inverse_mass,
+            inertia: Vec3::from_array(self.inertia),
+            displacement: Vec3::from_array(self.displacement),
+            turn: Quat::from_array(self.turn),
+            shape,
+            friction: self.friction,
+            contacts: self.contacts,
+            coherence: self.coherence,
+        }
+    }
+}
+
+/// The states of `bodies` (each validated), at most [`MAX_BODIES`].
+pub(crate) fn body_states(bodies: &[RigidBody]) -> Result<Vec<BodyState>, Error> {
+    if bodies.len() > MAX_BODIES {
+        let value = bodies.len().to_string();
+        return Err(ParamError { name: "bodies", value, expected: "at most MAX_BODIES (4096)" }.into());
+    }
+    bodies.iter().map(BodyState::new).collect()
 }

@@ -30,6 +30,7 @@ pub use response::{contact_velocity, contacts_static_friction, near_colliders, r
 pub use response::{depenetration_speed_limit, limit_speed, starts_inside};
 pub use response::{project_substep_contacts, substep_contacts, SubstepContacts, ITERATION_CONTACTS, NO_COLLIDER};
 pub use response::{ContactResponse, NearColliders, Response, MAX_NEAR_COLLIDERS};
+pub(crate) use shapes::{box_point, SurfacePoint};
 pub use shapes::{validate_colliders, BoundingSphere, Collider};
 
 use crate::distance_field::FIELD_SLOPE;

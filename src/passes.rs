@@ -1,9 +1,10 @@
 //! The passes of a frame and their order, written once.
 //!
 //! A pass is one step of PBD's loop (Alg. 1 with XPBD substepping): predict, the constraint
-//! iterations, area limits, tethers, self-collision, the directional limit, the collider
-//! contacts with the velocity update (finalize), and around them the forces of the air and the
-//! springs, the rigid damping, and the normals. Each lives in one module here and one WGSL file
+//! iterations, area limits, tethers, self-collision, the directional limit, the rigid bodies
+//! (their prediction, and their contacts with the particles), the collider contacts with the
+//! velocity update (finalize), and around them the forces of the air and the springs, the
+//! rigid damping, and the normals. Each lives in one module here and one WGSL file
 //! (or folder) of the same name in `shaders/passes/`, and its module declares everything about
 //! it (the trait
 //! `Pass`): its host preparation, which the GPU solver and the CPU reference both call; its
@@ -19,6 +20,7 @@
 pub mod air;
 pub mod area_limits;
 pub mod attachments;
+pub mod bodies;
 pub mod contacts;
 pub mod depenetration;
 pub mod directional;
@@ -59,6 +61,7 @@ pub(crate) fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(air::AirPass::default()),
         Box::new(springs::SpringsPass::default()),
         Box::new(predict::PredictPass),
+        Box::new(bodies::BodyPredictPass),
         Box::new(attachments::AttachmentsPass),
         Box::new(contacts::ContactsPass),
         Box::new(iterations::IterationsPass::default()),
@@ -66,6 +69,7 @@ pub(crate) fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(tethers::TethersPass::default()),
         Box::new(self_collision::SelfCollisionPass::default()),
         Box::new(directional::DirectionalPass::default()),
+        Box::new(bodies::BodiesPass),
         Box::new(finalize::FinalizePass),
         Box::new(normals::NormalsPass),
     ]
@@ -209,21 +213,25 @@ pub(crate) struct Setup<'a> {
     /// Whether one of them is met by sphere tracing (a capsule, box or mesh: see
     /// [`CollisionKernel`]).
     pub traced_colliders: bool,
+    /// The rigid bodies ([`bodies`]).
+    pub bodies: usize,
 }
 
 impl<'a> Setup<'a> {
-    /// The setup of `model` with `params`, `pins` and `colliders`, on `gpu` (`None`: the CPU
-    /// reference).
+    /// The setup of `model` with `params`, `pins`, `colliders` and `bodies` rigid bodies, on
+    /// `gpu` (`None`: the CPU reference).
     pub fn new(
         model: &'a ClothModel,
         params: &'a SolverParams,
         pins: &'a Pins,
         gpu: Option<&'a GpuFacts>,
         colliders: &ColliderSet,
+        bodies: usize,
     ) -> Self {
         let bouncing = colliders.bounces(params.contact_material());
         let traced_colliders = colliders.shapes().iter().any(Collider::is_traced);
-        Self { model, params, pins, gpu, colliders: !colliders.shapes().is_empty(), bouncing, traced_colliders }
+        let colliders = !colliders.shapes().is_empty();
+        Self { model, params, pins, gpu, colliders, bouncing, traced_colliders, bodies }
     }
 
     /// Whether the collider contacts are projected in the iterations: asked for
@@ -258,6 +266,8 @@ pub(crate) struct CpuFrame<'a> {
     pub overflows: &'a mut Overflows,
     /// Simulated time at the start of the frame (s), advanced by its last finalize.
     pub time: &'a mut f32,
+    /// The rigid bodies.
+    pub bodies: &'a mut [crate::bodies::BodyState],
 }
 
 /// What a pass's preparation asks the GPU to hold, applied only once the new parameters are

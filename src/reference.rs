@@ -4,6 +4,7 @@
 //! WGSL mirrors. It is the specification the GPU is tested against, not a second backend to
 //! optimise.
 
+use crate::bodies::{body_states, BodyState, RigidBody};
 use crate::collision::{Collider, ColliderSet, ContactMaterial, Pose, SubstepContacts};
 use crate::constraints::SolveState;
 use crate::error::Error;
@@ -45,6 +46,8 @@ pub struct CpuSolver {
     /// Whether a particle started the current frame inside a collider, and the speeds then.
     depenetration: Depenetration,
     overflows: Overflows,
+    /// The rigid bodies ([`CpuSolver::set_bodies`]).
+    bodies: Vec<BodyState>,
 }
 
 impl CpuSolver {
@@ -76,8 +79,9 @@ impl CpuSolver {
             contacts: vec![SubstepContacts::default(); n],
             depenetration: Depenetration { active: false, speeds: vec![0.0; n] },
             overflows: Overflows::default(),
+            bodies: Vec::new(),
         };
-        prepare(&mut solver.passes, model, &params, &solver.pins, &solver.colliders)?;
+        prepare(&mut solver.passes, model, &params, &solver.pins, &solver.colliders, 0)?;
         Ok(solver)
     }
 
@@ -91,7 +95,8 @@ impl CpuSolver {
         let mut next = Self::new(&model, self.params, &[])?;
         next.colliders = self.colliders.clone();
         next.pins = self.pins.appended(cloth);
-        prepare(&mut next.passes, &model, &next.params, &next.pins, &next.colliders)?;
+        next.bodies = self.bodies.clone();
+        prepare(&mut next.passes, &model, &next.params, &next.pins, &next.colliders, next.bodies.len())?;
         let added = cloth.particle_count();
         next.positions = [self.positions.as_slice(), &cloth.mesh().positions].concat();
         next.velocities = [self.velocities.as_slice(), &vec![Vec3::ZERO; added]].concat();
@@ -106,7 +111,7 @@ impl CpuSolver {
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
         let mut passes = self.passes.clone();
-        prepare(&mut passes, &self.model, &params, &self.pins, &self.colliders)?;
+        prepare(&mut passes, &self.model, &params, &self.pins, &self.colliders, self.bodies.len())?;
         self.passes = passes;
         self.params = params;
         Ok(())
@@ -138,6 +143,18 @@ impl CpuSolver {
         let near = attachments::attachments_within(&self.pins, &self.colliders, collider, distance, &self.positions)?;
         self.attach_many(&near)?;
         Ok(near.iter().map(|a| a.particle).collect())
+    }
+
+    /// Replaces the rigid bodies ([`crate::GpuSolver::set_bodies`]): each validated, at most
+    /// [`crate::bodies::MAX_BODIES`]; on error nothing changes.
+    pub fn set_bodies(&mut self, bodies: &[RigidBody]) -> Result<(), Error> {
+        self.bodies = body_states(bodies)?;
+        Ok(())
+    }
+
+    /// The rigid bodies, between frames.
+    pub fn bodies(&self) -> &[BodyState] {
+        &self.bodies
     }
 
     /// What fixed capacities left out since the solver was made or its colliders set.
@@ -175,10 +192,11 @@ impl CpuSolver {
     /// Alg. 1 with XPBD substepping), then the colliders end the frame where their poses took
     /// them. The passes are prepared first, since [`CpuSolver::pins`] may have been edited.
     pub fn step(&mut self) {
-        prepare(&mut self.passes, &self.model, &self.params, &self.pins, &self.colliders)
+        let bodies = self.bodies.len();
+        prepare(&mut self.passes, &self.model, &self.params, &self.pins, &self.colliders, bodies)
             .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
-        let setup = Setup::new(&self.model, &self.params, &self.pins, None, &self.colliders);
+        let setup = Setup::new(&self.model, &self.params, &self.pins, None, &self.colliders, bodies);
         let mut frame = CpuFrame {
             positions: &mut self.positions,
             velocities: &mut self.velocities,
@@ -191,6 +209,7 @@ impl CpuSolver {
             depenetration: &mut self.depenetration,
             overflows: &mut self.overflows,
             time: &mut self.time,
+            bodies: &mut self.bodies,
         };
         for (pass, substep) in frame_order(&self.passes, self.params.substeps) {
             self.passes[pass].run_cpu(&setup, &mut frame, substep);
@@ -218,7 +237,8 @@ fn prepare(
     params: &SolverParams,
     pins: &Pins,
     colliders: &ColliderSet,
+    bodies: usize,
 ) -> Result<(), Error> {
-    let setup = Setup::new(model, params, pins, None, colliders);
+    let setup = Setup::new(model, params, pins, None, colliders, bodies);
     passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))
 }

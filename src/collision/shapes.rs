@@ -257,9 +257,9 @@ fn mesh_point(p: Vec3, field: &DistanceField, pose: Pose) -> SurfacePoint {
 
 /// A point's signed distance to a surface and the outward unit normal there.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct SurfacePoint {
-    pub(super) distance: f32,
-    pub(super) normal: Vec3,
+pub(crate) struct SurfacePoint {
+    pub(crate) distance: f32,
+    pub(crate) normal: Vec3,
 }
 
 /// Capsule `a`–`b` of `radius`: the distance to the closest point `c` of the axis, less the
@@ -286,7 +286,7 @@ fn capsule_point(p: Vec3, a: Vec3, b: Vec3, radius: f32) -> SurfacePoint {
 /// The rounded box: in the box's frame `l = R⁻¹(p − c)`, the excess `d = |l| − e` per axis;
 /// outside the core box the distance is `|max(d, 0)| − rounding` along `sign(l)·max(d, 0)`,
 /// inside it `max(d) − rounding` out of the nearest face (the lowest axis on ties).
-fn box_point(p: Vec3, center: Vec3, half_extents: Vec3, rotation: Quat, rounding: f32) -> SurfacePoint {
+pub(crate) fn box_point(p: Vec3, center: Vec3, half_extents: Vec3, rotation: Quat, rounding: f32) -> SurfacePoint {
     let local = rotate(rotation.conjugate(), p - center);
     let side = Vec3::select(local.cmpge(Vec3::ZERO), Vec3::ONE, Vec3::NEG_ONE);
     let excess = local.abs() - half_extents;

@@ -24,6 +24,7 @@ use super::readback::{
     readback_bytes, BackgroundMap,
 };
 use super::resources::{BindGroups, Resources, STORAGE, UNIFORM};
+use crate::bodies::{body_states, BodyState, GpuBody, RigidBody};
 use crate::collision::{
     Collider, ColliderSet, ContactMaterial, GpuCollider, GpuColliderListHead, MovingCollider, Pose,
 };
@@ -65,6 +66,9 @@ pub struct GpuSolver {
     /// next frame must be uploaded its own motion first).
     colliders_moved: bool,
     pins: Pins,
+    /// The rigid bodies as [`GpuSolver::set_bodies`] made them, what [`GpuSolver::reset`] puts
+    /// back; the GPU's `bodies` buffer holds them as they move.
+    bodies: Vec<BodyState>,
     /// The layout asked for, and the one in use (`Auto` resolved).
     requested_layout: DispatchStrategy,
     layout: DispatchStrategy,
@@ -134,6 +138,7 @@ impl GpuSolver {
             colliders,
             colliders_moved: false,
             pins,
+            bodies: Vec::new(),
             requested_layout: DispatchStrategy::Auto,
             layout: DispatchStrategy::Auto,
             facts,
@@ -171,6 +176,8 @@ impl GpuSolver {
         next.write_colliders();
         next.pins = self.pins.appended(cloth);
         next.write_pins();
+        next.bodies = self.bodies.clone();
+        next.fit_bodies();
         next.requested_layout = self.requested_layout;
         next.apply(self.params, self.requested_layout)?;
         next.set_profiling(self.profiling())?;
@@ -183,6 +190,7 @@ impl GpuSolver {
             ("velocities", particle_bytes),
             ("normals", particle_bytes),
             ("frame_start", 4),
+            ("bodies", (size_of::<GpuBody>() * self.bodies.len()) as u64),
         ] {
             encoder.copy_buffer_to_buffer(self.resources.buffer(buffer), 0, next.resources.buffer(buffer), 0, bytes);
         }
@@ -305,7 +313,8 @@ impl GpuSolver {
     }
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
-    /// (targets at rest), rest normals, time zero (for gusts) and no overflows. Parameters and
+    /// (targets at rest), rest normals, time zero (for gusts) and no overflows; the bodies
+    /// where [`GpuSolver::set_bodies`] started them. Parameters and
     /// colliders stay; no pipeline or cloth buffer is rebuilt. An uncollected
     /// [`GpuSolver::request_metrics`] or [`GpuSolver::request_positions`] is dropped (it read
     /// the cloth before), with its readback buffer if the map was still pending.
@@ -330,6 +339,7 @@ impl GpuSolver {
         self.fit_colliders();
         self.zero_overflows();
         self.write_pins();
+        self.write_bodies();
         self.apply(self.params, self.requested_layout).expect(
             "the parameters and the layout in use were accepted, and no buffer that the pins change can outgrow the \
              device (Pass::capacity)",
@@ -668,8 +678,45 @@ impl GpuSolver {
     /// (restitution then reads the predicted displacements) and whether one is traced (the
     /// collision kernels are built with or without the trace).
     fn collider_facts(&self) -> (bool, bool, bool) {
-        let setup = Setup::new(&self.model, &self.params, &self.pins, Some(&self.facts), &self.colliders);
+        let setup = self.setup(&self.params);
         (setup.colliders, setup.bouncing, setup.traced_colliders)
+    }
+
+    /// The passes' setup for `params` and the solver's model, pins, colliders and bodies.
+    fn setup<'a>(&'a self, params: &'a SolverParams) -> Setup<'a> {
+        Setup::new(&self.model, params, &self.pins, Some(&self.facts), &self.colliders, self.bodies.len())
+    }
+
+    /// Replaces the rigid bodies for the next frames ([`crate::bodies`]): each validated, at
+    /// most [`crate::bodies::MAX_BODIES`], each starting as given. They fall under the
+    /// parameters' gravity, push the cloth and are pushed back (keeping the collision margin
+    /// off their surfaces), and meet the colliders. The frame plan is made again (three
+    /// dispatches per substep with bodies, none without). On error (a bad body, a device
+    /// too small for their sums) nothing changes.
+    pub fn set_bodies(&mut self, bodies: &[RigidBody]) -> Result<(), Error> {
+        let states = body_states(bodies)?;
+        let previous = std::mem::replace(&mut self.bodies, states);
+        if let Err(error) = self.apply(self.params, self.requested_layout) {
+            self.bodies = previous;
+            return Err(error);
+        }
+        self.fit_bodies();
+        Ok(())
+    }
+
+    /// Grows the `bodies` buffer to hold the bodies (rebinding it when it grew).
+    fn fit_bodies(&mut self) {
+        let bytes = (size_of::<GpuBody>() * self.bodies.len().max(1)) as u64;
+        if self.resources.grow("bodies", bytes.next_power_of_two(), STORAGE) {
+            self.bind_groups.refresh(&self.device, &mut self.resources);
+        }
+        self.write_bodies();
+    }
+
+    /// Uploads the bodies as [`GpuSolver::set_bodies`] made them.
+    fn write_bodies(&self) {
+        let records: Vec<GpuBody> = self.bodies.iter().map(GpuBody::new).collect();
+        self.resources.write("bodies", 0, bytemuck::cast_slice(&records));
     }
 
     /// Writes particle `index`'s inverse mass into the w lane of its velocity.
@@ -735,7 +782,7 @@ impl GpuSolver {
     /// passes asked for, the frame's parameters, the colliders and the plan's dispatch table.
     fn apply(&mut self, params: SolverParams, layout: DispatchStrategy) -> Result<(), Error> {
         let mut passes: Vec<Box<dyn Pass>> = self.passes.iter().map(|p| p.boxed_clone()).collect();
-        let setup = Setup::new(&self.model, &params, &self.pins, Some(&self.facts), &self.colliders);
+        let setup = self.setup(&params);
         let mut uploads = Uploads::gpu();
         for pass in &mut passes {
             pass.prepare(&setup, &mut uploads)?;

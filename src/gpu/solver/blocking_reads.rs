@@ -7,10 +7,12 @@ use super::super::readback::{
     READBACK_SLOTS,
 };
 use super::{counted_readback_buffer, GpuSolver};
+use crate::bodies::{BodyState, GpuBody};
 use crate::error::Error;
 use crate::metrics::{ClothMetrics, Overflows};
 use crate::passes::attachments;
 use glam::Vec3;
+use std::mem::size_of;
 
 /// Particles a blocking read copies per submit and wait: 256 KiB per particle buffer.
 const READ_CHUNK: usize = 1 << 14;
@@ -39,6 +41,28 @@ impl GpuSolver {
         let near = attachments::attachments_within(&self.pins, &self.colliders, collider, distance, &positions)?;
         self.attach_many(&near)?;
         Ok(near.iter().map(|a| a.particle).collect())
+    }
+
+    /// Reads the rigid bodies back, between frames (waits for the GPU; native only).
+    pub fn read_bodies(&mut self) -> Result<Vec<BodyState>, Error> {
+        let count = self.bodies.len();
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let bytes = (count * size_of::<GpuBody>()) as u64;
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("drape bodies readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape bodies read") });
+        encoder.copy_buffer_to_buffer(self.resources.buffer("bodies"), 0, &staging, 0, bytes);
+        self.queue.submit([encoder.finish()]);
+        read_mapped(&self.device, &staging, |bytes| {
+            bytemuck::pod_collect_to_vec::<u8, GpuBody>(bytes).iter().map(GpuBody::state).collect()
+        })
     }
 
     /// Reads the velocities back (waits for the GPU; native only).

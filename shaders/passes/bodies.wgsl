@@ -1,0 +1,352 @@
+// Rigid bodies coupled both ways with the cloth (src/passes/bodies.rs, the body's math in
+// src/bodies.rs): the same names and operations in the same order as the CPU reference.
+
+// A body (GpuBody in src/bodies.rs): its state at the substep's start, the substep's
+// displacement and turn so far, its shape as a rounded box, its material.
+struct Body {
+    position: vec3<f32>,
+    inverse_mass: f32,
+    rotation: vec4<f32>,
+    velocity: vec3<f32>,
+    friction: f32,
+    angular_velocity: vec3<f32>,
+    // The particles touching it in this substep's contacts (its mass is split among them).
+    contacts: u32,
+    displacement: vec3<f32>,
+    radius: f32,
+    turn: vec4<f32>,
+    half_extents: vec3<f32>,
+    // The shape it was given (the kernels read only the rounded box).
+    kind: u32,
+    // Its principal moments of inertia (kg·m²).
+    inertia: vec3<f32>,
+    // How far its last substep's contact moments added up (BodyState::coherence).
+    coherence: f32,
+}
+
+// What the kernels read of the bodies (GpuBodiesBlock in src/passes/bodies.rs).
+struct BodiesBlock {
+    gravity: vec3<f32>,
+    count: u32,
+    // The distance kept between particles and bodies (m).
+    margin: f32,
+    // Each body's partial sums: one per workgroup of particles.
+    partial_stride: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+// BodyShare: the impulses' sum (xyz) and the contacts (w), then their moments' sum (xyz) and
+// the sum of their lengths (w).
+struct BodyShare {
+    linear: vec4<f32>,
+    angular: vec4<f32>,
+}
+
+// The workgroup's shares of one body, summed in a tree (sum_shares).
+var<workgroup> shared_linear: array<vec4<f32>, WORKGROUP_SIZE>;
+var<workgroup> shared_angular: array<vec4<f32>, WORKGROUP_SIZE>;
+
+// Quat::from_scaled_axis: the turn by the angle |v| about v.
+fn from_scaled_axis(v: vec3<f32>) -> vec4<f32> {
+    let angle = length(v);
+    if (angle == 0.0) {
+        return vec4<f32>(0.0, 0.0, 0.0, 1.0);
+    }
+    let half = angle * 0.5;
+    return vec4<f32>(v / angle * sin(half), cos(half));
+}
+
+// turn_rate in src/collision/pose.rs.
+fn turn_rate(turn_in: vec4<f32>, h: f32) -> vec3<f32> {
+    let turn = select(turn_in, -turn_in, turn_in.w < 0.0);
+    let sine = length(turn.xyz);
+    return turn.xyz * (2.0 * atan2_portable(sine, turn.w) / max(sine, GEOMETRY_EPSILON) / h);
+}
+
+// BodyState::pose: its centre and rotation now.
+fn body_center(body: Body) -> vec3<f32> {
+    return body.position + body.displacement;
+}
+
+fn body_rotation(body: Body) -> vec4<f32> {
+    return normalize(quaternion_product(body.turn, body.rotation));
+}
+
+// BodyState::inverse_inertia_times.
+fn inverse_inertia_times(body: Body, rotation: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    return rotate(rotation, rotate(conjugate(rotation), v) / body.inertia);
+}
+
+// BodyState::inverse_mass_at: 1/m + (r × n)ᵀ I⁻¹ (r × n).
+fn inverse_mass_at(body: Body, r: vec3<f32>, n: vec3<f32>) -> f32 {
+    let arm = cross(r, n);
+    return body.inverse_mass + dot(arm, inverse_inertia_times(body, body_rotation(body), arm));
+}
+
+// BodyState::split_inverse_mass_at.
+fn split_inverse_mass_at(body: Body, r: vec3<f32>, n: vec3<f32>) -> f32 {
+    let arm = cross(r, n);
+    let turning = dot(arm, inverse_inertia_times(body, body_rotation(body), arm));
+    return f32(max(body.contacts, 1u)) * (body.inverse_mass + body.coherence * turning);
+}
+
+// coherence in src/passes/bodies.rs.
+fn coherence(angular: vec3<f32>, moments: f32) -> f32 {
+    if (moments > 0.0) {
+        return min(length(angular) / moments, 1.0);
+    }
+    return 1.0;
+}
+
+// BodyState::point_displacement.
+fn point_displacement(body: Body, p: vec3<f32>) -> vec3<f32> {
+    return p - (body.position + rotate(conjugate(body.turn), p - body_center(body)));
+}
+
+// turned in src/bodies.rs: q + ½[θ, 0]q, normalised.
+fn turned(q: vec4<f32>, theta: vec3<f32>) -> vec4<f32> {
+    let spin = quaternion_product(vec4<f32>(theta, 0.0), q);
+    return normalize(q + spin * 0.5);
+}
+
+// BodyState::apply_impulses.
+fn apply_impulses(body: ptr<function, Body>, linear: vec3<f32>, angular: vec3<f32>) {
+    (*body).displacement += linear * (*body).inverse_mass;
+    (*body).turn = turned((*body).turn, inverse_inertia_times(*body, body_rotation(*body), angular));
+}
+
+// BodyState::apply_impulse.
+fn apply_impulse(body: ptr<function, Body>, p: vec3<f32>, r: vec3<f32>) {
+    apply_impulses(body, p, cross(r, p));
+}
+
+// BodyState::predict.
+fn predict_body(body: ptr<function, Body>, gravity: vec3<f32>, h: f32) {
+    (*body).velocity += gravity * h;
+    (*body).displacement = (*body).velocity * h;
+    let own = rotate(conjugate((*body).rotation), (*body).angular_velocity);
+    let gyroscopic = -cross(own, (*body).inertia * own) / (*body).inertia;
+    (*body).angular_velocity = rotate((*body).rotation, own + gyroscopic * h);
+    (*body).turn = from_scaled_axis((*body).angular_velocity * h);
+}
+
+// BodyState::update_velocities.
+fn update_body_velocities(body: ptr<function, Body>, h: f32) {
+    (*body).velocity = (*body).displacement / h;
+    (*body).angular_velocity = turn_rate((*body).turn, h);
+    (*body).position = body_center(*body);
+    (*body).rotation = body_rotation(*body);
+    (*body).displacement = vec3<f32>(0.0);
+    (*body).turn = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+}
+
+// body_contact's result: the particle's move and the body's share.
+struct BodyContact {
+    moved: vec3<f32>,
+    share: BodyShare,
+}
+
+// body_surface in src/passes/bodies.rs.
+fn body_surface(body: Body, p: vec3<f32>, margin: f32) -> SurfacePoint {
+    let center = body_center(body);
+    if (length(p - center) > length(body.half_extents) + body.radius + margin) {
+        return SurfacePoint(F32_MAX, vec3<f32>(0.0, 1.0, 0.0));
+    }
+    return box_point(p, center, body.half_extents, body_rotation(body), body.radius);
+}
+
+// body_contact in src/passes/bodies.rs.
+fn body_contact(body: Body, x: vec3<f32>, q: vec3<f32>, w: f32, margin: f32) -> BodyContact {
+    let none = BodyContact(vec3<f32>(0.0), BodyShare(vec4<f32>(0.0), vec4<f32>(0.0)));
+    let p = x + q;
+    let surface = body_surface(body, p, margin);
+    let depth = margin - surface.distance;
+    if (!(depth > 0.0)) {
+        return none;
+    }
+    let n = surface.normal;
+    let r = x - body.position;
+    let lambda = depth / max(w + split_inverse_mass_at(body, r, n), DENOMINATOR_EPSILON);
+    var moved = n * (w * lambda);
+    var impulse = -n * lambda;
+    let relative = (q + moved) - point_displacement(body, p);
+    let slide = relative - n * dot(relative, n);
+    let slide_length = length(slide);
+    if (slide_length > GEOMETRY_EPSILON) {
+        let t = slide / slide_length;
+        let resisted = slide_length / max(w + split_inverse_mass_at(body, r, t), DENOMINATOR_EPSILON);
+        let friction = min(resisted, body.friction * lambda);
+        moved -= t * (w * friction);
+        impulse += t * friction;
+    }
+    let angular = cross(r, impulse);
+    return BodyContact(moved, BodyShare(vec4<f32>(impulse, 1.0), vec4<f32>(angular, length(angular))));
+}
+
+// collide_body in src/passes/bodies.rs: the body's corners against the colliders.
+fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
+    let half_extents = (*body).half_extents;
+    let radius = (*body).radius;
+    for (var k = 0u; k < 8u; k += 1u) {
+        let flipped = vec3<bool>((k & 1u) != 0u, (k & 2u) != 0u, (k & 4u) != 0u);
+        if (any(flipped & (half_extents == vec3<f32>(0.0)))) {
+            continue;
+        }
+        let corner = select(half_extents, -half_extents, flipped);
+        for (var id = 0u; id < collider_list.count; id += 1u) {
+            let collider = collider_list.colliders[id];
+            let motion = substep_motion(collider, substep, params.substeps);
+            let start = (*body).position + rotate((*body).rotation, corner);
+            let now = body_center(*body) + rotate(body_rotation(*body), corner);
+            let space = moving_half_space(motion, collider, start, now - start, radius);
+            let depth = space.offset - dot(space.normal, now);
+            if (!(depth > 0.0)) {
+                continue;
+            }
+            let n = space.normal;
+            let r = now - n * radius - body_center(*body);
+            let lambda = depth / max(inverse_mass_at(*body, r, n), DENOMINATOR_EPSILON);
+            apply_impulse(body, n * lambda, r);
+            let center = body_center(*body);
+            let point = center + rotate(body_rotation(*body), corner) - n * radius;
+            let relative = point_displacement(*body, point) - motion_velocity(motion, point, h) * h;
+            let slide = relative - n * dot(relative, n);
+            let slide_length = length(slide);
+            if (slide_length > GEOMETRY_EPSILON) {
+                let t = slide / slide_length;
+                let arm = point - center;
+                let resisted = slide_length / max(inverse_mass_at(*body, arm, t), DENOMINATOR_EPSILON);
+                apply_impulse(body, -t * min(resisted, (*body).friction * lambda), arm);
+            }
+        }
+    }
+}
+
+// The workgroup's shares in shared_linear and shared_angular summed into entry 0, in halving
+// strides (sum_shares). Every thread of the workgroup calls it.
+fn shares_tree(local_index: u32) {
+    for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
+        workgroupBarrier();
+        if (local_index < stride) {
+            shared_linear[local_index] = shared_linear[local_index] + shared_linear[local_index + stride];
+            shared_angular[local_index] = shared_angular[local_index] + shared_angular[local_index + stride];
+        }
+    }
+    workgroupBarrier();
+}
+
+// Thread k predicts body k.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn predict_bodies(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let k = linear_id(workgroup, workgroups, local_index);
+    if (k >= params.bodies.count) {
+        return;
+    }
+    var body = bodies[k];
+    predict_body(&body, params.bodies.gravity, params.h);
+    bodies[k] = body;
+}
+
+// The shares in shared_linear and shared_angular written for body b by workgroup `group`, once
+// summed.
+fn write_partial(b: u32, group: u32, local_index: u32) {
+    shares_tree(local_index);
+    if (local_index == 0u) {
+        body_partials[b * params.bodies.partial_stride + group] = BodyShare(shared_linear[0], shared_angular[0]);
+    }
+}
+
+// Body b's partial sums summed into shared_linear[0] and shared_angular[0] (sum_shares).
+fn sum_partials(b: u32, local_index: u32) {
+    let first = b * params.bodies.partial_stride;
+    var linear = vec4<f32>(0.0);
+    var angular = vec4<f32>(0.0);
+    for (var k = local_index; k < params.bodies.partial_stride; k += WORKGROUP_SIZE) {
+        linear = linear + body_partials[first + k].linear;
+        angular = angular + body_partials[first + k].angular;
+    }
+    shared_linear[local_index] = linear;
+    shared_angular[local_index] = angular;
+    shares_tree(local_index);
+}
+
+// Thread i counts particle i's contacts with every body; each workgroup writes each body its
+// count.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn count_body_contacts(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    let particle = min(i, params.particle_count - 1u);
+    let p = positions[particle].xyz + velocities[particle].xyz;
+    let group = workgroup.y * workgroups.x + workgroup.x;
+    for (var b = 0u; b < params.bodies.count; b += 1u) {
+        let touching = i < params.particle_count && params.bodies.margin - body_surface(bodies[b], p, params.bodies.margin).distance > 0.0;
+        shared_linear[local_index] = vec4<f32>(0.0, 0.0, 0.0, select(0.0, 1.0, touching));
+        shared_angular[local_index] = vec4<f32>(0.0);
+        write_partial(b, group, local_index);
+    }
+}
+
+// Workgroup b sums body b's counts: the contacts its mass is split among in this substep.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn sum_body_contacts(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local_index: u32) {
+    sum_partials(workgroup.x, local_index);
+    if (local_index == 0u) {
+        bodies[workgroup.x].contacts = u32(shared_linear[0].w);
+    }
+}
+
+// Thread i meets particle i with every body in order; each workgroup writes each body its
+// shares' sum.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn body_contacts(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let i = linear_id(workgroup, workgroups, local_index);
+    let inside = i < params.particle_count;
+    let particle = min(i, params.particle_count - 1u);
+    let x = positions[particle].xyz;
+    let state = velocities[particle];
+    var q = state.xyz;
+    let group = workgroup.y * workgroups.x + workgroup.x;
+    for (var b = 0u; b < params.bodies.count; b += 1u) {
+        var share = BodyShare(vec4<f32>(0.0), vec4<f32>(0.0));
+        if (inside) {
+            let contact = body_contact(bodies[b], x, q, state.w, params.bodies.margin);
+            q += contact.moved;
+            share = contact.share;
+        }
+        shared_linear[local_index] = share.linear;
+        shared_angular[local_index] = share.angular;
+        write_partial(b, group, local_index);
+    }
+    if (inside) {
+        velocities[particle] = vec4<f32>(q, state.w);
+    }
+}
+
+// Workgroup b sums body b's shares, moves it by them, meets the colliders and updates its
+// velocities.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn solve_bodies(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local_index: u32) {
+    let b = workgroup.x;
+    sum_partials(b, local_index);
+    if (local_index == 0u) {
+        var body = bodies[b];
+        apply_impulses(&body, shared_linear[0].xyz, shared_angular[0].xyz);
+        body.coherence = coherence(shared_angular[0].xyz, shared_angular[0].w);
+        collide_body(&body, dispatch.substep, params.h);
+        update_body_velocities(&body, params.h);
+        bodies[b] = body;
+    }
+}

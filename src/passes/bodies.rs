@@ -1,0 +1,418 @@
+//! Rigid bodies in the substeps, coupled both ways with the cloth (PBD §4.2; the XPBD
+//! rigid-body notes, Müller et al. 2020, Alg. 2 and §3.3–3.5; [`crate::bodies`] has the body's
+//! own math).
+//!
+//! Two passes:
+//! - **body_predict**, after the cloth's predict: each body's prediction under gravity
+//!   ([`BodyState::predict`]). One thread per body.
+//! - **bodies**, after the cloth's constraints and self-collision, before finalize:
+//!   - each particle meets each body ([`body_contact`]): an XPBD contact keeping the particle
+//!     the collision margin off the body's surface, moving the particle by `w_p λ` and giving the
+//!     body the opposite impulse at the particle (its generalised inverse mass
+//!     `1/m + (r × n)ᵀ I⁻¹ (r × n)`), then positional Coulomb friction on their relative slide,
+//!     up to the body's friction times the push (§3.5);
+//!   - the contacts of one substep all see the body where the substep's solve left it, so each
+//!     takes a share of the body's mass: its inverse mass times the particles touching it,
+//!     counted first (mass splitting, Tonge et al. 2012), the turning part weighted by how far their
+//!     moments added up then ([`BodyState::split_inverse_mass_at`]). Equal pushes then close
+//!     the gap where every contact pushing the whole body would throw it by that many times;
+//!   - each workgroup sums its particles' impulses on each body in a fixed tree, and one
+//!     workgroup per body sums the workgroups' in a fixed order ([`sum_shares`]): no float
+//!     atomics, the same bits on every run;
+//!   - that workgroup moves its body by the sums ([`BodyState::apply_impulses`]), meets the
+//!     colliders ([`collide_body`]) and updates its velocities from the substep's displacement
+//!     and turn ([`BodyState::update_velocities`]).
+//!
+//! The particle's impulse and the body's are opposite and act along one line through the
+//! particle, so the contacts keep linear and angular momentum. A body meets the colliders at
+//! the corners of its rounded box (a ball at its centre, a capsule at its axis's ends, a box at
+//! its eight corners), each grown by its radius; a box's edge or face pressed on a collider's
+//! convex part between its corners is not met. Bodies do not meet each other yet.
+//!
+//! Five dispatches per substep while the solver has bodies (predict; count the contacts, sum
+//! the counts; meet them, solve), none without. WGSL twin:
+//! `shaders/passes/bodies.wgsl`.
+
+use super::plan::{workgroups_for, DispatchInfo, FramePlan, WORKGROUP_SIZE};
+use super::{CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
+use crate::bodies::{BodyState, GpuBody};
+use crate::collision::{self, box_point, rotate, GpuCollider, GpuColliderListHead, MovingCollider, SurfacePoint};
+use crate::error::Error;
+use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
+use crate::struct_layout;
+use crate::wgsl::{Binding, BindingTable, StructLayout};
+use crate::wgsl_file;
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+use std::mem::size_of;
+use std::ops::Add;
+
+/// The kernels of the `bodies` module.
+pub(crate) const PREDICT_BODIES: &str = "predict_bodies";
+pub(crate) const COUNT_BODY_CONTACTS: &str = "count_body_contacts";
+pub(crate) const SUM_BODY_CONTACTS: &str = "sum_body_contacts";
+pub(crate) const BODY_CONTACTS: &str = "body_contacts";
+pub(crate) const SOLVE_BODIES: &str = "solve_bodies";
+
+/// What a body receives from the particles of a substep (`BodyShare` in WGSL, two vec4 kept
+/// on the GPU alone: linear and count, angular).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BodyShare {
+    /// The impulses' sum (kg·m).
+    pub linear: Vec3,
+    /// The contacts counted.
+    pub count: f32,
+    /// The impulses' moments about its centre of mass (kg·m²).
+    pub angular: Vec3,
+    /// The moments' lengths summed (kg·m²).
+    pub moments: f32,
+}
+
+impl Add for BodyShare {
+    type Output = Self;
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            linear: self.linear + other.linear,
+            count: self.count + other.count,
+            angular: self.angular + other.angular,
+            moments: self.moments + other.moments,
+        }
+    }
+}
+
+/// A particle at `x + q` (its substep's start and displacement so far) of inverse mass `w`
+/// meeting `body` where the substep left it, kept `margin` off its surface: the particle's move
+/// and the body's share ([`BodyShare`], zero without contact). Normal: `λ = d/(w + s·w_b(r, n))`
+/// for the depth `d`, `s` the body's contacts of the last substep (at least 1), `w_b` the
+/// generalised inverse mass at the arm `r = x + q − c`; the particle moves `w λ n`, the body
+/// takes `−λ n` at `r`. Friction: the particle's slide relative to the body's point under it,
+/// `λ_t = min(|slide|/(w + s·w_b(r, t)), μ λ)` against it.
+pub fn body_contact(body: &BodyState, x: Vec3, q: Vec3, w: f32, margin: f32) -> (Vec3, BodyShare) {
+    let surface = body_surface(body, x + q, margin);
+    let depth = margin - surface.distance;
+    if depth.is_nan() || depth <= 0.0 {
+        return (Vec3::ZERO, BodyShare::default());
+    }
+    let n = surface.normal;
+    // The arm from the substep's start: the particle's start less the body's, so that the
+    // moments of the two impulses cancel in `Σ x × m v` measured between substeps.
+    let r = x - body.position;
+    let lambda = depth / (w + body.split_inverse_mass_at(r, n)).max(DENOMINATOR_EPSILON);
+    let mut moved = n * (w * lambda);
+    let mut impulse = -n * lambda;
+    let relative = (q + moved) - body.point_displacement(x + q);
+    let slide = relative - n * relative.dot(n);
+    let length = slide.length();
+    if length > GEOMETRY_EPSILON {
+        let t = slide / length;
+        let resisted = length / (w + body.split_inverse_mass_at(r, t)).max(DENOMINATOR_EPSILON);
+        let friction = resisted.min(body.friction * lambda);
+        moved -= t * (w * friction);
+        impulse += t * friction;
+    }
+    let angular = r.cross(impulse);
+    (moved, BodyShare { linear: impulse, count: 1.0, angular, moments: angular.length() })
+}
+
+/// `p`'s signed distance to `body`'s surface where the substep left it, and the outward normal
+/// there; `f32::MAX` beyond `margin` of the ball that holds it.
+pub(crate) fn body_surface(body: &BodyState, p: Vec3, margin: f32) -> SurfacePoint {
+    let pose = body.pose();
+    if (p - pose.translation).length() > body.shape.bounding_radius() + margin {
+        return SurfacePoint { distance: f32::MAX, normal: Vec3::Y };
+    }
+    let (half_extents, radius) = body.shape.rounded_box();
+    box_point(p, pose.translation, half_extents, pose.rotation, radius)
+}
+
+/// Whether a particle at `p` touches `body` (nearer its surface than `margin`).
+pub(crate) fn touches(body: &BodyState, p: Vec3, margin: f32) -> bool {
+    margin - body_surface(body, p, margin).distance > 0.0
+}
+
+/// How far moments summing to `angular` of summed lengths `moments` add up, in [0, 1]
+/// ([`BodyState::coherence`]; 1 without moments).
+pub fn coherence(angular: Vec3, moments: f32) -> f32 {
+    if moments > 0.0 {
+        (angular.length() / moments).min(1.0)
+    } else {
+        1.0
+    }
+}
+
+/// The corners of a rounded box of `half_extents` in its frame, each once (one per axis of
+/// zero extent: a ball's centre, a capsule's two ends, a box's eight corners).
+pub fn body_corners(half_extents: Vec3) -> impl Iterator<Item = Vec3> {
+    (0..8u32).filter_map(move |k| {
+        let signs = Vec3::new(
+            if k & 1 == 0 { 1.0 } else { -1.0 },
+            if k & 2 == 0 { 1.0 } else { -1.0 },
+            if k & 4 == 0 { 1.0 } else { -1.0 },
+        );
+        let doubled = (k & 1 != 0 && half_extents.x == 0.0)
+            || (k & 2 != 0 && half_extents.y == 0.0)
+            || (k & 4 != 0 && half_extents.z == 0.0);
+        (!doubled).then_some(signs * half_extents)
+    })
+}
+
+/// `body` against `colliders` in substep `substep` of `substeps` of `h` seconds: each corner
+/// ([`body_corners`]) grown by the shape's radius, along its path in the substep relative to
+/// each collider's motion (`Motion::half_space`), pushed out by `λ = d/w_b(r, n)` at its
+/// deepest point, then positional friction on that point's slide over the collider's surface,
+/// up to the body's friction times the push. Gauss-Seidel, corner by corner.
+pub fn collide_body(body: &mut BodyState, colliders: &[MovingCollider], substep: u32, substeps: u32, h: f32) {
+    let (half_extents, radius) = body.shape.rounded_box();
+    for corner in body_corners(half_extents) {
+        for collider in colliders {
+            let motion = collider.motion.substep(substep, substeps);
+            let start = body.position + rotate(body.rotation, corner);
+            let now = body.pose().to_world(corner);
+            let space = motion.half_space(&collider.shape, start, now - start, radius);
+            let depth = space.offset - space.normal.dot(now);
+            if depth.is_nan() || depth <= 0.0 {
+                continue;
+            }
+            let n = space.normal;
+            let r = now - n * radius - body.pose().translation;
+            let lambda = depth / body.inverse_mass_at(r, n).max(DENOMINATOR_EPSILON);
+            body.apply_impulse(n * lambda, r);
+            let pose = body.pose();
+            let point = pose.to_world(corner) - n * radius;
+            let relative = body.point_displacement(point) - motion.velocity(point, h) * h;
+            let slide = relative - n * relative.dot(n);
+            let length = slide.length();
+            if length > GEOMETRY_EPSILON {
+                let t = slide / length;
+                let arm = point - pose.translation;
+                let resisted = length / body.inverse_mass_at(arm, t).max(DENOMINATOR_EPSILON);
+                body.apply_impulse(-t * resisted.min(body.friction * lambda), arm);
+            }
+        }
+    }
+}
+
+/// `shares` summed as a workgroup of [`WORKGROUP_SIZE`] threads sums them in workgroup memory:
+/// thread `k` adds elements `k, k + WORKGROUP_SIZE, …` in order, then the threads' sums meet
+/// in a tree of halving strides (`shares_tree` in WGSL). The GPU's order, so the same bits.
+pub fn sum_shares(shares: &[BodyShare]) -> BodyShare {
+    let size = WORKGROUP_SIZE as usize;
+    let mut threads = vec![BodyShare::default(); size];
+    for (k, share) in shares.iter().enumerate() {
+        threads[k % size] = threads[k % size] + *share;
+    }
+    let mut stride = size / 2;
+    while stride > 0 {
+        for k in 0..stride {
+            threads[k] = threads[k] + threads[k + stride];
+        }
+        stride /= 2;
+    }
+    threads[0]
+}
+
+/// The number of workgroups of the particles' dispatch: the partial sums each body gets.
+fn partial_count(particles: usize) -> u32 {
+    let [x, y] = workgroups_for(particles as u32);
+    x * y
+}
+
+/// The particles against the bodies, as the GPU's workgroups do it: each particle meets every
+/// body in order, each workgroup's shares summed in a tree; then each body's partial sums.
+fn meet_particles(setup: &Setup, frame: &mut CpuFrame) -> Vec<BodyShare> {
+    let (solve, bodies) = (&mut *frame.solve, &*frame.bodies);
+    let (n, count) = (frame.positions.len(), bodies.len());
+    let margin = setup.params.collision_margin;
+    let size = WORKGROUP_SIZE as usize;
+    let groups = partial_count(n) as usize;
+    let mut partials = vec![BodyShare::default(); count * groups];
+    for group in 0..groups {
+        let mut shares = vec![vec![BodyShare::default(); size]; count];
+        for (local, i) in (group * size..(group + 1) * size).enumerate().filter(|&(_, i)| i < n) {
+            let (x, w) = (frame.positions[i], solve.inverse_masses[i]);
+            for (b, body) in bodies.iter().enumerate() {
+                let (moved, share) = body_contact(body, x, solve.displacements[i], w, margin);
+                solve.displacements[i] += moved;
+                shares[b][local] = share;
+            }
+        }
+        for (b, shares) in shares.iter().enumerate() {
+            partials[b * groups + group] = sum_shares(shares);
+        }
+    }
+    (0..count).map(|b| sum_shares(&partials[b * groups..(b + 1) * groups])).collect()
+}
+
+/// The bodies' prediction pass.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BodyPredictPass;
+
+impl Pass for BodyPredictPass {
+    fn name(&self) -> &'static str {
+        "body_predict"
+    }
+
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    fn shaders(&self, _build: &super::Build) -> Vec<Shader> {
+        vec![bodies_shader()]
+    }
+
+    /// The block the three kernels read.
+    fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
+        if setup.bodies > 0 {
+            let partial_stride = partial_count(setup.model.particle_count());
+            let bytes = u64::from(partial_stride) * setup.bodies as u64 * size_of::<[[f32; 4]; 2]>() as u64;
+            uploads.reserve("body_partials", bytes);
+        }
+        uploads.block("bodies", || GpuBodiesBlock {
+            gravity: setup.params.gravity.to_array(),
+            count: setup.bodies as u32,
+            margin: setup.params.collision_margin,
+            partial_stride: partial_count(setup.model.particle_count()),
+            _pad: [0; 2],
+        });
+        Ok(())
+    }
+
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
+        if setup.bodies > 0 {
+            plan.push(PREDICT_BODIES, DispatchInfo::substep(substep), workgroups_for(setup.bodies as u32));
+        }
+        Ok(())
+    }
+
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, _substep: u32) {
+        let h = setup.params.substep_dt();
+        for body in frame.bodies.iter_mut() {
+            body.predict(setup.params.gravity, h);
+        }
+    }
+}
+
+/// The contacts between the particles and the bodies, and the bodies' solve.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BodiesPass;
+
+impl Pass for BodiesPass {
+    fn name(&self) -> &'static str {
+        "bodies"
+    }
+
+    fn stage(&self) -> Stage {
+        Stage::Substep
+    }
+
+    /// Counting the contacts and meeting them: one thread per particle, then one workgroup per
+    /// body, twice.
+    fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
+        if setup.bodies > 0 {
+            let (info, particles) = (DispatchInfo::substep(substep), setup.model.particle_count() as u32);
+            plan.push(COUNT_BODY_CONTACTS, info, workgroups_for(particles));
+            plan.push(SUM_BODY_CONTACTS, info, [setup.bodies as u32, 1]);
+            plan.push(BODY_CONTACTS, info, workgroups_for(particles));
+            plan.push(SOLVE_BODIES, info, [setup.bodies as u32, 1]);
+        }
+        Ok(())
+    }
+
+    fn run_cpu(&mut self, setup: &Setup, frame: &mut CpuFrame, substep: u32) {
+        if frame.bodies.is_empty() {
+            return;
+        }
+        let margin = setup.params.collision_margin;
+        let (positions, solve) = (&*frame.positions, &*frame.solve);
+        for body in frame.bodies.iter_mut() {
+            let touching =
+                (0..positions.len()).filter(|&i| touches(body, positions[i] + solve.displacements[i], margin));
+            body.contacts = touching.count() as u32;
+        }
+        let sums = meet_particles(setup, frame);
+        let (h, substeps) = (setup.params.substep_dt(), setup.params.substeps);
+        for (body, sum) in frame.bodies.iter_mut().zip(sums) {
+            body.apply_impulses(sum.linear, sum.angular);
+            body.coherence = coherence(sum.angular, sum.moments);
+            collide_body(body, frame.colliders, substep, substeps, h);
+            body.update_velocities(h);
+        }
+    }
+}
+
+/// The `bodies` module: the bodies' prediction, the particles' contacts with them and their
+/// solve.
+fn bodies_shader() -> Shader {
+    Shader {
+        label: "bodies",
+        constants: collision::wgsl_constants(),
+        groups: vec![&BODIES],
+        parts: vec![Part::File(collision::WGSL), Part::File(wgsl_file!("passes/bodies.wgsl"))],
+        structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, GpuBody::LAYOUT],
+        block: Some(("bodies", GpuBodiesBlock::LAYOUT)),
+        kernels: vec![
+            Kernel { uses: Some(&["bodies"]), ..Kernel::plain(PREDICT_BODIES) },
+            Kernel { uses: Some(PARTICLE_USES), ..Kernel::plain(COUNT_BODY_CONTACTS) },
+            Kernel { uses: Some(&["bodies", "body_partials"]), ..Kernel::plain(SUM_BODY_CONTACTS) },
+            Kernel { uses: Some(PARTICLE_USES), ..Kernel::plain(BODY_CONTACTS) },
+            Kernel {
+                uses: Some(&["bodies", "body_partials", "collider_list", "distance_fields"]),
+                ..Kernel::plain(SOLVE_BODIES)
+            },
+        ],
+    }
+}
+
+/// What the particles' kernels bind of [`BODIES`].
+const PARTICLE_USES: &[&str] = &["positions", "velocities", "bodies", "body_partials"];
+
+/// `BodiesBlock` in WGSL: what the kernels read of the bodies.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuBodiesBlock {
+    /// The bodies' acceleration (m/s²): the parameters' gravity.
+    pub gravity: [f32; 3],
+    /// The bodies.
+    pub count: u32,
+    /// The distance kept between particles and bodies (m): the collision margin.
+    pub margin: f32,
+    /// The particles' workgroups: each body's partial sums.
+    pub partial_stride: u32,
+    /// Pads the block to 32 bytes.
+    pub _pad: [u32; 2],
+}
+
+impl GpuBodiesBlock {
+    /// The layout its WGSL twin must have.
+    pub const LAYOUT: StructLayout =
+        struct_layout!(GpuBodiesBlock as "BodiesBlock", gravity, count, margin, partial_stride);
+}
+
+/// Group 1 of the bodies' kernels.
+static BODIES: BindingTable = BindingTable {
+    label: "bodies",
+    bindings: &[
+        Binding::read("positions", "array<vec4<f32>>", 16, "x: positions at the start of the substep (w = 1)."),
+        Binding::read_write("velocities", "array<vec4<f32>>", 16, super::VELOCITIES),
+        Binding::read_write(
+            "bodies",
+            "array<Body>",
+            size_of::<GpuBody>() as u64,
+            "The bodies (src/bodies.rs): each one's state, shape and material.",
+        ),
+        Binding::read_write(
+            "body_partials",
+            "array<BodyShare>",
+            32,
+            "Each body's shares of the substep from each workgroup of particles, body after body.",
+        ),
+        Binding::read_write(
+            "collider_list",
+            "ColliderList",
+            (size_of::<GpuColliderListHead>() + size_of::<GpuCollider>()) as u64,
+            "The colliders over the frame.",
+        ),
+        super::DISTANCE_FIELDS,
+    ],
+};
