@@ -8,7 +8,7 @@
 //! These are the host's definitions of a body: the math the solvers' body passes share
 //! ([`crate::passes::bodies`]), and the record the GPU keeps of each body ([`GpuBody`]).
 
-use crate::collision::{quaternion_product, rotate, turn_rate, Pose};
+use crate::collision::{normalized_quaternion, quaternion_product, rotate, turn_rate, Pose};
 use crate::error::{Error, ParamError};
 use crate::struct_layout;
 use crate::wgsl::StructLayout;
@@ -248,15 +248,16 @@ impl BodyState {
 
     /// Where its frame is now: the substep's start moved by its displacement and turn.
     pub fn pose(&self) -> Pose {
-        let rotation = quaternion_product(self.turn, self.rotation).normalize();
+        let rotation = normalized_quaternion(quaternion_product(self.turn, self.rotation));
         Pose { translation: self.position + self.displacement, rotation }
     }
 
     /// How far its point now at `p` moved in the substep so far: `p` less where that point was
-    /// at the substep's start, `x₀ + Δq⁻¹(p − x)` for its centre `x` now and turn `Δq`.
+    /// at the substep's start, `x₀ + Δq⁻¹(p − x)` for its centre `x` now and turn `Δq`, taken as
+    /// `Δx + r − Δq⁻¹r` with `r = p − x`, so that no metre-scale positions are subtracted.
     pub fn point_displacement(&self, p: Vec3) -> Vec3 {
-        let center = self.position + self.displacement;
-        p - (self.position + rotate(self.turn.conjugate(), p - center))
+        let r = p - (self.position + self.displacement);
+        self.displacement + (r - rotate(self.turn.conjugate(), r))
     }
 
     /// Its inverse inertia in the world as it is turned now, `R I⁻¹ Rᵀ`.
@@ -280,9 +281,9 @@ impl BodyState {
     pub fn predict(&mut self, gravity: Vec3, h: f32) {
         self.velocity += gravity * h;
         self.displacement = self.velocity * h;
-        let own = self.rotation.conjugate() * self.angular_velocity;
+        let own = rotate(self.rotation.conjugate(), self.angular_velocity);
         let gyroscopic = -own.cross(self.inertia * own) / self.inertia;
-        self.angular_velocity = self.rotation * (own + gyroscopic * h);
+        self.angular_velocity = rotate(self.rotation, own + gyroscopic * h);
         self.turn = Quat::from_scaled_axis(self.angular_velocity * h);
     }
 
@@ -345,12 +346,12 @@ impl BodyState {
 
 /// `q` turned by the small rotation vector `theta` to first order, `q + ½[θ, 0]q`, normalised.
 fn turned(q: Quat, theta: Vec3) -> Quat {
-    let spin = Quat::from_xyzw(theta.x, theta.y, theta.z, 0.0) * q;
-    (q + spin * 0.5).normalize()
+    let spin = quaternion_product(Quat::from_xyzw(theta.x, theta.y, theta.z, 0.0), q);
+    normalized_quaternion(q + spin * 0.5)
 }
 
-/// A body as the GPU keeps it (`Body` in `shaders/passes/bodies.wgsl`): a [`BodyState`], its
-/// shape as a rounded box ([`BodyShape::rounded_box`]) and its inverse principal moments.
+/// A body as the GPU keeps it (`Body` in `shaders/passes/bodies.wgsl`): a [`BodyState`], with
+/// its shape as a rounded box ([`BodyShape::rounded_box`]).
 #[allow(missing_docs)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]

@@ -25,7 +25,7 @@ pub use contacts::{MAX_CONTACTS, PARALLEL_EPSILON, PASS_PIECES, TRACE_STEPS, TRA
 pub use material::ContactMaterial;
 pub(crate) use motion::ColliderSet;
 pub use motion::{Motion, MovingCollider};
-pub use pose::{quaternion_product, rotate, turn_rate, Pose};
+pub use pose::{normalized_quaternion, quaternion_product, rotate, turn_rate, Pose};
 pub use response::{contact_velocity, contacts_static_friction, near_colliders, respond_to_colliders, stick};
 pub use response::{depenetration_speed_limit, limit_speed, starts_inside};
 pub use response::{project_substep_contacts, substep_contacts, SubstepContacts, ITERATION_CONTACTS, NO_COLLIDER};

@@ -70,7 +70,12 @@ fn body_center(body: Body) -> vec3<f32> {
 }
 
 fn body_rotation(body: Body) -> vec4<f32> {
-    return normalize(quaternion_product(body.turn, body.rotation));
+    return normalized_quaternion(quaternion_product(body.turn, body.rotation));
+}
+
+// normalized_quaternion in src/collision/pose.rs.
+fn normalized_quaternion(q: vec4<f32>) -> vec4<f32> {
+    return q / sqrt(dot4(q, q));
 }
 
 // BodyState::inverse_inertia_times.
@@ -101,13 +106,14 @@ fn coherence(angular: vec3<f32>, moments: f32) -> f32 {
 
 // BodyState::point_displacement.
 fn point_displacement(body: Body, p: vec3<f32>) -> vec3<f32> {
-    return p - (body.position + rotate(conjugate(body.turn), p - body_center(body)));
+    let r = p - body_center(body);
+    return body.displacement + (r - rotate(conjugate(body.turn), r));
 }
 
 // turned in src/bodies.rs: q + ½[θ, 0]q, normalised.
 fn turned(q: vec4<f32>, theta: vec3<f32>) -> vec4<f32> {
     let spin = quaternion_product(vec4<f32>(theta, 0.0), q);
-    return normalize(q + spin * 0.5);
+    return normalized_quaternion(q + spin * 0.5);
 }
 
 // BodyState::apply_impulses.
@@ -166,7 +172,7 @@ fn body_contact(body: Body, x: vec3<f32>, q: vec3<f32>, w: f32, margin: f32) -> 
         return none;
     }
     let n = surface.normal;
-    let r = x - body.position;
+    let r = p - body_center(body);
     let lambda = depth / max(w + split_inverse_mass_at(body, r, n), DENOMINATOR_EPSILON);
     var moved = n * (w * lambda);
     var impulse = -n * lambda;
@@ -184,19 +190,34 @@ fn body_contact(body: Body, x: vec3<f32>, q: vec3<f32>, w: f32, margin: f32) -> 
     return BodyContact(moved, BodyShare(vec4<f32>(impulse, 1.0), vec4<f32>(angular, length(angular))));
 }
 
-// collide_body in src/passes/bodies.rs: the body's corners against the colliders.
+// Whether corner k of the rounded box repeats one before it (an axis of zero extent flipped).
+fn repeated_corner(half_extents: vec3<f32>, k: u32) -> bool {
+    let flipped = vec3<bool>((k & 1u) != 0u, (k & 2u) != 0u, (k & 4u) != 0u);
+    return any(flipped & (half_extents == vec3<f32>(0.0)));
+}
+
+// Corner k of the rounded box (body_corners).
+fn corner_at(half_extents: vec3<f32>, k: u32) -> vec3<f32> {
+    let flipped = vec3<bool>((k & 1u) != 0u, (k & 2u) != 0u, (k & 4u) != 0u);
+    return select(half_extents, -half_extents, flipped);
+}
+
+// collide_body in src/passes/bodies.rs: the body's corners pushed out of each collider, then
+// their friction.
 fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
     let half_extents = (*body).half_extents;
     let radius = (*body).radius;
-    for (var k = 0u; k < 8u; k += 1u) {
-        let flipped = vec3<bool>((k & 1u) != 0u, (k & 2u) != 0u, (k & 4u) != 0u);
-        if (any(flipped & (half_extents == vec3<f32>(0.0)))) {
-            continue;
-        }
-        let corner = select(half_extents, -half_extents, flipped);
-        for (var id = 0u; id < collider_list.count; id += 1u) {
-            let collider = collider_list.colliders[id];
-            let motion = substep_motion(collider, substep, params.substeps);
+    for (var id = 0u; id < collider_list.count; id += 1u) {
+        let collider = collider_list.colliders[id];
+        let motion = substep_motion(collider, substep, params.substeps);
+        var normals: array<vec3<f32>, 8>;
+        var pushes: array<f32, 8>;
+        for (var k = 0u; k < 8u; k += 1u) {
+            pushes[k] = 0.0;
+            if (repeated_corner(half_extents, k)) {
+                continue;
+            }
+            let corner = corner_at(half_extents, k);
             let start = (*body).position + rotate((*body).rotation, corner);
             let now = body_center(*body) + rotate(body_rotation(*body), corner);
             let space = moving_half_space(motion, collider, start, now - start, radius);
@@ -208,8 +229,16 @@ fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
             let r = now - n * radius - body_center(*body);
             let lambda = depth / max(inverse_mass_at(*body, r, n), DENOMINATOR_EPSILON);
             apply_impulse(body, n * lambda, r);
+            normals[k] = n;
+            pushes[k] = lambda;
+        }
+        for (var k = 0u; k < 8u; k += 1u) {
+            if (pushes[k] <= 0.0) {
+                continue;
+            }
+            let n = normals[k];
             let center = body_center(*body);
-            let point = center + rotate(body_rotation(*body), corner) - n * radius;
+            let point = center + rotate(body_rotation(*body), corner_at(half_extents, k)) - n * radius;
             let relative = point_displacement(*body, point) - motion_velocity(motion, point, h) * h;
             let slide = relative - n * dot(relative, n);
             let slide_length = length(slide);
@@ -217,7 +246,7 @@ fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
                 let t = slide / slide_length;
                 let arm = point - center;
                 let resisted = slide_length / max(inverse_mass_at(*body, arm, t), DENOMINATOR_EPSILON);
-                apply_impulse(body, -t * min(resisted, (*body).friction * lambda), arm);
+                apply_impulse(body, -t * min(resisted, (*body).friction * pushes[k]), arm);
             }
         }
     }
@@ -284,7 +313,7 @@ fn count_body_contacts(
     @builtin(local_invocation_index) local_index: u32,
 ) {
     let i = linear_id(workgroup, workgroups, local_index);
-    let particle = min(i, params.particle_count - 1u);
+    let particle = min(i, max(params.particle_count, 1u) - 1u);
     let p = positions[particle].xyz + velocities[particle].xyz;
     let group = workgroup.y * workgroups.x + workgroup.x;
     for (var b = 0u; b < params.bodies.count; b += 1u) {
@@ -314,7 +343,7 @@ fn body_contacts(
 ) {
     let i = linear_id(workgroup, workgroups, local_index);
     let inside = i < params.particle_count;
-    let particle = min(i, params.particle_count - 1u);
+    let particle = min(i, max(params.particle_count, 1u) - 1u);
     let x = positions[particle].xyz;
     let state = velocities[particle];
     var q = state.xyz;

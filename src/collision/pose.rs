@@ -90,6 +90,13 @@ fn dot4(a: Vec4, b: Vec4) -> f32 {
     ((a.x * b.x + a.y * b.y) + a.z * b.z) + a.w * b.w
 }
 
+/// `q` over its length, the length's square summed in index order (the WGSL twin
+/// `normalized_quaternion` in `shaders/passes/bodies.wgsl` computes the same operations).
+pub fn normalized_quaternion(q: Quat) -> Quat {
+    let v = Vec4::from(q);
+    Quat::from_vec4(v / dot4(v, v).sqrt())
+}
+
 /// The angular velocity that turns by the unit quaternion `turn` in `h` seconds: its axis times
 /// its angle `2·atan2(|v|, w)` of `(v, w)`, the shorter way, over `h`.
 pub fn turn_rate(turn: Quat, h: f32) -> Vec3 {
