@@ -78,5 +78,6 @@ pub use params::{
     TetherParams,
 };
 pub use passes::attachments::Attachment;
+pub use passes::bodies::attachments::BodyAttachment;
 pub use reference::CpuSolver;
 pub use scene::{Scene, SceneKind, Spin};

@@ -213,20 +213,27 @@ pub(crate) struct Setup<'a> {
     /// Whether one of them is met by sphere tracing (a capsule, box or mesh: see
     /// [`CollisionKernel`]).
     pub traced_colliders: bool,
-    /// The rigid bodies ([`bodies`]).
+    /// The rigid bodies and the particles attached to them ([`bodies`]).
+    pub bodies: BodyCount,
+}
+
+/// How many rigid bodies a solver has, and how many particles are attached to them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct BodyCount {
     pub bodies: usize,
+    pub attached: usize,
 }
 
 impl<'a> Setup<'a> {
-    /// The setup of `model` with `params`, `pins`, `colliders` and `bodies` rigid bodies, on
-    /// `gpu` (`None`: the CPU reference).
+    /// The setup of `model` with `params`, `pins`, `colliders` and `bodies`, on `gpu` (`None`:
+    /// the CPU reference).
     pub fn new(
         model: &'a ClothModel,
         params: &'a SolverParams,
         pins: &'a Pins,
         gpu: Option<&'a GpuFacts>,
         colliders: &ColliderSet,
-        bodies: usize,
+        bodies: BodyCount,
     ) -> Self {
         let bouncing = colliders.bounces(params.contact_material());
         let traced_colliders = colliders.shapes().iter().any(Collider::is_traced);
@@ -268,6 +275,8 @@ pub(crate) struct CpuFrame<'a> {
     pub time: &'a mut f32,
     /// The rigid bodies.
     pub bodies: &'a mut [crate::bodies::BodyState],
+    /// The particles attached to them.
+    pub body_attachments: &'a bodies::attachments::BodyAttachments,
 }
 
 /// What a pass's preparation asks the GPU to hold, applied only once the new parameters are

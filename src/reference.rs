@@ -12,8 +12,9 @@ use crate::metrics::Overflows;
 use crate::model::ClothModel;
 use crate::params::SolverParams;
 use crate::passes::attachments::{self, Attachment};
+use crate::passes::bodies::attachments::{BodyAttachment, BodyAttachments};
 use crate::passes::depenetration::Depenetration;
-use crate::passes::{frame_order, passes, CpuFrame, Pass, Setup, Uploads};
+use crate::passes::{frame_order, passes, BodyCount, CpuFrame, Pass, Setup, Uploads};
 use crate::pins::Pins;
 use glam::Vec3;
 
@@ -48,6 +49,8 @@ pub struct CpuSolver {
     overflows: Overflows,
     /// The rigid bodies ([`CpuSolver::set_bodies`]).
     bodies: Vec<BodyState>,
+    /// The particles attached to them.
+    body_attachments: BodyAttachments,
 }
 
 impl CpuSolver {
@@ -80,8 +83,9 @@ impl CpuSolver {
             depenetration: Depenetration { active: false, speeds: vec![0.0; n] },
             overflows: Overflows::default(),
             bodies: Vec::new(),
+            body_attachments: BodyAttachments::default(),
         };
-        prepare(&mut solver.passes, model, &params, &solver.pins, &solver.colliders, 0)?;
+        prepare(&mut solver.passes, model, &params, &solver.pins, &solver.colliders, BodyCount::default())?;
         Ok(solver)
     }
 
@@ -96,7 +100,9 @@ impl CpuSolver {
         next.colliders = self.colliders.clone();
         next.pins = self.pins.appended(cloth);
         next.bodies = self.bodies.clone();
-        prepare(&mut next.passes, &model, &next.params, &next.pins, &next.colliders, next.bodies.len())?;
+        next.body_attachments = self.body_attachments.appended(cloth.particle_count());
+        let bodies = next.body_count();
+        prepare(&mut next.passes, &model, &next.params, &next.pins, &next.colliders, bodies)?;
         let added = cloth.particle_count();
         next.positions = [self.positions.as_slice(), &cloth.mesh().positions].concat();
         next.velocities = [self.velocities.as_slice(), &vec![Vec3::ZERO; added]].concat();
@@ -111,7 +117,8 @@ impl CpuSolver {
     pub fn set_params(&mut self, params: SolverParams) -> Result<(), Error> {
         params.validate()?;
         let mut passes = self.passes.clone();
-        prepare(&mut passes, &self.model, &params, &self.pins, &self.colliders, self.bodies.len())?;
+        let bodies = self.body_count();
+        prepare(&mut passes, &self.model, &params, &self.pins, &self.colliders, bodies)?;
         self.passes = passes;
         self.params = params;
         Ok(())
@@ -146,10 +153,33 @@ impl CpuSolver {
     }
 
     /// Replaces the rigid bodies ([`crate::GpuSolver::set_bodies`]): each validated, at most
-    /// [`crate::bodies::MAX_BODIES`]; on error nothing changes.
+    /// [`crate::bodies::MAX_BODIES`]; every attachment to a body is released. On error nothing
+    /// changes.
     pub fn set_bodies(&mut self, bodies: &[RigidBody]) -> Result<(), Error> {
         self.bodies = body_states(bodies)?;
+        self.body_attachments = BodyAttachments::default();
         Ok(())
+    }
+
+    /// Attaches particles to points of bodies ([`crate::GpuSolver::attach_to_bodies`]): all,
+    /// or on error none.
+    pub fn attach_to_bodies(&mut self, attachments: &[BodyAttachment]) -> Result<(), Error> {
+        self.body_attachments.attach_all(&self.pins, self.bodies.len(), attachments)
+    }
+
+    /// Releases particle `particle` from its body, if attached to one.
+    pub fn detach_from_body(&mut self, particle: u32) -> Result<(), Error> {
+        self.body_attachments.detach(particle)
+    }
+
+    /// The particles attached to bodies.
+    pub fn body_attachments(&self) -> &BodyAttachments {
+        &self.body_attachments
+    }
+
+    /// How many bodies and attached particles the passes meet.
+    fn body_count(&self) -> BodyCount {
+        BodyCount { bodies: self.bodies.len(), attached: self.body_attachments.count() }
     }
 
     /// The rigid bodies, between frames.
@@ -192,7 +222,7 @@ impl CpuSolver {
     /// Alg. 1 with XPBD substepping), then the colliders end the frame where their poses took
     /// them. The passes are prepared first, since [`CpuSolver::pins`] may have been edited.
     pub fn step(&mut self) {
-        let bodies = self.bodies.len();
+        let bodies = self.body_count();
         prepare(&mut self.passes, &self.model, &self.params, &self.pins, &self.colliders, bodies)
             .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
@@ -210,6 +240,7 @@ impl CpuSolver {
             overflows: &mut self.overflows,
             time: &mut self.time,
             bodies: &mut self.bodies,
+            body_attachments: &self.body_attachments,
         };
         for (pass, substep) in frame_order(&self.passes, self.params.substeps) {
             self.passes[pass].run_cpu(&setup, &mut frame, substep);
@@ -237,7 +268,7 @@ fn prepare(
     params: &SolverParams,
     pins: &Pins,
     colliders: &ColliderSet,
-    bodies: usize,
+    bodies: BodyCount,
 ) -> Result<(), Error> {
     let setup = Setup::new(model, params, pins, None, colliders, bodies);
     passes.iter_mut().try_for_each(|pass| pass.prepare(&setup, &mut Uploads::none()))

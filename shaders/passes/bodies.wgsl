@@ -32,8 +32,16 @@ struct BodiesBlock {
     margin: f32,
     // Each body's partial sums: one per workgroup of particles.
     partial_stride: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // The particles attached to bodies (none: body_attachments is left unread).
+    attached: u32,
+    _pad: u32,
+}
+
+// A particle's attachment to a body (GpuBodyAttachment in src/passes/bodies/attachments.rs): the
+// point in the body's frame, and the body or NOT_ATTACHED.
+struct BodyAttachment {
+    point: vec3<f32>,
+    body: u32,
 }
 
 // BodyShare: the impulses' sum (xyz) and the contacts (w), then their moments' sum (xyz) and
@@ -202,6 +210,31 @@ fn corner_at(half_extents: vec3<f32>, k: u32) -> vec3<f32> {
     return select(half_extents, -half_extents, flipped);
 }
 
+// attachment_pull in src/passes/bodies/attachments.rs.
+fn attachment_pull(body: Body, point: vec3<f32>, x: vec3<f32>, q: vec3<f32>, w: f32) -> BodyContact {
+    let center = body_center(body);
+    let p = x + q;
+    let gap = rotate(body_rotation(body), point) + center - p;
+    let gap_length = length(gap);
+    if (gap_length <= GEOMETRY_EPSILON) {
+        return BodyContact(vec3<f32>(0.0), BodyShare(vec4<f32>(0.0), vec4<f32>(0.0)));
+    }
+    let n = gap / gap_length;
+    let r = p - center;
+    let lambda = gap_length / max(w + split_inverse_mass_at(body, r, n), DENOMINATOR_EPSILON);
+    let impulse = -n * lambda;
+    let angular = cross(r, impulse);
+    return BodyContact(n * (w * lambda), BodyShare(vec4<f32>(impulse, 1.0), vec4<f32>(angular, length(angular))));
+}
+
+// Particle `particle`'s attachment, or none while no particle is attached.
+fn attachment_of(particle: u32) -> BodyAttachment {
+    if (params.bodies.attached == 0u) {
+        return BodyAttachment(vec3<f32>(0.0), NOT_ATTACHED);
+    }
+    return body_attachments[particle];
+}
+
 // collide_body in src/passes/bodies.rs: the body's corners pushed out of each collider, then
 // their friction.
 fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
@@ -315,9 +348,11 @@ fn count_body_contacts(
     let i = linear_id(workgroup, workgroups, local_index);
     let particle = min(i, max(params.particle_count, 1u) - 1u);
     let p = positions[particle].xyz + velocities[particle].xyz;
+    let attachment = attachment_of(particle);
     let group = workgroup.y * workgroups.x + workgroup.x;
     for (var b = 0u; b < params.bodies.count; b += 1u) {
-        let touching = i < params.particle_count && params.bodies.margin - body_surface(bodies[b], p, params.bodies.margin).distance > 0.0;
+        let near = params.bodies.margin - body_surface(bodies[b], p, params.bodies.margin).distance > 0.0;
+        let touching = i < params.particle_count && (attachment.body == b || near);
         shared_linear[local_index] = vec4<f32>(0.0, 0.0, 0.0, select(0.0, 1.0, touching));
         shared_angular[local_index] = vec4<f32>(0.0);
         write_partial(b, group, local_index);
@@ -347,11 +382,17 @@ fn body_contacts(
     let x = positions[particle].xyz;
     let state = velocities[particle];
     var q = state.xyz;
+    let attachment = attachment_of(particle);
     let group = workgroup.y * workgroups.x + workgroup.x;
     for (var b = 0u; b < params.bodies.count; b += 1u) {
         var share = BodyShare(vec4<f32>(0.0), vec4<f32>(0.0));
         if (inside) {
-            let contact = body_contact(bodies[b], x, q, state.w, params.bodies.margin);
+            var contact: BodyContact;
+            if (attachment.body == b) {
+                contact = attachment_pull(bodies[b], attachment.point, x, q, state.w);
+            } else {
+                contact = body_contact(bodies[b], x, q, state.w, params.bodies.margin);
+            }
             q += contact.moved;
             share = contact.share;
         }

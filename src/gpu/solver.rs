@@ -34,12 +34,15 @@ use crate::metrics::ClothMetrics;
 use crate::model::ClothModel;
 use crate::params::SolverParams;
 use crate::passes::attachments::{self, Attachment};
+use crate::passes::bodies::attachments::{BodyAttachment, BodyAttachments};
 use crate::passes::plan::{
     auto_layout, BlockSizes, DispatchStrategy, FramePlan, GpuFacts, WorkgroupSizes, DISPATCH_ENTRY_STRIDE,
 };
 use crate::passes::self_collision::GpuSpatialHashHead;
 use crate::passes::springs::{SpringNetwork, SpringsPass};
-use crate::passes::{frame_order, passes, shaders, Build, GpuParams, ParamsLayout, Pass, Setup, Uploads, FRAME};
+use crate::passes::{
+    frame_order, passes, shaders, BodyCount, Build, GpuParams, ParamsLayout, Pass, Setup, Uploads, FRAME,
+};
 use crate::pins::{PinRecord, Pins};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -69,6 +72,8 @@ pub struct GpuSolver {
     /// The rigid bodies as [`GpuSolver::set_bodies`] made them, what [`GpuSolver::reset`] puts
     /// back; the GPU's `bodies` buffer holds them as they move.
     bodies: Vec<BodyState>,
+    /// The particles attached to bodies.
+    body_attachments: BodyAttachments,
     /// The layout asked for, and the one in use (`Auto` resolved).
     requested_layout: DispatchStrategy,
     layout: DispatchStrategy,
@@ -139,6 +144,7 @@ impl GpuSolver {
             colliders_moved: false,
             pins,
             bodies: Vec::new(),
+            body_attachments: BodyAttachments::default(),
             requested_layout: DispatchStrategy::Auto,
             layout: DispatchStrategy::Auto,
             facts,
@@ -178,6 +184,8 @@ impl GpuSolver {
         next.write_pins();
         next.bodies = self.bodies.clone();
         next.fit_bodies();
+        next.body_attachments = self.body_attachments.appended(cloth.particle_count());
+        next.write_body_attachments();
         next.requested_layout = self.requested_layout;
         next.apply(self.params, self.requested_layout)?;
         next.set_profiling(self.profiling())?;
@@ -314,7 +322,8 @@ impl GpuSolver {
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
     /// (targets at rest), rest normals, time zero (for gusts) and no overflows; the bodies
-    /// where [`GpuSolver::set_bodies`] started them. Parameters and
+    /// where [`GpuSolver::set_bodies`] started them, none of the particles attached to them.
+    /// Parameters and
     /// colliders stay; no pipeline or cloth buffer is rebuilt. An uncollected
     /// [`GpuSolver::request_metrics`] or [`GpuSolver::request_positions`] is dropped (it read
     /// the cloth before), with its readback buffer if the map was still pending.
@@ -340,6 +349,7 @@ impl GpuSolver {
         self.zero_overflows();
         self.write_pins();
         self.write_bodies();
+        self.body_attachments = BodyAttachments::default();
         self.apply(self.params, self.requested_layout).expect(
             "the parameters and the layout in use were accepted, and no buffer that the pins change can outgrow the \
              device (Pass::capacity)",
@@ -684,7 +694,8 @@ impl GpuSolver {
 
     /// The passes' setup for `params` and the solver's model, pins, colliders and bodies.
     fn setup<'a>(&'a self, params: &'a SolverParams) -> Setup<'a> {
-        Setup::new(&self.model, params, &self.pins, Some(&self.facts), &self.colliders, self.bodies.len())
+        let bodies = BodyCount { bodies: self.bodies.len(), attached: self.body_attachments.count() };
+        Setup::new(&self.model, params, &self.pins, Some(&self.facts), &self.colliders, bodies)
     }
 
     /// Replaces the rigid bodies for the next frames ([`crate::bodies`]): each validated, at
@@ -697,12 +708,41 @@ impl GpuSolver {
     pub fn set_bodies(&mut self, bodies: &[RigidBody]) -> Result<(), Error> {
         let states = body_states(bodies)?;
         let previous = std::mem::replace(&mut self.bodies, states);
+        let attached = std::mem::take(&mut self.body_attachments);
         if let Err(error) = self.apply(self.params, self.requested_layout) {
-            self.bodies = previous;
+            (self.bodies, self.body_attachments) = (previous, attached);
             return Err(error);
         }
         self.fit_bodies();
         Ok(())
+    }
+
+    /// Attaches particles to points of bodies, each given in its body's own frame: a
+    /// zero-length constraint solved each substep that moves both the particle and the body
+    /// (`crate::passes::bodies::attachments`). A pinned particle holds its body where its
+    /// target is. All, or on error (a particle or a body that does not exist, a point that is
+    /// not finite) none. [`GpuSolver::set_bodies`] and [`GpuSolver::reset`] release them all.
+    pub fn attach_to_bodies(&mut self, attachments: &[BodyAttachment]) -> Result<(), Error> {
+        self.body_attachments.attach_all(&self.pins, self.bodies.len(), attachments)?;
+        self.write_body_attachments();
+        self.apply(self.params, self.requested_layout)
+    }
+
+    /// Releases particle `particle` from its body, if attached to one; it keeps its velocity.
+    pub fn detach_from_body(&mut self, particle: u32) -> Result<(), Error> {
+        self.body_attachments.detach(particle)?;
+        self.write_body_attachments();
+        self.apply(self.params, self.requested_layout)
+    }
+
+    /// Uploads the attachments to bodies, growing their buffer (and rebinding) when it must.
+    fn write_body_attachments(&mut self) {
+        let records = self.body_attachments.records();
+        let bytes: &[u8] = bytemuck::cast_slice(records);
+        if self.resources.grow("body_attachments", (bytes.len() as u64).max(16), STORAGE) {
+            self.bind_groups.refresh(&self.device, &mut self.resources);
+        }
+        self.resources.write("body_attachments", 0, bytes);
     }
 
     /// Grows the `bodies` buffer to hold the bodies (rebinding it when it grew).

@@ -23,6 +23,9 @@
 //!     colliders ([`collide_body`]) and updates its velocities from the substep's displacement
 //!     and turn ([`BodyState::update_velocities`]).
 //!
+//! Particles attached to a body's point ([`attachments`]) are pulled to it in the same dispatch,
+//! in place of their contact with that body, and count among its contacts.
+//!
 //! The particle's impulse and the body's are opposite and act along one line through the
 //! particle, so the contacts keep linear momentum, and angular momentum but for the moments'
 //! arms moving within the substep (between substeps `Σ m x × v` takes them at its start). The
@@ -37,6 +40,8 @@
 //! the counts; meet them, solve), none without. WGSL twin:
 //! `shaders/passes/bodies.wgsl`.
 
+pub mod attachments;
+
 use super::plan::{workgroups_for, DispatchInfo, FramePlan, WORKGROUP_SIZE};
 use super::{CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
 use crate::bodies::{BodyState, GpuBody};
@@ -46,6 +51,7 @@ use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
 use crate::struct_layout;
 use crate::wgsl::{Binding, BindingTable, StructLayout};
 use crate::wgsl_file;
+use attachments::{attachment_pull, GpuBodyAttachment};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use std::mem::size_of;
@@ -244,7 +250,11 @@ fn meet_particles(setup: &Setup, frame: &mut CpuFrame) -> Vec<BodyShare> {
         for (local, i) in (group * size..(group + 1) * size).enumerate().filter(|&(_, i)| i < n) {
             let (x, w) = (frame.positions[i], solve.inverse_masses[i]);
             for (b, body) in bodies.iter().enumerate() {
-                let (moved, share) = body_contact(body, x, solve.displacements[i], w, margin);
+                let q = solve.displacements[i];
+                let (moved, share) = match frame.body_attachments.of(i) {
+                    Some((to, point)) if to as usize == b => attachment_pull(body, point, x, q, w),
+                    _ => body_contact(body, x, q, w, margin),
+                };
                 solve.displacements[i] += moved;
                 shares[b][local] = share;
             }
@@ -275,24 +285,27 @@ impl Pass for BodyPredictPass {
 
     /// The block the three kernels read.
     fn prepare(&mut self, setup: &Setup, uploads: &mut Uploads) -> Result<(), Error> {
-        if setup.bodies > 0 {
+        let count = setup.bodies.bodies;
+        if count > 0 {
             let partial_stride = partial_count(setup.model.particle_count());
-            let bytes = u64::from(partial_stride) * setup.bodies as u64 * size_of::<[[f32; 4]; 2]>() as u64;
+            let bytes = u64::from(partial_stride) * count as u64 * size_of::<[[f32; 4]; 2]>() as u64;
             uploads.reserve("body_partials", bytes);
         }
         uploads.block("bodies", || GpuBodiesBlock {
             gravity: setup.params.gravity.to_array(),
-            count: setup.bodies as u32,
+            count: count as u32,
             margin: setup.params.collision_margin,
             partial_stride: partial_count(setup.model.particle_count()),
-            _pad: [0; 2],
+            attached: setup.bodies.attached as u32,
+            _pad: 0,
         });
         Ok(())
     }
 
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
-        if setup.bodies > 0 {
-            plan.push(PREDICT_BODIES, DispatchInfo::substep(substep), workgroups_for(setup.bodies as u32));
+        let count = setup.bodies.bodies as u32;
+        if count > 0 {
+            plan.push(PREDICT_BODIES, DispatchInfo::substep(substep), workgroups_for(count));
         }
         Ok(())
     }
@@ -321,12 +334,13 @@ impl Pass for BodiesPass {
     /// Counting the contacts and meeting them: one thread per particle, then one workgroup per
     /// body, twice.
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, substep: u32) -> Result<(), LayoutRefused> {
-        if setup.bodies > 0 {
+        let count = setup.bodies.bodies as u32;
+        if count > 0 {
             let (info, particles) = (DispatchInfo::substep(substep), setup.model.particle_count() as u32);
             plan.push(COUNT_BODY_CONTACTS, info, workgroups_for(particles));
-            plan.push(SUM_BODY_CONTACTS, info, [setup.bodies as u32, 1]);
+            plan.push(SUM_BODY_CONTACTS, info, [count, 1]);
             plan.push(BODY_CONTACTS, info, workgroups_for(particles));
-            plan.push(SOLVE_BODIES, info, [setup.bodies as u32, 1]);
+            plan.push(SOLVE_BODIES, info, [count, 1]);
         }
         Ok(())
     }
@@ -336,11 +350,13 @@ impl Pass for BodiesPass {
             return;
         }
         let margin = setup.params.collision_margin;
-        let (positions, solve) = (&*frame.positions, &*frame.solve);
-        for body in frame.bodies.iter_mut() {
-            let touching =
-                (0..positions.len()).filter(|&i| touches(body, positions[i] + solve.displacements[i], margin));
-            body.contacts = touching.count() as u32;
+        let (positions, solve, attached) = (&*frame.positions, &*frame.solve, frame.body_attachments);
+        for (b, body) in frame.bodies.iter_mut().enumerate() {
+            let meets = |i: usize| match attached.of(i) {
+                Some((to, _)) if to as usize == b => true,
+                _ => touches(body, positions[i] + solve.displacements[i], margin),
+            };
+            body.contacts = (0..positions.len()).filter(|&i| meets(i)).count() as u32;
         }
         let sums = meet_particles(setup, frame);
         let (h, substeps) = (setup.params.substep_dt(), setup.params.substeps);
@@ -361,7 +377,7 @@ fn bodies_shader() -> Shader {
         constants: collision::wgsl_constants(),
         groups: vec![&BODIES],
         parts: vec![Part::File(collision::WGSL), Part::File(wgsl_file!("passes/bodies.wgsl"))],
-        structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, GpuBody::LAYOUT],
+        structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, GpuBody::LAYOUT, GpuBodyAttachment::LAYOUT],
         block: Some(("bodies", GpuBodiesBlock::LAYOUT)),
         kernels: vec![
             Kernel { uses: Some(&["bodies"]), ..Kernel::plain(PREDICT_BODIES) },
@@ -377,7 +393,7 @@ fn bodies_shader() -> Shader {
 }
 
 /// What the particles' kernels bind of [`BODIES`].
-const PARTICLE_USES: &[&str] = &["positions", "velocities", "bodies", "body_partials"];
+const PARTICLE_USES: &[&str] = &["positions", "velocities", "bodies", "body_partials", "body_attachments"];
 
 /// `BodiesBlock` in WGSL: what the kernels read of the bodies.
 #[repr(C)]
@@ -391,14 +407,16 @@ pub struct GpuBodiesBlock {
     pub margin: f32,
     /// The particles' workgroups: each body's partial sums.
     pub partial_stride: u32,
+    /// The particles attached to bodies (none: the kernels leave `body_attachments` unread).
+    pub attached: u32,
     /// Pads the block to 32 bytes.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 impl GpuBodiesBlock {
     /// The layout its WGSL twin must have.
     pub const LAYOUT: StructLayout =
-        struct_layout!(GpuBodiesBlock as "BodiesBlock", gravity, count, margin, partial_stride);
+        struct_layout!(GpuBodiesBlock as "BodiesBlock", gravity, count, margin, partial_stride, attached);
 }
 
 /// Group 1 of the bodies' kernels.
@@ -418,6 +436,13 @@ static BODIES: BindingTable = BindingTable {
             "array<BodyShare>",
             32,
             "Each body's shares of the substep from each workgroup of particles, body after body.",
+        ),
+        Binding::read(
+            "body_attachments",
+            "array<BodyAttachment>",
+            size_of::<GpuBodyAttachment>() as u64,
+            "Each particle's attachment to a body (src/passes/bodies/attachments.rs), read only while\n\
+             one is attached.",
         ),
         Binding::read_write(
             "collider_list",
