@@ -235,6 +235,8 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     let thickness = params.self_collision.map_or(args.thickness, |s| s.thickness);
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
     solver.attach_many(&scene.attachments)?;
+    solver.set_bodies(&scene.bodies)?;
+    solver.attach_to_bodies(&scene.body_attachments)?;
     solver.set_dispatch(match args.layout {
         Layout::Auto => DispatchStrategy::Auto,
         Layout::Single => DispatchStrategy::SingleWorkgroup,
@@ -309,6 +311,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "lab": lab_json(&scene, &positions, params.gravity.length()),
         "membrane_triangles": model.constraints().membrane.len(),
         "cloths": cloths_json(model, &positions, params.self_collision),
+        "bodies": bodies_json(&solver.read_bodies()?),
         "exported_frames": exported,
         "grid": args.grid,
         "frames": args.frames,
@@ -443,6 +446,19 @@ fn mass_spring_report(params: &drape::SolverParams, solver: &GpuSolver) -> serde
     })
 }
 
+/// Each rigid body where the run left it: its centre (m), its speed (m/s) and the particles
+/// touching it in the last substep.
+fn bodies_json(bodies: &[drape::BodyState]) -> serde_json::Value {
+    let body = |b: &drape::BodyState| {
+        serde_json::json!({
+            "center_m": b.position.to_array(),
+            "speed_m_s": b.velocity.length(),
+            "contacts": b.contacts,
+        })
+    };
+    bodies.iter().map(body).collect()
+}
+
 /// Writes the recorded frames to `path`: a glTF animation, or an OBJ sequence for a path
 /// ending in `.obj`; the frames written.
 fn export(recorder: &drape::AnimationRecorder, path: &std::path::Path) -> Result<usize, drape::Error> {
@@ -478,6 +494,8 @@ fn gltf_scene(
         colliders,
         spins: Vec::new(),
         attachments: Vec::new(),
+        bodies: Vec::new(),
+        body_attachments: Vec::new(),
         fabric: fabric.copied(),
     })
 }

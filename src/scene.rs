@@ -1,5 +1,6 @@
 //! Scenes shared by the examples, tests and benches.
 
+use crate::bodies::{BodyMass, BodyShape, RigidBody};
 use crate::collision::{Collider, Pose};
 use crate::distance_field::DistanceField;
 use crate::error::Error;
@@ -9,6 +10,7 @@ use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::{Aerodynamics, Gusts, SelfCollision, SolverParams, Stiffness};
 use crate::passes::attachments::Attachment;
+use crate::passes::bodies::attachments::BodyAttachment;
 use glam::{Quat, Vec3};
 use std::fmt;
 use std::str::FromStr;
@@ -30,6 +32,10 @@ pub struct Scene {
     /// Particles attached to colliders where they are at rest
     /// ([`crate::GpuSolver::attach_many`]).
     pub attachments: Vec<Attachment>,
+    /// Its rigid bodies ([`crate::GpuSolver::set_bodies`]).
+    pub bodies: Vec<RigidBody>,
+    /// Particles attached to points of its bodies ([`crate::GpuSolver::attach_to_bodies`]).
+    pub body_attachments: Vec<BodyAttachment>,
     /// The fabric of its cloth, `None` for the edge model with [`DEFAULT_DENSITY`] stiffened by
     /// the parameters.
     pub fabric: Option<Fabric>,
@@ -145,11 +151,15 @@ pub enum SceneKind {
     /// ([`crate::GpuSolver::attach`]) that swings to and fro under a pivot 0.7 m above it
     /// ([`Spin::swing_period`]: 27° each way, every 2 s), over the ground.
     Cape,
+    /// A 1.6 m × 1.6 m canvas ([`HAMMOCK_DENSITY`]) pinned at its four corners 1.2 m up, and a
+    /// ball (r = 0.2 m, 1 kg) dropped onto it from 0.2 m above: it sags, bounces and settles
+    /// ([`crate::GpuSolver::set_bodies`]).
+    Hammock,
 }
 
 impl SceneKind {
     /// Every scene, in menu order.
-    pub const ALL: [SceneKind; 14] = [
+    pub const ALL: [SceneKind; 15] = [
         Self::Hanging,
         Self::Drape,
         Self::FreeFall,
@@ -164,6 +174,7 @@ impl SceneKind {
         Self::Cusick,
         Self::Layers,
         Self::Cape,
+        Self::Hammock,
     ];
 
     /// The scene's command-line name.
@@ -183,6 +194,7 @@ impl SceneKind {
             Self::Cusick => "cusick",
             Self::Layers => "layers",
             Self::Cape => "cape",
+            Self::Hammock => "hammock",
         }
     }
 
@@ -265,7 +277,8 @@ impl Scene {
                 return Ok(Self { model, fabric: Some(*fabric), ..scene });
             }
         };
-        Ok(Self { kind, model, params, colliders, spins: vec![], attachments: vec![], fabric: Some(*fabric) })
+        let (spins, attachments, bodies, body_attachments) = (vec![], vec![], vec![], vec![]);
+        Ok(Self { kind, model, params, colliders, spins, attachments, bodies, body_attachments, fabric: Some(*fabric) })
     }
 
     /// The scene's own cloth: the edge model.
@@ -311,6 +324,11 @@ impl Scene {
             ),
             SceneKind::Mesh => (1.2, GridPlane::Horizontal, Vec3::new(-0.6, 0.8, -0.6), vec![], torus_on_the_ground()?),
             SceneKind::Cape => (0.8, GridPlane::Vertical, Vec3::new(-0.4, 1.45, 0.12), vec![], cape_bar()),
+            SceneKind::Hammock => {
+                let last = cells.saturating_add(1).saturating_mul(cells.saturating_add(1)).saturating_sub(1);
+                let corners = vec![0, cells, last - cells, last];
+                (1.6, GridPlane::Horizontal, Vec3::new(-0.8, 1.2, -0.8), corners, vec![Collider::ground(0.0)])
+            }
             SceneKind::Cantilever | SceneKind::Cusick | SceneKind::Layers => {
                 let expected =
                     "a scene with a cloth of its own (the lab's tests and the layers are built from fabrics)";
@@ -334,7 +352,8 @@ impl Scene {
             SceneKind::Fold => SolverParams { bending: Stiffness::Pbd(0.01), ..params },
             _ => params,
         };
-        let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
+        let density = if kind == SceneKind::Hammock { HAMMOCK_DENSITY } else { DEFAULT_DENSITY };
+        let model = ClothModel::new(mesh, density, &pins)?;
         let (spins, attachments) = match kind {
             SceneKind::Spin => {
                 let spin = Spin {
@@ -360,7 +379,11 @@ impl Scene {
             }
             _ => (vec![], vec![]),
         };
-        Ok(Self { kind, model, params, colliders, spins, attachments, fabric: None })
+        let bodies = match kind {
+            SceneKind::Hammock => vec![hammock_ball()],
+            _ => vec![],
+        };
+        Ok(Self { kind, model, params, colliders, spins, attachments, bodies, body_attachments: vec![], fabric: None })
     }
 
     /// Every collider's pose `time` seconds after the start, for
@@ -427,13 +450,36 @@ fn layers(cells: u32, fabrics: [Fabric; 3], fabric: Option<Fabric>) -> Result<Sc
         }
         model = model.with_pair_friction(0, 2, LAYER_SILK_ON_LEATHER)?;
     }
-    Ok(Scene { kind: SceneKind::Layers, model, params, colliders, spins: vec![], attachments: vec![], fabric })
+    let (spins, attachments, bodies, body_attachments) = (vec![], vec![], vec![], vec![]);
+    Ok(Scene {
+        kind: SceneKind::Layers,
+        model,
+        params,
+        colliders,
+        spins,
+        attachments,
+        bodies,
+        body_attachments,
+        fabric,
+    })
 }
 
 /// The cape scene's bar (collider 1): a box 0.9 m × 0.1 m × 0.2 m whose bottom front edge the
 /// cape's top edge lies along (2 cm in front of it), over the ground.
 fn cape_bar() -> Vec<Collider> {
     vec![Collider::ground(0.0), Collider::cuboid(Vec3::new(0.0, 1.5, 0.0), Vec3::new(0.45, 0.05, 0.1), Quat::IDENTITY)]
+}
+
+/// The hammock scene's canvas (kg/m²). Lighter cloth under a heavier ball rebounds it nearly
+/// as fast as it fell: the cloth's positional corrections, stretched by the ball within each
+/// substep, push back (a 4 kg ball dropped 0.6 m onto the edge model's 0.2 kg/m² rose back at
+/// 93 % of its speed, bounce after bounce).
+pub const HAMMOCK_DENSITY: f32 = 1.0;
+
+/// The hammock scene's ball: r = 0.2 m, 1 kg, its bottom 0.2 m over the cloth's middle.
+fn hammock_ball() -> RigidBody {
+    let pose = Pose { translation: Vec3::new(0.0, 1.6, 0.0), rotation: Quat::IDENTITY };
+    RigidBody::new(BodyShape::Sphere { radius: 0.2 }, BodyMass::Mass(1.0), pose)
 }
 
 /// The point the cape scene's bar swings about.

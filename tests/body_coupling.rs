@@ -8,7 +8,7 @@ mod support;
 use drape::bodies::MAX_BODIES;
 use drape::{
     BodyAttachment, BodyMass, BodyShape, BodyState, ClothMesh, ClothModel, Collider, CpuSolver, Error, GpuSolver,
-    GridPlane, Pose, RigidBody, SolverMode, SolverParams, Stiffness,
+    GridPlane, Pose, RigidBody, Scene, SceneKind, SolverMode, SolverParams, Stiffness,
 };
 use glam::{Quat, Vec3};
 use support::{device, largest, momentum};
@@ -444,4 +444,20 @@ fn bad_body_attachments_are_refused() {
     assert_eq!(solver.body_attachments().count(), 0);
     solver.attach_to_bodies(&[good]).unwrap();
     assert_eq!(solver.body_attachments().of(1), Some((0, Vec3::ZERO)));
+}
+
+/// The hammock scene: its ball lands on the canvas, which holds it above the ground and within
+/// its corners after five seconds, resting on it (in contact, its speed under 0.3 m/s).
+#[test]
+fn the_hammock_holds_its_ball() {
+    let scene = Scene::new(SceneKind::Hammock, 16).unwrap();
+    assert_eq!(scene.bodies.len(), 1);
+    let mut solver = CpuSolver::new(&scene.model, scene.params, &scene.colliders).unwrap();
+    solver.set_bodies(&scene.bodies).unwrap();
+    run(&mut solver, 300);
+    let ball = solver.bodies()[0];
+    let lowest = support::smallest(solver.positions.iter().map(|p| p.y));
+    assert!(ball.position.y > 1.0 && ball.position.y < 1.4, "{ball:?}");
+    assert!(ball.position.x.abs() < 0.6 && ball.position.z.abs() < 0.6, "{ball:?}");
+    assert!(lowest > 0.5 && ball.velocity.length() < 0.3, "{ball:?}, the canvas down to {lowest} m");
 }

@@ -181,6 +181,25 @@ fn pictures_show_the_cloth_and_its_motion() {
     assert!(moved > 0.01, "frames 0 and 60 differ in only {:.2} % of pixels", 100.0 * moved);
 }
 
+/// The hammock scene's ball is drawn from the solver's bodies buffer: hiding the bodies changes
+/// the picture where the ball is, and the ball moves down the picture as it falls.
+#[test]
+fn pictures_show_the_bodies() {
+    let (device, queue, mut session) = session(ClothSource::Scene(SceneKind::Hammock), 8);
+    let size = [160, 100];
+    let camera = session.framing_camera();
+    let picture = |session: &Session, bodies| {
+        let options = DrawOptions { bodies, ..Default::default() };
+        render_picture(&device, &queue, session, &camera, size, options).expect("picture")
+    };
+    let coverage = changed_fraction(&picture(&session, true), &picture(&session, false));
+    assert!((0.005..0.5).contains(&coverage), "the ball covers {:.2} % of the picture", 100.0 * coverage);
+    let before = picture(&session, true);
+    run_frames(&mut session, 10);
+    let moved = changed_fraction(&before, &picture(&session, true));
+    assert!(moved > 0.002, "the falling ball changed only {:.2} % of the picture", 100.0 * moved);
+}
+
 /// A camera level with `target`, looking along −Z from `distance` metres.
 fn head_on(target: Vec3, distance: f32) -> OrbitCamera {
     OrbitCamera { target, yaw: 0.0, pitch: 0.0, distance, ..Default::default() }

@@ -41,3 +41,34 @@ fn shape_vertex(v: ShapeVertex) -> ShapeFragment {
 fn shape_fragment(f: ShapeFragment) -> @location(0) vec4<f32> {
     return vec4(shade(f.albedo, f.normal, f.world), 1.0);
 }
+
+// A rigid body, its record read straight from the solver's bodies buffer as instance data
+// (GpuBody in src/bodies.rs): between frames its pose is its position and rotation, and its
+// shape the rounded box of its half extents and radius.
+struct BodyVertex {
+    @location(0) unit: vec3<f32>,
+    @location(1) position: vec3<f32>,
+    @location(2) rotation: vec4<f32>,
+    @location(3) radius: f32,
+    @location(4) half_extents: vec3<f32>,
+}
+
+// Linear RGB albedo of the bodies.
+const BODY_ALBEDO = vec3<f32>(0.62, 0.30, 0.20);
+
+@vertex
+fn body_vertex(v: BodyVertex) -> ShapeFragment {
+    var out: ShapeFragment;
+    let side = select(vec3<f32>(-1.0), vec3<f32>(1.0), v.unit >= vec3<f32>(0.0));
+    let local = side * v.half_extents + v.radius * v.unit;
+    out.world = v.position + rotate(v.rotation, local);
+    out.clip = view.view_proj * vec4(out.world, 1.0);
+    out.normal = rotate(v.rotation, v.unit);
+    out.albedo = BODY_ALBEDO;
+    return out;
+}
+
+@fragment
+fn body_fragment(f: ShapeFragment) -> @location(0) vec4<f32> {
+    return vec4(shade(f.albedo, f.normal, f.world), 1.0);
+}

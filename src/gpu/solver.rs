@@ -754,6 +754,18 @@ impl GpuSolver {
         self.write_bodies();
     }
 
+    /// The bodies' buffer: [`GpuBody`] records, [`GpuSolver::body_count`] of them, which a
+    /// renderer may bind as instance data (between frames a body's pose is its `position` and
+    /// `rotation`).
+    pub fn bodies_buffer(&self) -> &wgpu::Buffer {
+        self.resources.buffer("bodies")
+    }
+
+    /// The rigid bodies.
+    pub fn body_count(&self) -> u32 {
+        self.bodies.len() as u32
+    }
+
     /// Uploads the bodies as [`GpuSolver::set_bodies`] made them.
     fn write_bodies(&self) {
         let records: Vec<GpuBody> = self.bodies.iter().map(GpuBody::new).collect();
@@ -950,6 +962,8 @@ fn create_cloth_buffers(
     resources.create("vertex_triangles", bytemuck::cast_slice(&vertex_triangles), 4, STORAGE);
     // The frame's time, then a speed per particle (the depenetration's).
     resources.create("frame_start", &[], 4 * (1 + n), STORAGE);
+    // Drawn as instance data too (crate::viewer); grown, it keeps its usage.
+    resources.create("bodies", &[], size_of::<GpuBody>(), STORAGE | wgpu::BufferUsages::VERTEX);
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 //! depth buffer, so the window and the headless screenshots share it.
 
 use super::camera::OrbitCamera;
+use crate::bodies::GpuBody;
 use crate::collision::{Collider, Pose};
 use crate::distance_field::DistanceField;
 use crate::gpu::GpuSolver;
@@ -195,11 +196,13 @@ pub struct DrawOptions {
     pub colliders: bool,
     /// Pin and grab markers.
     pub markers: bool,
+    /// The rigid bodies.
+    pub bodies: bool,
 }
 
 impl Default for DrawOptions {
     fn default() -> Self {
-        Self { cloth: true, colliders: true, markers: true }
+        Self { cloth: true, colliders: true, markers: true, bodies: true }
     }
 }
 
@@ -254,6 +257,8 @@ pub struct SceneRenderer {
     shape_pipeline: wgpu::RenderPipeline,
     plane_pipeline: wgpu::RenderPipeline,
     mesh_pipeline: wgpu::RenderPipeline,
+    /// The rigid bodies, drawn from the solver's `bodies` buffer as instance data.
+    body_pipeline: wgpu::RenderPipeline,
     shape_vertices: wgpu::Buffer,
     shape_indices: wgpu::Buffer,
     shape_index_count: u32,
@@ -311,6 +316,7 @@ impl SceneRenderer {
         Self {
             cloth_pipeline: builder.cloth(),
             shape_pipeline: builder.shapes(),
+            body_pipeline: builder.bodies(),
             plane_pipeline: builder.planes(),
             mesh_pipeline: builder.meshes(),
             view_buffer,
@@ -445,6 +451,13 @@ impl SceneRenderer {
             pass.set_index_buffer(self.shape_indices.slice(..), wgpu::IndexFormat::Uint32);
             pass.draw_indexed(0..self.shape_index_count, 0, shapes);
         }
+        if options.bodies && solver.body_count() > 0 {
+            pass.set_pipeline(&self.body_pipeline);
+            pass.set_vertex_buffer(0, self.shape_vertices.slice(..));
+            pass.set_vertex_buffer(1, solver.bodies_buffer().slice(..));
+            pass.set_index_buffer(self.shape_indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..self.shape_index_count, 0, 0..solver.body_count());
+        }
         if options.cloth {
             pass.set_pipeline(&self.cloth_pipeline);
             pass.set_vertex_buffer(0, solver.positions_buffer().slice(..));
@@ -571,6 +584,29 @@ const FLOAT3_AT_1: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![1 => Fl
 const FLOAT3_AT_2: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x3];
 const SHAPE_INSTANCE: [wgpu::VertexAttribute; 4] =
     wgpu::vertex_attr_array![1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4];
+/// A body record's position, rotation, rounding radius and half extents (`body_vertex`).
+const BODY_INSTANCE: [wgpu::VertexAttribute; 4] = [
+    wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32x3,
+        offset: std::mem::offset_of!(GpuBody, position) as u64,
+        shader_location: 1,
+    },
+    wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32x4,
+        offset: std::mem::offset_of!(GpuBody, rotation) as u64,
+        shader_location: 2,
+    },
+    wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32,
+        offset: std::mem::offset_of!(GpuBody, radius) as u64,
+        shader_location: 3,
+    },
+    wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32x3,
+        offset: std::mem::offset_of!(GpuBody, half_extents) as u64,
+        shader_location: 4,
+    },
+];
 const PLANE_INSTANCE: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
 const MESH_VERTEX: [wgpu::VertexAttribute; 3] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x3];
@@ -624,6 +660,27 @@ impl PipelineBuilder<'_> {
                     array_stride: size_of::<ShapeInstance>() as u64,
                     step_mode: wgpu::VertexStepMode::Instance,
                     attributes: &SHAPE_INSTANCE,
+                }),
+            ],
+        )
+    }
+
+    /// Rounded shapes whose instances are the solver's body records ([`GpuBody`]): between
+    /// frames a body's pose is its position and rotation.
+    fn bodies(&self) -> wgpu::RenderPipeline {
+        self.build(
+            "body",
+            super::shaders::SHAPES,
+            &[
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<[f32; 3]>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &FLOAT3_AT_0,
+                }),
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: size_of::<GpuBody>() as u64,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &BODY_INSTANCE,
                 }),
             ],
         )

@@ -5,6 +5,7 @@ use super::camera::{OrbitCamera, Ray};
 use super::pick::{pick_particle, ray_collider};
 use super::renderer::{Marker, MarkerKind};
 use crate::animation::AnimationRecorder;
+use crate::bodies::RigidBody;
 use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::{Error, ParamError};
@@ -19,6 +20,7 @@ use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::MassSpringParams;
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::passes::attachments::Attachment;
+use crate::passes::bodies::attachments::BodyAttachment;
 use crate::passes::springs::SpringNetwork;
 use crate::scene::{Scene, SceneKind, Spin};
 use glam::Vec3;
@@ -130,8 +132,28 @@ pub struct ClothSetup {
     pub params: SolverParams,
     /// Colliders the scene keeps turning.
     pub spins: Vec<Spin>,
+    /// What the scene adds to its cloth: attachments, bodies.
+    pub objects: SceneObjects,
+}
+
+/// What a scene adds to its cloth, made on each new solver and again after a reset.
+#[derive(Debug, Clone, Default)]
+pub struct SceneObjects {
     /// Particles attached to colliders where they are at rest.
     pub attachments: Vec<Attachment>,
+    /// Rigid bodies.
+    pub bodies: Vec<RigidBody>,
+    /// Particles attached to points of the bodies.
+    pub body_attachments: Vec<BodyAttachment>,
+}
+
+impl SceneObjects {
+    /// Makes them on `solver`: its collider attachments, its bodies and theirs.
+    fn make(&self, solver: &mut GpuSolver) -> Result<(), Error> {
+        solver.attach_many(&self.attachments)?;
+        solver.set_bodies(&self.bodies)?;
+        solver.attach_to_bodies(&self.body_attachments)
+    }
 }
 
 impl ClothSetup {
@@ -146,11 +168,12 @@ impl ClothSetup {
                     None => Scene::new(*kind, grid)?,
                 };
                 scene.collider_poses(0.0)?;
-                let Scene { model, params, mut colliders, spins, attachments, .. } = scene;
+                let Scene { model, params, mut colliders, spins, attachments, bodies, body_attachments, .. } = scene;
                 if colliders.is_empty() {
                     colliders.push(Collider::ground(0.0));
                 }
-                Ok(Self { model, colliders, params, spins, attachments })
+                let objects = SceneObjects { attachments, bodies, body_attachments };
+                Ok(Self { model, colliders, params, spins, objects })
             }
             ClothSource::Obj(path) => {
                 let mesh = ClothMesh::from_obj(path)?;
@@ -158,8 +181,14 @@ impl ClothSetup {
                 let (min, max) = bounding_box(&mesh.positions);
                 let model = ClothModel::new(mesh, DEFAULT_DENSITY, &pins)?;
                 let colliders = vec![ground_under(min, max)];
-                Self { model, colliders, params: SolverParams::default(), spins: Vec::new(), attachments: Vec::new() }
-                    .of_fabric(fabric)
+                Self {
+                    model,
+                    colliders,
+                    params: SolverParams::default(),
+                    spins: Vec::new(),
+                    objects: SceneObjects::default(),
+                }
+                .of_fabric(fabric)
             }
             ClothSource::Gltf(path) => Self::of_gltf(&GltfCloth::load(path)?)?.of_fabric(fabric),
             ClothSource::GltfBytes { name, bytes } => {
@@ -182,7 +211,13 @@ impl ClothSetup {
     fn of_gltf(cloth: &GltfCloth) -> Result<Self, Error> {
         let model = cloth.model(DEFAULT_DENSITY)?;
         let colliders = cloth.colliders_with_ground();
-        Ok(Self { model, colliders, params: SolverParams::default(), spins: Vec::new(), attachments: Vec::new() })
+        Ok(Self {
+            model,
+            colliders,
+            params: SolverParams::default(),
+            spins: Vec::new(),
+            objects: SceneObjects::default(),
+        })
     }
 }
 
@@ -275,8 +310,8 @@ pub struct Session {
     scene_colliders: Vec<Collider>,
     /// The scene's turning colliders, turned before every frame.
     turning: Vec<Turning>,
-    /// The scene's attachments, made again whenever the cloth restarts.
-    attachments: Vec<Attachment>,
+    /// The scene's attachments and bodies, made again whenever the cloth restarts.
+    objects: SceneObjects,
     /// Simulated seconds since the start (the turning colliders' clock).
     time: f64,
     solver: GpuSolver,
@@ -319,7 +354,7 @@ impl Session {
         let model = overrides.bent(setup.model)?;
         let params = overrides.params_for(&model, setup.params);
         let mut solver = GpuSolver::new(device, queue, &model, params, &setup.colliders)?;
-        solver.attach_many(&setup.attachments)?;
+        setup.objects.make(&mut solver)?;
         Ok(Self {
             device: device.clone(),
             queue: queue.clone(),
@@ -330,7 +365,7 @@ impl Session {
             areal_density: areal_density(&model),
             scene_colliders: setup.colliders,
             turning: turning(&setup.spins),
-            attachments: setup.attachments,
+            objects: setup.objects,
             time: 0.0,
             solver,
             relaxation: match params.mode {
@@ -363,11 +398,11 @@ impl Session {
         let setup = ClothSetup::load(&source, grid, self.overrides.fabric.as_ref())?;
         let model = self.overrides.bent(setup.model)?;
         let params = self.overrides.params_for(&model, setup.params);
-        self.solver = self.new_solver(&model, params, &setup.colliders, &setup.attachments)?;
+        self.solver = self.new_solver(&model, params, &setup.colliders, &setup.objects)?;
         (self.source, self.grid, self.scene_colliders) = (source, grid, setup.colliders);
         self.areal_density = areal_density(&model);
         self.turning = turning(&setup.spins);
-        self.attachments = setup.attachments;
+        self.objects = setup.objects;
         self.recording = None;
         self.restart();
         Ok(())
@@ -401,23 +436,23 @@ impl Session {
     pub fn set_bending_model(&mut self, bending: BendingModel) -> Result<(), Error> {
         let model = self.solver.model().clone().with_bending_model(bending)?;
         let params = *self.solver.params();
-        self.solver = self.new_solver(&model, params, &self.scene_colliders, &self.attachments)?;
+        self.solver = self.new_solver(&model, params, &self.scene_colliders, &self.objects)?;
         self.overrides.bending = Some(bending);
         self.restart();
         Ok(())
     }
 
-    /// A solver for `model` with `attachments` made, profiled if the session profiles.
+    /// A solver for `model` with the scene's `objects` made, profiled if the session profiles.
     fn new_solver(
         &self,
         model: &ClothModel,
         params: SolverParams,
         colliders: &[Collider],
-        attachments: &[Attachment],
+        objects: &SceneObjects,
     ) -> Result<GpuSolver, Error> {
         let mut solver = GpuSolver::new(&self.device, &self.queue, model, params, colliders)?;
         solver.set_profiling(self.profiling)?;
-        solver.attach_many(attachments)?;
+        objects.make(&mut solver)?;
         Ok(solver)
     }
 
@@ -444,7 +479,8 @@ impl Session {
     pub fn reset(&mut self) -> Result<(), Error> {
         self.solver.reset();
         self.solver.set_colliders(&self.scene_colliders)?;
-        self.solver.attach_many(&self.attachments)?;
+        self.solver.attach_many(&self.objects.attachments)?;
+        self.solver.attach_to_bodies(&self.objects.body_attachments)?;
         self.restart();
         Ok(())
     }
