@@ -230,8 +230,8 @@ fn a_box_slides_on_a_cloth_slope_by_coulombs_law() {
 }
 
 /// The bodies of the GPU test: a ball, a spinning capsule and a turned box over the sheet, and
-/// a box beside it, falling onto the ground.
-fn falling_bodies() -> [RigidBody; 4] {
+/// beside it a box falling onto the ground and a capsule onto the box.
+fn falling_bodies() -> [RigidBody; 5] {
     let at = |x: f32, y: f32, z: f32, rotation: Quat| Pose { translation: Vec3::new(x, y, z), rotation };
     let mut capsule = RigidBody::new(
         BodyShape::Capsule { radius: 0.05, half_length: 0.1 },
@@ -246,10 +246,15 @@ fn falling_bodies() -> [RigidBody; 4] {
         capsule,
         RigidBody::new(BodyShape::Box { half_extents }, BodyMass::Mass(0.8), at(0.4, 0.1, -0.3, turned)),
         RigidBody::new(BodyShape::Box { half_extents }, BodyMass::Mass(0.8), at(1.5, -0.35, 0.0, turned)),
+        RigidBody::new(
+            BodyShape::Capsule { radius: 0.03, half_length: 0.05 },
+            BodyMass::Mass(0.3),
+            at(1.52, -0.2, 0.01, Quat::from_rotation_z(1.3)),
+        ),
     ]
 }
 
-/// Four bodies over and beside a sheet of 5184 particles pinned at its corners (81 partial sums
+/// Five bodies over and beside a sheet of 5184 particles pinned at its corners (81 partial sums
 /// per body, more than a workgroup's threads), some of them onto the ground: the GPU follows the
 /// reference (the cloth within 1e-4 m; each body within 1e-4 m, 1e-3 m/s, 1e-3 rad and 1e-2
 /// rad/s) in both modes, the sheet holds the ball up, and a rerun gives the same bits.
@@ -290,8 +295,9 @@ fn the_gpu_follows_the_reference_and_reruns_bit_for_bit() {
         }
         let ball = cpu.bodies()[0];
         assert!(ball.contacts > 0 && ball.position.y > -0.25, "{mode:?}: the sheet did not hold the ball: {ball:?}");
-        let beside = cpu.bodies()[3];
+        let (beside, on_it) = (cpu.bodies()[3], cpu.bodies()[4]);
         assert!(beside.position.y < -0.4, "{mode:?}: the box beside never reached the ground: {beside:?}");
+        assert!(on_it.position.y > beside.position.y, "{mode:?}: the capsule fell through the box: {on_it:?}");
     }
 }
 
@@ -460,4 +466,67 @@ fn the_hammock_holds_its_ball() {
     assert!(ball.position.y > 1.0 && ball.position.y < 1.4, "{ball:?}");
     assert!(ball.position.x.abs() < 0.6 && ball.position.z.abs() < 0.6, "{ball:?}");
     assert!(lowest > 0.5 && ball.velocity.length() < 0.3, "{ball:?}, the canvas down to {lowest} m");
+}
+
+/// Two balls meeting head on in zero gravity, frictionless, move on together at their common
+/// velocity `(m₁v₁ + m₂v₂)/(m₁ + m₂)` (the contact has no restitution; within 1 %), their
+/// momentum kept (1e-5), neither spun.
+#[test]
+fn two_balls_meeting_head_on_move_on_together() {
+    let model = sheet(3, 0.1, Vec3::new(0.0, 5.0, 0.0), &[0, 2, 6, 8]);
+    let params = SolverParams { gravity: Vec3::ZERO, ..Default::default() };
+    let mut solver = CpuSolver::new(&model, params, &[]).unwrap();
+    let (masses, speeds) = ([1.0, 3.0], [2.0, -1.0]);
+    let mut left = ball(0.1, masses[0], Vec3::new(-0.3, 0.0, 0.0));
+    let mut right = ball(0.15, masses[1], Vec3::new(0.3, 0.0, 0.0));
+    (left.velocity, right.velocity) = (Vec3::X * speeds[0], Vec3::X * speeds[1]);
+    (left.friction, right.friction) = (0.0, 0.0);
+    solver.set_bodies(&[left, right]).unwrap();
+    let before = solver.bodies().iter().map(BodyState::momentum).sum::<Vec3>();
+    run(&mut solver, 30);
+    let common = (masses[0] * speeds[0] + masses[1] * speeds[1]) / (masses[0] + masses[1]);
+    for body in solver.bodies() {
+        assert!((body.velocity.x / common - 1.0).abs() < 0.01, "{body:?}, common {common}");
+        assert!(body.angular_velocity.length() < 1e-4, "{body:?}");
+    }
+    let after = solver.bodies().iter().map(BodyState::momentum).sum::<Vec3>();
+    assert!((after - before).length() < 1e-5 * before.length().max(1.0), "momentum {before} → {after}");
+}
+
+/// Bodies resting on each other on the ground, at the heights their shapes say (1 mm): a box on
+/// a wider box (its corners on the other's face: a box meets another at corners, so one of the
+/// same footprint meets it edge on edge), a ball on the upper box, and a capsule crossed over
+/// another (their axes' nearest points, in their middles).
+#[test]
+fn bodies_rest_on_each_other() {
+    let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
+    let mut solver = CpuSolver::new(&model, SolverParams::default(), &[Collider::ground(0.0)]).unwrap();
+    let he = Vec3::new(0.2, 0.1, 0.2);
+    let placed = |x: f32, y: f32, rotation: Quat| Pose { translation: Vec3::new(x, y, 0.0), rotation };
+    let block = |y, half_extents| {
+        RigidBody::new(BodyShape::Box { half_extents }, BodyMass::Mass(2.0), placed(0.0, y, Quat::IDENTITY))
+    };
+    let capsule = |y, rotation| {
+        RigidBody::new(
+            BodyShape::Capsule { radius: 0.05, half_length: 0.3 },
+            BodyMass::Mass(1.0),
+            placed(1.5, y, rotation),
+        )
+    };
+    let along_x = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    let along_z = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+    let bodies = [
+        block(0.12, he),
+        block(0.33, Vec3::new(0.12, 0.1, 0.12)),
+        ball(0.1, 0.5, Vec3::new(0.02, 0.55, 0.0)),
+        capsule(0.06, along_x),
+        capsule(0.2, along_z),
+    ];
+    solver.set_bodies(&bodies).unwrap();
+    run(&mut solver, 120);
+    let heights = [he.y, 3.0 * he.y, 4.0 * he.y + 0.1, 0.05, 0.15];
+    for (body, height) in solver.bodies().iter().zip(heights) {
+        assert!((body.position.y - height).abs() < 1e-3, "at {} for {height}: {body:?}", body.position.y);
+        assert!(body.velocity.length() < 1e-2, "{body:?}");
+    }
 }

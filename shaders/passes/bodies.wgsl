@@ -405,8 +405,9 @@ fn body_contacts(
     }
 }
 
-// Workgroup b sums body b's shares, moves it by them, meets the colliders and updates its
-// velocities.
+// Workgroup b sums body b's shares, moves it by them and meets the colliders
+// (finish_bodies in shaders/passes/body_pairs.wgsl then meets the bodies with each other and
+// updates their velocities).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn solve_bodies(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local_index: u32) {
     let b = workgroup.x;
@@ -416,7 +417,6 @@ fn solve_bodies(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
         apply_impulses(&body, shared_linear[0].xyz, shared_angular[0].xyz);
         body.coherence = coherence(shared_angular[0].xyz, shared_angular[0].w);
         collide_body(&body, dispatch.substep, params.h);
-        update_body_velocities(&body, params.h);
         bodies[b] = body;
     }
 }

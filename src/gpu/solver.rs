@@ -702,7 +702,7 @@ impl GpuSolver {
     /// most [`crate::bodies::MAX_BODIES`], each starting as given. They fall under the
     /// parameters' gravity, push the cloth and are pushed back (keeping the collision margin
     /// off their surfaces), and meet the colliders (at the corners of their rounded boxes: see
-    /// `crate::passes::bodies`). The frame plan is made again (five dispatches per substep
+    /// `crate::passes::bodies`). The frame plan is made again (six dispatches per substep
     /// with bodies, none without). On error (a bad body, a device
     /// too small for their sums) nothing changes.
     pub fn set_bodies(&mut self, bodies: &[RigidBody]) -> Result<(), Error> {

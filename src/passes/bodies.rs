@@ -13,15 +13,17 @@
 //!     up to the body's friction times the push (§3.5);
 //!   - the contacts of one substep all see the body where the substep's solve left it, so each
 //!     takes a share of the body's mass: its inverse mass times the particles touching it,
-//!     counted first (mass splitting, Tonge et al. 2012), the turning part weighted by how far their
-//!     moments added up then ([`BodyState::split_inverse_mass_at`]). Equal pushes then close
-//!     the gap where every contact pushing the whole body would throw it by that many times;
+//!     counted first (mass splitting, Tonge et al. 2012), the turning part weighted by how far
+//!     their moments added up in the last substep ([`BodyState::split_inverse_mass_at`]).
+//!     Equal pushes then close the gap where every contact pushing the whole body would throw
+//!     it by that many times;
 //!   - each workgroup sums its particles' impulses on each body in a fixed tree, and one
 //!     workgroup per body sums the workgroups' in a fixed order ([`sum_shares`]): no float
 //!     atomics, the same bits on every run;
-//!   - that workgroup moves its body by the sums ([`BodyState::apply_impulses`]), meets the
-//!     colliders ([`collide_body`]) and updates its velocities from the substep's displacement
-//!     and turn ([`BodyState::update_velocities`]).
+//!   - that workgroup moves its body by the sums ([`BodyState::apply_impulses`]) and meets the
+//!     colliders ([`collide_body`]);
+//!   - then one workgroup meets the bodies with each other ([`pairs`]) and updates their
+//!     velocities from the substep's displacement and turn ([`BodyState::update_velocities`]).
 //!
 //! Particles attached to a body's point ([`attachments`]) are pulled to it in the same dispatch,
 //! in place of their contact with that body, and count among its contacts.
@@ -31,16 +33,17 @@
 //! arms moving within the substep (between substeps `Σ m x × v` takes them at its start). The
 //! bodies fall under the parameters' gravity alone (the external acceleration pushes the
 //! particles only), and each meets the cloth and the colliders with its own friction
-//! ([`crate::RigidBody::friction`]), whatever the cloth's or the colliders' materials. A body meets the colliders at
-//! the corners of its rounded box (a ball at its centre, a capsule at its axis's ends, a box at
-//! its eight corners), each grown by its radius; a box's edge or face pressed on a collider's
-//! convex part between its corners is not met. Bodies do not meet each other yet.
+//! ([`crate::RigidBody::friction`]), whatever the cloth's or the colliders' materials. A body
+//! meets the colliders at the corners of its rounded box (a ball at its centre, a capsule at its
+//! axis's ends, a box at its eight corners), each grown by its radius; a box's edge or face
+//! pressed on a collider's convex part between its corners is not met.
 //!
-//! Five dispatches per substep while the solver has bodies (predict; count the contacts, sum
-//! the counts; meet them, solve), none without. WGSL twin:
-//! `shaders/passes/bodies.wgsl`.
+//! Six dispatches per substep while the solver has bodies (predict; count the contacts, sum
+//! the counts; meet them, solve; the pairs and the velocities), none without. WGSL twin:
+//! `shaders/passes/bodies.wgsl` and `shaders/passes/body_pairs.wgsl`.
 
 pub mod attachments;
+pub mod pairs;
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan, WORKGROUP_SIZE};
 use super::{CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
@@ -63,6 +66,7 @@ pub(crate) const COUNT_BODY_CONTACTS: &str = "count_body_contacts";
 pub(crate) const SUM_BODY_CONTACTS: &str = "sum_body_contacts";
 pub(crate) const BODY_CONTACTS: &str = "body_contacts";
 pub(crate) const SOLVE_BODIES: &str = "solve_bodies";
+pub(crate) const FINISH_BODIES: &str = "finish_bodies";
 
 /// What a body receives from the particles of a substep (`BodyShare` in WGSL, two vec4 kept
 /// on the GPU alone: linear and count, angular).
@@ -341,6 +345,7 @@ impl Pass for BodiesPass {
             plan.push(SUM_BODY_CONTACTS, info, [count, 1]);
             plan.push(BODY_CONTACTS, info, workgroups_for(particles));
             plan.push(SOLVE_BODIES, info, [count, 1]);
+            plan.push(FINISH_BODIES, info, [1, 1]);
         }
         Ok(())
     }
@@ -364,6 +369,9 @@ impl Pass for BodiesPass {
             body.apply_impulses(sum.linear, sum.angular);
             body.coherence = coherence(sum.angular, sum.moments);
             collide_body(body, frame.colliders, substep, substeps, h);
+        }
+        pairs::collide_pairs(frame.bodies);
+        for body in frame.bodies.iter_mut() {
             body.update_velocities(h);
         }
     }
@@ -376,7 +384,11 @@ fn bodies_shader() -> Shader {
         label: "bodies",
         constants: collision::wgsl_constants(),
         groups: vec![&BODIES],
-        parts: vec![Part::File(collision::WGSL), Part::File(wgsl_file!("passes/bodies.wgsl"))],
+        parts: vec![
+            Part::File(collision::WGSL),
+            Part::File(wgsl_file!("passes/bodies.wgsl")),
+            Part::File(wgsl_file!("passes/body_pairs.wgsl")),
+        ],
         structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, GpuBody::LAYOUT, GpuBodyAttachment::LAYOUT],
         block: Some(("bodies", GpuBodiesBlock::LAYOUT)),
         kernels: vec![
@@ -388,6 +400,7 @@ fn bodies_shader() -> Shader {
                 uses: Some(&["bodies", "body_partials", "collider_list", "distance_fields"]),
                 ..Kernel::plain(SOLVE_BODIES)
             },
+            Kernel { uses: Some(&["bodies"]), ..Kernel::plain(FINISH_BODIES) },
         ],
     }
 }
