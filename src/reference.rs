@@ -169,7 +169,7 @@ impl CpuSolver {
 
     /// Releases particle `particle` from its body, if attached to one.
     pub fn detach_from_body(&mut self, particle: u32) -> Result<(), Error> {
-        self.body_attachments.detach(particle)
+        self.body_attachments.detach(particle, self.positions.len())
     }
 
     /// The particles attached to bodies.

@@ -85,12 +85,14 @@ fn corners_against(x: ptr<function, Body>, y: ptr<function, Body>) {
     }
 }
 
-// collide_pair in src/passes/bodies/pairs.rs.
+// Whether bodies a and b may touch: their bounding balls meet (collide_pair's first test).
+fn within_reach(a: Body, b: Body) -> bool {
+    let reach = length(a.half_extents) + a.radius + (length(b.half_extents) + b.radius);
+    return !(distance(body_center(a), body_center(b)) > reach);
+}
+
+// collide_pair in src/passes/bodies/pairs.rs, for bodies within reach.
 fn collide_pair(a: ptr<function, Body>, b: ptr<function, Body>) {
-    let reach = length((*a).half_extents) + (*a).radius + (length((*b).half_extents) + (*b).radius);
-    if (distance(body_center(*a), body_center(*b)) > reach) {
-        return;
-    }
     if ((*a).kind != BODY_BOX && (*b).kind != BODY_BOX) {
         let a_center = body_center(*a);
         let a_rotation = body_rotation(*a);
@@ -123,6 +125,9 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     if (local_index == 0u) {
         for (var i = 0u; i < count; i += 1u) {
             for (var j = i + 1u; j < count; j += 1u) {
+                if (!within_reach(bodies[i], bodies[j])) {
+                    continue;
+                }
                 var a = bodies[i];
                 var b = bodies[j];
                 collide_pair(&a, &b);

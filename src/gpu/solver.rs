@@ -723,16 +723,30 @@ impl GpuSolver {
     /// target is. All, or on error (a particle or a body that does not exist, a point that is
     /// not finite) none. [`GpuSolver::set_bodies`] and [`GpuSolver::reset`] release them all.
     pub fn attach_to_bodies(&mut self, attachments: &[BodyAttachment]) -> Result<(), Error> {
-        self.body_attachments.attach_all(&self.pins, self.bodies.len(), attachments)?;
-        self.write_body_attachments();
-        self.apply(self.params, self.requested_layout)
+        let mut next = self.body_attachments.clone();
+        next.attach_all(&self.pins, self.bodies.len(), attachments)?;
+        self.set_body_attachments(next)
     }
 
     /// Releases particle `particle` from its body, if attached to one; it keeps its velocity.
     pub fn detach_from_body(&mut self, particle: u32) -> Result<(), Error> {
-        self.body_attachments.detach(particle)?;
+        let mut next = self.body_attachments.clone();
+        next.detach(particle, self.model.particle_count())?;
+        self.set_body_attachments(next)
+    }
+
+    /// Makes `attachments` the solver's, planned first: on error nothing changes.
+    fn set_body_attachments(&mut self, attachments: BodyAttachments) -> Result<(), Error> {
+        if attachments == self.body_attachments {
+            return Ok(());
+        }
+        let previous = std::mem::replace(&mut self.body_attachments, attachments);
+        if let Err(error) = self.apply(self.params, self.requested_layout) {
+            self.body_attachments = previous;
+            return Err(error);
+        }
         self.write_body_attachments();
-        self.apply(self.params, self.requested_layout)
+        Ok(())
     }
 
     /// Uploads the attachments to bodies, growing their buffer (and rebinding) when it must.

@@ -89,6 +89,9 @@ impl BodyAttachments {
         bodies: usize,
         attachments: &[BodyAttachment],
     ) -> Result<(), Error> {
+        if attachments.is_empty() {
+            return Ok(());
+        }
         let n = pins.inverse_masses().len();
         let mut records = if self.records.is_empty() { vec![GpuBodyAttachment::NONE; n] } else { self.records.clone() };
         for a in attachments {
@@ -109,13 +112,13 @@ impl BodyAttachments {
         Ok(())
     }
 
-    /// Releases particle `particle`, if attached.
-    pub(crate) fn detach(&mut self, particle: u32) -> Result<(), Error> {
-        let n = self.records.len();
-        match self.records.get_mut(particle as usize) {
-            Some(record) => *record = GpuBodyAttachment::NONE,
-            None if n == 0 => {}
-            None => return Err(Error::ParticleOutOfRange { index: particle, particle_count: n }),
+    /// Releases particle `particle` of `particle_count`, if attached.
+    pub(crate) fn detach(&mut self, particle: u32, particle_count: usize) -> Result<(), Error> {
+        if particle as usize >= particle_count {
+            return Err(Error::ParticleOutOfRange { index: particle, particle_count });
+        }
+        if let Some(record) = self.records.get_mut(particle as usize) {
+            *record = GpuBodyAttachment::NONE;
         }
         Ok(())
     }

@@ -6,8 +6,9 @@
 //! by the nearest points of their axes (a ball's is a point); a box meets the other body at its
 //! corners, and the other body's corners (a ball's centre, a capsule's ends, a box's corners)
 //! meet the box. Both impulses act at one point, so a pair keeps its momentum and angular
-//! momentum. One thread does every pair (`O(n²)`, cheap for the few bodies a scene has). WGSL
-//! twin: `shaders/passes/body_pairs.wgsl`.
+//! momentum. One thread does every pair, `O(n²)` (a pair's bounding balls first: cheap for the
+//! few bodies a scene has, and a solver of thousands of bodies spends most of its substep
+//! there). WGSL twin: `shaders/passes/body_pairs.wgsl`.
 
 use super::body_corners;
 use crate::bodies::{BodyShape, BodyState};
