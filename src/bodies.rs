@@ -446,9 +446,15 @@ impl GpuBody {
 
 /// The states of `bodies` (each validated), at most [`MAX_BODIES`].
 pub(crate) fn body_states(bodies: &[RigidBody]) -> Result<Vec<BodyState>, Error> {
-    if bodies.len() > MAX_BODIES {
-        let value = bodies.len().to_string();
+    body_states_fit(bodies.len())?;
+    bodies.iter().map(BodyState::new).collect()
+}
+
+/// Checks that `count` bodies are at most [`MAX_BODIES`].
+pub(crate) fn body_states_fit(count: usize) -> Result<(), Error> {
+    if count > MAX_BODIES {
+        let value = count.to_string();
         return Err(ParamError { name: "bodies", value, expected: "at most MAX_BODIES (4096)" }.into());
     }
-    bodies.iter().map(BodyState::new).collect()
+    Ok(())
 }

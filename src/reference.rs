@@ -4,7 +4,7 @@
 //! WGSL mirrors. It is the specification the GPU is tested against, not a second backend to
 //! optimise.
 
-use crate::bodies::{body_states, BodyState, RigidBody};
+use crate::bodies::{body_states, body_states_fit, BodyState, RigidBody};
 use crate::collision::{Collider, ColliderSet, ContactMaterial, Pose, SubstepContacts};
 use crate::constraints::SolveState;
 use crate::error::Error;
@@ -158,6 +158,15 @@ impl CpuSolver {
     pub fn set_bodies(&mut self, bodies: &[RigidBody]) -> Result<(), Error> {
         self.bodies = body_states(bodies)?;
         self.body_attachments = BodyAttachments::default();
+        Ok(())
+    }
+
+    /// Adds `body` to the running bodies ([`crate::GpuSolver::add_body`]); on error nothing
+    /// changes.
+    pub fn add_body(&mut self, body: &RigidBody) -> Result<(), Error> {
+        let added = body_states(std::slice::from_ref(body))?;
+        body_states_fit(self.bodies.len() + 1)?;
+        self.bodies.extend(added);
         Ok(())
     }
 

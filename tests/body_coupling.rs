@@ -571,3 +571,39 @@ fn stack() -> [RigidBody; 5] {
         capsule(0.2, along_z),
     ]
 }
+
+/// `add_body` adds a body to running ones, its buffer grown and the others' records copied on the
+/// GPU: the body already there goes on bit for bit as in a solver given none, and the GPU
+/// follows the reference that added the same body at the same frame.
+#[test]
+fn an_added_body_leaves_the_others_as_they_move() {
+    let (device, queue) = device();
+    let model = sheet(6, 0.05, Vec3::ZERO, &[0, 5, 30, 35]);
+    let first = ball(0.05, 0.3, Vec3::new(0.1, 0.3, 0.1));
+    let added = ball(0.08, 0.5, Vec3::new(3.0, 1.0, 0.0));
+    let params = SolverParams::default();
+    let mut plain = GpuSolver::new(&device, &queue, &model, params, &[]).unwrap();
+    let mut grown = GpuSolver::new(&device, &queue, &model, params, &[]).unwrap();
+    let mut cpu = CpuSolver::new(&model, params, &[]).unwrap();
+    plain.set_bodies(&[first]).unwrap();
+    grown.set_bodies(&[first]).unwrap();
+    cpu.set_bodies(&[first]).unwrap();
+    for frame in 0..16 {
+        if frame == 8 {
+            grown.add_body(&added).unwrap();
+            cpu.add_body(&added).unwrap();
+        }
+        plain.step();
+        grown.step();
+        cpu.step();
+    }
+    let (alone, together) = (plain.read_bodies().unwrap(), grown.read_bodies().unwrap());
+    assert_eq!(together.len(), 2);
+    assert_eq!(alone[0], together[0], "adding a body moved the first");
+    assert_eq!(plain.read_positions().unwrap(), grown.read_positions().unwrap(), "adding a body moved the cloth");
+    assert_follows(&mut grown, &cpu, "added");
+    let mut bad = added;
+    bad.mass = BodyMass::Mass(-1.0);
+    assert!(grown.add_body(&bad).is_err() && cpu.add_body(&bad).is_err());
+    assert_eq!(grown.read_bodies().unwrap().len(), 2);
+}

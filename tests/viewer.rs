@@ -211,6 +211,22 @@ fn pictures_show_the_bodies() {
     assert!(after > before + 2.0, "the falling ball's rows went from {before} to {after}");
 }
 
+/// The panel's bodies: each shape it offers drops a body over the cloth, which falls; a reset
+/// puts the dropped bodies back where they were dropped; removing them leaves none.
+#[test]
+fn the_panel_drops_and_removes_bodies() {
+    let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Drape), 8);
+    for (_, shape) in drape::viewer::panel::DROPPED_SHAPES {
+        session.drop_body(shape).expect("drop");
+    }
+    assert_eq!(session.solver().body_count(), 3);
+    run_frames(&mut session, 5);
+    session.reset().expect("reset");
+    assert_eq!(session.solver().body_count(), 3, "a reset keeps the dropped bodies");
+    session.remove_bodies().expect("remove");
+    assert_eq!(session.solver().body_count(), 0);
+}
+
 /// A camera level with `target`, looking along −Z from `distance` metres.
 fn head_on(target: Vec3, distance: f32) -> OrbitCamera {
     OrbitCamera { target, yaw: 0.0, pitch: 0.0, distance, ..Default::default() }

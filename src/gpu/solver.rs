@@ -24,7 +24,7 @@ use super::readback::{
     readback_bytes, BackgroundMap,
 };
 use super::resources::{BindGroups, Resources, STORAGE, UNIFORM};
-use crate::bodies::{body_states, BodyState, GpuBody, RigidBody};
+use crate::bodies::{body_states, body_states_fit, BodyState, GpuBody, RigidBody};
 use crate::collision::{
     Collider, ColliderSet, ContactMaterial, GpuCollider, GpuColliderListHead, MovingCollider, Pose,
 };
@@ -714,6 +714,34 @@ impl GpuSolver {
             return Err(error);
         }
         self.fit_bodies();
+        Ok(())
+    }
+
+    /// Adds `body` to the running bodies, as given, leaving the others as they move: their
+    /// records stay on the GPU (copied there when their buffer must grow), and
+    /// [`GpuSolver::reset`] puts it back where it was added. On error (a bad body, one past
+    /// [`crate::bodies::MAX_BODIES`], a device too small for their sums) nothing changes.
+    pub fn add_body(&mut self, body: &RigidBody) -> Result<(), Error> {
+        let mut states = self.bodies.clone();
+        states.extend(body_states(std::slice::from_ref(body))?);
+        body_states_fit(states.len())?;
+        let previous = std::mem::replace(&mut self.bodies, states);
+        if let Err(error) = self.apply(self.params, self.requested_layout) {
+            self.bodies = previous;
+            return Err(error);
+        }
+        let kept = (size_of::<GpuBody>() * previous.len()) as u64;
+        let old = self.resources.buffer("bodies").clone();
+        let bytes = (size_of::<GpuBody>() * self.bodies.len()) as u64;
+        if self.resources.grow("bodies", bytes.next_power_of_two(), STORAGE) {
+            let mut encoder =
+                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape add body") });
+            encoder.copy_buffer_to_buffer(&old, 0, self.resources.buffer("bodies"), 0, kept);
+            self.queue.submit([encoder.finish()]);
+            self.bind_groups.refresh(&self.device, &mut self.resources);
+        }
+        let record = GpuBody::new(self.bodies.last().expect("just added"));
+        self.resources.write("bodies", kept, bytemuck::bytes_of(&record));
         Ok(())
     }
 

@@ -5,6 +5,7 @@ use super::controls::Command;
 use super::renderer::DrawOptions;
 use super::session::{ClothSource, Session};
 use super::settings::{horizontal_wind, with_horizontal_wind, GRID_CELLS, WIND_SPEEDS};
+use crate::bodies::BodyShape;
 use crate::constraints::stretch::StrainLimits;
 use crate::constraints::{BendingModel, StretchModel, UnitType};
 use crate::fabric::{Fabric, FabricChoice, FABRICS};
@@ -32,6 +33,10 @@ pub enum PanelAction {
     SetProfiling(bool),
     /// Start recording the frames, or stop and write them as a glTF animation.
     Record(bool),
+    /// Drop a body of this shape onto the cloth ([`Session::drop_body`]).
+    DropBody(BodyShape),
+    /// Remove every body ([`Session::remove_bodies`]).
+    RemoveBodies,
 }
 
 /// Panel state that lives between frames.
@@ -90,6 +95,7 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, session: &Session) -> Vec
         ui.heading("drape");
         scene_section(ui, state, session, &mut actions);
         run_section(ui, session, &mut actions);
+        bodies_section(ui, session, &mut actions);
         let mut params = *session.params();
         solver_section(ui, &mut params, session, &mut actions);
         let own_contacts = session.solver().model().cloths().iter().filter(|c| c.contact.is_some()).count();
@@ -196,6 +202,30 @@ fn run_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelActi
         let label = recording.map_or_else(|| "record".to_string(), |frames| format!("save {frames} frames"));
         if ui.button(label).on_hover_text(RECORD_HELP).clicked() {
             actions.push(PanelAction::Record(recording.is_none()));
+        }
+    });
+}
+
+/// The shapes the panel drops ([`PanelAction::DropBody`]): a ball, a capsule and a box of
+/// about 20 cm.
+pub const DROPPED_SHAPES: [(&str, BodyShape); 3] = [
+    ("ball", BodyShape::Sphere { radius: 0.1 }),
+    ("capsule", BodyShape::Capsule { radius: 0.06, half_length: 0.1 }),
+    ("box", BodyShape::Box { half_extents: glam::Vec3::new(0.12, 0.08, 0.1) }),
+];
+
+/// Dropping bodies onto the cloth and removing them.
+fn bodies_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelAction>) {
+    ui.horizontal(|ui| {
+        ui.label("drop");
+        for (name, shape) in DROPPED_SHAPES {
+            if ui.button(name).clicked() {
+                actions.push(PanelAction::DropBody(shape));
+            }
+        }
+        let count = session.solver().body_count();
+        if count > 0 && ui.button(format!("remove {count}")).clicked() {
+            actions.push(PanelAction::RemoveBodies);
         }
     });
 }

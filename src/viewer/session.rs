@@ -5,7 +5,7 @@ use super::camera::{OrbitCamera, Ray};
 use super::pick::{pick_particle, ray_collider};
 use super::renderer::{Marker, MarkerKind};
 use crate::animation::AnimationRecorder;
-use crate::bodies::RigidBody;
+use crate::bodies::{BodyMass, BodyShape, RigidBody};
 use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::{Error, ParamError};
@@ -23,7 +23,7 @@ use crate::passes::attachments::Attachment;
 use crate::passes::bodies::attachments::BodyAttachment;
 use crate::passes::springs::SpringNetwork;
 use crate::scene::{Scene, SceneKind, Spin};
-use glam::Vec3;
+use glam::{Quat, Vec3};
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -135,6 +135,11 @@ pub struct ClothSetup {
     /// What the scene adds to its cloth: attachments, bodies.
     pub objects: SceneObjects,
 }
+
+/// The density of the bodies [`Session::drop_body`] drops (kg/m³, a light wood): light enough
+/// for the edge model's cloth to hold (heavy bodies rebound from light cloth: see
+/// `crate::scene::HAMMOCK_DENSITY`).
+pub const DROPPED_BODY_DENSITY: f32 = 100.0;
 
 /// What a scene adds to its cloth, made on each new solver and again after a reset.
 #[derive(Debug, Clone, Default)]
@@ -473,6 +478,22 @@ impl Session {
     /// The GPU time of each pass in a recent frame, while profiling.
     pub fn profile(&self) -> Option<&FrameProfile> {
         self.profile.as_ref().filter(|_| self.profiling)
+    }
+
+    /// Drops a body of `shape` ([`DROPPED_BODY_DENSITY`]) over the middle of the cloth's rest
+    /// shape, half a metre above its top and turned a little, among the bodies already there;
+    /// a reset puts it back there.
+    pub fn drop_body(&mut self, shape: BodyShape) -> Result<(), Error> {
+        let (low, high) = bounding_box(&self.solver.model().mesh().positions);
+        let above = Vec3::new(0.5 * (low.x + high.x), high.y + shape.bounding_radius() + 0.5, 0.5 * (low.z + high.z));
+        let rotation = Quat::from_rotation_y(0.4) * Quat::from_rotation_x(0.3);
+        let pose = Pose { translation: above, rotation };
+        self.solver.add_body(&RigidBody::new(shape, BodyMass::Density(DROPPED_BODY_DENSITY), pose))
+    }
+
+    /// Removes every body (and the attachments to them) until the scene is loaded again.
+    pub fn remove_bodies(&mut self) -> Result<(), Error> {
+        self.solver.set_bodies(&[])
     }
 
     /// Puts the cloth and colliders back in their initial state (parameters stay).

@@ -425,6 +425,8 @@ impl Viewer {
             PanelAction::SetProfiling(on) => self.session.set_profiling(on),
             PanelAction::Record(true) => self.session.start_recording(),
             PanelAction::Record(false) => self.save_recording(),
+            PanelAction::DropBody(shape) => self.session.drop_body(shape),
+            PanelAction::RemoveBodies => self.session.remove_bodies(),
         };
         self.report_error(result);
     }
