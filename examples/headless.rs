@@ -162,6 +162,11 @@ struct Args {
     /// size (BENCHMARKS.md).
     #[arg(long)]
     one_cloth: bool,
+    /// Replace the scene's bodies by this many balls (r = 5 cm, 100 kg/m³) in a row above the
+    /// cloth's rest shape (0: none): what bodies cost beside the same cloth without
+    /// (BENCHMARKS.md).
+    #[arg(long)]
+    balls: Option<u32>,
     /// Time every pass on the GPU (each run of a pass's dispatches in a compute pass of its own,
     /// between two timestamps) and report each pass's median milliseconds per frame.
     #[arg(long)]
@@ -235,8 +240,13 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     let thickness = params.self_collision.map_or(args.thickness, |s| s.thickness);
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
     solver.attach_many(&scene.attachments)?;
-    solver.set_bodies(&scene.bodies)?;
-    solver.attach_to_bodies(&scene.body_attachments)?;
+    match args.balls {
+        Some(count) => solver.set_bodies(&balls_over(&scene.model, count))?,
+        None => {
+            solver.set_bodies(&scene.bodies)?;
+            solver.attach_to_bodies(&scene.body_attachments)?;
+        }
+    }
     solver.set_dispatch(match args.layout {
         Layout::Auto => DispatchStrategy::Auto,
         Layout::Single => DispatchStrategy::SingleWorkgroup,
@@ -444,6 +454,20 @@ fn mass_spring_report(params: &drape::SolverParams, solver: &GpuSolver) -> serde
         "stability_number": network.stability_number(&springs, params.substep_dt()),
         "min_stable_substeps": network.min_stable_substeps(&springs, params.time_step, drape::params::MAX_SUBSTEPS),
     })
+}
+
+/// `count` balls (r = 5 cm, 100 kg/m³) in a row along x over the middle of `model`'s rest shape,
+/// 0.3 m above its top.
+fn balls_over(model: &drape::ClothModel, count: u32) -> Vec<drape::RigidBody> {
+    let (low, high) = drape::math::bounding_box(&model.mesh().positions);
+    let (radius, center) = (0.05, 0.5 * (low + high));
+    (0..count)
+        .map(|k| {
+            let x = center.x + (k as f32 - 0.5 * (count as f32 - 1.0)) * 3.0 * radius;
+            let pose = drape::Pose { translation: glam::Vec3::new(x, high.y + 0.3, center.z), ..drape::Pose::IDENTITY };
+            drape::RigidBody::new(drape::BodyShape::Sphere { radius }, drape::BodyMass::Density(100.0), pose)
+        })
+        .collect()
 }
 
 /// Each rigid body where the run left it: its centre (m), its speed (m/s) and the particles
