@@ -348,15 +348,19 @@ fn motion_is_still(motion: Motion) -> bool {
     return all(motion.start.translation == motion.end.translation) && all(motion.start.rotation == motion.end.rotation);
 }
 
+// turn_rate in src/collision/pose.rs: the angular velocity that turns by `turn_in` in h seconds.
+fn turn_rate(turn_in: vec4<f32>, h: f32) -> vec3<f32> {
+    let turn = select(turn_in, -turn_in, turn_in.w < 0.0);
+    let sine = length(turn.xyz);
+    return turn.xyz * (2.0 * atan2_portable(sine, turn.w) / max(sine, GEOMETRY_EPSILON) / h);
+}
+
 // Motion::velocity: the surface's velocity at p over h seconds.
 fn motion_velocity(motion: Motion, p: vec3<f32>, h: f32) -> vec3<f32> {
     if (motion_is_still(motion)) {
         return vec3<f32>(0.0);
     }
-    var turn = quaternion_product(motion.end.rotation, conjugate(motion.start.rotation));
-    turn = select(turn, -turn, turn.w < 0.0);
-    let sine = length(turn.xyz);
-    let omega = turn.xyz * (2.0 * atan2_portable(sine, turn.w) / max(sine, GEOMETRY_EPSILON) / h);
+    let omega = turn_rate(quaternion_product(motion.end.rotation, conjugate(motion.start.rotation)), h);
     return (motion.end.translation - motion.start.translation) / h + cross(omega, p - motion.end.translation);
 }
 

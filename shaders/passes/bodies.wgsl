@@ -44,8 +44,8 @@ struct BodyAttachment {
     body: u32,
 }
 
-// BodyShare: the impulses' sum (xyz) and the contacts (w), then their moments' sum (xyz) and
-// the sum of their lengths (w).
+// BodyShare: the impulses' sum (xyz; w: the contacts, in the counting pass only), then their
+// moments' sum (xyz) and the sum of their lengths (w).
 struct BodyShare {
     linear: vec4<f32>,
     angular: vec4<f32>,
@@ -63,13 +63,6 @@ fn from_scaled_axis(v: vec3<f32>) -> vec4<f32> {
     }
     let half = angle * 0.5;
     return vec4<f32>(v / angle * sin(half), cos(half));
-}
-
-// turn_rate in src/collision/pose.rs.
-fn turn_rate(turn_in: vec4<f32>, h: f32) -> vec3<f32> {
-    let turn = select(turn_in, -turn_in, turn_in.w < 0.0);
-    let sine = length(turn.xyz);
-    return turn.xyz * (2.0 * atan2_portable(sine, turn.w) / max(sine, GEOMETRY_EPSILON) / h);
 }
 
 // BodyState::pose: its centre and rotation now.
@@ -195,7 +188,7 @@ fn body_contact(body: Body, x: vec3<f32>, q: vec3<f32>, w: f32, margin: f32) -> 
         impulse += t * friction;
     }
     let angular = cross(r, impulse);
-    return BodyContact(moved, BodyShare(vec4<f32>(impulse, 1.0), vec4<f32>(angular, length(angular))));
+    return BodyContact(moved, BodyShare(vec4<f32>(impulse, 0.0), vec4<f32>(angular, length(angular))));
 }
 
 // Whether corner k of the rounded box repeats one before it (an axis of zero extent flipped).
@@ -224,7 +217,7 @@ fn attachment_pull(body: Body, point: vec3<f32>, x: vec3<f32>, q: vec3<f32>, w: 
     let lambda = gap_length / max(w + split_inverse_mass_at(body, r, n), DENOMINATOR_EPSILON);
     let impulse = -n * lambda;
     let angular = cross(r, impulse);
-    return BodyContact(n * (w * lambda), BodyShare(vec4<f32>(impulse, 1.0), vec4<f32>(angular, length(angular))));
+    return BodyContact(n * (w * lambda), BodyShare(vec4<f32>(impulse, 0.0), vec4<f32>(angular, length(angular))));
 }
 
 // Particle `particle`'s attachment, or none while no particle is attached.

@@ -69,13 +69,11 @@ pub(crate) const SOLVE_BODIES: &str = "solve_bodies";
 pub(crate) const FINISH_BODIES: &str = "finish_bodies";
 
 /// What a body receives from the particles of a substep (`BodyShare` in WGSL, two vec4 kept
-/// on the GPU alone: linear and count, angular).
+/// on the GPU alone: linear, angular; the counting pass sums its contacts in the first's w).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct BodyShare {
     /// The impulses' sum (kg·m).
     pub linear: Vec3,
-    /// The contacts counted.
-    pub count: f32,
     /// The impulses' moments about its centre of mass (kg·m²).
     pub angular: Vec3,
     /// The moments' lengths summed (kg·m²).
@@ -88,7 +86,6 @@ impl Add for BodyShare {
     fn add(self, other: Self) -> Self {
         Self {
             linear: self.linear + other.linear,
-            count: self.count + other.count,
             angular: self.angular + other.angular,
             moments: self.moments + other.moments,
         }
@@ -124,7 +121,7 @@ pub fn body_contact(body: &BodyState, x: Vec3, q: Vec3, w: f32, margin: f32) -> 
         impulse += t * friction;
     }
     let angular = r.cross(impulse);
-    (moved, BodyShare { linear: impulse, count: 1.0, angular, moments: angular.length() })
+    (moved, BodyShare { linear: impulse, angular, moments: angular.length() })
 }
 
 /// `p`'s signed distance to `body`'s surface where the substep left it, and the outward normal

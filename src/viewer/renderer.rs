@@ -584,6 +584,12 @@ const FLOAT3_AT_1: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![1 => Fl
 const FLOAT3_AT_2: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x3];
 const SHAPE_INSTANCE: [wgpu::VertexAttribute; 4] =
     wgpu::vertex_attr_array![1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4];
+/// The unit sphere's points, which every rounded shape (and body) is drawn from.
+const UNIT_SPHERE_VERTICES: wgpu::VertexBufferLayout<'static> = wgpu::VertexBufferLayout {
+    array_stride: size_of::<[f32; 3]>() as u64,
+    step_mode: wgpu::VertexStepMode::Vertex,
+    attributes: &FLOAT3_AT_0,
+};
 /// A body record's position, rotation, rounding radius and half extents (`body_vertex`).
 const BODY_INSTANCE: [wgpu::VertexAttribute; 4] = [
     wgpu::VertexAttribute {
@@ -651,11 +657,7 @@ impl PipelineBuilder<'_> {
             "shape",
             super::shaders::SHAPES,
             &[
-                Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<[f32; 3]>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &FLOAT3_AT_0,
-                }),
+                Some(UNIT_SPHERE_VERTICES),
                 Some(wgpu::VertexBufferLayout {
                     array_stride: size_of::<ShapeInstance>() as u64,
                     step_mode: wgpu::VertexStepMode::Instance,
@@ -672,11 +674,7 @@ impl PipelineBuilder<'_> {
             "body",
             super::shaders::SHAPES,
             &[
-                Some(wgpu::VertexBufferLayout {
-                    array_stride: size_of::<[f32; 3]>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &FLOAT3_AT_0,
-                }),
+                Some(UNIT_SPHERE_VERTICES),
                 Some(wgpu::VertexBufferLayout {
                     array_stride: size_of::<GpuBody>() as u64,
                     step_mode: wgpu::VertexStepMode::Instance,

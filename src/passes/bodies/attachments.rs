@@ -142,5 +142,5 @@ pub fn attachment_pull(body: &BodyState, point: Vec3, x: Vec3, q: Vec3, w: f32) 
     let lambda = length / (w + body.split_inverse_mass_at(r, n)).max(DENOMINATOR_EPSILON);
     let impulse = -n * lambda;
     let angular = r.cross(impulse);
-    (n * (w * lambda), BodyShare { linear: impulse, count: 1.0, angular, moments: angular.length() })
+    (n * (w * lambda), BodyShare { linear: impulse, angular, moments: angular.length() })
 }
