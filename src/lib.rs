@@ -79,5 +79,6 @@ pub use params::{
 };
 pub use passes::attachments::Attachment;
 pub use passes::bodies::attachments::BodyAttachment;
+pub use passes::bodies::ropes::BodyRope;
 pub use reference::CpuSolver;
 pub use scene::{Scene, SceneKind, Spin};

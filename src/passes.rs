@@ -217,11 +217,13 @@ pub(crate) struct Setup<'a> {
     pub bodies: BodyCount,
 }
 
-/// How many rigid bodies a solver has, and how many particles are attached to them.
+/// How many rigid bodies a solver has, how many particles are attached to them and how many
+/// ropes hold them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct BodyCount {
     pub bodies: usize,
     pub attached: usize,
+    pub ropes: usize,
 }
 
 impl<'a> Setup<'a> {
@@ -277,6 +279,8 @@ pub(crate) struct CpuFrame<'a> {
     pub bodies: &'a mut [crate::bodies::BodyState],
     /// The particles attached to them.
     pub body_attachments: &'a bodies::attachments::BodyAttachments,
+    /// The ropes holding them.
+    pub body_ropes: &'a [bodies::ropes::GpuBodyRope],
 }
 
 /// What a pass's preparation asks the GPU to hold, applied only once the new parameters are

@@ -13,6 +13,7 @@ use crate::model::ClothModel;
 use crate::params::SolverParams;
 use crate::passes::attachments::{self, Attachment};
 use crate::passes::bodies::attachments::{BodyAttachment, BodyAttachments};
+use crate::passes::bodies::ropes::{validate_ropes, BodyRope, GpuBodyRope};
 use crate::passes::depenetration::Depenetration;
 use crate::passes::{frame_order, passes, BodyCount, CpuFrame, Pass, Setup, Uploads};
 use crate::pins::Pins;
@@ -51,6 +52,8 @@ pub struct CpuSolver {
     bodies: Vec<BodyState>,
     /// The particles attached to them.
     body_attachments: BodyAttachments,
+    /// The ropes holding them.
+    body_ropes: Vec<GpuBodyRope>,
 }
 
 impl CpuSolver {
@@ -84,6 +87,7 @@ impl CpuSolver {
             overflows: Overflows::default(),
             bodies: Vec::new(),
             body_attachments: BodyAttachments::default(),
+            body_ropes: Vec::new(),
         };
         prepare(&mut solver.passes, model, &params, &solver.pins, &solver.colliders, BodyCount::default())?;
         Ok(solver)
@@ -101,6 +105,7 @@ impl CpuSolver {
         next.pins = self.pins.appended(cloth);
         next.bodies = self.bodies.clone();
         next.body_attachments = self.body_attachments.appended(cloth.particle_count());
+        next.body_ropes = self.body_ropes.clone();
         let bodies = next.body_count();
         prepare(&mut next.passes, &model, &next.params, &next.pins, &next.colliders, bodies)?;
         let added = cloth.particle_count();
@@ -153,11 +158,20 @@ impl CpuSolver {
     }
 
     /// Replaces the rigid bodies ([`crate::GpuSolver::set_bodies`]): each validated, at most
-    /// [`crate::bodies::MAX_BODIES`]; every attachment to a body is released. On error nothing
-    /// changes.
+    /// [`crate::bodies::MAX_BODIES`]; every attachment to a body and every rope is released.
+    /// On error nothing changes.
     pub fn set_bodies(&mut self, bodies: &[RigidBody]) -> Result<(), Error> {
         self.bodies = body_states(bodies)?;
         self.body_attachments = BodyAttachments::default();
+        self.body_ropes.clear();
+        Ok(())
+    }
+
+    /// Replaces the ropes holding bodies ([`crate::GpuSolver::set_body_ropes`]): all, or on
+    /// error none.
+    pub fn set_body_ropes(&mut self, ropes: &[BodyRope]) -> Result<(), Error> {
+        validate_ropes(ropes, self.bodies.len())?;
+        self.body_ropes = ropes.iter().map(GpuBodyRope::new).collect();
         Ok(())
     }
 
@@ -188,7 +202,7 @@ impl CpuSolver {
 
     /// How many bodies and attached particles the passes meet.
     fn body_count(&self) -> BodyCount {
-        BodyCount { bodies: self.bodies.len(), attached: self.body_attachments.count() }
+        BodyCount { bodies: self.bodies.len(), attached: self.body_attachments.count(), ropes: self.body_ropes.len() }
     }
 
     /// The rigid bodies, between frames.
@@ -250,6 +264,7 @@ impl CpuSolver {
             time: &mut self.time,
             bodies: &mut self.bodies,
             body_attachments: &self.body_attachments,
+            body_ropes: &self.body_ropes,
         };
         for (pass, substep) in frame_order(&self.passes, self.params.substeps) {
             self.passes[pass].run_cpu(&setup, &mut frame, substep);

@@ -34,7 +34,8 @@ struct BodiesBlock {
     partial_stride: u32,
     // The particles attached to bodies (none: body_attachments is left unread).
     attached: u32,
-    _pad: u32,
+    // The ropes holding bodies (body_ropes.wgsl).
+    ropes: u32,
 }
 
 // A particle's attachment to a body (GpuBodyAttachment in src/passes/bodies/attachments.rs): the

@@ -117,12 +117,13 @@ fn collide_pair(a: ptr<function, Body>, b: ptr<function, Body>) {
     }
 }
 
-// The bodies against each other (collide_pairs), by thread 0, then every body's velocities
-// from its substep.
+// The bodies held by their ropes (hold_by_ropes) and against each other (collide_pairs), by
+// thread 0, then every body's velocities from its substep.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     let count = params.bodies.count;
     if (local_index == 0u) {
+        hold_by_ropes();
         for (var i = 0u; i < count; i += 1u) {
             for (var j = i + 1u; j < count; j += 1u) {
                 if (!within_reach(bodies[i], bodies[j])) {

@@ -35,6 +35,7 @@ use crate::model::ClothModel;
 use crate::params::SolverParams;
 use crate::passes::attachments::{self, Attachment};
 use crate::passes::bodies::attachments::{BodyAttachment, BodyAttachments};
+use crate::passes::bodies::ropes::{validate_ropes, BodyRope, GpuBodyRope};
 use crate::passes::plan::{
     auto_layout, BlockSizes, DispatchStrategy, FramePlan, GpuFacts, WorkgroupSizes, DISPATCH_ENTRY_STRIDE,
 };
@@ -74,6 +75,8 @@ pub struct GpuSolver {
     bodies: Vec<BodyState>,
     /// The particles attached to bodies.
     body_attachments: BodyAttachments,
+    /// The ropes holding bodies.
+    body_ropes: Vec<GpuBodyRope>,
     /// The layout asked for, and the one in use (`Auto` resolved).
     requested_layout: DispatchStrategy,
     layout: DispatchStrategy,
@@ -145,6 +148,7 @@ impl GpuSolver {
             pins,
             bodies: Vec::new(),
             body_attachments: BodyAttachments::default(),
+            body_ropes: Vec::new(),
             requested_layout: DispatchStrategy::Auto,
             layout: DispatchStrategy::Auto,
             facts,
@@ -186,6 +190,8 @@ impl GpuSolver {
         next.fit_bodies();
         next.body_attachments = self.body_attachments.appended(cloth.particle_count());
         next.write_body_attachments();
+        next.body_ropes = self.body_ropes.clone();
+        next.write_body_ropes();
         next.requested_layout = self.requested_layout;
         next.apply(self.params, self.requested_layout)?;
         next.set_profiling(self.profiling())?;
@@ -322,7 +328,8 @@ impl GpuSolver {
 
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
     /// (targets at rest), rest normals, time zero (for gusts) and no overflows; the bodies
-    /// where [`GpuSolver::set_bodies`] started them, none of the particles attached to them.
+    /// where [`GpuSolver::set_bodies`] started them (their ropes kept), none of the particles
+    /// attached to them.
     /// Parameters and
     /// colliders stay; no pipeline or cloth buffer is rebuilt. An uncollected
     /// [`GpuSolver::request_metrics`] or [`GpuSolver::request_positions`] is dropped (it read
@@ -694,7 +701,11 @@ impl GpuSolver {
 
     /// The passes' setup for `params` and the solver's model, pins, colliders and bodies.
     fn setup<'a>(&'a self, params: &'a SolverParams) -> Setup<'a> {
-        let bodies = BodyCount { bodies: self.bodies.len(), attached: self.body_attachments.count() };
+        let bodies = BodyCount {
+            bodies: self.bodies.len(),
+            attached: self.body_attachments.count(),
+            ropes: self.body_ropes.len(),
+        };
         Setup::new(&self.model, params, &self.pins, Some(&self.facts), &self.colliders, bodies)
     }
 
@@ -703,18 +714,52 @@ impl GpuSolver {
     /// parameters' gravity, push the cloth and are pushed back (keeping the collision margin
     /// off their surfaces), and meet the colliders (at the corners of their rounded boxes: see
     /// `crate::passes::bodies`). The frame plan is made again (six dispatches per substep
-    /// with bodies, none without). On error (a bad body, a device
-    /// too small for their sums) nothing changes.
+    /// with bodies, none without). Every attachment to a body and every rope is released. On
+    /// error (a bad body, a device too small for their sums) nothing changes.
     pub fn set_bodies(&mut self, bodies: &[RigidBody]) -> Result<(), Error> {
         let states = body_states(bodies)?;
         let previous = std::mem::replace(&mut self.bodies, states);
         let attached = std::mem::take(&mut self.body_attachments);
+        let ropes = std::mem::take(&mut self.body_ropes);
         if let Err(error) = self.apply(self.params, self.requested_layout) {
-            (self.bodies, self.body_attachments) = (previous, attached);
+            (self.bodies, self.body_attachments, self.body_ropes) = (previous, attached, ropes);
             return Err(error);
         }
         self.fit_bodies();
         Ok(())
+    }
+
+    /// Replaces the ropes holding bodies from fixed points of the world
+    /// (`crate::passes::bodies::ropes`): each a one-sided limit on the distance from the anchor
+    /// to a point of its body, solved each substep; of length zero, a ball joint. Changing only
+    /// their anchors or lengths (a body dragged by the mouse) writes them to the GPU and nothing
+    /// else; a new count makes the frame plan again. All, or on error (a missing body, a point,
+    /// an anchor or a length that is not finite, a negative length, more than
+    /// [`crate::passes::bodies::ropes::MAX_ROPES`]) none. They stay through
+    /// [`GpuSolver::reset`] and [`GpuSolver::add_cloth`]; [`GpuSolver::set_bodies`] releases
+    /// them.
+    pub fn set_body_ropes(&mut self, ropes: &[BodyRope]) -> Result<(), Error> {
+        validate_ropes(ropes, self.bodies.len())?;
+        let records = ropes.iter().map(GpuBodyRope::new).collect();
+        let previous = std::mem::replace(&mut self.body_ropes, records);
+        if previous.len() != self.body_ropes.len() {
+            if let Err(error) = self.apply(self.params, self.requested_layout) {
+                self.body_ropes = previous;
+                return Err(error);
+            }
+        }
+        self.write_body_ropes();
+        Ok(())
+    }
+
+    /// Uploads the ropes, growing their buffer (and rebinding) when it must.
+    fn write_body_ropes(&mut self) {
+        let bytes: &[u8] = bytemuck::cast_slice(&self.body_ropes);
+        let size = (bytes.len() as u64).max(size_of::<GpuBodyRope>() as u64).next_power_of_two();
+        if self.resources.grow("body_ropes", size, STORAGE) {
+            self.bind_groups.refresh(&self.device, &mut self.resources);
+        }
+        self.resources.write("body_ropes", 0, bytes);
     }
 
     /// Adds `body` to the running bodies, as given, leaving the others as they move: their

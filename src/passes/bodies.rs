@@ -22,8 +22,9 @@
 //!     atomics, the same bits on every run;
 //!   - that workgroup moves its body by the sums ([`BodyState::apply_impulses`]) and meets the
 //!     colliders ([`collide_body`]);
-//!   - then one workgroup meets the bodies with each other ([`pairs`]) and updates their
-//!     velocities from the substep's displacement and turn ([`BodyState::update_velocities`]).
+//!   - then one workgroup holds the bodies by their ropes ([`ropes`]), meets the bodies with
+//!     each other ([`pairs`]) and updates their velocities from the substep's displacement and
+//!     turn ([`BodyState::update_velocities`]).
 //!
 //! Particles attached to a body's point ([`attachments`]) are pulled to it in the same dispatch,
 //! in place of their contact with that body, and count among its contacts.
@@ -44,6 +45,7 @@
 
 pub mod attachments;
 pub mod pairs;
+pub mod ropes;
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan, WORKGROUP_SIZE};
 use super::{CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
@@ -57,6 +59,7 @@ use crate::wgsl_file;
 use attachments::{attachment_pull, GpuBodyAttachment};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+use ropes::GpuBodyRope;
 use std::mem::size_of;
 use std::ops::Add;
 
@@ -298,7 +301,7 @@ impl Pass for BodyPredictPass {
             margin: setup.params.collision_margin,
             partial_stride: partial_count(setup.model.particle_count()),
             attached: setup.bodies.attached as u32,
-            _pad: 0,
+            ropes: setup.bodies.ropes as u32,
         });
         Ok(())
     }
@@ -367,6 +370,7 @@ impl Pass for BodiesPass {
             body.coherence = coherence(sum.angular, sum.moments);
             collide_body(body, frame.colliders, substep, substeps, h);
         }
+        ropes::hold_by_ropes(frame.bodies, frame.body_ropes);
         pairs::collide_pairs(frame.bodies);
         for body in frame.bodies.iter_mut() {
             body.update_velocities(h);
@@ -384,9 +388,16 @@ fn bodies_shader() -> Shader {
         parts: vec![
             Part::File(collision::WGSL),
             Part::File(wgsl_file!("passes/bodies.wgsl")),
+            Part::File(wgsl_file!("passes/body_ropes.wgsl")),
             Part::File(wgsl_file!("passes/body_pairs.wgsl")),
         ],
-        structs: vec![GpuCollider::LAYOUT, GpuColliderListHead::LAYOUT, GpuBody::LAYOUT, GpuBodyAttachment::LAYOUT],
+        structs: vec![
+            GpuCollider::LAYOUT,
+            GpuColliderListHead::LAYOUT,
+            GpuBody::LAYOUT,
+            GpuBodyAttachment::LAYOUT,
+            GpuBodyRope::LAYOUT,
+        ],
         block: Some(("bodies", GpuBodiesBlock::LAYOUT)),
         kernels: vec![
             Kernel { uses: Some(&["bodies"]), ..Kernel::plain(PREDICT_BODIES) },
@@ -397,7 +408,7 @@ fn bodies_shader() -> Shader {
                 uses: Some(&["bodies", "body_partials", "collider_list", "distance_fields"]),
                 ..Kernel::plain(SOLVE_BODIES)
             },
-            Kernel { uses: Some(&["bodies"]), ..Kernel::plain(FINISH_BODIES) },
+            Kernel { uses: Some(&["bodies", "body_ropes"]), ..Kernel::plain(FINISH_BODIES) },
         ],
     }
 }
@@ -419,14 +430,14 @@ pub struct GpuBodiesBlock {
     pub partial_stride: u32,
     /// The particles attached to bodies (none: the kernels leave `body_attachments` unread).
     pub attached: u32,
-    /// Pads the block to 32 bytes.
-    pub _pad: u32,
+    /// The ropes holding bodies ([`ropes`]).
+    pub ropes: u32,
 }
 
 impl GpuBodiesBlock {
     /// The layout its WGSL twin must have.
     pub const LAYOUT: StructLayout =
-        struct_layout!(GpuBodiesBlock as "BodiesBlock", gravity, count, margin, partial_stride, attached);
+        struct_layout!(GpuBodiesBlock as "BodiesBlock", gravity, count, margin, partial_stride, attached, ropes);
 }
 
 /// Group 1 of the bodies' kernels.
@@ -461,5 +472,11 @@ static BODIES: BindingTable = BindingTable {
             "The colliders over the frame.",
         ),
         super::DISTANCE_FIELDS,
+        Binding::read(
+            "body_ropes",
+            "array<BodyRope>",
+            size_of::<GpuBodyRope>() as u64,
+            "The ropes holding bodies (src/passes/bodies/ropes.rs).",
+        ),
     ],
 };
