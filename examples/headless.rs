@@ -245,6 +245,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         None => {
             solver.set_bodies(&scene.bodies)?;
             solver.attach_to_bodies(&scene.body_attachments)?;
+            solver.set_body_ropes(&scene.body_ropes)?;
         }
     }
     solver.set_dispatch(match args.layout {
@@ -520,6 +521,7 @@ fn gltf_scene(
         attachments: Vec::new(),
         bodies: Vec::new(),
         body_attachments: Vec::new(),
+        body_ropes: Vec::new(),
         fabric: fabric.copied(),
     })
 }

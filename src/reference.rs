@@ -53,7 +53,7 @@ pub struct CpuSolver {
     /// The particles attached to them.
     body_attachments: BodyAttachments,
     /// The ropes holding them.
-    body_ropes: Vec<GpuBodyRope>,
+    body_ropes: Vec<BodyRope>,
 }
 
 impl CpuSolver {
@@ -171,8 +171,13 @@ impl CpuSolver {
     /// error none.
     pub fn set_body_ropes(&mut self, ropes: &[BodyRope]) -> Result<(), Error> {
         validate_ropes(ropes, self.bodies.len())?;
-        self.body_ropes = ropes.iter().map(GpuBodyRope::new).collect();
+        self.body_ropes = ropes.to_vec();
         Ok(())
+    }
+
+    /// The ropes holding bodies.
+    pub fn body_ropes(&self) -> &[BodyRope] {
+        &self.body_ropes
     }
 
     /// Adds `body` to the running bodies ([`crate::GpuSolver::add_body`]); on error nothing
@@ -250,6 +255,7 @@ impl CpuSolver {
             .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
         let setup = Setup::new(&self.model, &self.params, &self.pins, None, &self.colliders, bodies);
+        let body_ropes: Vec<GpuBodyRope> = self.body_ropes.iter().map(GpuBodyRope::new).collect();
         let mut frame = CpuFrame {
             positions: &mut self.positions,
             velocities: &mut self.velocities,
@@ -264,7 +270,7 @@ impl CpuSolver {
             time: &mut self.time,
             bodies: &mut self.bodies,
             body_attachments: &self.body_attachments,
-            body_ropes: &self.body_ropes,
+            body_ropes: &body_ropes,
         };
         for (pass, substep) in frame_order(&self.passes, self.params.substeps) {
             self.passes[pass].run_cpu(&setup, &mut frame, substep);

@@ -11,6 +11,7 @@ use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::{Aerodynamics, Gusts, SelfCollision, SolverParams, Stiffness};
 use crate::passes::attachments::Attachment;
 use crate::passes::bodies::attachments::BodyAttachment;
+use crate::passes::bodies::ropes::BodyRope;
 use glam::{Quat, Vec3};
 use std::fmt;
 use std::str::FromStr;
@@ -36,6 +37,8 @@ pub struct Scene {
     pub bodies: Vec<RigidBody>,
     /// Particles attached to points of its bodies ([`crate::GpuSolver::attach_to_bodies`]).
     pub body_attachments: Vec<BodyAttachment>,
+    /// Ropes holding its bodies ([`crate::GpuSolver::set_body_ropes`]).
+    pub body_ropes: Vec<BodyRope>,
     /// The fabric of its cloth, `None` for the edge model with [`DEFAULT_DENSITY`] stiffened by
     /// the parameters.
     pub fabric: Option<Fabric>,
@@ -147,9 +150,10 @@ pub enum SceneKind {
     /// ([`LAYER_CONTACTS`]): several cloths in one model ([`ClothModel::joined`]). At least 10
     /// substeps, more where fine cells stiffen the bending ([`Fabric::bending_substeps`]).
     Layers,
-    /// A 0.8 m × 0.8 m cape attached along its top edge to a bar-shaped box
-    /// ([`crate::GpuSolver::attach`]) that swings to and fro under a pivot 0.7 m above it
-    /// ([`Spin::swing_period`]: 27° each way, every 2 s), over the ground.
+    /// A 0.8 m × 0.8 m cape attached along its top edge ([`crate::GpuSolver::attach_to_bodies`])
+    /// to a bar, a 1 kg rigid box 0.9 m long hung by two ropes 0.65 m long
+    /// ([`crate::GpuSolver::set_body_ropes`]) and let go swung out 27°: it swings to and fro,
+    /// the cape pulling on it, over the ground.
     Cape,
     /// A 1.6 m × 1.6 m canvas ([`HAMMOCK_DENSITY`]) pinned at its four corners 1.2 m up, and a
     /// ball (r = 0.2 m, 1 kg) dropped onto it from 0.2 m above: it sags, bounces and settles
@@ -277,8 +281,19 @@ impl Scene {
                 return Ok(Self { model, fabric: Some(*fabric), ..scene });
             }
         };
-        let (spins, attachments, bodies, body_attachments) = (vec![], vec![], vec![], vec![]);
-        Ok(Self { kind, model, params, colliders, spins, attachments, bodies, body_attachments, fabric: Some(*fabric) })
+        let (spins, attachments, bodies, body_attachments, body_ropes) = (vec![], vec![], vec![], vec![], vec![]);
+        Ok(Self {
+            kind,
+            model,
+            params,
+            colliders,
+            spins,
+            attachments,
+            bodies,
+            body_attachments,
+            body_ropes,
+            fabric: Some(*fabric),
+        })
     }
 
     /// The scene's own cloth: the edge model.
@@ -323,7 +338,9 @@ impl Scene {
                 vec![Collider::ground(0.0), Collider::sphere(SPIN_CENTER, 0.4)],
             ),
             SceneKind::Mesh => (1.2, GridPlane::Horizontal, Vec3::new(-0.6, 0.8, -0.6), vec![], torus_on_the_ground()?),
-            SceneKind::Cape => (0.8, GridPlane::Vertical, Vec3::new(-0.4, 1.45, 0.12), vec![], cape_bar()),
+            SceneKind::Cape => {
+                (0.8, GridPlane::Vertical, Vec3::new(-0.4, 1.45, 0.12), vec![], vec![Collider::ground(0.0)])
+            }
             SceneKind::Hammock => {
                 let last = cells.saturating_add(1).saturating_mul(cells.saturating_add(1)).saturating_sub(1);
                 let corners = vec![0, cells, last - cells, last];
@@ -343,6 +360,10 @@ impl Scene {
             SceneKind::Stack => ClothMesh::joined(&[0.0, 1.0, 2.0].map(|k: f32| {
                 grid.moved(Quat::from_rotation_y((30.0 * k).to_radians()), Vec3::new(0.0, 1.2 + 0.15 * k, 0.0))
             }))?,
+            SceneKind::Cape => {
+                let swung = cape_swung_out();
+                grid.moved(swung.rotation, swung.translation)
+            }
             _ => grid,
         };
         let params = SolverParams::default();
@@ -354,36 +375,31 @@ impl Scene {
         };
         let density = if kind == SceneKind::Hammock { HAMMOCK_DENSITY } else { DEFAULT_DENSITY };
         let model = ClothModel::new(mesh, density, &pins)?;
-        let (spins, attachments) = match kind {
-            SceneKind::Spin => {
-                let spin = Spin {
-                    collider: 1,
-                    center: SPIN_CENTER,
-                    angular_velocity: Vec3::new(0.0, 2.0, 0.0),
-                    swing_period: 0.0,
-                };
-                (vec![spin], vec![])
-            }
-            SceneKind::Cape => {
-                let swing = Spin {
-                    collider: 1,
-                    center: CAPE_PIVOT,
-                    angular_velocity: Vec3::new(1.5, 0.0, 0.0),
-                    swing_period: 2.0,
-                };
-                let at = |particle: u32| model.mesh().positions[particle as usize];
-                (
-                    vec![swing],
-                    (0..=cells).map(|particle| Attachment { particle, collider: 1, at: at(particle) }).collect(),
-                )
-            }
-            _ => (vec![], vec![]),
-        };
-        let bodies = match kind {
-            SceneKind::Hammock => vec![hammock_ball()],
+        let spins = match kind {
+            SceneKind::Spin => vec![Spin {
+                collider: 1,
+                center: SPIN_CENTER,
+                angular_velocity: Vec3::new(0.0, 2.0, 0.0),
+                swing_period: 0.0,
+            }],
             _ => vec![],
         };
-        Ok(Self { kind, model, params, colliders, spins, attachments, bodies, body_attachments: vec![], fabric: None })
+        let (bodies, body_attachments, body_ropes) = match kind {
+            SceneKind::Hammock => (vec![hammock_ball()], vec![], vec![]),
+            SceneKind::Cape => {
+                let bar = cape_bar();
+                let top_edge = 0..=cells;
+                let on_bar = |particle: u32| BodyAttachment {
+                    particle,
+                    body: 0,
+                    point: bar.pose.to_local(model.mesh().positions[particle as usize]),
+                };
+                (vec![bar], top_edge.map(on_bar).collect(), cape_ropes().to_vec())
+            }
+            _ => (vec![], vec![], vec![]),
+        };
+        let attachments = vec![];
+        Ok(Self { kind, model, params, colliders, spins, attachments, bodies, body_attachments, body_ropes, fabric: None })
     }
 
     /// Every collider's pose `time` seconds after the start, for
@@ -450,7 +466,7 @@ fn layers(cells: u32, fabrics: [Fabric; 3], fabric: Option<Fabric>) -> Result<Sc
         }
         model = model.with_pair_friction(0, 2, LAYER_SILK_ON_LEATHER)?;
     }
-    let (spins, attachments, bodies, body_attachments) = (vec![], vec![], vec![], vec![]);
+    let (spins, attachments, bodies, body_attachments, body_ropes) = (vec![], vec![], vec![], vec![], vec![]);
     Ok(Scene {
         kind: SceneKind::Layers,
         model,
@@ -460,14 +476,43 @@ fn layers(cells: u32, fabrics: [Fabric; 3], fabric: Option<Fabric>) -> Result<Sc
         attachments,
         bodies,
         body_attachments,
+        body_ropes,
         fabric,
     })
 }
 
-/// The cape scene's bar (collider 1): a box 0.9 m × 0.1 m × 0.2 m whose bottom front edge the
-/// cape's top edge lies along (2 cm in front of it), over the ground.
-fn cape_bar() -> Vec<Collider> {
-    vec![Collider::ground(0.0), Collider::cuboid(Vec3::new(0.0, 1.5, 0.0), Vec3::new(0.45, 0.05, 0.1), Quat::IDENTITY)]
+/// Where the cape scene's ropes are tied: 0.65 m over the bar's top face, 0.4 m either side
+/// of its middle.
+const CAPE_ANCHORS: [Vec3; 2] = [Vec3::new(-0.4, 2.2, 0.0), Vec3::new(0.4, 2.2, 0.0)];
+
+/// The cape scene's bar's half extents (m): 0.9 m × 0.1 m × 0.2 m.
+const CAPE_BAR: Vec3 = Vec3::new(0.45, 0.05, 0.1);
+
+/// How the cape scene starts: turned 27° about the line through its ropes' anchors, from
+/// hanging still with its bar's middle at (0, 1.5, 0) and the cape's top edge along the bar's
+/// bottom front edge (2 cm in front of it).
+fn cape_swung_out() -> Pose {
+    let rotation = Quat::from_rotation_x(27f32.to_radians());
+    let anchor = CAPE_ANCHORS[0];
+    Pose { translation: anchor - rotation * anchor, rotation }
+}
+
+/// The cape scene's bar: a 1 kg box, swung out ([`cape_swung_out`]).
+fn cape_bar() -> RigidBody {
+    let hanging = Pose { translation: Vec3::new(0.0, 1.5, 0.0), rotation: Quat::IDENTITY };
+    let swung = cape_swung_out();
+    let pose = Pose { translation: swung.to_world(hanging.translation), rotation: swung.rotation };
+    RigidBody::new(BodyShape::Box { half_extents: CAPE_BAR }, BodyMass::Mass(1.0), pose)
+}
+
+/// The cape scene's ropes: from [`CAPE_ANCHORS`] to the bar's top face above them, taut.
+fn cape_ropes() -> [BodyRope; 2] {
+    CAPE_ANCHORS.map(|anchor| BodyRope {
+        body: 0,
+        point: Vec3::new(anchor.x, CAPE_BAR.y, 0.0),
+        anchor,
+        length: anchor.y - 1.5 - CAPE_BAR.y,
+    })
 }
 
 /// The hammock scene's canvas (kg/m²). Lighter cloth under a heavier ball rebounds it nearly
@@ -481,9 +526,6 @@ fn hammock_ball() -> RigidBody {
     let pose = Pose { translation: Vec3::new(0.0, 1.6, 0.0), rotation: Quat::IDENTITY };
     RigidBody::new(BodyShape::Sphere { radius: 0.2 }, BodyMass::Mass(1.0), pose)
 }
-
-/// The point the cape scene's bar swings about.
-const CAPE_PIVOT: Vec3 = Vec3::new(0.0, 2.2, 0.0);
 
 /// The spin scene's sphere centre.
 const SPIN_CENTER: Vec3 = Vec3::new(0.0, 0.4, 0.0);

@@ -76,7 +76,7 @@ pub struct GpuSolver {
     /// The particles attached to bodies.
     body_attachments: BodyAttachments,
     /// The ropes holding bodies.
-    body_ropes: Vec<GpuBodyRope>,
+    body_ropes: Vec<BodyRope>,
     /// The layout asked for, and the one in use (`Auto` resolved).
     requested_layout: DispatchStrategy,
     layout: DispatchStrategy,
@@ -740,8 +740,7 @@ impl GpuSolver {
     /// them.
     pub fn set_body_ropes(&mut self, ropes: &[BodyRope]) -> Result<(), Error> {
         validate_ropes(ropes, self.bodies.len())?;
-        let records = ropes.iter().map(GpuBodyRope::new).collect();
-        let previous = std::mem::replace(&mut self.body_ropes, records);
+        let previous = std::mem::replace(&mut self.body_ropes, ropes.to_vec());
         if previous.len() != self.body_ropes.len() {
             if let Err(error) = self.apply(self.params, self.requested_layout) {
                 self.body_ropes = previous;
@@ -754,7 +753,8 @@ impl GpuSolver {
 
     /// Uploads the ropes, growing their buffer (and rebinding) when it must.
     fn write_body_ropes(&mut self) {
-        let bytes: &[u8] = bytemuck::cast_slice(&self.body_ropes);
+        let records: Vec<GpuBodyRope> = self.body_ropes.iter().map(GpuBodyRope::new).collect();
+        let bytes: &[u8] = bytemuck::cast_slice(&records);
         let size = (bytes.len() as u64).max(size_of::<GpuBodyRope>() as u64).next_power_of_two();
         if self.resources.grow("body_ropes", size, STORAGE) {
             self.bind_groups.refresh(&self.device, &mut self.resources);
@@ -851,6 +851,16 @@ impl GpuSolver {
     /// The rigid bodies.
     pub fn body_count(&self) -> u32 {
         self.bodies.len() as u32
+    }
+
+    /// The particles attached to bodies.
+    pub fn body_attachments(&self) -> &BodyAttachments {
+        &self.body_attachments
+    }
+
+    /// The ropes holding bodies ([`GpuSolver::set_body_ropes`]).
+    pub fn body_ropes(&self) -> &[BodyRope] {
+        &self.body_ropes
     }
 
     /// Uploads the bodies as [`GpuSolver::set_bodies`] made them.

@@ -21,6 +21,7 @@ use crate::params::MassSpringParams;
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
 use crate::passes::attachments::Attachment;
 use crate::passes::bodies::attachments::BodyAttachment;
+use crate::passes::bodies::ropes::BodyRope;
 use crate::passes::springs::SpringNetwork;
 use crate::scene::{Scene, SceneKind, Spin};
 use glam::{Quat, Vec3};
@@ -150,14 +151,18 @@ pub struct SceneObjects {
     pub bodies: Vec<RigidBody>,
     /// Particles attached to points of the bodies.
     pub body_attachments: Vec<BodyAttachment>,
+    /// Ropes holding the bodies.
+    pub body_ropes: Vec<BodyRope>,
 }
 
 impl SceneObjects {
-    /// Makes them on `solver`: its collider attachments, its bodies and theirs.
+    /// Makes them on `solver`: its collider attachments, its bodies, their attachments and
+    /// ropes.
     fn make(&self, solver: &mut GpuSolver) -> Result<(), Error> {
         solver.attach_many(&self.attachments)?;
         solver.set_bodies(&self.bodies)?;
-        solver.attach_to_bodies(&self.body_attachments)
+        solver.attach_to_bodies(&self.body_attachments)?;
+        solver.set_body_ropes(&self.body_ropes)
     }
 }
 
@@ -173,11 +178,13 @@ impl ClothSetup {
                     None => Scene::new(*kind, grid)?,
                 };
                 scene.collider_poses(0.0)?;
-                let Scene { model, params, mut colliders, spins, attachments, bodies, body_attachments, .. } = scene;
+                let Scene {
+                    model, params, mut colliders, spins, attachments, bodies, body_attachments, body_ropes, ..
+                } = scene;
                 if colliders.is_empty() {
                     colliders.push(Collider::ground(0.0));
                 }
-                let objects = SceneObjects { attachments, bodies, body_attachments };
+                let objects = SceneObjects { attachments, bodies, body_attachments, body_ropes };
                 Ok(Self { model, colliders, params, spins, objects })
             }
             ClothSource::Obj(path) => {
@@ -502,6 +509,7 @@ impl Session {
         self.solver.set_colliders(&self.scene_colliders)?;
         self.solver.attach_many(&self.objects.attachments)?;
         self.solver.attach_to_bodies(&self.objects.body_attachments)?;
+        self.solver.set_body_ropes(&self.objects.body_ropes)?;
         self.restart();
         Ok(())
     }
