@@ -12,7 +12,7 @@ use crate::metrics::Overflows;
 use crate::model::ClothModel;
 use crate::params::SolverParams;
 use crate::passes::attachments::{self, Attachment};
-use crate::passes::bodies::attachments::{BodyAttachment, BodyAttachments};
+use crate::passes::bodies::attachments::{body_attachments_within, BodyAttachment, BodyAttachments};
 use crate::passes::bodies::ropes::{validate_ropes, BodyRope, GpuBodyRope};
 use crate::passes::depenetration::Depenetration;
 use crate::passes::{frame_order, passes, BodyCount, CpuFrame, Pass, Setup, Uploads};
@@ -193,6 +193,14 @@ impl CpuSolver {
     /// or on error none.
     pub fn attach_to_bodies(&mut self, attachments: &[BodyAttachment]) -> Result<(), Error> {
         self.body_attachments.attach_all(&self.pins, self.bodies.len(), attachments)
+    }
+
+    /// Attaches every free particle within `distance` of body `body`'s surface where each is
+    /// ([`crate::GpuSolver::attach_within_body`]), and returns them.
+    pub fn attach_within_body(&mut self, body: u32, distance: f32) -> Result<Vec<u32>, Error> {
+        let near = body_attachments_within(&self.pins, &self.bodies, body, distance, &self.positions)?;
+        self.attach_to_bodies(&near)?;
+        Ok(near.iter().map(|a| a.particle).collect())
     }
 
     /// Releases particle `particle` from its body, if attached to one.

@@ -399,7 +399,18 @@ impl Scene {
             _ => (vec![], vec![], vec![]),
         };
         let attachments = vec![];
-        Ok(Self { kind, model, params, colliders, spins, attachments, bodies, body_attachments, body_ropes, fabric: None })
+        Ok(Self {
+            kind,
+            model,
+            params,
+            colliders,
+            spins,
+            attachments,
+            bodies,
+            body_attachments,
+            body_ropes,
+            fabric: None,
+        })
     }
 
     /// Every collider's pose `time` seconds after the start, for

@@ -835,3 +835,79 @@ fn bad_body_ropes_are_refused() {
         assert!(y < 0.9, "set_bodies kept the rope: the ball at {y}");
     }
 }
+
+/// A ball spinning at 15 rad/s held at a point of its surface by a rope of length zero (a
+/// ball joint), for one second at `substeps` substeps: how far the point held got from its
+/// anchor at any frame's end (m), and how far its angular momentum about the anchor's vertical
+/// drifted, over its start's.
+fn held_spin(substeps: u32) -> (f32, f32) {
+    let params = SolverParams { damping: 0.0, substeps, ..Default::default() };
+    let mut solver = CpuSolver::new(&far_sheet(), params, &[]).unwrap();
+    let (radius, anchor) = (0.2, Vec3::new(0.0, 1.6, 0.2));
+    let mut held = ball(radius, 1.0, Vec3::new(0.0, 1.6, 0.0));
+    held.angular_velocity = Vec3::new(0.0, 15.0, 3.0);
+    solver.set_bodies(&[held]).unwrap();
+    let point = Vec3::new(0.0, 0.0, radius);
+    solver.set_body_ropes(&[BodyRope { body: 0, point, anchor, length: 0.0 }]).unwrap();
+    let about_anchor = |b: &BodyState| (b.angular_momentum() - anchor.cross(b.momentum())).y;
+    let start = about_anchor(&solver.bodies()[0]);
+    let mut offs = Vec::new();
+    for _ in 0..60 {
+        solver.step();
+        offs.push(solver.bodies()[0].pose().to_world(point).distance(anchor));
+    }
+    (largest(offs), (about_anchor(&solver.bodies()[0]) - start).abs() / start.abs())
+}
+
+/// A ball joint holds a spinning ball's point on its anchor (1e-5 m at every frame's end, where
+/// a pull along the gap alone let it slip 0.14 mm), and the ball's angular momentum about the
+/// anchor's vertical, which the joint's pull through the anchor and gravity's level moment leave
+/// alone, keeps but for the position-based integrator's first-order error: under 10 % in a
+/// second at 10 substeps (6.9 % was measured), at most 0.6 × that at 20.
+#[test]
+fn a_spinning_ball_held_at_its_surface_turns_about_the_point_held() {
+    let (off, drift) = held_spin(10);
+    assert!(off < 1e-5, "the point held got {off} m off its anchor");
+    assert!(drift < 0.1, "the vertical angular momentum drifted by {drift} of it");
+    let (off, finer) = held_spin(20);
+    assert!(off < 1e-5, "the point held got {off} m off its anchor at 20 substeps");
+    assert!(finer < 0.6 * drift, "halving the substep took the drift from {drift} only to {finer}");
+}
+
+/// `attach_within_body` attaches every free particle within the distance of the body's surface
+/// where the body is: a box hovering 5 mm over a sheet's middle takes the 15 particles under its
+/// bottom face (5 × 3 on a 5 cm grid) within 1 cm, at their points in its frame, on both
+/// solvers; a missing body or a bad distance is a typed error.
+#[test]
+fn particles_within_a_distance_of_a_body_are_attached() {
+    let (device, queue) = device();
+    let model = sheet(21, 0.05, Vec3::ZERO, &[0, 20, 420, 440]);
+    let half_extents = Vec3::new(0.12, 0.05, 0.07);
+    let pose = Pose { translation: Vec3::new(0.0, 0.055, 0.0), rotation: Quat::IDENTITY };
+    let hovering = RigidBody::new(BodyShape::Box { half_extents }, BodyMass::Mass(1.0), pose);
+    let rest = &model.mesh().positions;
+    let under: Vec<u32> = (0..rest.len() as u32)
+        .filter(|&i| {
+            let p = rest[i as usize];
+            p.x.abs() <= half_extents.x && p.z.abs() <= half_extents.z
+        })
+        .collect();
+    assert_eq!(under.len(), 15);
+    let mut cpu = CpuSolver::new(&model, SolverParams::default(), &[]).unwrap();
+    let mut gpu = GpuSolver::new(&device, &queue, &model, SolverParams::default(), &[]).unwrap();
+    cpu.set_bodies(&[hovering]).unwrap();
+    gpu.set_bodies(&[hovering]).unwrap();
+    assert_eq!(cpu.attach_within_body(0, 0.01).unwrap(), under);
+    assert_eq!(gpu.attach_within_body(0, 0.01).unwrap(), under);
+    for &i in &under {
+        let expected = pose.to_local(rest[i as usize]);
+        assert_eq!(cpu.body_attachments().of(i as usize), Some((0, expected)));
+        assert_eq!(gpu.body_attachments().of(i as usize), Some((0, expected)));
+    }
+    for (body, distance, name) in [(1, 0.01, "body_attachment.body"), (0, -0.01, "distance"), (0, f32::NAN, "distance")]
+    {
+        let named = |e: Error| matches!(e, Error::Param(ref p) if p.name == name);
+        assert!(named(cpu.attach_within_body(body, distance).unwrap_err()), "{name}");
+        assert!(named(gpu.attach_within_body(body, distance).unwrap_err()), "{name}");
+    }
+}

@@ -1023,3 +1023,47 @@ fn the_capes_attachments_are_made_at_every_start() {
     session.set_bending_model(drape::BendingModel::Isometric).unwrap();
     assert!(attached(&session), "after a rebuild");
 }
+
+/// A rigid body is grabbed at the point under the cursor and hangs from it: the hammock's ball,
+/// grabbed head on and dragged sideways over 20 frames, follows the cursor (the point held
+/// within 1e-4 m of it, marked) by a rope of length zero added to the solver's; let go, the rope is gone and
+/// the ball falls on. The web's way grabs it among bodies read in the background.
+#[test]
+fn a_grabbed_body_follows_the_cursor_and_is_let_go() {
+    let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Hammock), 8);
+    // The ball: r = 0.2 at (0, 1.6, 0), over the canvas; look at it head on.
+    let camera = head_on(Vec3::new(0.0, 1.6, 0.0), 3.0);
+    let viewport = Vec2::new(400.0, 400.0);
+    assert!(session.begin_grab(&camera.ray(0.5 * viewport, viewport), camera.forward(), |_| 0.01).expect("grab"));
+    assert!(session.holds_a_body() && session.grabbed_particle().is_none());
+    assert_eq!(session.solver().body_ropes().len(), 1);
+    for step in 1..=10 {
+        session.drag(&camera.ray(Vec2::new(200.0 + 10.0 * step as f32, 200.0), viewport)).expect("drag");
+        run_frames(&mut session, 2);
+    }
+    let rope = session.solver().body_ropes()[0];
+    assert!(rope.anchor.x > 0.2 && (rope.anchor.y - 1.6).abs() < 1e-3, "dragged to {}", rope.anchor);
+    let marked = session
+        .markers()
+        .into_iter()
+        .any(|m| m.kind == drape::viewer::renderer::MarkerKind::Grab && m.position == rope.anchor);
+    assert!(marked, "the point held is marked");
+    run_frames(&mut session, 20);
+    let ball = session.read_bodies().unwrap()[0];
+    let off = ball.pose().to_world(rope.point).distance(rope.anchor);
+    assert!(off < 1e-4, "the point held is {off} m off the cursor");
+    session.end_grab().expect("let go");
+    assert!(!session.holds_a_body() && session.solver().body_ropes().is_empty());
+    run_frames(&mut session, 5);
+    let fallen = session.read_bodies().unwrap()[0];
+    assert!(fallen.position.y < ball.position.y - 0.01, "let go, the ball stays at {}", fallen.position);
+
+    session.reset().unwrap();
+    assert!(session.request_positions());
+    let (_, positions) = collect_positions(&mut session);
+    let ray = camera.ray(0.5 * viewport, viewport);
+    assert!(session.begin_grab_among(&positions, &ray, camera.forward(), |_| 0.01).expect("a grab"));
+    assert!(session.holds_a_body(), "among the bodies read in the background");
+    session.remove_bodies().unwrap();
+    assert!(!session.holds_a_body() && session.drag(&ray).is_ok());
+}

@@ -9,6 +9,23 @@ struct BodyRope {
     length: f32,
 }
 
+// joint_impulse: the impulse at arm r that moves the body's point by -gap.
+fn joint_impulse(body: Body, r: vec3<f32>, gap: vec3<f32>) -> vec3<f32> {
+    let rotation = body_rotation(body);
+    let mass = 1.0 / body.inverse_mass;
+    let k0 = vec3<f32>(1.0, 0.0, 0.0) - cross(r, inverse_inertia_times(body, rotation, cross(r, vec3<f32>(1.0, 0.0, 0.0)))) * mass;
+    let k1 = vec3<f32>(0.0, 1.0, 0.0) - cross(r, inverse_inertia_times(body, rotation, cross(r, vec3<f32>(0.0, 1.0, 0.0)))) * mass;
+    let k2 = vec3<f32>(0.0, 0.0, 1.0) - cross(r, inverse_inertia_times(body, rotation, cross(r, vec3<f32>(0.0, 0.0, 1.0)))) * mass;
+    let c0 = cross(k1, k2);
+    let c1 = cross(k2, k0);
+    let c2 = cross(k0, k1);
+    let determinant = dot(k0, c0);
+    if (!(determinant > 0.0)) {
+        return vec3<f32>(0.0);
+    }
+    return -vec3<f32>(dot(c0, gap), dot(c1, gap), dot(c2, gap)) * (mass / determinant);
+}
+
 // hold_by_rope: a taut rope pulls the body's point back to its length.
 fn hold_by_rope(body: ptr<function, Body>, rope: BodyRope) {
     let center = body_center(*body);
@@ -19,8 +36,12 @@ fn hold_by_rope(body: ptr<function, Body>, rope: BodyRope) {
     if (distance <= GEOMETRY_EPSILON || stretch <= 0.0) {
         return;
     }
-    let n = reach / distance;
     let r = p - center;
+    if (rope.length == 0.0) {
+        apply_impulse(body, joint_impulse(*body, r, reach), r);
+        return;
+    }
+    let n = reach / distance;
     let lambda = stretch / max(inverse_mass_at(*body, r, n), DENOMINATOR_EPSILON);
     apply_impulse(body, -n * lambda, r);
 }

@@ -14,6 +14,7 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 mod blocking_reads;
+mod body_reads;
 
 use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter, kernel_layouts};
 use super::fields::FieldAtlas;
@@ -99,6 +100,8 @@ pub struct GpuSolver {
     metrics_read: Option<(BackgroundMap, Vec<Collider>)>,
     /// Positions of [`GpuSolver::request_positions`].
     positions_read: Option<BackgroundMap>,
+    /// The bodies of [`GpuSolver::request_bodies`], with how many there were.
+    bodies_read: Option<(BackgroundMap, usize)>,
     /// The pass timestamps, while profiling ([`GpuSolver::set_profiling`]).
     profiler: Option<Profiler>,
 }
@@ -163,6 +166,7 @@ impl GpuSolver {
             readback: None,
             metrics_read: None,
             positions_read: None,
+            bodies_read: None,
             profiler: None,
         };
         solver.fit_colliders();
@@ -329,17 +333,19 @@ impl GpuSolver {
     /// Puts the cloth back where it started: rest positions, zero velocities, the model's pins
     /// (targets at rest), rest normals, time zero (for gusts) and no overflows; the bodies
     /// where [`GpuSolver::set_bodies`] started them (their ropes kept), none of the particles
-    /// attached to them.
-    /// Parameters and
-    /// colliders stay; no pipeline or cloth buffer is rebuilt. An uncollected
-    /// [`GpuSolver::request_metrics`] or [`GpuSolver::request_positions`] is dropped (it read
-    /// the cloth before), with its readback buffer if the map was still pending.
+    /// attached to them. Parameters and colliders stay; no pipeline or cloth buffer is rebuilt.
+    /// An uncollected [`GpuSolver::request_metrics`], [`GpuSolver::request_positions`] or
+    /// [`GpuSolver::request_bodies`] is dropped (it read the cloth before), with its readback
+    /// buffer if the map was still pending.
     pub fn reset(&mut self) {
         if self.metrics_read.as_ref().is_some_and(|(map, _)| !map.is_idle()) {
             self.drop_metrics_read();
         }
         if self.positions_read.as_ref().is_some_and(|map| !map.is_idle()) {
             self.drop_positions_read();
+        }
+        if self.bodies_read.as_ref().is_some_and(|(map, _)| !map.is_idle()) {
+            self.drop_bodies_read();
         }
         self.pins = Pins::new(&self.model);
         let rest = &self.model.mesh().positions;
@@ -510,6 +516,7 @@ impl GpuSolver {
         sizes.extend(self.readback.as_ref().map(|b| ("readback", b.size())));
         sizes.extend(self.metrics_read.as_ref().map(|(map, _)| ("metrics_readback", map.buffer().size())));
         sizes.extend(self.positions_read.as_ref().map(|map| ("positions_readback", map.buffer().size())));
+        sizes.extend(self.bodies_read.as_ref().map(|(map, _)| ("bodies_readback", map.buffer().size())));
         sizes.extend(self.profiler.as_ref().map(|p| ("profile_timestamps", p.bytes())));
         sizes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         sizes

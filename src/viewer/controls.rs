@@ -84,6 +84,7 @@ fn character_command(key: &str) -> Option<Command> {
 pub const CONTROLS: &[&str] = &[
     "left drag on cloth: pull a particle",
     "left drag on a sphere, capsule, box or mesh: move it",
+    "left drag on a rigid body: pull it by the point held",
     "left drag elsewhere / arrows: orbit",
     "right or middle drag / shift+drag / shift+arrows: pan",
     "wheel / + − / PageUp PageDown: zoom",

@@ -5,7 +5,7 @@ use super::camera::{OrbitCamera, Ray};
 use super::pick::{pick_particle, ray_collider};
 use super::renderer::{Marker, MarkerKind};
 use crate::animation::AnimationRecorder;
-use crate::bodies::{BodyMass, BodyShape, RigidBody};
+use crate::bodies::{BodyMass, BodyShape, BodyState, RigidBody};
 use crate::collision::{Collider, Pose};
 use crate::constraints::BendingModel;
 use crate::error::{Error, ParamError};
@@ -179,7 +179,15 @@ impl ClothSetup {
                 };
                 scene.collider_poses(0.0)?;
                 let Scene {
-                    model, params, mut colliders, spins, attachments, bodies, body_attachments, body_ropes, ..
+                    model,
+                    params,
+                    mut colliders,
+                    spins,
+                    attachments,
+                    bodies,
+                    body_attachments,
+                    body_ropes,
+                    ..
                 } = scene;
                 if colliders.is_empty() {
                     colliders.push(Collider::ground(0.0));
@@ -284,6 +292,18 @@ enum Grab {
     /// The next frame carries it there, so the cloth it touches feels its velocity.
     /// A turning collider keeps turning: the drag moves its axis, from `original_offset`.
     Collider { collider: usize, original: Pose, original_offset: Vec3, plane_point: Vec3, plane_normal: Vec3 },
+    /// A rigid body, held at the point grabbed by a rope of length zero to the cursor (the
+    /// solver's last rope while held), in the plane through that point facing the camera: it
+    /// swings about the point held and keeps the drag's velocity when let go.
+    Body { plane_point: Vec3, plane_normal: Vec3 },
+}
+
+/// What lies nearest under the cursor.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Particle(u32),
+    Collider(usize),
+    Body(usize),
 }
 
 /// A collider the scene turns, moved by `offset` where it was dragged.
@@ -310,6 +330,12 @@ impl Turning {
 
 /// How far along the cursor's ray a collider can be grabbed (m).
 const COLLIDER_REACH: f32 = 1000.0;
+
+/// `body`'s surface as a collider where it is, for picking: its rounded box.
+fn body_collider(body: &BodyState) -> Collider {
+    let ((half_extents, rounding), pose) = (body.shape.rounded_box(), body.pose());
+    Collider::Box { center: pose.translation, half_extents, rotation: pose.rotation, rounding }
+}
 
 /// A running simulation.
 pub struct Session {
@@ -340,6 +366,8 @@ pub struct Session {
     step_requested: bool,
     frames: u64,
     grab: Option<Grab>,
+    /// The bodies as last read back: grabbing looks for them there.
+    bodies_seen: Vec<BodyState>,
     timer: Option<FrameTimer>,
     cpu_ms: f64,
     /// Whether each pass is timed ([`Session::set_profiling`]), and the last profile read.
@@ -400,6 +428,7 @@ impl Session {
             recording: None,
             metrics: None,
             positions_requested: None,
+            bodies_seen: Vec::new(),
         })
     }
 
@@ -498,8 +527,13 @@ impl Session {
         self.solver.add_body(&RigidBody::new(shape, BodyMass::Density(DROPPED_BODY_DENSITY), pose))
     }
 
-    /// Removes every body (and the attachments to them) until the scene is loaded again.
+    /// Removes every body (and the attachments and ropes to them, the mouse's too) until the
+    /// scene is loaded again.
     pub fn remove_bodies(&mut self) -> Result<(), Error> {
+        if self.holds_a_body() {
+            self.grab = None;
+        }
+        self.bodies_seen.clear();
         self.solver.set_bodies(&[])
     }
 
@@ -523,6 +557,7 @@ impl Session {
         self.profile = None;
         // The solver dropped any read on its way (a reset) or is new (another cloth).
         self.positions_requested = None;
+        self.bodies_seen.clear();
         self.pinned = pinned_particles(&self.solver);
     }
 
@@ -716,10 +751,19 @@ impl Session {
         self.solver.read_positions()
     }
 
+    /// Reads the rigid bodies back (waits for the GPU). Native only: on the web, the bodies read
+    /// with [`Session::request_positions`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn read_bodies(&mut self) -> Result<Vec<BodyState>, Error> {
+        self.solver.read_bodies()
+    }
+
     /// Starts reading the positions back in the background as the frames submitted so far leave
-    /// them ([`GpuSolver::request_positions`]), for programs that must not wait (the web).
-    /// False, and nothing started, while an earlier read has not been collected.
+    /// them ([`GpuSolver::request_positions`]), for programs that must not wait (the web), and
+    /// the bodies with them ([`GpuSolver::request_bodies`]) for grabbing. False, and no
+    /// positions' read started, while an earlier one has not been collected.
     pub fn request_positions(&mut self) -> bool {
+        self.solver.request_bodies();
         if self.positions_requested.is_some() || !self.solver.request_positions() {
             return false;
         }
@@ -729,8 +773,11 @@ impl Session {
 
     /// The positions of the last [`Session::request_positions`] with the frame they are of
     /// (frames since the last reset), once the GPU has delivered them; never waits. A reset or
-    /// another cloth drops a read on its way.
+    /// another cloth drops a read on its way. Bodies read with them are kept for grabbing.
     pub fn poll_positions(&mut self) -> Result<Option<(u64, Vec<Vec3>)>, Error> {
+        if let Some(bodies) = self.solver.poll_bodies()? {
+            self.bodies_seen = bodies;
+        }
         match self.solver.poll_positions() {
             Ok(Some(positions)) => Ok(self.positions_requested.take().map(|frame| (frame, positions))),
             Ok(None) => Ok(None),
@@ -741,9 +788,10 @@ impl Session {
         }
     }
 
-    /// Tries to grab what lies under the cursor ray: the nearer of a cloth particle (within
-    /// `tolerance(t)` metres of the ray at depth `t`) and a collider (not a plane). Reads positions
-    /// back once (waits for the GPU; native only). Returns whether something was grabbed.
+    /// Tries to grab what lies under the cursor ray: the nearest of a cloth particle (within
+    /// `tolerance(t)` metres of the ray at depth `t`), a collider (not a plane) and a rigid
+    /// body. Reads positions and bodies back once (waits for the GPU; native only). Returns
+    /// whether something was grabbed.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn begin_grab(
         &mut self,
@@ -752,13 +800,15 @@ impl Session {
         tolerance: impl Fn(f32) -> f32,
     ) -> Result<bool, Error> {
         let positions = self.solver.read_positions()?;
+        self.bodies_seen = self.solver.read_bodies()?;
         self.begin_grab_among(&positions, ray, view_direction, tolerance)
     }
 
-    /// [`Session::begin_grab`] among `positions` read earlier, for programs that must not wait
-    /// for the GPU (the web): the cloth may have moved a little since, and a grabbed particle
-    /// is pinned where it was then. With no positions (none read yet) only colliders are
-    /// grabbed.
+    /// [`Session::begin_grab`] among `positions` read earlier and the bodies last read with
+    /// them ([`Session::poll_positions`]), for programs that must not wait for the GPU (the
+    /// web): the cloth and the bodies may have moved a little since, and a grabbed particle is
+    /// pinned where it was then. With no positions (none read yet) only colliders and the
+    /// bodies read are grabbed.
     pub fn begin_grab_among(
         &mut self,
         positions: &[Vec3],
@@ -780,11 +830,21 @@ impl Session {
             .colliders()
             .iter()
             .enumerate()
-            .filter_map(|(k, c)| ray_collider(ray, c, COLLIDER_REACH).map(|t| (k, t)))
+            .filter_map(|(k, c)| ray_collider(ray, c, COLLIDER_REACH).map(|t| (Target::Collider(k), t)))
             .min_by(|a, b| a.1.total_cmp(&b.1));
+        let body = self
+            .bodies_seen
+            .iter()
+            .enumerate()
+            .take(self.solver.body_count() as usize)
+            .filter_map(|(k, b)| ray_collider(ray, &body_collider(b), COLLIDER_REACH).map(|t| (Target::Body(k), t)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let particle = particle.map(|(index, t)| (Target::Particle(index), t));
+        // The first of equals: a particle before a collider, a collider before a body.
+        let nearest = [particle, collider, body].into_iter().flatten().min_by(|a, b| a.1.total_cmp(&b.1));
         let plane_normal = -view_direction;
-        self.grab = match (particle, collider) {
-            (Some((index, t)), collider) if collider.is_none_or(|(_, tc)| t <= tc) => {
+        self.grab = match nearest {
+            Some((Target::Particle(index), _)) => {
                 let plane_point = positions[index as usize];
                 let was_pinned = self.solver.pins().is_pinned(index);
                 let attached = self.solver.pins().attachment(index);
@@ -792,12 +852,20 @@ impl Session {
                 self.pinned = pinned_particles(&self.solver);
                 Some(Grab::Particle { index, was_pinned, attached, plane_point, plane_normal })
             }
-            (_, Some((collider, t))) => {
+            Some((Target::Collider(collider), t)) => {
                 let original = self.solver.collider_poses()[collider];
                 let original_offset = self.turning_of(collider).map_or(Vec3::ZERO, |k| self.turning[k].offset);
                 Some(Grab::Collider { collider, original, original_offset, plane_point: ray.at(t), plane_normal })
             }
-            _ => None,
+            Some((Target::Body(body), t)) => {
+                let plane_point = ray.at(t);
+                let point = self.bodies_seen[body].pose().to_local(plane_point);
+                let mut ropes = self.solver.body_ropes().to_vec();
+                ropes.push(BodyRope { body: body as u32, point, anchor: plane_point, length: 0.0 });
+                self.solver.set_body_ropes(&ropes)?;
+                Some(Grab::Body { plane_point, plane_normal })
+            }
+            None => None,
         };
         Ok(self.grab.is_some())
     }
@@ -828,6 +896,15 @@ impl Session {
                     }
                 }
             }
+            Some(Grab::Body { plane_point, plane_normal }) => {
+                if let Some(point) = ray.intersect_plane(plane_point, plane_normal) {
+                    let mut ropes = self.solver.body_ropes().to_vec();
+                    if let Some(held) = ropes.last_mut() {
+                        held.anchor = point;
+                    }
+                    self.solver.set_body_ropes(&ropes)?;
+                }
+            }
             None => {}
         }
         Ok(())
@@ -840,9 +917,15 @@ impl Session {
 
     /// Lets go: a grabbed particle that was not pinned before is released (with the velocity
     /// the drag gave it); one that was pinned stays pinned where it was dropped; one that was
-    /// attached to a collider goes back to its point of it.
+    /// attached to a collider goes back to its point of it; a body goes on with the velocity
+    /// the drag gave it.
     pub fn end_grab(&mut self) -> Result<(), Error> {
         match self.grab.take() {
+            Some(Grab::Body { .. }) => {
+                let ropes = self.solver.body_ropes();
+                let kept = ropes[..ropes.len().saturating_sub(1)].to_vec();
+                return self.solver.set_body_ropes(&kept);
+            }
             Some(Grab::Particle { index, attached: Some((collider, local)), .. }) => {
                 let poses = self.solver.collider_poses();
                 let at = poses.get(collider as usize).map_or(local, |pose| pose.to_world(local));
@@ -863,6 +946,11 @@ impl Session {
         }
     }
 
+    /// Whether the mouse holds a body.
+    pub fn holds_a_body(&self) -> bool {
+        matches!(self.grab, Some(Grab::Body { .. }))
+    }
+
     /// The collider the mouse holds, if it holds one.
     pub fn grabbed_collider(&self) -> Option<usize> {
         match self.grab {
@@ -871,16 +959,19 @@ impl Session {
         }
     }
 
-    /// Markers for the pinned particles (and the grabbed one).
+    /// Markers for the pinned particles (and the grabbed one) and the point a held body hangs
+    /// from.
     pub fn markers(&self) -> Vec<Marker> {
         let (pins, poses) = (self.solver.pins(), self.solver.collider_poses());
         let grabbed = self.grabbed_particle();
+        let held_body = self.holds_a_body().then(|| self.solver.body_ropes().last()).flatten();
         self.pinned
             .iter()
             .map(|&i| Marker {
                 position: pins.world_target(i, &poses),
                 kind: if Some(i) == grabbed { MarkerKind::Grab } else { MarkerKind::Pin },
             })
+            .chain(held_body.map(|rope| Marker { position: rope.anchor, kind: MarkerKind::Grab }))
             .collect()
     }
 

@@ -11,6 +11,7 @@ use crate::bodies::{BodyState, GpuBody};
 use crate::error::Error;
 use crate::metrics::{ClothMetrics, Overflows};
 use crate::passes::attachments;
+use crate::passes::bodies::attachments::body_attachments_within;
 use glam::Vec3;
 use std::mem::size_of;
 
@@ -43,7 +44,21 @@ impl GpuSolver {
         Ok(near.iter().map(|a| a.particle).collect())
     }
 
-    /// Reads the rigid bodies back, between frames (waits for the GPU; native only).
+    /// Attaches every free particle within `distance` (m) of body `body`'s surface where the
+    /// body is now (inside it too), each at its point in the body's frame
+    /// ([`GpuSolver::attach_to_bodies`]), and returns them. Reads the positions and the bodies
+    /// back (waits for the GPU; native only: a browser reads them in the background and
+    /// attaches each). Errors: a body that is not the solver's, a negative or non-finite
+    /// distance.
+    pub fn attach_within_body(&mut self, body: u32, distance: f32) -> Result<Vec<u32>, Error> {
+        let (positions, bodies) = (self.read_positions()?, self.read_bodies()?);
+        let near = body_attachments_within(&self.pins, &bodies, body, distance, &positions)?;
+        self.attach_to_bodies(&near)?;
+        Ok(near.iter().map(|a| a.particle).collect())
+    }
+
+    /// Reads the rigid bodies back, between frames (waits for the GPU; native only: a browser
+    /// reads them with [`GpuSolver::request_bodies`]).
     pub fn read_bodies(&mut self) -> Result<Vec<BodyState>, Error> {
         let count = self.bodies.len();
         if count == 0 {

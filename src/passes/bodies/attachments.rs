@@ -5,7 +5,7 @@
 //! a cloth hanging from a body pulls it down and a body thrown drags its cloth. WGSL twin:
 //! `attachment_pull` in `shaders/passes/bodies.wgsl`.
 
-use super::BodyShare;
+use super::{body_surface, BodyShare};
 use crate::bodies::BodyState;
 use crate::error::{Error, ParamError};
 use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
@@ -122,6 +122,31 @@ impl BodyAttachments {
         }
         Ok(())
     }
+}
+
+/// The attachments of every free particle at `positions` within `distance` of body `body`'s
+/// surface where it is (inside it too), each at its point in the body's frame (both solvers'
+/// `attach_within_body`). Errors: a body that is not among `bodies`, a negative or non-finite
+/// distance.
+pub(crate) fn body_attachments_within(
+    pins: &Pins,
+    bodies: &[BodyState],
+    body: u32,
+    distance: f32,
+    positions: &[Vec3],
+) -> Result<Vec<BodyAttachment>, Error> {
+    if !(distance.is_finite() && distance >= 0.0) {
+        return Err(ParamError { name: "distance", value: distance.to_string(), expected: "finite and ≥ 0" }.into());
+    }
+    let Some(state) = bodies.get(body as usize) else {
+        let value = body.to_string();
+        return Err(ParamError { name: "body_attachment.body", value, expected: "one of the solver's bodies" }.into());
+    };
+    let (free, pose) = (|i: usize| pins.inverse_masses()[i] > 0.0, state.pose());
+    Ok((0..positions.len())
+        .filter(|&i| free(i) && body_surface(state, positions[i], distance).distance <= distance)
+        .map(|i| BodyAttachment { particle: i as u32, body, point: pose.to_local(positions[i]) })
+        .collect())
 }
 
 /// A particle at `x + q` of inverse mass `w` attached to `body`'s point `point` (in its frame):
