@@ -216,7 +216,7 @@ fn pictures_show_the_bodies() {
 #[test]
 fn the_panel_drops_and_removes_bodies() {
     let (_device, _queue, mut session) = session(ClothSource::Scene(SceneKind::Drape), 8);
-    for (_, shape) in drape::viewer::panel::DROPPED_SHAPES {
+    for (_, shape) in drape::viewer::session::DROPPED_SHAPES {
         session.drop_body(shape).expect("drop");
     }
     assert_eq!(session.solver().body_count(), 3);

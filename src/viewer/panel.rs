@@ -3,7 +3,7 @@
 
 use super::controls::Command;
 use super::renderer::DrawOptions;
-use super::session::{ClothSource, Session};
+use super::session::{ClothSource, Session, DROPPED_SHAPES};
 use super::settings::{horizontal_wind, with_horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use crate::bodies::BodyShape;
 use crate::constraints::stretch::StrainLimits;
@@ -205,14 +205,6 @@ fn run_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelActi
         }
     });
 }
-
-/// The shapes the panel drops ([`PanelAction::DropBody`]): a ball, a capsule and a box of
-/// about 20 cm.
-pub const DROPPED_SHAPES: [(&str, BodyShape); 3] = [
-    ("ball", BodyShape::Sphere { radius: 0.1 }),
-    ("capsule", BodyShape::Capsule { radius: 0.06, half_length: 0.1 }),
-    ("box", BodyShape::Box { half_extents: glam::Vec3::new(0.12, 0.08, 0.1) }),
-];
 
 /// Dropping bodies onto the cloth and removing them.
 fn bodies_section(ui: &mut egui::Ui, session: &Session, actions: &mut Vec<PanelAction>) {

@@ -142,6 +142,14 @@ pub struct ClothSetup {
 /// `crate::scene::HAMMOCK_DENSITY`).
 pub const DROPPED_BODY_DENSITY: f32 = 100.0;
 
+/// The shapes the demo's panel and the web page drop ([`Session::drop_body`]), by name: a
+/// ball, a capsule and a box of about 20 cm.
+pub const DROPPED_SHAPES: [(&str, BodyShape); 3] = [
+    ("ball", BodyShape::Sphere { radius: 0.1 }),
+    ("capsule", BodyShape::Capsule { radius: 0.06, half_length: 0.1 }),
+    ("box", BodyShape::Box { half_extents: Vec3::new(0.12, 0.08, 0.1) }),
+];
+
 /// What a scene adds to its cloth, made on each new solver and again after a reset.
 #[derive(Debug, Clone, Default)]
 pub struct SceneObjects {
@@ -944,6 +952,12 @@ impl Session {
             Some(Grab::Particle { index, .. }) => Some(index),
             _ => None,
         }
+    }
+
+    /// The bodies as last read back ([`Session::begin_grab`] or [`Session::poll_positions`]):
+    /// what grabbing looks among.
+    pub fn bodies_seen(&self) -> &[BodyState] {
+        &self.bodies_seen
     }
 
     /// Whether the mouse holds a body.

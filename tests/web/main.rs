@@ -403,3 +403,31 @@ fn a_gltf_file_picked_or_dropped_becomes_the_cloth() {
     assert_eq!(browser.state("scene"), json!("dropped.glb"), "the cloth stays");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// The page's bodies: "drop ball" drops one over the cloth, which the page reads back in the
+/// background; the mouse grabs it there (paused, it stays where it was dropped) and lets it go;
+/// "remove bodies" removes it.
+#[test]
+fn bodies_are_dropped_grabbed_and_removed_on_the_page() {
+    let _one = one_browser_at_a_time();
+    let address = server::serve(site());
+    let browser = open_paused_drape(&address, 2);
+    browser.click("#drop-ball");
+    browser.wait_for("the ball", PATIENCE, |b| b.state("bodies") == json!(1));
+    browser.wait_for("the ball read back", PATIENCE, |b| vec3s(&b.state("bodyCenters")).len() == 1);
+    let center = vec3s(&browser.state("bodyCenters"))[0];
+    let start = PageCamera::of(&browser).project(center).round();
+    browser.pointer_actions(
+        "mouse",
+        json!([
+            {"type": "pointerMove", "x": start.x as i32, "y": start.y as i32, "origin": "viewport", "duration": 0},
+            {"type": "pointerDown", "button": 0},
+            {"type": "pointerMove", "x": start.x as i32 + 40, "y": start.y as i32, "origin": "viewport", "duration": 200},
+        ]),
+    );
+    browser.wait_for("the grabbed ball", PATIENCE, |b| b.state("grabbedBody") == json!(true));
+    browser.release_pointers();
+    browser.wait_for("the release", PATIENCE, |b| b.state("grabbedBody") == json!(false));
+    browser.click("#remove-bodies");
+    browser.wait_for("no bodies", PATIENCE, |b| b.state("bodies") == json!(0));
+}

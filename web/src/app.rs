@@ -318,6 +318,8 @@ impl App {
             Control::Wind(speed) => {
                 self.session.set_params(SolverParams { aerodynamics: with_wind(&params, speed), ..params })
             }
+            Control::DropBody(shape) => self.session.drop_body(shape),
+            Control::RemoveBodies => self.session.remove_bodies(),
             Control::Unreadable(what) => return Err(format!("the {what} control holds no usable value")),
         };
         result.map_err(|e| e.to_string())
@@ -368,6 +370,10 @@ impl App {
         publish("grabbed", &grabbed.into());
         let collider = self.session.grabbed_collider().map_or(-1.0, |k| k as f64);
         publish("grabbedCollider", &collider.into());
+        publish("bodies", &self.session.solver().body_count().into());
+        publish("grabbedBody", &self.session.holds_a_body().into());
+        let seen: Vec<f32> = self.session.bodies_seen().iter().flat_map(|b| b.position.to_array()).collect();
+        publish_floats("bodyCenters", &seen);
         let translations: Vec<f32> =
             self.session.solver().collider_poses().iter().flat_map(|pose| pose.translation.to_array()).collect();
         publish_floats("colliderTranslations", &translations);

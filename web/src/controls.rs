@@ -6,9 +6,10 @@
 use crate::page::{add_listener, element, SolverKind};
 use drape::fabric::FABRICS;
 use drape::params::{MAX_ITERATIONS, MAX_SUBSTEPS};
+use drape::viewer::session::DROPPED_SHAPES;
 use drape::viewer::settings::{horizontal_wind, GRID_CELLS, WIND_SPEEDS};
 use drape::viewer::Session;
-use drape::{Fabric, FabricChoice, SceneKind};
+use drape::{BodyShape, Fabric, FabricChoice, SceneKind};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -41,6 +42,9 @@ pub enum Control {
     SelfCollision(bool),
     /// Horizontal wind speed (m/s) along the wind's heading (+z when there was no wind).
     Wind(f32),
+    /// A body dropped over the cloth ([`drape::viewer::Session::drop_body`]).
+    DropBody(BodyShape),
+    RemoveBodies,
     /// A value the control could not read: says which.
     Unreadable(&'static str),
 }
@@ -87,11 +91,33 @@ pub fn listen(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
         ("step", Control::Step),
         ("reset", Control::Reset),
         ("frame", Control::FrameCamera),
+        ("remove-bodies", Control::RemoveBodies),
     ] {
         let button: HtmlButtonElement = element(id)?;
         listen_to(queue, &button, "click", move |_: &HtmlButtonElement| control.clone())?;
     }
+    add_drop_buttons(queue)?;
     listen_for_gltf_files(queue)
+}
+
+/// A button for each shape the session drops ([`DROPPED_SHAPES`]), before the `remove-bodies`
+/// button.
+fn add_drop_buttons(queue: &Rc<RefCell<Vec<Control>>>) -> Result<(), String> {
+    let remove: HtmlButtonElement = element("remove-bodies")?;
+    let row = remove.parent_element().ok_or("#remove-bodies is in no row")?;
+    for (name, shape) in DROPPED_SHAPES {
+        let button: HtmlButtonElement = crate::page::document()?
+            .create_element("button")
+            .map_err(|e| crate::page::js_message(&e))?
+            .dyn_into()
+            .map_err(|_| "a button that is not one".to_owned())?;
+        button.set_type("button");
+        button.set_id(&format!("drop-{name}"));
+        button.set_text_content(Some(&format!("drop {name}")));
+        row.insert_before(&button, Some(&remove)).map_err(|e| crate::page::js_message(&e))?;
+        listen_to(queue, &button, "click", move |_: &HtmlButtonElement| Control::DropBody(shape))?;
+    }
+    Ok(())
 }
 
 /// Queues the glTF file picked in the `gltf` input or dropped on the canvas, once its bytes are
