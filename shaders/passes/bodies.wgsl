@@ -56,6 +56,14 @@ struct BodyShare {
 var<workgroup> shared_linear: array<vec4<f32>, WORKGROUP_SIZE>;
 var<workgroup> shared_angular: array<vec4<f32>, WORKGROUP_SIZE>;
 
+// The workgroup's particles touching the body at hand (count_body_contacts): an integer sum,
+// which no order of arrival changes.
+var<workgroup> touching_count: atomic<u32>;
+// Whether the workgroup counted any (body_contacts), copied by thread 0 for a uniform load; two,
+// by the body's parity, so that thread 0 writing the next body's cannot meet a thread still
+// loading this one's.
+var<workgroup> group_touches: array<u32, 2>;
+
 // Quat::from_scaled_axis: the turn by the angle |v| about v.
 fn from_scaled_axis(v: vec3<f32>) -> vec4<f32> {
     let angle = length(v);
@@ -317,6 +325,13 @@ fn write_partial(b: u32, group: u32, local_index: u32) {
     }
 }
 
+// Whether the particle at p (where it is before this pass moves it) meets body b: touching it,
+// or attached to it (meets in src/passes/bodies.rs).
+fn meets(b: u32, p: vec3<f32>, attachment: BodyAttachment) -> bool {
+    let near = params.bodies.margin - body_surface(bodies[b], p, params.bodies.margin).distance > 0.0;
+    return attachment.body == b || near;
+}
+
 // Body b's partial sums summed into shared_linear[0] and shared_angular[0] (sum_shares).
 fn sum_partials(b: u32, local_index: u32) {
     let first = b * params.bodies.partial_stride;
@@ -332,7 +347,7 @@ fn sum_partials(b: u32, local_index: u32) {
 }
 
 // Thread i counts particle i's contacts with every body; each workgroup writes each body its
-// count.
+// count (an integer sum: two barriers, no tree).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn count_body_contacts(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -345,11 +360,19 @@ fn count_body_contacts(
     let attachment = attachment_of(particle);
     let group = workgroup.y * workgroups.x + workgroup.x;
     for (var b = 0u; b < params.bodies.count; b += 1u) {
-        let near = params.bodies.margin - body_surface(bodies[b], p, params.bodies.margin).distance > 0.0;
-        let touching = i < params.particle_count && (attachment.body == b || near);
-        shared_linear[local_index] = vec4<f32>(0.0, 0.0, 0.0, select(0.0, 1.0, touching));
-        shared_angular[local_index] = vec4<f32>(0.0);
-        write_partial(b, group, local_index);
+        if (local_index == 0u) {
+            atomicStore(&touching_count, 0u);
+        }
+        workgroupBarrier();
+        if (i < params.particle_count && meets(b, p, attachment)) {
+            atomicAdd(&touching_count, 1u);
+        }
+        workgroupBarrier();
+        if (local_index == 0u) {
+            let count = f32(atomicLoad(&touching_count));
+            body_partials[b * params.bodies.partial_stride + group] =
+                BodyShare(vec4<f32>(0.0, 0.0, 0.0, count), vec4<f32>(0.0));
+        }
     }
 }
 
@@ -379,8 +402,20 @@ fn body_contacts(
     let attachment = attachment_of(particle);
     let group = workgroup.y * workgroups.x + workgroup.x;
     for (var b = 0u; b < params.bodies.count; b += 1u) {
+        // The slot still holds the workgroup's count of this body's contacts: with none, the
+        // workgroup writes zero and skips its tree.
+        let slot = b * params.bodies.partial_stride + group;
+        if (local_index == 0u) {
+            group_touches[b % 2u] = u32(body_partials[slot].linear.w > 0.0);
+        }
+        if (workgroupUniformLoad(&group_touches[b % 2u]) == 0u) {
+            if (local_index == 0u) {
+                body_partials[slot] = BodyShare(vec4<f32>(0.0), vec4<f32>(0.0));
+            }
+            continue;
+        }
         var share = BodyShare(vec4<f32>(0.0), vec4<f32>(0.0));
-        if (inside) {
+        if (inside && meets(b, x + state.xyz, attachment)) {
             var contact: BodyContact;
             if (attachment.body == b) {
                 contact = attachment_pull(bodies[b], attachment.point, x, q, state.w);

@@ -6,9 +6,10 @@
 //! - **body_predict**, after the cloth's predict: each body's prediction under gravity
 //!   ([`BodyState::predict`]). One thread per body.
 //! - **bodies**, after the cloth's constraints and self-collision, before finalize:
-//!   - each particle meets each body ([`body_contact`]): an XPBD contact keeping the particle
-//!     the collision margin off the body's surface, moving the particle by `w_p λ` and giving the
-//!     body the opposite impulse at the particle (its generalised inverse mass
+//!   - each particle meets each body it was counted against ([`body_contact`]): an XPBD
+//!     contact keeping the particle the collision margin off the body's surface, moving the
+//!     particle by `w_p λ` and giving the body the opposite impulse at the particle (its
+//!     generalised inverse mass
 //!     `1/m + (r × n)ᵀ I⁻¹ (r × n)`), then positional Coulomb friction on their relative slide,
 //!     up to the body's friction times the push (§3.5);
 //!   - the contacts of one substep all see the body where the substep's solve left it, so each
@@ -19,7 +20,9 @@
 //!     it by that many times;
 //!   - each workgroup sums its particles' impulses on each body in a fixed tree, and one
 //!     workgroup per body sums the workgroups' in a fixed order ([`sum_shares`]): no float
-//!     atomics, the same bits on every run;
+//!     atomics, the same bits on every run. The counts are integer sums (workgroup atomics,
+//!     whose sum no order of arrival changes); a workgroup that counted no particle touching
+//!     the body (most, for a body smaller than the cloth) writes zero and skips its tree;
 //!   - that workgroup moves its body by the sums ([`BodyState::apply_impulses`]) and meets the
 //!     colliders ([`collide_body`]);
 //!   - then one workgroup holds the bodies by their ropes ([`ropes`]), meets the bodies with
@@ -56,7 +59,7 @@ use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
 use crate::struct_layout;
 use crate::wgsl::{Binding, BindingTable, StructLayout};
 use crate::wgsl_file;
-use attachments::{attachment_pull, GpuBodyAttachment};
+use attachments::{attachment_pull, BodyAttachments, GpuBodyAttachment};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use ropes::GpuBodyRope;
@@ -141,6 +144,13 @@ pub(crate) fn body_surface(body: &BodyState, p: Vec3, margin: f32) -> SurfacePoi
 /// Whether a particle at `p` touches `body` (nearer its surface than `margin`).
 pub(crate) fn touches(body: &BodyState, p: Vec3, margin: f32) -> bool {
     margin - body_surface(body, p, margin).distance > 0.0
+}
+
+/// Whether particle `i` at `p` (where it is before the bodies pass moves it) meets body `b` in
+/// the pass: attached to it, or touching it. Only those are counted, and only those meet the
+/// body: one pushed against it by another body in the same pass waits for the next substep.
+fn meets(b: usize, body: &BodyState, i: usize, p: Vec3, attached: &BodyAttachments, margin: f32) -> bool {
+    matches!(attached.of(i), Some((to, _)) if to as usize == b) || touches(body, p, margin)
 }
 
 /// How far moments summing to `angular` of summed lengths `moments` add up, in [0, 1]
@@ -252,8 +262,11 @@ fn meet_particles(setup: &Setup, frame: &mut CpuFrame) -> Vec<BodyShare> {
     for group in 0..groups {
         let mut shares = vec![vec![BodyShare::default(); size]; count];
         for (local, i) in (group * size..(group + 1) * size).enumerate().filter(|&(_, i)| i < n) {
-            let (x, w) = (frame.positions[i], solve.inverse_masses[i]);
+            let (x, w, start) = (frame.positions[i], solve.inverse_masses[i], solve.displacements[i]);
             for (b, body) in bodies.iter().enumerate() {
+                if !meets(b, body, i, x + start, frame.body_attachments, margin) {
+                    continue;
+                }
                 let q = solve.displacements[i];
                 let (moved, share) = match frame.body_attachments.of(i) {
                     Some((to, point)) if to as usize == b => attachment_pull(body, point, x, q, w),
@@ -357,11 +370,8 @@ impl Pass for BodiesPass {
         let margin = setup.params.collision_margin;
         let (positions, solve, attached) = (&*frame.positions, &*frame.solve, frame.body_attachments);
         for (b, body) in frame.bodies.iter_mut().enumerate() {
-            let meets = |i: usize| match attached.of(i) {
-                Some((to, _)) if to as usize == b => true,
-                _ => touches(body, positions[i] + solve.displacements[i], margin),
-            };
-            body.contacts = (0..positions.len()).filter(|&i| meets(i)).count() as u32;
+            let counted = |i: usize| meets(b, body, i, positions[i] + solve.displacements[i], attached, margin);
+            body.contacts = (0..positions.len()).filter(|&i| counted(i)).count() as u32;
         }
         let sums = meet_particles(setup, frame);
         let (h, substeps) = (setup.params.substep_dt(), setup.params.substeps);
