@@ -237,8 +237,65 @@ fn attachment_of(particle: u32) -> BodyAttachment {
     return body_attachments[particle];
 }
 
-// collide_body in src/passes/bodies.rs: the body's corners pushed out of each collider, then
-// their friction.
+// core_contact's result: the body's surface point nearest a round collider's core, the
+// direction that pushes the body off it and the depth (0: no contact).
+struct CoreContact {
+    point: vec3<f32>,
+    normal: vec3<f32>,
+    depth: f32,
+}
+
+// core_contact in src/passes/bodies.rs: a sphere or capsule collider pressed into the body
+// between its corners, its core's nearest point found by a golden-section search.
+fn core_contact(body: Body, collider: Collider, motion: Motion) -> CoreContact {
+    let none = CoreContact(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
+    if (collider.kind != COLLIDER_SPHERE && collider.kind != COLLIDER_CAPSULE) {
+        return none;
+    }
+    let end_b = select(collider.b.xyz, collider.a.xyz, collider.kind == COLLIDER_SPHERE);
+    let a = rotate(motion.end.rotation, collider.a.xyz) + motion.end.translation;
+    let b = rotate(motion.end.rotation, end_b) + motion.end.translation;
+    let center = body_center(body);
+    let rotation = body_rotation(body);
+    var low = 0.0;
+    var high = 1.0;
+    for (var k = 0u; k < CORE_SEARCH_STEPS; k += 1u) {
+        let span = (high - low) * INVERSE_GOLDEN_RATIO;
+        let first = high - span;
+        let second = low + span;
+        let at_first = box_point(a + (b - a) * first, center, body.half_extents, rotation, body.radius);
+        let at_second = box_point(a + (b - a) * second, center, body.half_extents, rotation, body.radius);
+        if (at_first.distance < at_second.distance) {
+            high = second;
+        } else {
+            low = first;
+        }
+    }
+    let core = a + (b - a) * (0.5 * (low + high));
+    let nearest = box_point(core, center, body.half_extents, rotation, body.radius);
+    let depth = collider.a.w - nearest.distance;
+    if (!(depth > 0.0)) {
+        return none;
+    }
+    return CoreContact(core - nearest.normal * nearest.distance, -nearest.normal, depth);
+}
+
+// collider_friction in src/passes/bodies.rs: the body's point pushed by lambda along n, its
+// slide over the collider resisted up to its friction times the push.
+fn collider_friction(body: ptr<function, Body>, point: vec3<f32>, n: vec3<f32>, lambda: f32, motion: Motion, h: f32) {
+    let relative = point_displacement(*body, point) - motion_velocity(motion, point, h) * h;
+    let slide = relative - n * dot(relative, n);
+    let slide_length = length(slide);
+    if (slide_length > GEOMETRY_EPSILON) {
+        let t = slide / slide_length;
+        let arm = point - body_center(*body);
+        let resisted = slide_length / max(inverse_mass_at(*body, arm, t), DENOMINATOR_EPSILON);
+        apply_impulse(body, -t * min(resisted, (*body).friction * lambda), arm);
+    }
+}
+
+// collide_body in src/passes/bodies.rs: the body's corners pushed out of each collider, then a
+// round collider's core, then their friction.
 fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
     let half_extents = (*body).half_extents;
     let radius = (*body).radius;
@@ -267,22 +324,26 @@ fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
             normals[k] = n;
             pushes[k] = lambda;
         }
-        for (var k = 0u; k < 8u; k += 1u) {
-            if (pushes[k] <= 0.0) {
-                continue;
-            }
-            let n = normals[k];
+        let core = core_contact(*body, collider, motion);
+        var core_local = vec3<f32>(0.0);
+        var core_push = 0.0;
+        if (core.depth > 0.0) {
             let center = body_center(*body);
-            let point = center + rotate(body_rotation(*body), corner_at(half_extents, k)) - n * radius;
-            let relative = point_displacement(*body, point) - motion_velocity(motion, point, h) * h;
-            let slide = relative - n * dot(relative, n);
-            let slide_length = length(slide);
-            if (slide_length > GEOMETRY_EPSILON) {
-                let t = slide / slide_length;
-                let arm = point - center;
-                let resisted = slide_length / max(inverse_mass_at(*body, arm, t), DENOMINATOR_EPSILON);
-                apply_impulse(body, -t * min(resisted, (*body).friction * pushes[k]), arm);
+            let r = core.point - center;
+            core_push = core.depth / max(inverse_mass_at(*body, r, core.normal), DENOMINATOR_EPSILON);
+            core_local = rotate(conjugate(body_rotation(*body)), core.point - center);
+            apply_impulse(body, core.normal * core_push, r);
+        }
+        for (var k = 0u; k < 8u; k += 1u) {
+            if (pushes[k] > 0.0) {
+                let n = normals[k];
+                let point = rotate(body_rotation(*body), corner_at(half_extents, k)) + body_center(*body) - n * radius;
+                collider_friction(body, point, n, pushes[k], motion, h);
             }
+        }
+        if (core_push > 0.0) {
+            let point = rotate(body_rotation(*body), core_local) + body_center(*body);
+            collider_friction(body, point, core.normal, core_push, motion, h);
         }
     }
 }

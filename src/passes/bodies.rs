@@ -53,11 +53,13 @@ pub mod ropes;
 use super::plan::{workgroups_for, DispatchInfo, FramePlan, WORKGROUP_SIZE};
 use super::{CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
 use crate::bodies::{BodyState, GpuBody};
-use crate::collision::{self, box_point, rotate, GpuCollider, GpuColliderListHead, MovingCollider, SurfacePoint};
+use crate::collision::{
+    self, box_point, rotate, Collider, GpuCollider, GpuColliderListHead, Motion, MovingCollider, SurfacePoint,
+};
 use crate::error::Error;
 use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
 use crate::struct_layout;
-use crate::wgsl::{Binding, BindingTable, StructLayout};
+use crate::wgsl::{Binding, BindingTable, Constant, StructLayout};
 use crate::wgsl_file;
 use attachments::{attachment_pull, BodyAttachments, GpuBodyAttachment};
 use bytemuck::{Pod, Zeroable};
@@ -182,8 +184,9 @@ pub fn body_corners(half_extents: Vec3) -> impl Iterator<Item = Vec3> {
 /// `body` against `colliders` in substep `substep` of `substeps` of `h` seconds, collider by
 /// collider: first each corner ([`body_corners`]) grown by the shape's radius, along its path
 /// in the substep relative to the collider's motion (`Motion::half_space`), pushed out by
-/// `λ = d/w_b(r, n)` at its deepest point; then, once all are out, positional friction on each
-/// pushed corner's slide over the collider's surface, up to the body's friction times its push.
+/// `λ = d/w_b(r, n)` at its deepest point; then a round collider's core where it presses
+/// between the corners ([`core_contact`]); then, once all are out, positional friction on each
+/// pushed point's slide over the collider's surface, up to the body's friction times its push.
 /// Gauss-Seidel, corner by corner. Friction waits for every push: each push tilts the body and
 /// slides its other corners, and a corner's friction taken before the next corner's push left
 /// a box on the ground drifting at 3 mm/s.
@@ -206,23 +209,82 @@ pub fn collide_body(body: &mut BodyState, colliders: &[MovingCollider], substep:
             body.apply_impulse(n * lambda, r);
             pushes[k] = (n, lambda);
         }
+        let core = core_contact(body, &collider.shape, &motion).map(|(point, n, depth)| {
+            let r = point - body.pose().translation;
+            let lambda = depth / body.inverse_mass_at(r, n).max(DENOMINATOR_EPSILON);
+            let local = body.pose().to_local(point);
+            body.apply_impulse(n * lambda, r);
+            (local, n, lambda)
+        });
         for (corner, (n, lambda)) in body_corners(half_extents).zip(pushes) {
-            if lambda <= 0.0 {
-                continue;
-            }
-            let pose = body.pose();
-            let point = pose.to_world(corner) - n * radius;
-            let relative = body.point_displacement(point) - motion.velocity(point, h) * h;
-            let slide = relative - n * relative.dot(n);
-            let length = slide.length();
-            if length > GEOMETRY_EPSILON {
-                let t = slide / length;
-                let arm = point - pose.translation;
-                let resisted = length / body.inverse_mass_at(arm, t).max(DENOMINATOR_EPSILON);
-                body.apply_impulse(-t * resisted.min(body.friction * lambda), arm);
+            if lambda > 0.0 {
+                let point = body.pose().to_world(corner) - n * radius;
+                collider_friction(body, point, n, lambda, &motion, h);
             }
         }
+        if let Some((local, n, lambda)) = core {
+            let point = body.pose().to_world(local);
+            collider_friction(body, point, n, lambda, &motion, h);
+        }
     }
+}
+
+/// Positional Coulomb friction on `body`'s point now at `point`, pushed by `lambda` along `n`
+/// off a collider moving by `motion` over `h` seconds: the point's slide over the collider's
+/// surface in the substep, resisted up to the body's friction times the push.
+fn collider_friction(body: &mut BodyState, point: Vec3, n: Vec3, lambda: f32, motion: &Motion, h: f32) {
+    let relative = body.point_displacement(point) - motion.velocity(point, h) * h;
+    let slide = relative - n * relative.dot(n);
+    let length = slide.length();
+    if length > GEOMETRY_EPSILON {
+        let t = slide / length;
+        let arm = point - body.pose().translation;
+        let resisted = length / body.inverse_mass_at(arm, t).max(DENOMINATOR_EPSILON);
+        body.apply_impulse(-t * resisted.min(body.friction * lambda), arm);
+    }
+}
+
+/// Steps of the golden-section search along a round collider's core ([`core_contact`]): the
+/// bracket shrinks to `0.618²⁴ ≈ 1e-5` of the core's length.
+const CORE_SEARCH_STEPS: u32 = 24;
+
+/// `1/φ`, the golden section's ratio.
+const INVERSE_GOLDEN_RATIO: f32 = 0.618_034;
+
+/// A round collider (a sphere or a capsule: the points within its radius of a core segment)
+/// pressed into `body` where the substep left them, between its corners: the body's surface
+/// point nearest the core, the direction that pushes the body off it and the depth. A face or
+/// an edge of a box lying on a ball or across a bar is met there, where its corners miss it.
+/// The core's point nearest the body is found by a golden-section search (the distance to a
+/// convex shape is convex along a segment); `None` for other colliders and where they do not
+/// touch.
+pub fn core_contact(body: &BodyState, shape: &Collider, motion: &Motion) -> Option<(Vec3, Vec3, f32)> {
+    let (a, b, radius) = match *shape {
+        Collider::Sphere { center, radius } => (center, center, radius),
+        Collider::Capsule { a, b, radius } => (a, b, radius),
+        _ => return None,
+    };
+    let (a, b) = (motion.end.to_world(a), motion.end.to_world(b));
+    let pose = body.pose();
+    let (half_extents, rounding) = body.shape.rounded_box();
+    let surface = |p: Vec3| box_point(p, pose.translation, half_extents, pose.rotation, rounding);
+    let (mut low, mut high) = (0.0f32, 1.0f32);
+    for _ in 0..CORE_SEARCH_STEPS {
+        let span = (high - low) * INVERSE_GOLDEN_RATIO;
+        let (first, second) = (high - span, low + span);
+        if surface(a + (b - a) * first).distance < surface(a + (b - a) * second).distance {
+            high = second;
+        } else {
+            low = first;
+        }
+    }
+    let core = a + (b - a) * (0.5 * (low + high));
+    let nearest = surface(core);
+    let depth = radius - nearest.distance;
+    if depth.is_nan() || depth <= 0.0 {
+        return None;
+    }
+    Some((core - nearest.normal * nearest.distance, -nearest.normal, depth))
 }
 
 /// `shares` summed as a workgroup of [`WORKGROUP_SIZE`] threads sums them in workgroup memory:
@@ -393,7 +455,14 @@ impl Pass for BodiesPass {
 fn bodies_shader() -> Shader {
     Shader {
         label: "bodies",
-        constants: collision::wgsl_constants(),
+        constants: [
+            collision::wgsl_constants(),
+            vec![
+                Constant::u32("CORE_SEARCH_STEPS", CORE_SEARCH_STEPS),
+                Constant::f32("INVERSE_GOLDEN_RATIO", INVERSE_GOLDEN_RATIO),
+            ],
+        ]
+        .concat(),
         groups: vec![&BODIES],
         parts: vec![
             Part::File(collision::WGSL),
