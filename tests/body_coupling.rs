@@ -6,6 +6,7 @@
 mod support;
 
 use drape::bodies::MAX_BODIES;
+use drape::passes::bodies::ropes::MAX_ROPES;
 use drape::{
     BodyAttachment, BodyMass, BodyRope, BodyShape, BodyState, ClothMesh, ClothModel, Collider, CpuSolver, Error,
     GpuSolver, GridPlane, Pose, RigidBody, Scene, SceneKind, SolverMode, SolverParams, Stiffness,
@@ -736,7 +737,7 @@ fn a_slack_rope_lets_its_ball_fall_until_taut() {
 
 /// Ropes on the GPU follow the reference: a bar swinging from a pivot, a ball falling onto its
 /// slack rope and a box dragged by a rope whose anchor moves every frame (as the mouse drags
-/// a body), on a sheet they fall onto; a rerun gives the same bits, and `reset` keeps the
+/// a body), each pressing on the sheet under them; a rerun gives the same bits, and `reset` keeps the
 /// ropes.
 #[test]
 fn the_gpu_follows_the_reference_on_ropes() {
@@ -744,34 +745,40 @@ fn the_gpu_follows_the_reference_on_ropes() {
     let model = sheet(12, 0.1, Vec3::new(0.0, 0.8, 0.0), &[0, 11, 132, 143]);
     let tilted = Quat::from_rotation_z(0.3);
     let top = Vec3::new(0.0, 0.25, 0.0);
+    // The box is grabbed at a point of its top edge, where the drag starts.
+    let (turned, held, grabbed) = (Quat::from_rotation_y(0.5), Vec3::new(0.06, 0.06, 0.0), Vec3::new(0.0, 0.85, -0.3));
     let bodies = [
         RigidBody::new(
             BodyShape::Box { half_extents: Vec3::new(0.05, 0.25, 0.05) },
             BodyMass::Mass(2.0),
-            Pose { translation: Vec3::new(0.3, 1.6, 0.0) - tilted * top, rotation: tilted },
+            Pose { translation: Vec3::new(0.3, 1.2, 0.0) - tilted * top, rotation: tilted },
         ),
-        ball(0.08, 1.0, Vec3::new(-0.3, 1.5, 0.1)),
+        ball(0.08, 1.0, Vec3::new(-0.3, 1.1, 0.1)),
         RigidBody::new(
             BodyShape::Box { half_extents: Vec3::splat(0.06) },
             BodyMass::Mass(0.5),
-            Pose { translation: Vec3::new(0.0, 1.2, -0.3), rotation: Quat::from_rotation_y(0.5) },
+            Pose { translation: grabbed - turned * held, rotation: turned },
         ),
     ];
     let ropes = |frame: usize| {
-        let dragged = Vec3::new(0.02 * frame as f32, 1.3, -0.3);
+        let dragged = grabbed + Vec3::X * (0.02 * frame as f32);
         [
-            BodyRope { body: 0, point: top, anchor: Vec3::new(0.3, 1.6, 0.0), length: 0.0 },
-            BodyRope { body: 1, point: Vec3::ZERO, anchor: Vec3::new(-0.3, 1.9, 0.1), length: 0.6 },
-            BodyRope { body: 2, point: Vec3::new(0.06, 0.06, 0.0), anchor: dragged, length: 0.0 },
+            BodyRope { body: 0, point: top, anchor: Vec3::new(0.3, 1.2, 0.0), length: 0.0 },
+            BodyRope { body: 1, point: Vec3::ZERO, anchor: Vec3::new(-0.3, 1.6, 0.1), length: 0.85 },
+            BodyRope { body: 2, point: held, anchor: dragged, length: 0.0 },
         ]
     };
     let frames = 20;
     let params = SolverParams::default();
     let mut cpu = CpuSolver::new(&model, params, &[]).unwrap();
     cpu.set_bodies(&bodies).unwrap();
+    let mut touched = [0; 3];
     for frame in 0..frames {
         cpu.set_body_ropes(&ropes(frame)).unwrap();
         cpu.step();
+        for (most, body) in touched.iter_mut().zip(cpu.bodies()) {
+            *most = body.contacts.max(*most);
+        }
     }
     let mut gpu = GpuSolver::new(&device, &queue, &model, params, &[]).unwrap();
     gpu.set_bodies(&bodies).unwrap();
@@ -790,10 +797,12 @@ fn the_gpu_follows_the_reference_on_ropes() {
     assert_eq!(reads[0], reads[1], "a rerun after a reset moved the bodies");
     let bar = reads[0][0];
     assert!(bar.angular_velocity.length() > 0.1, "the bar does not swing: {bar:?}");
+    assert!(touched.iter().all(|&c| c > 0), "each body hangs onto the sheet: {touched:?} contacts at most");
 }
 
 /// Ropes refuse a body that does not exist, a point or an anchor that is not finite, a negative
-/// or infinite length, and change nothing then; `set_bodies` releases them.
+/// or infinite length, more than `MAX_ROPES`, and change nothing then; `set_bodies` releases
+/// them.
 #[test]
 fn bad_body_ropes_are_refused() {
     let (device, queue) = device();
@@ -818,6 +827,9 @@ fn bad_body_ropes_are_refused() {
         assert!(named(cpu.set_body_ropes(&[good, rope]).unwrap_err()), "{name}");
         assert!(named(gpu.set_body_ropes(&[good, rope]).unwrap_err()), "{name}");
     }
+    let too_many = vec![good; MAX_ROPES + 1];
+    let named = |e: Error| matches!(e, Error::Param(ref p) if p.name == "body_ropes");
+    assert!(named(cpu.set_body_ropes(&too_many).unwrap_err()) && named(gpu.set_body_ropes(&too_many).unwrap_err()));
     for _ in 0..30 {
         cpu.step();
         gpu.step();
@@ -904,8 +916,7 @@ fn particles_within_a_distance_of_a_body_are_attached() {
         assert_eq!(cpu.body_attachments().of(i as usize), Some((0, expected)));
         assert_eq!(gpu.body_attachments().of(i as usize), Some((0, expected)));
     }
-    for (body, distance, name) in [(1, 0.01, "body_attachment.body"), (0, -0.01, "distance"), (0, f32::NAN, "distance")]
-    {
+    for (body, distance, name) in [(1, 0.01, "body"), (0, -0.01, "distance"), (0, f32::NAN, "distance")] {
         let named = |e: Error| matches!(e, Error::Param(ref p) if p.name == name);
         assert!(named(cpu.attach_within_body(body, distance).unwrap_err()), "{name}");
         assert!(named(gpu.attach_within_body(body, distance).unwrap_err()), "{name}");

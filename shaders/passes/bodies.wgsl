@@ -446,8 +446,8 @@ fn sum_body_contacts(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local
     }
 }
 
-// Thread i meets particle i with every body in order; each workgroup writes each body its
-// shares' sum.
+// Thread i meets particle i with every body it was counted against, in order; each workgroup
+// writes each body its shares' sum.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn body_contacts(
     @builtin(workgroup_id) workgroup: vec3<u32>,

@@ -181,8 +181,9 @@ impl GpuSolver {
     /// simulated time, the parameters, the layout asked for and profiling carry over, copied on
     /// the GPU (no readback, no wait). The model, its buffers and pipelines are built anew, so
     /// it costs what making a solver costs; overflow counts start from zero, and an uncollected
-    /// [`GpuSolver::request_metrics`] or [`GpuSolver::request_positions`] is dropped. On error (a
-    /// cloth the model cannot join, the device's limits) the solver is left as it was.
+    /// [`GpuSolver::request_metrics`], [`GpuSolver::request_positions`] or
+    /// [`GpuSolver::request_bodies`] is dropped. On error (a cloth the model cannot join, the
+    /// device's limits) the solver is left as it was.
     pub fn add_cloth(&mut self, cloth: &ClothModel) -> Result<(), Error> {
         let model = ClothModel::joined(&[self.model.clone(), cloth.clone()])?;
         let mut next = Self::new(&self.device, &self.queue, &model, self.params, &self.colliders())?;
@@ -733,6 +734,7 @@ impl GpuSolver {
             return Err(error);
         }
         self.fit_bodies();
+        self.drop_bodies_read();
         Ok(())
     }
 
@@ -794,6 +796,7 @@ impl GpuSolver {
         }
         let record = GpuBody::new(self.bodies.last().expect("just added"));
         self.resources.write("bodies", kept, bytemuck::bytes_of(&record));
+        self.drop_bodies_read();
         Ok(())
     }
 

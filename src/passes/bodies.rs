@@ -312,8 +312,9 @@ fn partial_count(particles: usize) -> u32 {
     x * y
 }
 
-/// The particles against the bodies, as the GPU's workgroups do it: each particle meets every
-/// body in order, each workgroup's shares summed in a tree; then each body's partial sums.
+/// The particles against the bodies, as the GPU's workgroups do it: each particle meets, in
+/// order, every body it was counted against ([`meets`]), each workgroup's shares summed in a
+/// tree; then each body's partial sums.
 fn meet_particles(setup: &Setup, frame: &mut CpuFrame) -> Vec<BodyShare> {
     let (solve, bodies) = (&mut *frame.solve, &*frame.bodies);
     let (n, count) = (frame.positions.len(), bodies.len());

@@ -532,17 +532,23 @@ impl Session {
         let above = Vec3::new(0.5 * (low.x + high.x), high.y + shape.bounding_radius() + 0.5, 0.5 * (low.z + high.z));
         let rotation = Quat::from_rotation_y(0.4) * Quat::from_rotation_x(0.3);
         let pose = Pose { translation: above, rotation };
-        self.solver.add_body(&RigidBody::new(shape, BodyMass::Density(DROPPED_BODY_DENSITY), pose))
+        self.solver.add_body(&RigidBody::new(shape, BodyMass::Density(DROPPED_BODY_DENSITY), pose))?;
+        self.bodies_seen.clear();
+        Ok(())
     }
 
     /// Removes every body (and the attachments and ropes to them, the mouse's too) until the
-    /// scene is loaded again.
+    /// scene is loaded again: a reset or a rebuilt cloth brings back none of the scene's.
     pub fn remove_bodies(&mut self) -> Result<(), Error> {
+        self.solver.set_bodies(&[])?;
         if self.holds_a_body() {
             self.grab = None;
         }
         self.bodies_seen.clear();
-        self.solver.set_bodies(&[])
+        self.objects.bodies.clear();
+        self.objects.body_attachments.clear();
+        self.objects.body_ropes.clear();
+        Ok(())
     }
 
     /// Puts the cloth and colliders back in their initial state (parameters stay).
@@ -904,7 +910,8 @@ impl Session {
                     }
                 }
             }
-            Some(Grab::Body { plane_point, plane_normal }) => {
+            // Paused, a held body stays: its joint would close the whole drag in one substep.
+            Some(Grab::Body { plane_point, plane_normal }) if !self.paused => {
                 if let Some(point) = ray.intersect_plane(plane_point, plane_normal) {
                     let mut ropes = self.solver.body_ropes().to_vec();
                     if let Some(held) = ropes.last_mut() {
@@ -913,7 +920,7 @@ impl Session {
                     self.solver.set_body_ropes(&ropes)?;
                 }
             }
-            None => {}
+            Some(Grab::Body { .. }) | None => {}
         }
         Ok(())
     }

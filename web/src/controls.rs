@@ -44,6 +44,7 @@ pub enum Control {
     Wind(f32),
     /// A body dropped over the cloth ([`drape::viewer::Session::drop_body`]).
     DropBody(BodyShape),
+    /// Every body removed ([`drape::viewer::Session::remove_bodies`]).
     RemoveBodies,
     /// A value the control could not read: says which.
     Unreadable(&'static str),

@@ -140,7 +140,7 @@ pub(crate) fn body_attachments_within(
     }
     let Some(state) = bodies.get(body as usize) else {
         let value = body.to_string();
-        return Err(ParamError { name: "body_attachment.body", value, expected: "one of the solver's bodies" }.into());
+        return Err(ParamError { name: "body", value, expected: "one of the solver's bodies" }.into());
     };
     let (free, pose) = (|i: usize| pins.inverse_masses()[i] > 0.0, state.pose());
     Ok((0..positions.len())
