@@ -41,7 +41,8 @@ enum Layout {
 struct Args {
     /// hanging, drape, free_fall, benchmark, flag, capsules, fold, stack, spin, mesh, the lab's
     /// tests cantilever and cusick (whose report adds their reading), layers (three cloths of
-    /// their own fabrics, with self-collision), or cape (a cloth attached to a swinging bar).
+    /// their own fabrics, with self-collision), cape (a cloth attached to a rigid bar swinging on
+    /// two ropes) or hammock (a ball dropped into a canvas pinned at its corners).
     #[arg(long, default_value = "hanging")]
     scene: SceneKind,
     /// A fabric for the scene's cloth (drape::fabric::FABRICS: silk-charmeuse, wool-suiting,
