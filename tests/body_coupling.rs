@@ -981,24 +981,39 @@ fn the_hammock_hangs_the_balls_weight_on_its_pins() {
     }
 }
 
-/// A box lying flat on a ball and a plank lying across a bar, where their corners miss the
-/// collider: each rests on its face at the height the shapes give (the ball's top plus the
-/// box's half height; the bar's top plus the plank's), within 1 mm and level within 0.01 rad,
-/// where corners alone let them fall through. The GPU follows the reference.
+/// A box lying flat on a ball, a plank lying across a bar and another across a box's rounded
+/// ridge (a box turned 45°), where their corners miss the collider: each rests on its face at
+/// the height the shapes give (the ball's top, the bar's or the ridge's, plus the body's half
+/// height), within 1 mm and level within 0.01 rad, where corners alone let them fall through.
+/// Each support is rounder than the body is thick, so the rest is stable (across a sharp
+/// ridge a plank balances on a knife's edge, and the GPU's rounding and the reference's part
+/// ways). The GPU follows the reference.
 #[test]
-fn boxes_rest_on_round_colliders_between_their_corners() {
+fn boxes_rest_on_colliders_between_their_corners() {
     let (device, queue) = device();
     let model = far_sheet();
     let colliders = [
         Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.5),
         Collider::capsule(Vec3::new(1.5, 0.5, 0.0), Vec3::new(2.5, 0.5, 0.0), 0.05),
+        Collider::Box {
+            center: Vec3::new(4.0, 0.3, 0.0),
+            half_extents: Vec3::new(0.2, 0.2, 0.5),
+            rotation: Quat::from_rotation_z(std::f32::consts::FRAC_PI_4),
+            rounding: 0.05,
+        },
     ];
+    let ridge = 0.3 + 0.2 * std::f32::consts::SQRT_2 + 0.05;
     let (board, plank) = (Vec3::new(0.3, 0.05, 0.3), Vec3::new(0.05, 0.02, 0.4));
     let on = |half_extents: Vec3, center: Vec3| {
         let pose = Pose { translation: center, rotation: Quat::IDENTITY };
         RigidBody::new(BodyShape::Box { half_extents }, BodyMass::Mass(1.0), pose)
     };
-    let bodies = [on(board, Vec3::new(0.0, 1.06, 0.0)), on(plank, Vec3::new(2.0, 0.58, 0.0))];
+    let across = Vec3::new(0.4, 0.02, 0.05);
+    let bodies = [
+        on(board, Vec3::new(0.0, 1.06, 0.0)),
+        on(plank, Vec3::new(2.0, 0.58, 0.0)),
+        on(across, Vec3::new(4.0, ridge + 0.03, 0.0)),
+    ];
     let params = SolverParams::default();
     let mut cpu = CpuSolver::new(&model, params, &colliders).unwrap();
     cpu.set_bodies(&bodies).unwrap();
@@ -1010,7 +1025,7 @@ fn boxes_rest_on_round_colliders_between_their_corners() {
     }
     assert_follows(&mut gpu, &cpu, "round colliders");
     run(&mut cpu, 40);
-    for (body, height) in cpu.bodies().iter().zip([1.0 + board.y, 0.55 + plank.y]) {
+    for (body, height) in cpu.bodies().iter().zip([1.0 + board.y, 0.55 + plank.y, ridge + across.y]) {
         assert!((body.position.y - height).abs() < 1e-3, "rests at {} for {height}: {body:?}", body.position.y);
         let tilt = (body.rotation * Vec3::Y).angle_between(Vec3::Y);
         assert!(tilt < 0.01, "tilted by {tilt} rad: {body:?}");

@@ -245,35 +245,115 @@ struct CoreContact {
     depth: f32,
 }
 
-// core_contact in src/passes/bodies.rs: a sphere or capsule collider pressed into the body
-// between its corners, its core's nearest point found by a golden-section search.
-fn core_contact(body: Body, collider: Collider, motion: Motion) -> CoreContact {
-    let none = CoreContact(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
-    if (collider.kind != COLLIDER_SPHERE && collider.kind != COLLIDER_CAPSULE) {
-        return none;
+// collider_cores in src/passes/bodies.rs: how many segments the collider is round about (a
+// sphere's centre, a capsule's axis, a box's twelve edges; none for planes and meshes).
+fn core_count(collider: Collider) -> u32 {
+    switch (collider.kind) {
+        case COLLIDER_SPHERE, COLLIDER_CAPSULE: {
+            return 1u;
+        }
+        case COLLIDER_BOX: {
+            return MAX_CORES;
+        }
+        default: {
+            return 0u;
+        }
     }
-    let end_b = select(collider.b.xyz, collider.a.xyz, collider.kind == COLLIDER_SPHERE);
-    let a = rotate(motion.end.rotation, collider.a.xyz) + motion.end.translation;
-    let b = rotate(motion.end.rotation, end_b) + motion.end.translation;
+}
+
+// box_edge_end in src/passes/bodies.rs: an end of edge k of a box of half extents h (end ±1).
+fn box_edge_end(h: vec3<f32>, k: u32, end: f32) -> vec3<f32> {
+    let first = select(1.0, -1.0, (k & 1u) != 0u);
+    let second = select(1.0, -1.0, (k & 2u) != 0u);
+    switch (k / 4u) {
+        case 0u: {
+            return vec3<f32>(end * h.x, first * h.y, second * h.z);
+        }
+        case 1u: {
+            return vec3<f32>(second * h.x, end * h.y, first * h.z);
+        }
+        default: {
+            return vec3<f32>(first * h.x, second * h.y, end * h.z);
+        }
+    }
+}
+
+// An end of core k of the collider (collider_cores), in the world at the end of the motion.
+fn core_end(collider: Collider, motion: Motion, k: u32, end: f32) -> vec3<f32> {
+    var local = collider.a.xyz;
+    if (collider.kind == COLLIDER_CAPSULE && end > 0.0) {
+        local = collider.b.xyz;
+    } else if (collider.kind == COLLIDER_BOX) {
+        local = collider.a.xyz + rotate(collider.rotation, box_edge_end(collider.b.xyz, k, end));
+    }
+    return rotate(motion.end.rotation, local) + motion.end.translation;
+}
+
+// The distance from the point a fraction t along the core a–b to the body's surface (the body's
+// centre and rotation now given).
+fn core_distance(body: Body, center: vec3<f32>, rotation: vec4<f32>, a: vec3<f32>, b: vec3<f32>, t: f32) -> f32 {
+    return box_point(a + (b - a) * t, center, body.half_extents, rotation, body.radius).distance;
+}
+
+// pressed_from in src/passes/bodies.rs: where, from `inside` towards `end`, the core stops
+// pressing into the body.
+fn pressed_from(
+    body: Body,
+    center: vec3<f32>,
+    rotation: vec4<f32>,
+    a: vec3<f32>,
+    b: vec3<f32>,
+    radius: f32,
+    inside: f32,
+    end: f32,
+) -> f32 {
+    if (core_distance(body, center, rotation, a, b, end) < radius) {
+        return end;
+    }
+    var pressed = inside;
+    var free = end;
+    for (var k = 0u; k < CORE_SEARCH_STEPS; k += 1u) {
+        let middle = 0.5 * (pressed + free);
+        if (core_distance(body, center, rotation, a, b, middle) < radius) {
+            pressed = middle;
+        } else {
+            free = middle;
+        }
+    }
+    return pressed;
+}
+
+// core_contact in src/passes/bodies.rs: the points within radius of the segment a–b pressed
+// into the body between its corners, at the middle of the stretch of the segment that presses.
+fn core_contact(body: Body, a: vec3<f32>, b: vec3<f32>, radius: f32) -> CoreContact {
+    let none = CoreContact(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
     let center = body_center(body);
     let rotation = body_rotation(body);
+    let reach = 0.5 * length(b - a) + length(body.half_extents) + body.radius + radius;
+    if (length(0.5 * (a + b) - center) > reach) {
+        return none;
+    }
     var low = 0.0;
     var high = 1.0;
     for (var k = 0u; k < CORE_SEARCH_STEPS; k += 1u) {
         let span = (high - low) * INVERSE_GOLDEN_RATIO;
         let first = high - span;
         let second = low + span;
-        let at_first = box_point(a + (b - a) * first, center, body.half_extents, rotation, body.radius);
-        let at_second = box_point(a + (b - a) * second, center, body.half_extents, rotation, body.radius);
-        if (at_first.distance < at_second.distance) {
+        if (core_distance(body, center, rotation, a, b, first) < core_distance(body, center, rotation, a, b, second)) {
             high = second;
         } else {
             low = first;
         }
     }
-    let core = a + (b - a) * (0.5 * (low + high));
+    let deepest = 0.5 * (low + high);
+    if (!(core_distance(body, center, rotation, a, b, deepest) < radius)) {
+        return none;
+    }
+    let from_a = pressed_from(body, center, rotation, a, b, radius, deepest, 0.0);
+    let to_b = pressed_from(body, center, rotation, a, b, radius, deepest, 1.0);
+    let core = a + (b - a) * (0.5 * (from_a + to_b));
     let nearest = box_point(core, center, body.half_extents, rotation, body.radius);
-    let depth = collider.a.w - nearest.distance;
+    let depth = radius - nearest.distance;
     if (!(depth > 0.0)) {
         return none;
     }
@@ -324,15 +404,26 @@ fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
             normals[k] = n;
             pushes[k] = lambda;
         }
-        let core = core_contact(*body, collider, motion);
-        var core_local = vec3<f32>(0.0);
-        var core_push = 0.0;
-        if (core.depth > 0.0) {
-            let center = body_center(*body);
-            let r = core.point - center;
-            core_push = core.depth / max(inverse_mass_at(*body, r, core.normal), DENOMINATOR_EPSILON);
-            core_local = rotate(conjugate(body_rotation(*body)), core.point - center);
-            apply_impulse(body, core.normal * core_push, r);
+        // The collider's radius about its cores: a ball's or a bar's, a box's rounding.
+        let core_radius = collider.a.w;
+        var core_locals: array<vec3<f32>, MAX_CORES>;
+        var core_normals: array<vec3<f32>, MAX_CORES>;
+        var core_pushes: array<f32, MAX_CORES>;
+        for (var k = 0u; k < MAX_CORES; k += 1u) {
+            core_pushes[k] = 0.0;
+            if (k >= core_count(collider)) {
+                continue;
+            }
+            let core = core_contact(*body, core_end(collider, motion, k, -1.0), core_end(collider, motion, k, 1.0), core_radius);
+            if (core.depth > 0.0) {
+                let center = body_center(*body);
+                let r = core.point - center;
+                let lambda = core.depth / max(inverse_mass_at(*body, r, core.normal), DENOMINATOR_EPSILON);
+                core_locals[k] = rotate(conjugate(body_rotation(*body)), core.point - center);
+                core_normals[k] = core.normal;
+                core_pushes[k] = lambda;
+                apply_impulse(body, core.normal * lambda, r);
+            }
         }
         for (var k = 0u; k < 8u; k += 1u) {
             if (pushes[k] > 0.0) {
@@ -341,9 +432,11 @@ fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
                 collider_friction(body, point, n, pushes[k], motion, h);
             }
         }
-        if (core_push > 0.0) {
-            let point = rotate(body_rotation(*body), core_local) + body_center(*body);
-            collider_friction(body, point, core.normal, core_push, motion, h);
+        for (var k = 0u; k < MAX_CORES; k += 1u) {
+            if (core_pushes[k] > 0.0) {
+                let point = rotate(body_rotation(*body), core_locals[k]) + body_center(*body);
+                collider_friction(body, point, core_normals[k], core_pushes[k], motion, h);
+            }
         }
     }
 }

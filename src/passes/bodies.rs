@@ -39,8 +39,10 @@
 //! particles only), and each meets the cloth and the colliders with its own friction
 //! ([`crate::RigidBody::friction`]), whatever the cloth's or the colliders' materials. A body
 //! meets the colliders at the corners of its rounded box (a ball at its centre, a capsule at its
-//! axis's ends, a box at its eight corners), each grown by its radius; a box's edge or face
-//! pressed on a collider's convex part between its corners is not met.
+//! axis's ends, a box at its eight corners), each grown by its radius, and at the cores of the
+//! round-edged ones pressing between those corners (a ball's centre, a bar's axis, a box
+//! collider's edges: [`core_contact`]); a mesh's bump pressed into a box's face between its
+//! corners is not met.
 //!
 //! Six dispatches per substep while the solver has bodies (predict; count the contacts, sum
 //! the counts; meet them, solve; the pairs and the velocities), none without. WGSL twin:
@@ -184,8 +186,8 @@ pub fn body_corners(half_extents: Vec3) -> impl Iterator<Item = Vec3> {
 /// `body` against `colliders` in substep `substep` of `substeps` of `h` seconds, collider by
 /// collider: first each corner ([`body_corners`]) grown by the shape's radius, along its path
 /// in the substep relative to the collider's motion (`Motion::half_space`), pushed out by
-/// `λ = d/w_b(r, n)` at its deepest point; then a round collider's core where it presses
-/// between the corners ([`core_contact`]); then, once all are out, positional friction on each
+/// `λ = d/w_b(r, n)` at its deepest point; then each of the collider's cores where it presses
+/// between the corners ([`core_contact`]: a ball's centre, a bar's axis, a box's edges); then, once all are out, positional friction on each
 /// pushed point's slide over the collider's surface, up to the body's friction times its push.
 /// Gauss-Seidel, corner by corner. Friction waits for every push: each push tilts the body and
 /// slides its other corners, and a corner's friction taken before the next corner's push left
@@ -209,23 +211,63 @@ pub fn collide_body(body: &mut BodyState, colliders: &[MovingCollider], substep:
             body.apply_impulse(n * lambda, r);
             pushes[k] = (n, lambda);
         }
-        let core = core_contact(body, &collider.shape, &motion).map(|(point, n, depth)| {
-            let r = point - body.pose().translation;
-            let lambda = depth / body.inverse_mass_at(r, n).max(DENOMINATOR_EPSILON);
-            let local = body.pose().to_local(point);
-            body.apply_impulse(n * lambda, r);
-            (local, n, lambda)
-        });
+        let (cores, core_radius) = collider_cores(&collider.shape, &motion);
+        let core_pushes: Vec<_> = cores
+            .iter()
+            .filter_map(|&[a, b]| {
+                let (point, n, depth) = core_contact(body, a, b, core_radius)?;
+                let r = point - body.pose().translation;
+                let lambda = depth / body.inverse_mass_at(r, n).max(DENOMINATOR_EPSILON);
+                let local = body.pose().to_local(point);
+                body.apply_impulse(n * lambda, r);
+                Some((local, n, lambda))
+            })
+            .collect();
         for (corner, (n, lambda)) in body_corners(half_extents).zip(pushes) {
             if lambda > 0.0 {
                 let point = body.pose().to_world(corner) - n * radius;
                 collider_friction(body, point, n, lambda, &motion, h);
             }
         }
-        if let Some((local, n, lambda)) = core {
+        for (local, n, lambda) in core_pushes {
             let point = body.pose().to_world(local);
             collider_friction(body, point, n, lambda, &motion, h);
         }
+    }
+}
+
+/// The most cores a collider has ([`collider_cores`]): a box's edges.
+pub const MAX_CORES: usize = 12;
+
+/// The segments a collider is round about, in the world at the end of `motion`, and their
+/// radius: a sphere's centre (a segment of no length), a capsule's axis, a box's twelve edges
+/// (its rounding their radius). Where a box's edge or corner, a bar or a ball presses into a
+/// body's face between the body's corners, it is met at these ([`core_contact`]). None for
+/// planes (whose deepest point into a convex body is one of its corners) and meshes.
+pub fn collider_cores(shape: &Collider, motion: &Motion) -> (Vec<[Vec3; 2]>, f32) {
+    let world = |p: Vec3| motion.end.to_world(p);
+    match *shape {
+        Collider::Sphere { center, radius } => (vec![[world(center), world(center)]], radius),
+        Collider::Capsule { a, b, radius } => (vec![[world(a), world(b)]], radius),
+        Collider::Box { center, half_extents, rotation, rounding } => {
+            let end_at = |k: u32, end: f32| world(center + rotate(rotation, box_edge_end(half_extents, k, end)));
+            ((0..MAX_CORES as u32).map(|k| [end_at(k, -1.0), end_at(k, 1.0)]).collect(), rounding)
+        }
+        _ => (Vec::new(), 0.0),
+    }
+}
+
+/// An end of edge `k` of a box of `half_extents` in its frame (`end` ±1): edges 0–3 run along x,
+/// 4–7 along y, 8–11 along z, the other two axes (in cyclic order) at the signs of `k`'s two
+/// low bits.
+fn box_edge_end(half_extents: Vec3, k: u32, end: f32) -> Vec3 {
+    let h = half_extents;
+    let first = if k & 1 == 0 { 1.0 } else { -1.0 };
+    let second = if k & 2 == 0 { 1.0 } else { -1.0 };
+    match k / 4 {
+        0 => Vec3::new(end * h.x, first * h.y, second * h.z),
+        1 => Vec3::new(second * h.x, end * h.y, first * h.z),
+        _ => Vec3::new(first * h.x, second * h.y, end * h.z),
     }
 }
 
@@ -251,40 +293,65 @@ const CORE_SEARCH_STEPS: u32 = 24;
 /// `1/φ`, the golden section's ratio.
 const INVERSE_GOLDEN_RATIO: f32 = 0.618_034;
 
-/// A round collider (a sphere or a capsule: the points within its radius of a core segment)
-/// pressed into `body` where the substep left them, between its corners: the body's surface
+/// The points within `radius` of the segment `a`–`b` (a collider's core, [`collider_cores`])
+/// pressed into `body` where the substep left it, between its corners: the body's surface
 /// point nearest the core, the direction that pushes the body off it and the depth. A face or
-/// an edge of a box lying on a ball or across a bar is met there, where its corners miss it.
-/// The core's point nearest the body is found by a golden-section search (the distance to a
-/// convex shape is convex along a segment); `None` for other colliders and where they do not
-/// touch.
-pub fn core_contact(body: &BodyState, shape: &Collider, motion: &Motion) -> Option<(Vec3, Vec3, f32)> {
-    let (a, b, radius) = match *shape {
-        Collider::Sphere { center, radius } => (center, center, radius),
-        Collider::Capsule { a, b, radius } => (a, b, radius),
-        _ => return None,
-    };
-    let (a, b) = (motion.end.to_world(a), motion.end.to_world(b));
+/// an edge of a box lying on a ball, across a bar or across a box's edge is met there, where
+/// its corners miss it. The core's point nearest the body is found by a golden-section search
+/// (the distance to a convex shape is convex along a segment); `None` where they do not touch.
+pub fn core_contact(body: &BodyState, a: Vec3, b: Vec3, radius: f32) -> Option<(Vec3, Vec3, f32)> {
     let pose = body.pose();
     let (half_extents, rounding) = body.shape.rounded_box();
-    let surface = |p: Vec3| box_point(p, pose.translation, half_extents, pose.rotation, rounding);
+    let reach = 0.5 * (b - a).length() + half_extents.length() + rounding + radius;
+    if (0.5 * (a + b)).distance(pose.translation) > reach {
+        return None;
+    }
+    let distance =
+        |t: f32| box_point(a + (b - a) * t, pose.translation, half_extents, pose.rotation, rounding).distance;
     let (mut low, mut high) = (0.0f32, 1.0f32);
     for _ in 0..CORE_SEARCH_STEPS {
         let span = (high - low) * INVERSE_GOLDEN_RATIO;
         let (first, second) = (high - span, low + span);
-        if surface(a + (b - a) * first).distance < surface(a + (b - a) * second).distance {
+        if distance(first) < distance(second) {
             high = second;
         } else {
             low = first;
         }
     }
-    let core = a + (b - a) * (0.5 * (low + high));
-    let nearest = surface(core);
+    let deepest = 0.5 * (low + high);
+    let clearance = distance(deepest);
+    if clearance.is_nan() || clearance >= radius {
+        return None;
+    }
+    let t = 0.5 * (pressed_from(&distance, radius, deepest, 0.0) + pressed_from(&distance, radius, deepest, 1.0));
+    let core = a + (b - a) * t;
+    let nearest = box_point(core, pose.translation, half_extents, pose.rotation, rounding);
     let depth = radius - nearest.distance;
     if depth.is_nan() || depth <= 0.0 {
         return None;
     }
     Some((core - nearest.normal * nearest.distance, -nearest.normal, depth))
+}
+
+/// Where, from the core's point `inside` (nearer the body than `radius`) towards its end
+/// `end`, the core stops pressing into the body: `end` if it presses there too, else found by
+/// bisection. The core presses along an interval (a face lying along a bar touches it along a
+/// line), and the contact takes its middle: the deepest point alone is anywhere along a flat
+/// stretch, as rounding picks it, and would turn the body.
+fn pressed_from(distance: &impl Fn(f32) -> f32, radius: f32, inside: f32, end: f32) -> f32 {
+    if distance(end) < radius {
+        return end;
+    }
+    let (mut pressed, mut free) = (inside, end);
+    for _ in 0..CORE_SEARCH_STEPS {
+        let middle = 0.5 * (pressed + free);
+        if distance(middle) < radius {
+            pressed = middle;
+        } else {
+            free = middle;
+        }
+    }
+    pressed
 }
 
 /// `shares` summed as a workgroup of [`WORKGROUP_SIZE`] threads sums them in workgroup memory:
@@ -460,6 +527,7 @@ fn bodies_shader() -> Shader {
             collision::wgsl_constants(),
             vec![
                 Constant::u32("CORE_SEARCH_STEPS", CORE_SEARCH_STEPS),
+                Constant::u32("MAX_CORES", MAX_CORES as u32),
                 Constant::f32("INVERSE_GOLDEN_RATIO", INVERSE_GOLDEN_RATIO),
             ],
         ]
