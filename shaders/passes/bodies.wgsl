@@ -414,7 +414,9 @@ fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
             if (k >= core_count(collider)) {
                 continue;
             }
-            let core = core_contact(*body, core_end(collider, motion, k, -1.0), core_end(collider, motion, k, 1.0), core_radius);
+            let a = core_end(collider, motion, k, -1.0);
+            let b = core_end(collider, motion, k, 1.0);
+            let core = core_contact(*body, a, b, core_radius);
             if (core.depth > 0.0) {
                 let center = body_center(*body);
                 let r = core.point - center;

@@ -187,8 +187,9 @@ pub fn body_corners(half_extents: Vec3) -> impl Iterator<Item = Vec3> {
 /// collider: first each corner ([`body_corners`]) grown by the shape's radius, along its path
 /// in the substep relative to the collider's motion (`Motion::half_space`), pushed out by
 /// `λ = d/w_b(r, n)` at its deepest point; then each of the collider's cores where it presses
-/// between the corners ([`core_contact`]: a ball's centre, a bar's axis, a box's edges); then, once all are out, positional friction on each
-/// pushed point's slide over the collider's surface, up to the body's friction times its push.
+/// between the corners ([`core_contact`]: a ball's centre, a bar's axis, a box's edges); then,
+/// once all are out, positional friction on each pushed point's slide over the collider's
+/// surface, up to the body's friction times its push.
 /// Gauss-Seidel, corner by corner. Friction waits for every push: each push tilts the body and
 /// slides its other corners, and a corner's friction taken before the next corner's push left
 /// a box on the ground drifting at 3 mm/s.

@@ -3,16 +3,20 @@
 //! the particles and the colliders, before the bodies meet each other. A taut rope pulls the
 //! body's point back to its length along the rope, `λ = C/w_b(r, n)` with `C = |p − a| − L`
 //! and the body's generalised inverse mass `w_b` at its point (the XPBD rigid-body notes, §3.3,
-//! with zero compliance: a rope does not stretch); a slack one does nothing. Of length zero it
-//! is a ball joint: the body turns about a point held where the anchor is (a pendulum's
-//! pivot, or the mouse dragging it), and the joint pushes whichever way closes the gap `g`, by
-//! the impulse `−K⁻¹g` for the point's inverse mass matrix `K = 𝟙/m − [r]× I⁻¹ [r]×`. Solved
-//! along the gap alone, as a rope is, the point would slip sideways by a share of the gap: a
-//! spinning ball held at its surface drifted 0.14 mm off its anchor. A swing on a rope loses about `(ωh)²` of its energy each
-//! substep, as any position-based constraint's does (velocities are taken from the projected
-//! positions): first order in the substep, 4.3 % of a 1 m pendulum's amplitude in three periods
-//! at 10 substeps of a 60 Hz frame; a ball spinning at 15 rad/s held at its surface loses 6.9 %
-//! of its angular momentum about the anchor's vertical in a second. WGSL twin: `shaders/passes/body_ropes.wgsl`.
+//! with zero compliance: a rope does not stretch); a slack one does nothing.
+//!
+//! Of length zero it is a ball joint: the body turns about a point held where the anchor is (a
+//! pendulum's pivot, or the mouse dragging it), and the joint pushes whichever way closes the
+//! gap `g`, by the impulse `−K⁻¹g` for the point's inverse mass matrix
+//! `K = 𝟙/m − [r]× I⁻¹ [r]×`. Solved along the gap alone, as a rope is, the point would slip
+//! sideways by a share of the gap: a spinning ball held at its surface drifted 0.14 mm off its
+//! anchor.
+//!
+//! A swing on a rope loses about `(ωh)²` of its energy each substep, as any position-based
+//! constraint's does (velocities are taken from the projected positions): first order in the
+//! substep, 4.3 % of a 1 m pendulum's amplitude in three periods at 10 substeps of a 60 Hz
+//! frame; a ball spinning at 15 rad/s held at its surface loses 6.9 % of its angular momentum
+//! about the anchor's vertical in a second. WGSL twin: `shaders/passes/body_ropes.wgsl`.
 
 use crate::bodies::BodyState;
 use crate::error::{Error, ParamError};
