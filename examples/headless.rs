@@ -240,14 +240,12 @@ fn run(args: &Args) -> Result<(), drape::Error> {
     };
     let thickness = params.self_collision.map_or(args.thickness, |s| s.thickness);
     let mut solver = GpuSolver::new(&device, &queue, &scene.model, params, &scene.colliders)?;
-    solver.attach_many(&scene.attachments)?;
     match args.balls {
-        Some(count) => solver.set_bodies(&balls_over(&scene.model, count))?,
-        None => {
-            solver.set_bodies(&scene.bodies)?;
-            solver.attach_to_bodies(&scene.body_attachments)?;
-            solver.set_body_ropes(&scene.body_ropes)?;
+        Some(count) => {
+            solver.attach_many(&scene.objects.attachments)?;
+            solver.set_bodies(&balls_over(&scene.model, count))?;
         }
+        None => scene.objects.make(&mut solver)?,
     }
     solver.set_dispatch(match args.layout {
         Layout::Auto => DispatchStrategy::Auto,
@@ -519,10 +517,7 @@ fn gltf_scene(
         params,
         colliders,
         spins: Vec::new(),
-        attachments: Vec::new(),
-        bodies: Vec::new(),
-        body_attachments: Vec::new(),
-        body_ropes: Vec::new(),
+        objects: drape::SceneObjects::default(),
         fabric: fabric.copied(),
     })
 }

@@ -81,4 +81,4 @@ pub use passes::attachments::Attachment;
 pub use passes::bodies::attachments::BodyAttachment;
 pub use passes::bodies::ropes::BodyRope;
 pub use reference::CpuSolver;
-pub use scene::{Scene, SceneKind, Spin};
+pub use scene::{Scene, SceneKind, SceneObjects, Spin};

@@ -280,7 +280,7 @@ pub(crate) struct CpuFrame<'a> {
     /// The particles attached to them.
     pub body_attachments: &'a bodies::attachments::BodyAttachments,
     /// The ropes holding them.
-    pub body_ropes: &'a [bodies::ropes::GpuBodyRope],
+    pub body_ropes: &'a [bodies::ropes::BodyRope],
 }
 
 /// What a pass's preparation asks the GPU to hold, applied only once the new parameters are

@@ -13,7 +13,7 @@ use crate::model::ClothModel;
 use crate::params::SolverParams;
 use crate::passes::attachments::{self, Attachment};
 use crate::passes::bodies::attachments::{body_attachments_within, BodyAttachment, BodyAttachments};
-use crate::passes::bodies::ropes::{validate_ropes, BodyRope, GpuBodyRope};
+use crate::passes::bodies::ropes::{validate_ropes, BodyRope};
 use crate::passes::depenetration::Depenetration;
 use crate::passes::{frame_order, passes, BodyCount, CpuFrame, Pass, Setup, Uploads};
 use crate::pins::Pins;
@@ -263,7 +263,6 @@ impl CpuSolver {
             .expect("the parameters were accepted, and the pins change nothing that can fail");
         let colliders = self.colliders.this_frame(self.params.contact_material());
         let setup = Setup::new(&self.model, &self.params, &self.pins, None, &self.colliders, bodies);
-        let body_ropes: Vec<GpuBodyRope> = self.body_ropes.iter().map(GpuBodyRope::new).collect();
         let mut frame = CpuFrame {
             positions: &mut self.positions,
             velocities: &mut self.velocities,
@@ -278,7 +277,7 @@ impl CpuSolver {
             time: &mut self.time,
             bodies: &mut self.bodies,
             body_attachments: &self.body_attachments,
-            body_ropes: &body_ropes,
+            body_ropes: &self.body_ropes,
         };
         for (pass, substep) in frame_order(&self.passes, self.params.substeps) {
             self.passes[pass].run_cpu(&setup, &mut frame, substep);

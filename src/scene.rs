@@ -5,6 +5,7 @@ use crate::collision::{Collider, Pose};
 use crate::distance_field::DistanceField;
 use crate::error::Error;
 use crate::fabric::{Fabric, DEFAULT_FABRIC};
+use crate::gpu::GpuSolver;
 use crate::lab;
 use crate::mesh::{ClothMesh, GridPlane};
 use crate::model::{ClothModel, DEFAULT_DENSITY};
@@ -30,18 +31,36 @@ pub struct Scene {
     pub colliders: Vec<Collider>,
     /// Colliders the scene keeps turning or swinging ([`Scene::collider_poses`]).
     pub spins: Vec<Spin>,
-    /// Particles attached to colliders where they are at rest
-    /// ([`crate::GpuSolver::attach_many`]).
-    pub attachments: Vec<Attachment>,
-    /// Its rigid bodies ([`crate::GpuSolver::set_bodies`]).
-    pub bodies: Vec<RigidBody>,
-    /// Particles attached to points of its bodies ([`crate::GpuSolver::attach_to_bodies`]).
-    pub body_attachments: Vec<BodyAttachment>,
-    /// Ropes holding its bodies ([`crate::GpuSolver::set_body_ropes`]).
-    pub body_ropes: Vec<BodyRope>,
+    /// What it adds to its cloth: attachments, bodies and theirs.
+    pub objects: SceneObjects,
     /// The fabric of its cloth, `None` for the edge model with [`DEFAULT_DENSITY`] stiffened by
     /// the parameters.
     pub fabric: Option<Fabric>,
+}
+
+/// What a scene adds to its cloth, made on each new solver ([`SceneObjects::make`]).
+#[derive(Debug, Clone, Default)]
+pub struct SceneObjects {
+    /// Particles attached to colliders where they are at rest
+    /// ([`crate::GpuSolver::attach_many`]).
+    pub attachments: Vec<Attachment>,
+    /// Rigid bodies ([`crate::GpuSolver::set_bodies`]).
+    pub bodies: Vec<RigidBody>,
+    /// Particles attached to points of the bodies ([`crate::GpuSolver::attach_to_bodies`]).
+    pub body_attachments: Vec<BodyAttachment>,
+    /// Ropes holding the bodies ([`crate::GpuSolver::set_body_ropes`]).
+    pub body_ropes: Vec<BodyRope>,
+}
+
+impl SceneObjects {
+    /// Makes them on `solver`: its collider attachments, its bodies, their attachments and
+    /// ropes.
+    pub fn make(&self, solver: &mut GpuSolver) -> Result<(), Error> {
+        solver.attach_many(&self.attachments)?;
+        solver.set_bodies(&self.bodies)?;
+        solver.attach_to_bodies(&self.body_attachments)?;
+        solver.set_body_ropes(&self.body_ropes)
+    }
 }
 
 /// A collider turning at a constant rate about an axis through a fixed point, or swinging
@@ -281,19 +300,8 @@ impl Scene {
                 return Ok(Self { model, fabric: Some(*fabric), ..scene });
             }
         };
-        let (spins, attachments, bodies, body_attachments, body_ropes) = (vec![], vec![], vec![], vec![], vec![]);
-        Ok(Self {
-            kind,
-            model,
-            params,
-            colliders,
-            spins,
-            attachments,
-            bodies,
-            body_attachments,
-            body_ropes,
-            fabric: Some(*fabric),
-        })
+        let (spins, objects) = (vec![], SceneObjects::default());
+        Ok(Self { kind, model, params, colliders, spins, objects, fabric: Some(*fabric) })
     }
 
     /// The scene's own cloth: the edge model.
@@ -384,8 +392,8 @@ impl Scene {
             }],
             _ => vec![],
         };
-        let (bodies, body_attachments, body_ropes) = match kind {
-            SceneKind::Hammock => (vec![hammock_ball()], vec![], vec![]),
+        let objects = match kind {
+            SceneKind::Hammock => SceneObjects { bodies: vec![hammock_ball()], ..SceneObjects::default() },
             SceneKind::Cape => {
                 let bar = cape_bar();
                 let top_edge = 0..=cells;
@@ -394,23 +402,16 @@ impl Scene {
                     body: 0,
                     point: bar.pose.to_local(model.mesh().positions[particle as usize]),
                 };
-                (vec![bar], top_edge.map(on_bar).collect(), cape_ropes().to_vec())
+                SceneObjects {
+                    bodies: vec![bar],
+                    body_attachments: top_edge.map(on_bar).collect(),
+                    body_ropes: cape_ropes().to_vec(),
+                    ..SceneObjects::default()
+                }
             }
-            _ => (vec![], vec![], vec![]),
+            _ => SceneObjects::default(),
         };
-        let attachments = vec![];
-        Ok(Self {
-            kind,
-            model,
-            params,
-            colliders,
-            spins,
-            attachments,
-            bodies,
-            body_attachments,
-            body_ropes,
-            fabric: None,
-        })
+        Ok(Self { kind, model, params, colliders, spins, objects, fabric: None })
     }
 
     /// Every collider's pose `time` seconds after the start, for
@@ -477,19 +478,8 @@ fn layers(cells: u32, fabrics: [Fabric; 3], fabric: Option<Fabric>) -> Result<Sc
         }
         model = model.with_pair_friction(0, 2, LAYER_SILK_ON_LEATHER)?;
     }
-    let (spins, attachments, bodies, body_attachments, body_ropes) = (vec![], vec![], vec![], vec![], vec![]);
-    Ok(Scene {
-        kind: SceneKind::Layers,
-        model,
-        params,
-        colliders,
-        spins,
-        attachments,
-        bodies,
-        body_attachments,
-        body_ropes,
-        fabric,
-    })
+    let (kind, spins, objects) = (SceneKind::Layers, vec![], SceneObjects::default());
+    Ok(Scene { kind, model, params, colliders, spins, objects, fabric })
 }
 
 /// Where the cape scene's ropes are tied: 0.65 m over the bar's top face, 0.4 m either side

@@ -194,19 +194,17 @@ fn the_cape_swings_on_its_bar() {
     let (device, queue) = device();
     let scene = Scene::new(SceneKind::Cape, 16).unwrap();
     let mut gpu = GpuSolver::new(&device, &queue, &scene.model, scene.params, &scene.colliders).unwrap();
-    gpu.set_bodies(&scene.bodies).unwrap();
-    gpu.attach_to_bodies(&scene.body_attachments).unwrap();
-    gpu.set_body_ropes(&scene.body_ropes).unwrap();
-    assert_eq!(scene.body_attachments.len(), 17, "the top edge");
+    scene.objects.make(&mut gpu).unwrap();
+    assert_eq!(scene.objects.body_attachments.len(), 17, "the top edge");
     let mut swing = Vec::new();
     for frame in 1..=120 {
         gpu.step();
         if frame % 10 == 0 {
             let (x, bar) = (gpu.read_positions().unwrap(), gpu.read_bodies().unwrap()[0]);
             let off = |a: &drape::BodyAttachment| x[a.particle as usize].distance(bar.pose().to_world(a.point));
-            let lag = largest(scene.body_attachments.iter().map(off));
+            let lag = largest(scene.objects.body_attachments.iter().map(off));
             assert!(lag < 1e-4, "frame {frame}: the top edge {lag} m off the bar");
-            for rope in &scene.body_ropes {
+            for rope in &scene.objects.body_ropes {
                 let stretch = bar.pose().to_world(rope.point).distance(rope.anchor) - rope.length;
                 assert!(stretch < 1e-4, "frame {frame}: a rope {stretch} m longer than it is");
             }

@@ -473,9 +473,9 @@ fn bad_body_attachments_are_refused() {
 #[test]
 fn the_hammock_holds_its_ball() {
     let scene = Scene::new(SceneKind::Hammock, 16).unwrap();
-    assert_eq!(scene.bodies.len(), 1);
+    assert_eq!(scene.objects.bodies.len(), 1);
     let mut solver = CpuSolver::new(&scene.model, scene.params, &scene.colliders).unwrap();
-    solver.set_bodies(&scene.bodies).unwrap();
+    solver.set_bodies(&scene.objects.bodies).unwrap();
     run(&mut solver, 300);
     let ball = solver.bodies()[0];
     let lowest = support::smallest(solver.positions.iter().map(|p| p.y));

@@ -60,9 +60,7 @@ pub(crate) fn attachments_within(
     distance: f32,
     positions: &[Vec3],
 ) -> Result<Vec<Attachment>, Error> {
-    if !(distance.is_finite() && distance >= 0.0) {
-        return Err(ParamError { name: "distance", value: distance.to_string(), expected: "finite and ≥ 0" }.into());
-    }
+    check_reach(distance)?;
     let count = colliders.shapes().len();
     let shape = (colliders.placed_at_start().into_iter().nth(collider as usize))
         .ok_or_else(|| Error::Pin(format!("collider {collider} of {count}")))?;
@@ -71,6 +69,15 @@ pub(crate) fn attachments_within(
         .filter(|&i| free(i) && shape.signed_distance(positions[i]) <= distance)
         .map(|i| Attachment { particle: i as u32, collider, at: positions[i] })
         .collect())
+}
+
+/// Checks the distance within which `attach_within` and `attach_within_body` take particles:
+/// finite and at least zero.
+pub(crate) fn check_reach(distance: f32) -> Result<(), Error> {
+    if !(distance.is_finite() && distance >= 0.0) {
+        return Err(ParamError { name: "distance", value: distance.to_string(), expected: "finite and ≥ 0" }.into());
+    }
+    Ok(())
 }
 
 /// The attachments pass.

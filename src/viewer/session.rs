@@ -19,11 +19,9 @@ use crate::metrics::ClothMetrics;
 use crate::model::{ClothModel, DEFAULT_DENSITY};
 use crate::params::MassSpringParams;
 use crate::params::{SolverMode, SolverParams, MAX_SUBSTEPS};
-use crate::passes::attachments::Attachment;
-use crate::passes::bodies::attachments::BodyAttachment;
 use crate::passes::bodies::ropes::BodyRope;
 use crate::passes::springs::SpringNetwork;
-use crate::scene::{Scene, SceneKind, Spin};
+use crate::scene::{Scene, SceneKind, SceneObjects, Spin};
 use glam::{Quat, Vec3};
 use std::fmt;
 use std::path::PathBuf;
@@ -150,30 +148,6 @@ pub const DROPPED_SHAPES: [(&str, BodyShape); 3] = [
     ("box", BodyShape::Box { half_extents: Vec3::new(0.12, 0.08, 0.1) }),
 ];
 
-/// What a scene adds to its cloth, made on each new solver and again after a reset.
-#[derive(Debug, Clone, Default)]
-pub struct SceneObjects {
-    /// Particles attached to colliders where they are at rest.
-    pub attachments: Vec<Attachment>,
-    /// Rigid bodies.
-    pub bodies: Vec<RigidBody>,
-    /// Particles attached to points of the bodies.
-    pub body_attachments: Vec<BodyAttachment>,
-    /// Ropes holding the bodies.
-    pub body_ropes: Vec<BodyRope>,
-}
-
-impl SceneObjects {
-    /// Makes them on `solver`: its collider attachments, its bodies, their attachments and
-    /// ropes.
-    fn make(&self, solver: &mut GpuSolver) -> Result<(), Error> {
-        solver.attach_many(&self.attachments)?;
-        solver.set_bodies(&self.bodies)?;
-        solver.attach_to_bodies(&self.body_attachments)?;
-        solver.set_body_ropes(&self.body_ropes)
-    }
-}
-
 impl ClothSetup {
     /// Builds the cloth of `source`, of `fabric` where one is given; `grid` is the cells per
     /// side of library scenes. The free fall scene gets a ground plane at y = 0 so the cloth
@@ -186,21 +160,10 @@ impl ClothSetup {
                     None => Scene::new(*kind, grid)?,
                 };
                 scene.collider_poses(0.0)?;
-                let Scene {
-                    model,
-                    params,
-                    mut colliders,
-                    spins,
-                    attachments,
-                    bodies,
-                    body_attachments,
-                    body_ropes,
-                    ..
-                } = scene;
+                let Scene { model, params, mut colliders, spins, objects, .. } = scene;
                 if colliders.is_empty() {
                     colliders.push(Collider::ground(0.0));
                 }
-                let objects = SceneObjects { attachments, bodies, body_attachments, body_ropes };
                 Ok(Self { model, colliders, params, spins, objects })
             }
             ClothSource::Obj(path) => {

@@ -9,6 +9,7 @@ use super::{body_surface, BodyShare};
 use crate::bodies::BodyState;
 use crate::error::{Error, ParamError};
 use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
+use crate::passes::attachments::check_reach;
 use crate::pins::{Pins, NOT_ATTACHED};
 use crate::struct_layout;
 use crate::wgsl::StructLayout;
@@ -135,9 +136,7 @@ pub(crate) fn body_attachments_within(
     distance: f32,
     positions: &[Vec3],
 ) -> Result<Vec<BodyAttachment>, Error> {
-    if !(distance.is_finite() && distance >= 0.0) {
-        return Err(ParamError { name: "distance", value: distance.to_string(), expected: "finite and ≥ 0" }.into());
-    }
+    check_reach(distance)?;
     let Some(state) = bodies.get(body as usize) else {
         let value = body.to_string();
         return Err(ParamError { name: "body", value, expected: "one of the solver's bodies" }.into());

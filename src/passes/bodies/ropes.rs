@@ -93,10 +93,10 @@ pub(crate) fn validate_ropes(ropes: &[BodyRope], bodies: usize) -> Result<(), Er
 
 /// `body` held by `rope` where the substep left it: a taut rope pulls its point back to the
 /// rope's length, `λ = C/w_b(r, n)` along the rope at the point's arm `r`.
-pub fn hold_by_rope(body: &mut BodyState, rope: &GpuBodyRope) {
+pub fn hold_by_rope(body: &mut BodyState, rope: &BodyRope) {
     let pose = body.pose();
-    let p = pose.to_world(Vec3::from_array(rope.point));
-    let reach = p - Vec3::from_array(rope.anchor);
+    let p = pose.to_world(rope.point);
+    let reach = p - rope.anchor;
     let distance = reach.length();
     let stretch = distance - rope.length;
     if distance <= GEOMETRY_EPSILON || stretch <= 0.0 {
@@ -128,7 +128,7 @@ pub fn joint_impulse(body: &BodyState, r: Vec3, gap: Vec3) -> Vec3 {
 }
 
 /// Every body of `bodies` held by its ropes, rope by rope in order (Gauss-Seidel).
-pub fn hold_by_ropes(bodies: &mut [BodyState], ropes: &[GpuBodyRope]) {
+pub fn hold_by_ropes(bodies: &mut [BodyState], ropes: &[BodyRope]) {
     for rope in ropes {
         if let Some(body) = bodies.get_mut(rope.body as usize) {
             hold_by_rope(body, rope);
