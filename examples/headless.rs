@@ -172,6 +172,9 @@ struct Args {
     /// between two timestamps) and report each pass's median milliseconds per frame.
     #[arg(long)]
     profile: bool,
+    /// With `--profile`, time each kernel (WGSL entry point) instead of each pass.
+    #[arg(long, requires = "profile")]
+    by_kernel: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -254,6 +257,9 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         Layout::Striped => DispatchStrategy::Striped,
     })?;
     solver.set_profiling(args.profile)?;
+    if args.by_kernel {
+        solver.set_profile_by(drape::gpu::ProfileBy::Kernel)?;
+    }
     let frames = args.frames.get();
     let timer = GpuTimer::new(&device, &queue, frames);
     let mut profiles = Vec::new();

@@ -13,5 +13,5 @@ pub use crate::passes::plan::DispatchStrategy;
 #[cfg(not(target_arch = "wasm32"))]
 pub use device::{headless_device, request_device};
 pub use device::{request_device_async, required_limits, HeadlessOptions, TIMESTAMP_FEATURES};
-pub use profile::{FrameProfile, PassTime};
+pub use profile::{FrameProfile, PassTime, ProfileBy};
 pub use solver::GpuSolver;

@@ -4,6 +4,7 @@
 mod support;
 
 use drape::constraints::Kind;
+use drape::gpu::ProfileBy;
 use drape::passes::springs::SpringNetwork;
 use drape::MassSpringParams;
 use drape::{
@@ -966,9 +967,10 @@ fn profiled_frames_time_every_pass_and_compute_the_same() {
     let scene = Scene::new(SceneKind::Hanging, 12).unwrap();
     let first = SolverParams { substeps: 4, iterations: 2, ..scene.params };
     let second = SolverParams { substeps: 6, iterations: 1, ..first };
-    let run = |profiled: bool| {
+    let run = |profiled: bool, by: ProfileBy| {
         let mut solver = GpuSolver::new(&device, &queue, &scene.model, first, &scene.colliders).unwrap();
         solver.set_profiling(profiled).unwrap();
+        solver.set_profile_by(by).unwrap();
         let mut profiles = Vec::new();
         for frame in 0..12 {
             if frame == 6 {
@@ -989,9 +991,16 @@ fn profiled_frames_time_every_pass_and_compute_the_same() {
         return;
     }
     let bits = |v: &[Vec3]| v.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect::<Vec<u32>>();
-    let (positions, velocities, _, _) = run(false);
-    let (profiled_positions, profiled_velocities, profiles, dispatches) = run(true);
+    let (positions, velocities, _, _) = run(false, ProfileBy::Pass);
+    let (profiled_positions, profiled_velocities, profiles, dispatches) = run(true, ProfileBy::Pass);
     assert!(bits(&positions) == bits(&profiled_positions) && bits(&velocities) == bits(&profiled_velocities));
+    // By kernel: the same frames, every dispatch timed, the iterations' kernel among the names.
+    let (kernel_positions, kernel_velocities, kernel_profiles, _) = run(true, ProfileBy::Kernel);
+    assert!(bits(&positions) == bits(&kernel_positions) && bits(&velocities) == bits(&kernel_velocities));
+    let by_kernel = kernel_profiles.last().unwrap();
+    assert_eq!(by_kernel.passes.iter().map(|p| p.dispatches).sum::<usize>(), dispatches);
+    let kernels: Vec<&str> = by_kernel.passes.iter().map(|p| p.pass).collect();
+    assert!(kernels.contains(&"compute_normals") && !kernels.contains(&"iterations"), "{kernels:?}");
     let last = profiles.last().unwrap();
     assert_eq!(last.passes.iter().map(|p| p.dispatches).sum::<usize>(), dispatches);
     let names: Vec<&str> = last.passes.iter().map(|p| p.pass).collect();

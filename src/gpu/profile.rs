@@ -14,11 +14,22 @@ const MAX_QUERIES: usize = 4096;
 /// Bytes of one resolved timestamp.
 const TIMESTAMP_BYTES: u64 = 8;
 
-/// The GPU time of one pass in a frame.
+/// What a profiled frame times as one ([`crate::GpuSolver::set_profile_by`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProfileBy {
+    /// Each pass, its kernels together.
+    #[default]
+    Pass,
+    /// Each kernel (a WGSL entry point and its build): which of a pass's kernels costs.
+    Kernel,
+}
+
+/// The GPU time of one pass (or kernel, [`ProfileBy::Kernel`]) in a frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PassTime {
     /// The pass (its module in `src/passes/`), or a fused kernel where two passes share a
-    /// dispatch (`finalize_and_predict`: a substep's finalize with the next one's predict).
+    /// dispatch (`finalize_and_predict`: a substep's finalize with the next one's predict); the
+    /// kernel's name when profiled by kernel.
     pub pass: &'static str,
     /// Its dispatches per frame.
     pub dispatches: usize,
@@ -37,6 +48,23 @@ impl FrameProfile {
     /// The passes' milliseconds together: the frame's GPU time without the gaps between passes.
     pub fn total_ms(&self) -> f64 {
         self.passes.iter().map(|p| p.ms).sum()
+    }
+}
+
+/// Who a dispatch belongs to: its pass and its kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DispatchName {
+    pub pass: &'static str,
+    pub kernel: &'static str,
+}
+
+impl DispatchName {
+    /// The name a profile times the dispatch under.
+    pub fn timed_as(self, by: ProfileBy) -> &'static str {
+        match by {
+            ProfileBy::Pass => self.pass,
+            ProfileBy::Kernel => self.kernel,
+        }
     }
 }
 

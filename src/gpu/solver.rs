@@ -19,7 +19,7 @@ mod body_reads;
 use super::device::{check_buffer_size, check_device_limits, is_cpu_adapter, kernel_layouts};
 use super::fields::FieldAtlas;
 use super::pipelines::Kernels;
-use super::profile::{segments, FrameProfile, Profiler};
+use super::profile::{segments, DispatchName, FrameProfile, ProfileBy, Profiler};
 use super::readback::{
     decode_overflows, decode_particles, encode_overflow_copy, encode_particle_copies, particle_bytes, readback_buffer,
     readback_bytes, BackgroundMap,
@@ -87,8 +87,10 @@ pub struct GpuSolver {
     /// Where the passes' blocks lie in the frame's parameters.
     params_layout: ParamsLayout,
     plan: Vec<Recorded>,
-    /// The pass of each dispatch of the plan, what a profile times it as.
-    plan_passes: Vec<&'static str>,
+    /// The pass and the kernel of each dispatch of the plan, what a profile times it as.
+    plan_names: Vec<DispatchName>,
+    /// What a profiled frame times as one.
+    profile_by: ProfileBy,
     resources: Resources,
     bind_groups: BindGroups,
     kernels: Kernels,
@@ -158,7 +160,8 @@ impl GpuSolver {
             passes,
             params_layout,
             plan: Vec::new(),
-            plan_passes: Vec::new(),
+            plan_names: Vec::new(),
+            profile_by: ProfileBy::Pass,
             resources,
             bind_groups,
             kernels,
@@ -199,6 +202,7 @@ impl GpuSolver {
         next.write_body_ropes();
         next.requested_layout = self.requested_layout;
         next.apply(self.params, self.requested_layout)?;
+        next.profile_by = self.profile_by;
         next.set_profiling(self.profiling())?;
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("add cloth") });
@@ -452,7 +456,24 @@ impl GpuSolver {
     /// same, bit for bit. Errors: a device without `TIMESTAMP_QUERY`, or a frame of more than
     /// 2048 runs of passes (a query set's 4096 timestamps); profiling stays off.
     pub fn set_profiling(&mut self, on: bool) -> Result<(), Error> {
-        self.profiler = if on { Some(self.profiler_for(&self.plan_passes)?) } else { None };
+        self.profiler = if on { Some(self.profiler_for(&self.plan_names)?) } else { None };
+        Ok(())
+    }
+
+    /// Times each pass (the default) or each kernel in a profiled frame: the same dispatches,
+    /// cut into compute passes where the kernel changes rather than the pass. Errors as
+    /// [`GpuSolver::set_profiling`]'s, leaving the profiling as it was.
+    pub fn set_profile_by(&mut self, by: ProfileBy) -> Result<(), Error> {
+        let previous = std::mem::replace(&mut self.profile_by, by);
+        if self.profiling() {
+            match self.profiler_for(&self.plan_names) {
+                Ok(profiler) => self.profiler = Some(profiler),
+                Err(e) => {
+                    self.profile_by = previous;
+                    return Err(e);
+                }
+            }
+        }
         Ok(())
     }
 
@@ -473,9 +494,10 @@ impl GpuSolver {
         }
     }
 
-    /// Timestamps for a frame whose dispatches belong to `passes`, in order.
-    fn profiler_for(&self, passes: &[&'static str]) -> Result<Profiler, Error> {
-        Profiler::new(&self.device, &self.queue, segments(passes.iter().copied()))
+    /// Timestamps for a frame of dispatches named `names`, in order, timed by pass or kernel.
+    fn profiler_for(&self, names: &[DispatchName]) -> Result<Profiler, Error> {
+        let by = self.profile_by;
+        Profiler::new(&self.device, &self.queue, segments(names.iter().map(|name| name.timed_as(by))))
     }
 
     /// Records and submits one frame.
@@ -951,10 +973,11 @@ impl GpuSolver {
         for pass in &mut passes {
             pass.prepare_for_plan(&setup, &plan, &mut uploads);
         }
-        let plan_passes: Vec<&'static str> = plan.dispatches.iter().map(|d| d.pass).collect();
+        let plan_names: Vec<DispatchName> =
+            plan.dispatches.iter().map(|d| DispatchName { pass: d.pass, kernel: d.kernel }).collect();
         // A profile times the new plan's passes (refused plans leave the old one in place).
         let profiler = match &self.profiler {
-            Some(_) if plan_passes != self.plan_passes => Some(self.profiler_for(&plan_passes)?),
+            Some(_) if plan_names != self.plan_names => Some(self.profiler_for(&plan_names)?),
             _ => None,
         };
         let uploads = uploads.into_list();
@@ -968,7 +991,7 @@ impl GpuSolver {
         // Colliders without a material of their own follow the parameters'.
         self.write_colliders();
         self.upload_plan(&plan);
-        self.plan_passes = plan_passes;
+        self.plan_names = plan_names;
         if profiler.is_some() {
             self.profiler = profiler;
         }
