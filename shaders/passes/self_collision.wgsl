@@ -1,10 +1,10 @@
 // Self-collision, mirroring src/passes/self_collision.rs (the same names and operations in the same
 // order): once per substep, limit the displacements' departure from their rigid motion and count
 // the particles per hash bucket (hash_count; rigid damping's kernels then solve the limited
-// displacements' rigid motion), turn the counts into bucket starts (hash_prefix_sum), place each particle in its
-// bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
+// displacements' rigid motion), turn the counts into bucket starts (hash_block_totals, then
+// hash_block_starts), place each particle in its bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
 // the atomics' order of arrival (hash_sort_buckets), compute each particle's contact correction
-// (self_contacts) and each triangle's point contacts (triangle_contacts in
+// and each triangle's point contacts (self_contacts, the triangles' in
 // shaders/passes/self_collision/triangles.wgsl), then add them and clear the counts and sums for the
 // next substep (apply_self_contacts).
 
@@ -18,7 +18,8 @@ struct SpatialHashTable {
     _pad2: u32,
     // params.self_collision.hash_table_size + 1 entries: each bucket's count, then its first slot (the last
     // entry: the particle count); then four per particle (sum_slot): the fixed-point sum of its
-    // triangle contacts' corrections (i32 bits) and their count. Zero between substeps.
+    // triangle contacts' corrections (i32 bits) and their count, zero between substeps; then
+    // each scan block's total of bucket counts (block_slot).
     starts: array<atomic<u32>>,
 }
 
@@ -44,9 +45,6 @@ struct SelfCollisionParams {
     // (UNIFORM_CONTACTS; their thickness is then the largest), else unread.
     friction: f32,
 }
-
-// Threads of the one workgroup of the prefix sum.
-const SCAN_THREADS: u32 = 256u;
 
 // ClothContacts (src/passes/self_collision/cloth_contacts.rs), read from rest_shape: word k of
 // its table, after the particles and the triangles.
@@ -256,40 +254,110 @@ fn hash_count(
     hashed[params.particle_count + i] = vec4<u32>(bucket, rank, 0u, 0u);
 }
 
-var<workgroup> scan_totals: array<u32, SCAN_THREADS>;
+// The scans' workgroup memory: two halves of WORKGROUP_SIZE entries, read from one and written to
+// the other at each step (one barrier a step). x: bucket counts, y: the totals of earlier blocks.
+var<workgroup> scan_sums: array<vec2<u32>, 2u * WORKGROUP_SIZE>;
 
-// Exclusive prefix sum of the bucket counts in one workgroup: each thread sums a run of
-// buckets, the runs' totals are scanned in workgroup memory (Hillis & Steele), then each thread
-// writes its run's starts. Integers: the same result whatever the order.
-@compute @workgroup_size(SCAN_THREADS)
-fn hash_prefix_sum(@builtin(local_invocation_index) t: u32) {
-    let buckets = params.self_collision.hash_table_size;
-    let run = (buckets + SCAN_THREADS - 1u) / SCAN_THREADS;
-    let first = min(t * run, buckets);
-    let end = min(first + run, buckets);
-    var total = 0u;
-    for (var b = first; b < end; b += 1u) {
-        total += atomicLoad(&hash_table.starts[b]);
+// Where block k's total of bucket counts lies in hash_table.starts: after the particles' sums.
+fn block_slot(k: u32) -> u32 {
+    return params.self_collision.hash_table_size + 1u + 4u * params.particle_count + k;
+}
+
+// The block of SCAN_BLOCK buckets a scan workgroup works on (a grid of them, as plan::grid_of).
+fn scan_block(workgroup: vec3<u32>, workgroups: vec3<u32>) -> u32 {
+    return workgroup.y * workgroups.x + workgroup.x;
+}
+
+// Thread t's first bucket in `block`: each thread takes SCAN_BLOCK / WORKGROUP_SIZE in a row.
+fn first_scanned(block: u32, t: u32) -> u32 {
+    return block * SCAN_BLOCK + t * (SCAN_BLOCK / WORKGROUP_SIZE);
+}
+
+// Bucket b's count, zero past the table (the last block's spare threads).
+fn bucket_count(b: u32) -> u32 {
+    if (b >= params.self_collision.hash_table_size) {
+        return 0u;
     }
-    scan_totals[t] = total;
-    workgroupBarrier();
-    for (var offset = 1u; offset < SCAN_THREADS; offset <<= 1u) {
-        var before = 0u;
+    return atomicLoad(&hash_table.starts[b]);
+}
+
+// The counts of thread t's buckets of `block`, summed.
+fn thread_count_sum(block: u32, t: u32) -> u32 {
+    var sum = 0u;
+    for (var k = 0u; k < SCAN_BLOCK / WORKGROUP_SIZE; k += 1u) {
+        sum += bucket_count(first_scanned(block, t) + k);
+    }
+    return sum;
+}
+
+// The inclusive prefix sum over the workgroup's threads of each thread's `value` (Hillis &
+// Steele, ping-pong: one barrier a step); every thread of the workgroup calls it. Ends with a
+// barrier, after which every thread's sum can be read at scan_sums[scanned_at(t)].
+fn workgroup_scan(value: vec2<u32>, t: u32) {
+    scan_sums[t] = value;
+    var read_half = 0u;
+    for (var offset = 1u; offset < WORKGROUP_SIZE; offset <<= 1u) {
+        workgroupBarrier();
+        var sum = scan_sums[read_half + t];
         if (t >= offset) {
-            before = scan_totals[t - offset];
+            sum += scan_sums[read_half + t - offset];
         }
-        workgroupBarrier();
-        scan_totals[t] += before;
-        workgroupBarrier();
+        read_half = WORKGROUP_SIZE - read_half;
+        scan_sums[read_half + t] = sum;
     }
-    var start = scan_totals[t] - total;
-    for (var b = first; b < end; b += 1u) {
-        let count = atomicLoad(&hash_table.starts[b]);
-        atomicStore(&hash_table.starts[b], start);
-        start += count;
+    workgroupBarrier();
+}
+
+// Where workgroup_scan leaves thread t's sum: the half its last step wrote.
+fn scanned_at(t: u32) -> u32 {
+    return (countTrailingZeros(WORKGROUP_SIZE) % 2u) * WORKGROUP_SIZE + t;
+}
+
+// First half of the bucket counts' exclusive prefix sum: block k's total of its SCAN_BLOCK
+// buckets. Integers: the same whatever the order.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn hash_block_totals(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let block = scan_block(workgroup, workgroups);
+    workgroup_scan(vec2<u32>(thread_count_sum(block, t), 0u), t);
+    if (t == WORKGROUP_SIZE - 1u) {
+        atomicStore(&hash_table.starts[block_slot(block)], scan_sums[scanned_at(t)].x);
     }
-    if (t == SCAN_THREADS - 1u) {
-        atomicStore(&hash_table.starts[buckets], scan_totals[t]);
+}
+
+// Second half: block k scans its threads' counts and, alongside, the totals of the blocks
+// before it (their sum, the block's start, is the last thread's), then writes each bucket's
+// start; the last bucket writes the table's end (the particle count). Blocks read only the
+// totals, which none writes here, so they need no order between them.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn hash_block_starts(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let block = scan_block(workgroup, workgroups);
+    var earlier_blocks = 0u;
+    for (var k = t; k < block; k += WORKGROUP_SIZE) {
+        earlier_blocks += atomicLoad(&hash_table.starts[block_slot(k)]);
+    }
+    let own = thread_count_sum(block, t);
+    workgroup_scan(vec2<u32>(own, earlier_blocks), t);
+    let block_start = scan_sums[scanned_at(WORKGROUP_SIZE - 1u)].y;
+    var start = block_start + scan_sums[scanned_at(t)].x - own;
+    let buckets = params.self_collision.hash_table_size;
+    for (var k = 0u; k < SCAN_BLOCK / WORKGROUP_SIZE; k += 1u) {
+        let b = first_scanned(block, t) + k;
+        if (b < buckets) {
+            let count = atomicLoad(&hash_table.starts[b]);
+            atomicStore(&hash_table.starts[b], start);
+            start += count;
+        }
+        if (b + 1u == buckets) {
+            atomicStore(&hash_table.starts[buckets], start);
+        }
     }
 }
 
@@ -400,13 +468,8 @@ fn particle_correction(i: u32) -> vec3<f32> {
     return sum;
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn self_contacts(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local_index: u32,
-) {
-    let i = linear_id(workgroup, workgroups, local_index);
+// Writes particle i's pair contacts' correction.
+fn pair_contacts(i: u32) {
     if (i >= params.particle_count) {
         return;
     }
@@ -415,6 +478,26 @@ fn self_contacts(
         correction = particle_correction(i);
     }
     self_corrections[i] = vec4<f32>(correction, 0.0);
+}
+
+// Each particle's pair contacts, then each triangle's point contacts (triangle_contacts in
+// shaders/passes/self_collision/triangles.wgsl), in one dispatch: the particles' workgroups first,
+// then the triangles'. Each search alone is too small to fill a GPU's cores at a 64² cloth,
+// and they write apart (self_corrections, the sums' integer atomics), so side by side they give
+// what one after the other gave.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn self_contacts(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let id = linear_id(workgroup, workgroups, local_index);
+    let particle_threads = (params.particle_count + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE * WORKGROUP_SIZE;
+    if (id < particle_threads) {
+        pair_contacts(id);
+    } else {
+        triangle_contacts(id - particle_threads);
+    }
 }
 
 // Adds particle i's corrections to its displacement (its pair contacts', then its triangle

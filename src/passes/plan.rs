@@ -278,7 +278,13 @@ impl FramePlan {
 /// Workgroups for `n` threads of [`WORKGROUP_SIZE`], spilling into y beyond the per-dimension
 /// limit.
 pub(crate) fn workgroups_for(n: u32) -> [u32; 2] {
-    let groups = n.div_ceil(WORKGROUP_SIZE).max(1);
+    grid_of(n.div_ceil(WORKGROUP_SIZE))
+}
+
+/// A grid of `groups` workgroups (at least one), spilling into y beyond the per-dimension
+/// limit: the kernel numbers them `y · x_count + x` and skips those past its work.
+pub(crate) fn grid_of(groups: u32) -> [u32; 2] {
+    let groups = groups.max(1);
     if groups <= MAX_WORKGROUPS_PER_DIMENSION {
         [groups, 1]
     } else {
