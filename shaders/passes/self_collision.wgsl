@@ -4,8 +4,8 @@
 // displacements' rigid motion), turn the counts into bucket starts (hash_block_totals, then
 // hash_block_starts), place each particle in its bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
 // the atomics' order of arrival (hash_sort_buckets), compute each particle's contact correction
-// and each triangle's point contacts (self_contacts, the triangles' in
-// shaders/passes/self_collision/triangles.wgsl), then add them and clear the counts and sums for the
+// and each triangle's point contacts (self_contacts, or pair_contacts then triangle_contacts;
+// the triangles' in shaders/passes/self_collision/triangles.wgsl), then add them and clear the counts and sums for the
 // next substep (apply_self_contacts).
 
 // The hash table (GpuSpatialHashHead in src/passes/self_collision.rs, then the buckets).
@@ -469,7 +469,7 @@ fn particle_correction(i: u32) -> vec3<f32> {
 }
 
 // Writes particle i's pair contacts' correction.
-fn pair_contacts(i: u32) {
+fn pair_contacts_of(i: u32) {
     if (i >= params.particle_count) {
         return;
     }
@@ -480,11 +480,11 @@ fn pair_contacts(i: u32) {
     self_corrections[i] = vec4<f32>(correction, 0.0);
 }
 
-// Each particle's pair contacts, then each triangle's point contacts (triangle_contacts in
+// Each particle's pair contacts, then each triangle's point contacts (triangle_contacts_of in
 // shaders/passes/self_collision/triangles.wgsl), in one dispatch: the particles' workgroups first,
-// then the triangles'. Each search alone is too small to fill a GPU's cores at a 64² cloth,
-// and they write apart (self_corrections, the sums' integer atomics), so side by side they give
-// what one after the other gave.
+// then the triangles'. On a GPU each search alone is too small to fill its cores at a 64² cloth;
+// they write apart (self_corrections, the sums' integer atomics), so side by side they give what
+// one after the other gave (pair_contacts, then triangle_contacts: a CPU adapter's choice).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn self_contacts(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -494,10 +494,30 @@ fn self_contacts(
     let id = linear_id(workgroup, workgroups, local_index);
     let particle_threads = (params.particle_count + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE * WORKGROUP_SIZE;
     if (id < particle_threads) {
-        pair_contacts(id);
+        pair_contacts_of(id);
     } else {
-        triangle_contacts(id - particle_threads);
+        triangle_contacts_of(id - particle_threads);
     }
+}
+
+// Each particle's pair contacts alone.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn pair_contacts(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    pair_contacts_of(linear_id(workgroup, workgroups, local_index));
+}
+
+// Each triangle's point contacts alone.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn triangle_contacts(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    triangle_contacts_of(linear_id(workgroup, workgroups, local_index));
 }
 
 // Adds particle i's corrections to its displacement (its pair contacts', then its triangle

@@ -1,7 +1,7 @@
 // Point–triangle self contacts, mirroring src/passes/self_collision/triangles.rs (the same names and
 // operations in the same order): each triangle finds the hashed particles near its face and adds
 // each contact's four corrections, in fixed point, to the particles' sums after the hash table's
-// bucket starts (triangle_contacts, run by self_contacts); apply_self_contacts (shaders/passes/self_collision.wgsl) adds them
+// bucket starts (triangle_contacts_of); apply_self_contacts (shaders/passes/self_collision.wgsl) adds them
 // to the displacements. Integer sums: the same whatever order the triangles' threads run in.
 
 // RELAXATION, MAX_TRIANGLE_COLUMNS, MAX_TRIANGLE_CANDIDATES, MAX_TRIANGLE_STEPS,
@@ -348,9 +348,9 @@ fn find_touching(corners: vec3<u32>, cloth: u32) -> bool {
     return overflow;
 }
 
-// Adds triangle t's contacts to the particles' sums; counts an overflow (self_contacts in
-// shaders/passes/self_collision.wgsl calls it).
-fn triangle_contacts(t: u32) {
+// Adds triangle t's contacts to the particles' sums; counts an overflow (the self_contacts and
+// triangle_contacts kernels of shaders/passes/self_collision.wgsl call it).
+fn triangle_contacts_of(t: u32) {
     if (t >= params.self_collision.triangle_count) {
         return;
     }
