@@ -981,6 +981,56 @@ fn the_hammock_hangs_the_balls_weight_on_its_pins() {
     }
 }
 
+/// Bodies lying across each other where no corner of either is inside the other: a plank
+/// across a plank on the ground, and a capsule across a box. Each rests at the height the
+/// shapes give (the lower body's top plus the upper's half height or radius), within 1 mm and
+/// level within 0.01 rad, met where the upper's edges or axis cross the lower box (with corners
+/// alone they fall through). The GPU follows the reference.
+#[test]
+fn bodies_rest_across_each_other_between_their_corners() {
+    let (device, queue) = device();
+    let model = far_sheet();
+    let colliders = [Collider::ground(0.0)];
+    let body = |shape: BodyShape, center: Vec3, rotation: Quat| {
+        RigidBody::new(shape, BodyMass::Mass(1.0), Pose { translation: center, rotation })
+    };
+    let (lower, upper) = (Vec3::new(0.4, 0.02, 0.05), Vec3::new(0.05, 0.02, 0.4));
+    let step = Vec3::new(0.3, 0.1, 0.05);
+    let (radius, half_length) = (0.03, 0.3);
+    let bodies = [
+        body(BodyShape::Box { half_extents: lower }, Vec3::new(0.0, lower.y, 0.0), Quat::IDENTITY),
+        body(
+            BodyShape::Box { half_extents: upper },
+            Vec3::new(0.0, 2.0 * lower.y + upper.y + 0.005, 0.0),
+            Quat::IDENTITY,
+        ),
+        body(BodyShape::Box { half_extents: step }, Vec3::new(1.5, step.y, 0.0), Quat::IDENTITY),
+        body(
+            BodyShape::Capsule { radius, half_length },
+            Vec3::new(1.5, 2.0 * step.y + radius + 0.005, 0.0),
+            Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+        ),
+    ];
+    let params = SolverParams::default();
+    let mut cpu = CpuSolver::new(&model, params, &colliders).unwrap();
+    cpu.set_bodies(&bodies).unwrap();
+    let mut gpu = GpuSolver::new(&device, &queue, &model, params, &colliders).unwrap();
+    gpu.set_bodies(&bodies).unwrap();
+    for _ in 0..20 {
+        cpu.step();
+        gpu.step();
+    }
+    assert_follows(&mut gpu, &cpu, "bodies across bodies");
+    run(&mut cpu, 40);
+    let heights = [lower.y, 2.0 * lower.y + upper.y, step.y, 2.0 * step.y + radius];
+    let ups = [Vec3::Y, Vec3::Y, Vec3::Y, Vec3::Z];
+    for ((body, height), up) in cpu.bodies().iter().zip(heights).zip(ups) {
+        assert!((body.position.y - height).abs() < 1e-3, "rests at {} for {height}: {body:?}", body.position.y);
+        let tilt = (body.rotation * Vec3::Y).angle_between(up);
+        assert!(tilt < 0.01, "tilted by {tilt} rad: {body:?}");
+    }
+}
+
 /// A box lying flat on a ball, a plank lying across a bar and another across a box's rounded
 /// ridge (a box turned 45°), where their corners miss the collider: each rests on its face at
 /// the height the shapes give (the ball's top, the bar's or the ridge's, plus the body's half
