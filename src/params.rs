@@ -231,7 +231,7 @@ pub struct SolverParams {
     /// and separate pieces alike, and the cloths of a joined model between each other. Its
     /// thickness and friction are those of every cloth without its own
     /// ([`crate::ClothModel::with_contact`]). Costs
-    /// eleven dispatches per substep (twelve on a CPU adapter), and limits how far each particle departs from its cloth's
+    /// ten dispatches per substep (eleven on a CPU adapter), and limits how far each particle departs from its cloth's
     /// rigid motion to half the thickness per substep (a rigid motion, however fast, is not
     /// limited; what the limit takes goes back to the whole cloth, so its momentum is kept).
     pub self_collision: Option<SelfCollision>,

@@ -994,7 +994,8 @@ fn profiled_frames_time_every_pass_and_compute_the_same() {
     let (positions, velocities, _, _) = run(false, ProfileBy::Pass);
     let (profiled_positions, profiled_velocities, profiles, dispatches) = run(true, ProfileBy::Pass);
     assert!(bits(&positions) == bits(&profiled_positions) && bits(&velocities) == bits(&profiled_velocities));
-    // By kernel: the same frames, every dispatch timed, the iterations' kernel among the names.
+    // By kernel: the same frames, every dispatch timed, named by kernel (the normals' among
+    // them) rather than by pass.
     let (kernel_positions, kernel_velocities, kernel_profiles, _) = run(true, ProfileBy::Kernel);
     assert!(bits(&positions) == bits(&kernel_positions) && bits(&velocities) == bits(&kernel_velocities));
     let by_kernel = kernel_profiles.last().unwrap();

@@ -1,8 +1,8 @@
 // Self-collision, mirroring src/passes/self_collision.rs (the same names and operations in the same
 // order): once per substep, limit the displacements' departure from their rigid motion and count
 // the particles per hash bucket (hash_count; rigid damping's kernels then solve the limited
-// displacements' rigid motion), turn the counts into bucket starts (hash_block_totals, then
-// hash_block_starts), place each particle in its bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
+// displacements' rigid motion), turn the counts into bucket starts (hash_block_starts, from the
+// blocks' totals hash_count also counts), place each particle in its bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
 // the atomics' order of arrival (hash_sort_buckets), compute each particle's contact correction
 // and each triangle's point contacts (self_contacts, or pair_contacts then triangle_contacts;
 // the triangles' in shaders/passes/self_collision/triangles.wgsl), then add them and clear the counts and sums for the
@@ -227,9 +227,9 @@ fn momentum_restored(r: vec3<f32>, cloth: u32) -> vec3<f32> {
 
 // Limits particle i's departure from the rigid motion of its cloth's displacements (free
 // particles; sum_moments and solve_rigid_motion of shaders/passes/rigid_damping.wgsl wrote it),
-// then counts it in its bucket, keeping its rank of arrival for the scatter. Thread c keeps
-// cloth c's motion for momentum_restored, before the same kernels solve the limited
-// displacements' motion.
+// then counts it in its bucket (and the bucket's block of SCAN_BLOCK), keeping its rank of
+// arrival for the scatter. Thread c keeps cloth c's motion for momentum_restored, before the
+// same kernels solve the limited displacements' motion.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_count(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -251,6 +251,7 @@ fn hash_count(
     }
     let bucket = cell_hash(cell_of(predicted(i), cell_size()), params.self_collision.hash_table_size);
     let rank = atomicAdd(&hash_table.starts[bucket], 1u);
+    atomicAdd(&hash_table.starts[block_slot(bucket / SCAN_BLOCK)], 1u);
     hashed[params.particle_count + i] = vec4<u32>(bucket, rank, 0u, 0u);
 }
 
@@ -261,6 +262,11 @@ var<workgroup> scan_sums: array<vec2<u32>, 2u * WORKGROUP_SIZE>;
 // Where block k's total of bucket counts lies in hash_table.starts: after the particles' sums.
 fn block_slot(k: u32) -> u32 {
     return params.self_collision.hash_table_size + 1u + 4u * params.particle_count + k;
+}
+
+// Blocks of SCAN_BLOCK buckets in the table.
+fn scan_blocks() -> u32 {
+    return (params.self_collision.hash_table_size + SCAN_BLOCK - 1u) / SCAN_BLOCK;
 }
 
 // The block of SCAN_BLOCK buckets a scan workgroup works on (a grid of them, as plan::grid_of).
@@ -313,25 +319,12 @@ fn scanned_at(t: u32) -> u32 {
     return (countTrailingZeros(WORKGROUP_SIZE) % 2u) * WORKGROUP_SIZE + t;
 }
 
-// First half of the bucket counts' exclusive prefix sum: block k's total of its SCAN_BLOCK
-// buckets. Integers: the same whatever the order.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn hash_block_totals(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) t: u32,
-) {
-    let block = scan_block(workgroup, workgroups);
-    workgroup_scan(vec2<u32>(thread_count_sum(block, t), 0u), t);
-    if (t == WORKGROUP_SIZE - 1u) {
-        atomicStore(&hash_table.starts[block_slot(block)], scan_sums[scanned_at(t)].x);
-    }
-}
-
-// Second half: block k scans its threads' counts and, alongside, the totals of the blocks
-// before it (their sum, the block's start, is the last thread's), then writes each bucket's
-// start; the last bucket writes the table's end (the particle count). Blocks read only the
-// totals, which none writes here, so they need no order between them.
+// The bucket counts' exclusive prefix sum, from each block's total (which hash_count counts as
+// it counts the buckets): block k scans its threads' counts and, alongside, the totals of the
+// blocks before it (their sum, the block's start, is the last thread's), then writes each
+// bucket's start; the last bucket writes the table's end (the particle count). Blocks read only
+// the totals, which none writes here, so they need no order between them. Integers: the same
+// whatever the order.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_block_starts(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -339,6 +332,13 @@ fn hash_block_starts(
     @builtin(local_invocation_index) t: u32,
 ) {
     let block = scan_block(workgroup, workgroups);
+    // A grid's spare workgroups (the same block for the whole workgroup: no barrier is skipped
+    // by some threads only).
+    if (block >= scan_blocks()) {
+        return;
+    }
+    // Each block reads every earlier block's total: blocks²/2 reads in all, a few thousand
+    // for a 128² cloth's 256 blocks.
     var earlier_blocks = 0u;
     for (var k = t; k < block; k += WORKGROUP_SIZE) {
         earlier_blocks += atomicLoad(&hash_table.starts[block_slot(k)]);
@@ -522,7 +522,7 @@ fn triangle_contacts(
 
 // Adds particle i's corrections to its displacement (its pair contacts', then its triangle
 // contacts' sum, which it clears, then the momentum the deformation limit took), and clears
-// bucket i's entry for the next substep's count.
+// bucket i's count and block i's total for the next substep's count.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply_self_contacts(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -550,5 +550,8 @@ fn apply_self_contacts(
     }
     if (i <= params.self_collision.hash_table_size) {
         atomicStore(&hash_table.starts[i], 0u);
+    }
+    if (i < scan_blocks()) {
+        atomicStore(&hash_table.starts[block_slot(i)], 0u);
     }
 }

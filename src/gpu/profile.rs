@@ -20,7 +20,9 @@ pub enum ProfileBy {
     /// Each pass, its kernels together.
     #[default]
     Pass,
-    /// Each kernel (a WGSL entry point and its build): which of a pass's kernels costs.
+    /// Each kernel, by its WGSL entry point: which of a pass's kernels costs. An entry point's
+    /// builds, and a kernel two passes share (rigid damping's `sum_moments`, which
+    /// self-collision runs too), are timed together.
     Kernel,
 }
 

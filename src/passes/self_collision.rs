@@ -78,11 +78,13 @@ use triangles::{add_triangle_contacts, fixed_point_exponent, summed_correction};
 pub const MAX_BUCKET_ENTRIES: u32 = 64;
 
 /// Buckets of one block of the prefix sum over the hash table's counts, a workgroup's
-/// ([`WORKGROUP_SIZE`] threads, four buckets each): the counts are summed block by block, then
-/// each block scans its own from the sum of those before it, so that no thread walks a long run
-/// of buckets alone (one workgroup over a 64² cloth's 16384 buckets took 47 µs a substep on an
-/// H200).
+/// ([`WORKGROUP_SIZE`] threads, four buckets each): the count also counts each block's total,
+/// then each block scans its own from the sum of those before it, so that no thread walks a long
+/// run of buckets alone (one workgroup over a 64² cloth's 16384 buckets took 47 µs a substep on
+/// an H200).
 pub const SCAN_BLOCK: u32 = 256;
+// The scan deals a block's buckets evenly to a workgroup's threads, whose count it halves.
+const _: () = assert!(SCAN_BLOCK.is_multiple_of(WORKGROUP_SIZE) && WORKGROUP_SIZE.is_power_of_two());
 /// Most other particles one particle examines per substep; beyond, it stops and counts an
 /// overflow.
 pub const MAX_CANDIDATES: u32 = 128;
@@ -430,8 +432,8 @@ fn particle_correction(
     (sum, overflow)
 }
 
-/// The self-collision pass: eleven dispatches per substep (twelve on a CPU adapter), after the
-/// tethers (the rigid motion in two, the hash rebuilt in five with the limited displacements'
+/// The self-collision pass: ten dispatches per substep (eleven on a CPU adapter), after the
+/// tethers (the rigid motion in two, the hash rebuilt in four with the limited displacements'
 /// rigid motion in two after its first, the particle and triangle contacts, their application).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SelfCollisionPass {
@@ -477,7 +479,6 @@ impl Pass for SelfCollisionPass {
             block: Some(("self_collision", GpuSelfCollisionParams::LAYOUT)),
             kernels: [
                 "hash_count",
-                "hash_block_totals",
                 "hash_block_starts",
                 "hash_scatter",
                 "hash_sort_buckets",
@@ -530,10 +531,11 @@ impl Pass for SelfCollisionPass {
     }
 
     /// The rigid motion of the displacements in two dispatches (rigid damping's kernels), the
-    /// hash rebuilt from the limited predicted positions in five (count, which limits the
-    /// displacements and keeps the motion they were limited around, then the limited
-    /// displacements' rigid motion in two more; the prefix sum in two, each a workgroup per
-    /// block of buckets; scatter; sort each bucket), the particle and the triangle contacts in
+    /// hash rebuilt from the limited predicted positions in four (count, which limits the
+    /// displacements, keeps the motion they were limited around and counts each block of
+    /// buckets, then the limited displacements' rigid motion in two more; the prefix sum, a
+    /// workgroup per block of buckets; scatter; sort each bucket), the particle and the triangle
+    /// contacts in
     /// one (in two on a CPU adapter), then their application with the momentum the limit took
     /// (which also clears the table's buckets and sums).
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
@@ -548,7 +550,6 @@ impl Pass for SelfCollisionPass {
         plan.push("hash_count", whole, workgroups_for(particles));
         push_rigid_motions(setup.model, plan);
         let blocks = grid_of(buckets.div_ceil(SCAN_BLOCK));
-        plan.push("hash_block_totals", whole, blocks);
         plan.push("hash_block_starts", whole, blocks);
         plan.push("hash_scatter", whole, workgroups_for(particles));
         plan.push("hash_sort_buckets", whole, workgroups_for(buckets));

@@ -228,8 +228,8 @@ pub fn point_triangle_correction(x: [Vec3; 4], q: [Vec3; 4], w: [f32; 4], params
     Some([push * w[0], push * (-b_a * w[1]), push * (-b_b * w[2]), push * (-b_c * w[3])])
 }
 
-/// One substep's point–triangle contacts on the clamped `state` (the reference of the
-/// `triangle_contacts` kernel), each at what its particle's and triangle's cloths keep
+/// One substep's point–triangle contacts on the clamped `state` (the reference of WGSL's
+/// `triangle_contacts_of`), each at what its particle's and triangle's cloths keep
 /// (`contacts`): adds each contact's corrections, in fixed point of exponent
 /// [`fixed_point_exponent`] of the thickest cloth, to the particles' `sums` (xyz), and counts
 /// them (w). Returns the triangles that met a full bucket, too many columns, steps or candidates.
