@@ -1031,6 +1031,57 @@ fn bodies_rest_across_each_other_between_their_corners() {
     }
 }
 
+/// Two planks crossing in zero gravity, frictionless, closing at 1.5 m/s where no corner of
+/// either meets the other: they meet edge across face. Either way the upper stays above the
+/// lower (with corners alone it passes through), and their momentum and angular momentum are
+/// kept (each push acts on both at one point; 1e-5 and 1e-4). Crossing in the middle, neither
+/// turns (each set of edges pushes by its contacts' mean, so neither of a plank's two edges goes
+/// first); crossing a third of the way along the lower, the lower turns about the vertical.
+/// (They part at 0.21 m/s where a contact without restitution would leave them together: the
+/// pushes at several points, each turning the bodies, close more than the depth. Boxes meeting
+/// at their corners part so too, at 0.25 m/s.)
+#[test]
+fn crossing_planks_meet_between_their_corners_and_keep_their_momenta() {
+    let model = sheet(3, 0.1, Vec3::new(0.0, 5.0, 0.0), &[0, 2, 6, 8]);
+    let params = SolverParams { gravity: Vec3::ZERO, ..Default::default() };
+    let (masses, speeds) = ([3.0, 1.0], [0.5, -1.0]);
+    let plank = |half_extents: Vec3, center: Vec3, mass: f32, speed: f32| {
+        let pose = Pose { translation: center, rotation: Quat::IDENTITY };
+        let mut body = RigidBody::new(BodyShape::Box { half_extents }, BodyMass::Mass(mass), pose);
+        (body.velocity, body.friction) = (Vec3::Y * speed, 0.0);
+        body
+    };
+    let (lower, upper) = (Vec3::new(0.4, 0.02, 0.05), Vec3::new(0.05, 0.02, 0.4));
+    for along in [0.0, 0.13] {
+        let mut solver = CpuSolver::new(&model, params, &[]).unwrap();
+        let bodies = [
+            plank(lower, Vec3::ZERO, masses[0], speeds[0]),
+            plank(upper, Vec3::new(along, 0.05, 0.0), masses[1], speeds[1]),
+        ];
+        solver.set_bodies(&bodies).unwrap();
+        let (linear, angular) = momenta(&solver);
+        run(&mut solver, 30);
+        let bodies = solver.bodies();
+        assert!(bodies[1].position.y - bodies[0].position.y > lower.y + upper.y - 1e-3, "passed through: {bodies:?}");
+        let (linear_after, angular_after) = momenta(&solver);
+        assert!(
+            (linear_after - linear).length() < 1e-5 * linear.length().max(1.0),
+            "momentum {linear} → {linear_after}"
+        );
+        assert!(
+            (angular_after - angular).length() < 1e-4 * angular.length().max(1.0),
+            "angular momentum {angular} → {angular_after}"
+        );
+        if along == 0.0 {
+            for body in bodies {
+                assert!(body.angular_velocity.length() < 1e-3, "{body:?}");
+            }
+        } else {
+            assert!(bodies[0].angular_velocity.z < -0.1, "the lower plank turns: {bodies:?}");
+        }
+    }
+}
+
 /// A box lying flat on a ball, a plank lying across a bar and another across a box's rounded
 /// ridge (a box turned 45°), where their corners miss the collider: each rests on its face at
 /// the height the shapes give (the ball's top, the bar's or the ridge's, plus the body's half

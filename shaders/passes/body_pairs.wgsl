@@ -116,11 +116,18 @@ fn cores_against(x: ptr<function, Body>, y: ptr<function, Body>) {
         return;
     }
     let radius = (*x).radius;
+    var contacts: array<CoreContact, MAX_CORES>;
+    var count = 0u;
     for (var k = 0u; k < body_core_count(*x); k += 1u) {
         let contact = core_contact(*y, body_core_end(*x, k, -1.0), body_core_end(*x, k, 1.0), radius);
         if (contact.depth > 0.0) {
-            push_apart(y, x, contact.point, contact.normal, contact.depth);
+            contacts[count] = contact;
+            count += 1u;
         }
+    }
+    let share = 1.0 / f32(max(count, 1u));
+    for (var k = 0u; k < count; k += 1u) {
+        push_apart(y, x, contacts[k].point, contacts[k].normal, contacts[k].depth * share);
     }
 }
 

@@ -237,7 +237,8 @@ pub fn collide_body(body: &mut BodyState, colliders: &[MovingCollider], substep:
     }
 }
 
-/// The most cores a collider has ([`collider_cores`]): a box's edges.
+/// The most cores a collider or a body has ([`collider_cores`], and a body's in
+/// [`pairs`]): a box's twelve edges.
 pub const MAX_CORES: usize = 12;
 
 /// The segments a collider is round about, in the world at the end of `motion`, and their

@@ -113,20 +113,26 @@ fn corners_against(x: &mut BodyState, y: &mut BodyState) {
 }
 
 /// The cores of `x` ([`body_core`]) against the box `y`: where one presses into `y` between
-/// the corners of both (a plank lying across another, two boxes edge across edge, a capsule
-/// across a box), the two are pushed apart at the middle of the stretch that presses
-/// ([`core_contact`]). Against a ball or a capsule, the box's corners and the other's axis
-/// already meet exactly, so only a box is searched.
+/// the corners of both (a plank lying across another, a capsule across a box), the two are
+/// pushed apart at the middle of the stretch that presses ([`core_contact`]). The contacts are
+/// found first and each closes its share of its depth (their mean): one after the other, the
+/// first of a plank's two edges across another turned it about its long axis (2 rad/s after
+/// two planks met in zero gravity). Against a ball or a capsule, the box's corners and the
+/// other's axis already meet exactly, so only a box is searched.
 fn cores_against(x: &mut BodyState, y: &mut BodyState) {
     if !matches!(y.shape, BodyShape::Box { .. }) {
         return;
     }
     let (_, radius) = x.shape.rounded_box();
-    for k in 0..core_count(&x.shape) {
-        let [a, b] = body_core(x, k);
-        if let Some((point, n, depth)) = core_contact(y, a, b, radius) {
-            push_apart(y, x, point, n, depth);
-        }
+    let contacts: Vec<_> = (0..core_count(&x.shape))
+        .filter_map(|k| {
+            let [a, b] = body_core(x, k);
+            core_contact(y, a, b, radius)
+        })
+        .collect();
+    let share = 1.0 / contacts.len().max(1) as f32;
+    for (point, n, depth) in contacts {
+        push_apart(y, x, point, n, depth * share);
     }
 }
 
