@@ -1,8 +1,7 @@
 // Rigid bodies against each other (src/passes/bodies/pairs.rs): the same names and operations
 // in the same order. Included in the bodies module after shaders/passes/bodies.wgsl.
 
-// The kinds of a capsule and a box (GpuBody::kind in src/bodies.rs).
-const BODY_CAPSULE: u32 = 1u;
+// The kind of a box (GpuBody::kind in src/bodies.rs).
 const BODY_BOX: u32 = 2u;
 
 // closest_points in src/passes/bodies/pairs.rs: the nearest points of p1–q1 and p2–q2.
@@ -86,51 +85,6 @@ fn corners_against(x: ptr<function, Body>, y: ptr<function, Body>) {
     }
 }
 
-// core_count in src/passes/bodies/pairs.rs.
-fn body_core_count(body: Body) -> u32 {
-    switch (body.kind) {
-        case BODY_CAPSULE: {
-            return 1u;
-        }
-        case BODY_BOX: {
-            return MAX_CORES;
-        }
-        default: {
-            return 0u;
-        }
-    }
-}
-
-// An end of core k of the body (body_core in src/passes/bodies/pairs.rs; end ±1), in the world.
-fn body_core_end(body: Body, k: u32, end: f32) -> vec3<f32> {
-    var local = body.half_extents * end;
-    if (body.kind == BODY_BOX) {
-        local = box_edge_end(body.half_extents, k, end);
-    }
-    return body_center(body) + rotate(body_rotation(body), local);
-}
-
-// cores_against in src/passes/bodies/pairs.rs.
-fn cores_against(x: ptr<function, Body>, y: ptr<function, Body>) {
-    if ((*y).kind != BODY_BOX) {
-        return;
-    }
-    let radius = (*x).radius;
-    var contacts: array<CoreContact, MAX_CORES>;
-    var count = 0u;
-    for (var k = 0u; k < body_core_count(*x); k += 1u) {
-        let contact = core_contact(*y, body_core_end(*x, k, -1.0), body_core_end(*x, k, 1.0), radius);
-        if (contact.depth > 0.0) {
-            contacts[count] = contact;
-            count += 1u;
-        }
-    }
-    let share = 1.0 / f32(max(count, 1u));
-    for (var k = 0u; k < count; k += 1u) {
-        push_apart(y, x, contacts[k].point, contacts[k].normal, contacts[k].depth * share);
-    }
-}
-
 // Whether bodies a and b may touch: their bounding balls meet (collide_pair's first test).
 fn within_reach(a: Body, b: Body) -> bool {
     let reach = length(a.half_extents) + a.radius + (length(b.half_extents) + b.radius);
@@ -160,8 +114,6 @@ fn collide_pair(a: ptr<function, Body>, b: ptr<function, Body>) {
     } else {
         corners_against(a, b);
         corners_against(b, a);
-        cores_against(a, b);
-        cores_against(b, a);
     }
 }
 

@@ -237,8 +237,7 @@ pub fn collide_body(body: &mut BodyState, colliders: &[MovingCollider], substep:
     }
 }
 
-/// The most cores a collider or a body has ([`collider_cores`], and a body's in
-/// [`pairs`]): a box's twelve edges.
+/// The most cores a collider has ([`collider_cores`]): a box's edges.
 pub const MAX_CORES: usize = 12;
 
 /// The segments a collider is round about, in the world at the end of `motion`, and their
@@ -262,7 +261,7 @@ pub fn collider_cores(shape: &Collider, motion: &Motion) -> (Vec<[Vec3; 2]>, f32
 /// An end of edge `k` of a box of `half_extents` in its frame (`end` ±1): edges 0–3 run along x,
 /// 4–7 along y, 8–11 along z, the other two axes (in cyclic order) at the signs of `k`'s two
 /// low bits.
-pub(crate) fn box_edge_end(half_extents: Vec3, k: u32, end: f32) -> Vec3 {
+fn box_edge_end(half_extents: Vec3, k: u32, end: f32) -> Vec3 {
     let h = half_extents;
     let first = if k & 1 == 0 { 1.0 } else { -1.0 };
     let second = if k & 2 == 0 { 1.0 } else { -1.0 };

@@ -5,13 +5,12 @@
 //! slide, up to the mean of their frictions times the push. Balls and capsules meet exactly,
 //! by the nearest points of their axes (a ball's is a point); a box meets the other body at its
 //! corners, and the other body's corners (a ball's centre, a capsule's ends, a box's corners)
-//! meet the box; then the other body's edges or axis meet the box between the corners of both
-//! (a plank lying across another, a capsule across a box). Both impulses act at one point, so a
-//! pair keeps its momentum and angular momentum. One thread does every pair, `O(n²)` (a pair's bounding balls first: cheap for the
+//! meet the box. Both impulses act at one point, so a pair keeps its momentum and angular
+//! momentum. One thread does every pair, `O(n²)` (a pair's bounding balls first: cheap for the
 //! few bodies a scene has, and a solver of thousands of bodies spends most of its substep
 //! there). WGSL twin: `shaders/passes/body_pairs.wgsl`.
 
-use super::{body_corners, box_edge_end, core_contact, MAX_CORES};
+use super::body_corners;
 use crate::bodies::{BodyShape, BodyState};
 use crate::collision::box_point;
 use crate::math::{DENOMINATOR_EPSILON, GEOMETRY_EPSILON};
@@ -48,8 +47,6 @@ pub fn collide_pair(a: &mut BodyState, b: &mut BodyState) {
         _ => {
             corners_against(a, b);
             corners_against(b, a);
-            cores_against(a, b);
-            cores_against(b, a);
         }
     }
 }
@@ -110,51 +107,6 @@ fn corners_against(x: &mut BodyState, y: &mut BodyState) {
             push_apart(x, y, point - surface.normal * radius, surface.normal, depth);
         }
     }
-}
-
-/// The cores of `x` ([`body_core`]) against the box `y`: where one presses into `y` between
-/// the corners of both (a plank lying across another, a capsule across a box), the two are
-/// pushed apart at the middle of the stretch that presses ([`core_contact`]). The contacts are
-/// found first and each closes its share of its depth (their mean): one after the other, the
-/// first of a plank's two edges across another turned it about its long axis (2 rad/s after
-/// two planks met in zero gravity). Against a ball or a capsule, the box's corners and the
-/// other's axis already meet exactly, so only a box is searched.
-fn cores_against(x: &mut BodyState, y: &mut BodyState) {
-    if !matches!(y.shape, BodyShape::Box { .. }) {
-        return;
-    }
-    let (_, radius) = x.shape.rounded_box();
-    let contacts: Vec<_> = (0..core_count(&x.shape))
-        .filter_map(|k| {
-            let [a, b] = body_core(x, k);
-            core_contact(y, a, b, radius)
-        })
-        .collect();
-    let share = 1.0 / contacts.len().max(1) as f32;
-    for (point, n, depth) in contacts {
-        push_apart(y, x, point, n, depth * share);
-    }
-}
-
-/// How many segments a body's surface lies its radius around besides its corners: a box's
-/// twelve edges, a capsule's axis; none for a ball (its centre is its corner).
-fn core_count(shape: &BodyShape) -> u32 {
-    match shape {
-        BodyShape::Sphere { .. } => 0,
-        BodyShape::Capsule { .. } => 1,
-        BodyShape::Box { .. } => MAX_CORES as u32,
-    }
-}
-
-/// Core `k` of `x` where the substep left it: a box's edge `k`, a capsule's axis.
-fn body_core(x: &BodyState, k: u32) -> [Vec3; 2] {
-    let pose = x.pose();
-    let (half_extents, _) = x.shape.rounded_box();
-    let end = |end: f32| match x.shape {
-        BodyShape::Box { .. } => box_edge_end(half_extents, k, end),
-        _ => half_extents * end,
-    };
-    [pose.to_world(end(-1.0)), pose.to_world(end(1.0))]
 }
 
 /// `a` pushed along `n` and `b` against it, at `point`, to close `depth`; then positional
