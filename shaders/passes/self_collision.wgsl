@@ -2,11 +2,12 @@
 // order): once per substep, limit the displacements' departure from their rigid motion and count
 // the particles per hash bucket (hash_count; rigid damping's kernels then solve the limited
 // displacements' rigid motion), turn the counts into bucket starts (hash_block_starts, from the
-// blocks' totals hash_count also counts), place each particle in its bucket (hash_scatter), sort each bucket by particle index so that nothing downstream depends on
-// the atomics' order of arrival (hash_sort_buckets), compute each particle's contact correction
-// and each triangle's point contacts (self_contacts, or pair_contacts then triangle_contacts;
-// the triangles' in shaders/passes/self_collision/triangles.wgsl), then add them and clear the counts and sums for the
-// next substep (apply_self_contacts).
+// blocks' totals hash_count also counts), place each particle in its bucket (hash_scatter), sort
+// each bucket by particle index so that nothing downstream depends on the atomics' order of
+// arrival (hash_sort_buckets), compute each particle's contact correction and each triangle's
+// point contacts (self_contacts, or pair_contacts then triangle_contacts; the triangles' in
+// shaders/passes/self_collision/triangles.wgsl), then add them and clear the counts and sums for
+// the next substep (apply_self_contacts).
 
 // The hash table (GpuSpatialHashHead in src/passes/self_collision.rs, then the buckets).
 struct SpatialHashTable {
