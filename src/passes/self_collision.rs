@@ -78,10 +78,10 @@ use triangles::{add_triangle_contacts, fixed_point_exponent, summed_correction};
 pub const MAX_BUCKET_ENTRIES: u32 = 64;
 
 /// Buckets of one block of the prefix sum over the hash table's counts, a workgroup's
-/// ([`WORKGROUP_SIZE`] threads, four buckets each): the count also counts each block's total,
-/// then each block scans its own from the sum of those before it, so that no thread walks a long
-/// run of buckets alone (one workgroup over a 64² cloth's 16384 buckets took 47 µs a substep on
-/// an H200).
+/// ([`WORKGROUP_SIZE`] threads, `SCAN_BLOCK / WORKGROUP_SIZE` buckets each, in a row): the count
+/// also counts each block's total, then each block scans its own from the sum of those before
+/// it, so that no thread walks a long run of buckets alone (one workgroup over a 64² cloth's
+/// 16384 buckets took 47 µs a substep on an H200).
 pub const SCAN_BLOCK: u32 = 256;
 // The scan deals a block's buckets evenly to a workgroup's threads, whose count it halves.
 const _: () = assert!(SCAN_BLOCK.is_multiple_of(WORKGROUP_SIZE) && WORKGROUP_SIZE.is_power_of_two());
@@ -535,9 +535,8 @@ impl Pass for SelfCollisionPass {
     /// displacements, keeps the motion they were limited around and counts each block of
     /// buckets, then the limited displacements' rigid motion in two more; the prefix sum, a
     /// workgroup per block of buckets; scatter; sort each bucket), the particle and the triangle
-    /// contacts in
-    /// one (in two on a CPU adapter), then their application with the momentum the limit took
-    /// (which also clears the table's buckets and sums).
+    /// contacts in one (in two on a CPU adapter), then their application with the momentum the
+    /// limit took (which also clears the table's buckets, blocks and sums).
     fn dispatch(&self, setup: &Setup, plan: &mut FramePlan, _substep: u32) -> Result<(), LayoutRefused> {
         if setup.params.self_collision.is_none() {
             return Ok(());

@@ -2,7 +2,8 @@
 // operations in the same order): each triangle finds the hashed particles near its face and adds
 // each contact's four corrections, in fixed point, to the particles' sums after the hash table's
 // bucket starts (triangle_contacts_of); apply_self_contacts (shaders/passes/self_collision.wgsl)
-// adds them to the displacements. Integer sums: the same whatever order the triangles' threads run in.
+// adds them to the displacements. Integer sums: the same whatever order the triangles' threads
+// run in.
 
 // RELAXATION, MAX_TRIANGLE_COLUMNS, MAX_TRIANGLE_CANDIDATES, MAX_TRIANGLE_STEPS,
 // MAX_FIXED_POINT and MAX_PARTICLE_CORRECTIONS are generated from their twins in
