@@ -21,6 +21,9 @@ pub const MAX_BODIES: usize = 4096;
 /// Friction of a body made by [`RigidBody::new`].
 pub const DEFAULT_BODY_FRICTION: f32 = 0.5;
 
+/// Restitution of a body made by [`RigidBody::new`]: none, its contacts stop it.
+pub const DEFAULT_BODY_RESTITUTION: f32 = 0.0;
+
 /// A body's shape, in its own frame: centred on its centre of mass, its principal axes along
 /// the frame's.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,13 +145,19 @@ pub struct RigidBody {
     pub angular_velocity: Vec3,
     /// Its Coulomb friction (≥ 0), static and dynamic, against the cloth and the colliders.
     pub friction: f32,
+    /// Its coefficient of restitution in [0, 1] against the colliders and other bodies (a
+    /// pair's is their mean): the normal speed it leaves a contact with, over the one it met it
+    /// with (`crate::passes::bodies::velocities`).
+    pub restitution: f32,
 }
 
 impl RigidBody {
-    /// A body of `shape` and `mass` at rest at `pose`, with friction [`DEFAULT_BODY_FRICTION`].
+    /// A body of `shape` and `mass` at rest at `pose`, with friction [`DEFAULT_BODY_FRICTION`]
+    /// and restitution [`DEFAULT_BODY_RESTITUTION`].
     pub fn new(shape: BodyShape, mass: BodyMass, pose: Pose) -> Self {
         let (velocity, angular_velocity) = (Vec3::ZERO, Vec3::ZERO);
-        Self { shape, mass, pose, velocity, angular_velocity, friction: DEFAULT_BODY_FRICTION }
+        let (friction, restitution) = (DEFAULT_BODY_FRICTION, DEFAULT_BODY_RESTITUTION);
+        Self { shape, mass, pose, velocity, angular_velocity, friction, restitution }
     }
 
     /// Its mass (kg).
@@ -161,7 +170,7 @@ impl RigidBody {
 
     /// Checks it: its shape, a finite mass or density > 0 whose inverse and principal moments
     /// are finite and > 0 (no degenerate inertia), a valid pose, finite velocities, a finite
-    /// friction ≥ 0.
+    /// friction ≥ 0, a restitution in [0, 1].
     pub fn validate(&self) -> Result<(), Error> {
         self.shape.validate()?;
         let mass = self.mass();
@@ -185,6 +194,10 @@ impl RigidBody {
         if !(self.friction.is_finite() && self.friction >= 0.0) {
             let value = self.friction.to_string();
             return Err(ParamError { name: "body.friction", value, expected: "finite and ≥ 0" }.into());
+        }
+        if !(0.0..=1.0).contains(&self.restitution) {
+            let value = self.restitution.to_string();
+            return Err(ParamError { name: "body.restitution", value, expected: "in [0, 1]" }.into());
         }
         Ok(())
     }
@@ -217,6 +230,8 @@ pub struct BodyState {
     pub shape: BodyShape,
     /// Its Coulomb friction.
     pub friction: f32,
+    /// Its coefficient of restitution.
+    pub restitution: f32,
     /// The particles touching it in the substep's contacts: they split its mass among them
     /// (`crate::passes::bodies`).
     pub contacts: u32,
@@ -241,6 +256,7 @@ impl BodyState {
             turn: Quat::IDENTITY,
             shape: body.shape,
             friction: body.friction,
+            restitution: body.restitution,
             contacts: 0,
             coherence: 1.0,
         })
@@ -331,6 +347,18 @@ impl BodyState {
         self.turn = turned(self.turn, self.inverse_inertia_times(self.pose().rotation, angular));
     }
 
+    /// The velocity of its point now at `p` (m/s): `v + ω × (p − x)` about its centre now.
+    pub fn point_velocity(&self, p: Vec3) -> Vec3 {
+        self.velocity + self.angular_velocity.cross(p - self.pose().translation)
+    }
+
+    /// Changes its velocities by the impulse `p` (kg·m/s) at its point `r` from its centre of
+    /// mass (§3.6): `v += p/m`, `ω += I⁻¹(r × p)`.
+    pub fn apply_velocity_impulse(&mut self, p: Vec3, r: Vec3) {
+        self.velocity += p * self.inverse_mass;
+        self.angular_velocity += self.inverse_inertia_times(self.pose().rotation, r.cross(p));
+    }
+
     /// Its linear momentum (kg·m/s).
     pub fn momentum(&self) -> Vec3 {
         self.velocity / self.inverse_mass
@@ -371,6 +399,9 @@ pub struct GpuBody {
     pub kind: u32,
     pub inertia: [f32; 3],
     pub coherence: f32,
+    pub restitution: f32,
+    /// Pads the record to 144 bytes.
+    pub _pad: [f32; 3],
 }
 
 impl GpuBody {
@@ -390,7 +421,8 @@ impl GpuBody {
         half_extents,
         kind,
         inertia,
-        coherence
+        coherence,
+        restitution
     );
 
     /// The record of `state`.
@@ -416,6 +448,8 @@ impl GpuBody {
             kind,
             inertia: state.inertia.to_array(),
             coherence: state.coherence,
+            restitution: state.restitution,
+            _pad: [0.0; 3],
         }
     }
 
@@ -438,6 +472,7 @@ impl GpuBody {
             turn: Quat::from_array(self.turn),
             shape,
             friction: self.friction,
+            restitution: self.restitution,
             contacts: self.contacts,
             coherence: self.coherence,
         }

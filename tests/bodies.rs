@@ -231,7 +231,7 @@ fn opposite_impulses_keep_two_bodies_momenta() {
 
 /// Every bad body gets a typed error: sizes that are zero, negative or not finite, a mass or
 /// density that is not a finite positive number, a pose that is not finite or not a rotation,
-/// velocities that are not finite.
+/// velocities that are not finite, a restitution outside [0, 1].
 #[test]
 fn bad_bodies_get_typed_errors() {
     let good = RigidBody::new(SHAPES[0], BodyMass::Mass(1.0), Pose::IDENTITY);
@@ -260,4 +260,7 @@ fn bad_bodies_get_typed_errors() {
     let not_a_rotation = Pose { rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 2.0), ..Pose::IDENTITY };
     assert!(named(RigidBody { pose: not_a_rotation, ..good }, "body.pose"));
     assert!(named(RigidBody { angular_velocity: Vec3::NAN, ..good }, "body.velocity"));
+    for restitution in [-0.1, 1.5, f32::NAN] {
+        assert!(named(RigidBody { restitution, ..good }, "body.restitution"), "{restitution}");
+    }
 }

@@ -22,6 +22,11 @@ struct Body {
     inertia: vec3<f32>,
     // How far its last substep's contact moments added up (BodyState::coherence).
     coherence: f32,
+    // Its coefficient of restitution against the colliders and other bodies.
+    restitution: f32,
+    _pad0: f32,
+    _pad1: f32,
+    _pad2: f32,
 }
 
 // What the kernels read of the bodies (GpuBodiesBlock in src/passes/bodies.rs).
@@ -237,9 +242,9 @@ fn attachment_of(particle: u32) -> BodyAttachment {
     return body_attachments[particle];
 }
 
-// core_contact's result: the body's surface point nearest a round collider's core, the
-// direction that pushes the body off it and the depth (0: no contact).
-struct CoreContact {
+// A body's contact (core_contact's, corner_on_collider's, a pair's): the point on the body's
+// surface, the direction that pushes the body off and the depth (0: no contact).
+struct ContactPoint {
     point: vec3<f32>,
     normal: vec3<f32>,
     depth: f32,
@@ -325,8 +330,8 @@ fn pressed_from(
 
 // core_contact in src/passes/bodies.rs: the points within radius of the segment a–b pressed
 // into the body between its corners, at the middle of the stretch of the segment that presses.
-fn core_contact(body: Body, a: vec3<f32>, b: vec3<f32>, radius: f32) -> CoreContact {
-    let none = CoreContact(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
+fn core_contact(body: Body, a: vec3<f32>, b: vec3<f32>, radius: f32) -> ContactPoint {
+    let none = ContactPoint(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
     let center = body_center(body);
     let rotation = body_rotation(body);
     let reach = 0.5 * length(b - a) + length(body.half_extents) + body.radius + radius;
@@ -357,7 +362,7 @@ fn core_contact(body: Body, a: vec3<f32>, b: vec3<f32>, radius: f32) -> CoreCont
     if (!(depth > 0.0)) {
         return none;
     }
-    return CoreContact(core - nearest.normal * nearest.distance, -nearest.normal, depth);
+    return ContactPoint(core - nearest.normal * nearest.distance, -nearest.normal, depth);
 }
 
 // collider_friction in src/passes/bodies.rs: the body's point pushed by lambda along n, its
@@ -389,17 +394,13 @@ fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
             if (repeated_corner(half_extents, k)) {
                 continue;
             }
-            let corner = corner_at(half_extents, k);
-            let start = (*body).position + rotate((*body).rotation, corner);
-            let now = body_center(*body) + rotate(body_rotation(*body), corner);
-            let space = moving_half_space(motion, collider, start, now - start, radius);
-            let depth = space.offset - dot(space.normal, now);
-            if (!(depth > 0.0)) {
+            let contact = corner_on_collider(*body, k, collider, motion);
+            if (!(contact.depth > 0.0)) {
                 continue;
             }
-            let n = space.normal;
-            let r = now - n * radius - body_center(*body);
-            let lambda = depth / max(inverse_mass_at(*body, r, n), DENOMINATOR_EPSILON);
+            let n = contact.normal;
+            let r = contact.point - body_center(*body);
+            let lambda = contact.depth / max(inverse_mass_at(*body, r, n), DENOMINATOR_EPSILON);
             apply_impulse(body, n * lambda, r);
             normals[k] = n;
             pushes[k] = lambda;
@@ -438,6 +439,90 @@ fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
             if (core_pushes[k] > 0.0) {
                 let point = rotate(body_rotation(*body), core_locals[k]) + body_center(*body);
                 collider_friction(body, point, core_normals[k], core_pushes[k], motion, h);
+            }
+        }
+    }
+}
+
+// corner_on_collider in src/passes/bodies.rs: corner k of the body, grown by its radius,
+// against the collider along the corner's path in the substep.
+fn corner_on_collider(body: Body, k: u32, collider: Collider, motion: Motion) -> ContactPoint {
+    let corner = corner_at(body.half_extents, k);
+    let start = body.position + rotate(body.rotation, corner);
+    let now = body_center(body) + rotate(body_rotation(body), corner);
+    let space = moving_half_space(motion, collider, start, now - start, body.radius);
+    let depth = space.offset - dot(space.normal, now);
+    if (!(depth > 0.0)) {
+        return ContactPoint(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
+    }
+    return ContactPoint(now - space.normal * body.radius, space.normal, depth);
+}
+
+// BodyState::point_velocity: the velocity of the body's point now at p.
+fn point_velocity(body: Body, p: vec3<f32>) -> vec3<f32> {
+    return body.velocity + cross(body.angular_velocity, p - body_center(body));
+}
+
+// BodyState::apply_velocity_impulse: the impulse p at the body's point r from its centre.
+fn apply_velocity_impulse(body: ptr<function, Body>, p: vec3<f32>, r: vec3<f32>) {
+    (*body).velocity += p * (*body).inverse_mass;
+    (*body).angular_velocity += inverse_inertia_times(*body, body_rotation(*body), cross(r, p));
+}
+
+// Where the point of `met` at p lies on `body` now (Pose::to_local, then Pose::to_world).
+fn carried_point(body: Body, met: Body, p: vec3<f32>) -> vec3<f32> {
+    let local = rotate(conjugate(body_rotation(met)), p - body_center(met));
+    return rotate(body_rotation(body), local) + body_center(body);
+}
+
+// normal_speed_change in src/passes/bodies/velocities.rs.
+fn normal_speed_change(v_n: f32, before: f32, e: f32) -> f32 {
+    let restitution = select(0.0, e, abs(before) > params.restitution_threshold);
+    return max(-restitution * before, 0.0) - v_n;
+}
+
+// settle_on_collider in src/passes/bodies/velocities.rs.
+fn settle_on_collider(body: ptr<function, Body>, met: Body, point: vec3<f32>, n: vec3<f32>, motion: Motion, h: f32) {
+    let now = carried_point(*body, met, point);
+    let before = dot(n, point_velocity(met, point) - motion_velocity(motion, point, h));
+    let v_n = dot(n, point_velocity(*body, now) - motion_velocity(motion, now, h));
+    let r = now - body_center(*body);
+    let change = normal_speed_change(v_n, before, (*body).restitution);
+    apply_velocity_impulse(body, n * (change / max(inverse_mass_at(*body, r, n), DENOMINATOR_EPSILON)), r);
+}
+
+// settle_on_colliders in src/passes/bodies/velocities.rs: the body's contacts found on met,
+// collider by collider, corners then cores, swept VELOCITY_SWEEPS times.
+fn settle_on_colliders(body: ptr<function, Body>, met: Body, substep: u32, h: f32) {
+    for (var id = 0u; id < collider_list.count; id += 1u) {
+        let collider = collider_list.colliders[id];
+        let motion = substep_motion(collider, substep, params.substeps);
+        var points: array<vec3<f32>, MAX_CORES + 8u>;
+        var normals: array<vec3<f32>, MAX_CORES + 8u>;
+        var count = 0u;
+        for (var k = 0u; k < 8u; k += 1u) {
+            if (repeated_corner(met.half_extents, k)) {
+                continue;
+            }
+            let contact = corner_on_collider(met, k, collider, motion);
+            if (contact.depth > 0.0) {
+                points[count] = contact.point;
+                normals[count] = contact.normal;
+                count += 1u;
+            }
+        }
+        for (var k = 0u; k < core_count(collider); k += 1u) {
+            let core_radius = collider.a.w;
+            let contact = core_contact(met, core_end(collider, motion, k, -1.0), core_end(collider, motion, k, 1.0), core_radius);
+            if (contact.depth > 0.0) {
+                points[count] = contact.point;
+                normals[count] = contact.normal;
+                count += 1u;
+            }
+        }
+        for (var sweep = 0u; sweep < VELOCITY_SWEEPS; sweep += 1u) {
+            for (var c = 0u; c < count; c += 1u) {
+                settle_on_collider(body, met, points[c], normals[c], motion, h);
             }
         }
     }
@@ -601,6 +686,7 @@ fn solve_bodies(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invo
         var body = bodies[b];
         apply_impulses(&body, shared_linear[0].xyz, shared_angular[0].xyz);
         body.coherence = coherence(shared_angular[0].xyz, shared_angular[0].w);
+        body_snapshots[b] = body;
         collide_body(&body, dispatch.substep, params.h);
         bodies[b] = body;
     }

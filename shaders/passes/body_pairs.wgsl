@@ -68,48 +68,66 @@ fn push_apart(a: ptr<function, Body>, b: ptr<function, Body>, point: vec3<f32>, 
     }
 }
 
+// corner_contact in src/passes/bodies/pairs.rs: x's corner k, grown by its radius, against
+// y's surface (the normal pushes x off y).
+fn corner_contact(x: Body, y: Body, k: u32) -> ContactPoint {
+    let point = body_center(x) + rotate(body_rotation(x), corner_at(x.half_extents, k));
+    let surface = box_point(point, body_center(y), y.half_extents, body_rotation(y), y.radius);
+    let depth = x.radius - surface.distance;
+    if (!(depth > 0.0)) {
+        return ContactPoint(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
+    }
+    return ContactPoint(point - surface.normal * x.radius, surface.normal, depth);
+}
+
 // corners_against in src/passes/bodies/pairs.rs.
 fn corners_against(x: ptr<function, Body>, y: ptr<function, Body>) {
-    let corners = (*x).half_extents;
-    let radius = (*x).radius;
     for (var k = 0u; k < 8u; k += 1u) {
-        if (repeated_corner(corners, k)) {
+        if (repeated_corner((*x).half_extents, k)) {
             continue;
         }
-        let point = body_center(*x) + rotate(body_rotation(*x), corner_at(corners, k));
-        let surface = box_point(point, body_center(*y), (*y).half_extents, body_rotation(*y), (*y).radius);
-        let depth = radius - surface.distance;
-        if (depth > 0.0) {
-            push_apart(x, y, point - surface.normal * radius, surface.normal, depth);
+        let contact = corner_contact(*x, *y, k);
+        if (contact.depth > 0.0) {
+            push_apart(x, y, contact.point, contact.normal, contact.depth);
         }
     }
 }
 
-// Whether bodies a and b may touch: their bounding balls meet (collide_pair's first test).
+// Whether bodies a and b may touch: their bounding balls meet (not out_of_reach).
 fn within_reach(a: Body, b: Body) -> bool {
     let reach = length(a.half_extents) + a.radius + (length(b.half_extents) + b.radius);
     return !(distance(body_center(a), body_center(b)) > reach);
 }
 
+// axes_contact in src/passes/bodies/pairs.rs: two round bodies (neither a box) along their
+// axes.
+fn axes_contact(a: Body, b: Body) -> ContactPoint {
+    let a_center = body_center(a);
+    let a_rotation = body_rotation(a);
+    let b_center = body_center(b);
+    let b_rotation = body_rotation(b);
+    let points = closest_points(
+        rotate(a_rotation, -a.half_extents) + a_center,
+        rotate(a_rotation, a.half_extents) + a_center,
+        rotate(b_rotation, -b.half_extents) + b_center,
+        rotate(b_rotation, b.half_extents) + b_center,
+    );
+    let gap = points.first - points.second;
+    let gap_length = length(gap);
+    let depth = a.radius + b.radius - gap_length;
+    let n = select(vec3<f32>(0.0, 1.0, 0.0), gap / gap_length, gap_length > GEOMETRY_EPSILON);
+    if (!(depth > 0.0)) {
+        return ContactPoint(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
+    }
+    return ContactPoint(points.first - n * a.radius, n, depth);
+}
+
 // collide_pair in src/passes/bodies/pairs.rs, for bodies within reach.
 fn collide_pair(a: ptr<function, Body>, b: ptr<function, Body>) {
     if ((*a).kind != BODY_BOX && (*b).kind != BODY_BOX) {
-        let a_center = body_center(*a);
-        let a_rotation = body_rotation(*a);
-        let b_center = body_center(*b);
-        let b_rotation = body_rotation(*b);
-        let points = closest_points(
-            rotate(a_rotation, -(*a).half_extents) + a_center,
-            rotate(a_rotation, (*a).half_extents) + a_center,
-            rotate(b_rotation, -(*b).half_extents) + b_center,
-            rotate(b_rotation, (*b).half_extents) + b_center,
-        );
-        let gap = points.first - points.second;
-        let gap_length = length(gap);
-        let depth = (*a).radius + (*b).radius - gap_length;
-        if (depth > 0.0) {
-            let n = select(vec3<f32>(0.0, 1.0, 0.0), gap / gap_length, gap_length > GEOMETRY_EPSILON);
-            push_apart(a, b, points.first - n * (*a).radius, n, depth);
+        let contact = axes_contact(*a, *b);
+        if (contact.depth > 0.0) {
+            push_apart(a, b, contact.point, contact.normal, contact.depth);
         }
     } else {
         corners_against(a, b);
@@ -117,8 +135,87 @@ fn collide_pair(a: ptr<function, Body>, b: ptr<function, Body>) {
     }
 }
 
+// The contacts of a pair found by pair_contacts (at most two boxes' corners), thread 0's.
+var<private> pair_points: array<vec3<f32>, 16>;
+var<private> pair_normals: array<vec3<f32>, 16>;
+
+// pair_contacts in src/passes/bodies/pairs.rs: a and b's contacts where they are, into
+// pair_points and pair_normals (each normal pushing a off b); how many.
+fn pair_contacts(a: Body, b: Body) -> u32 {
+    if (!within_reach(a, b)) {
+        return 0u;
+    }
+    var count = 0u;
+    if (a.kind != BODY_BOX && b.kind != BODY_BOX) {
+        let contact = axes_contact(a, b);
+        if (contact.depth > 0.0) {
+            pair_points[0] = contact.point;
+            pair_normals[0] = contact.normal;
+            count = 1u;
+        }
+        return count;
+    }
+    for (var k = 0u; k < 8u; k += 1u) {
+        let contact = corner_contact(a, b, k);
+        if (!repeated_corner(a.half_extents, k) && contact.depth > 0.0) {
+            pair_points[count] = contact.point;
+            pair_normals[count] = contact.normal;
+            count += 1u;
+        }
+    }
+    for (var k = 0u; k < 8u; k += 1u) {
+        let contact = corner_contact(b, a, k);
+        if (!repeated_corner(b.half_extents, k) && contact.depth > 0.0) {
+            pair_points[count] = contact.point;
+            pair_normals[count] = -contact.normal;
+            count += 1u;
+        }
+    }
+    return count;
+}
+
+// settle_pair in src/passes/bodies/velocities.rs.
+fn settle_pair(a: ptr<function, Body>, b: ptr<function, Body>, met_a: Body, met_b: Body, point: vec3<f32>, n: vec3<f32>) {
+    let now = carried_point(*a, met_a, point);
+    let before = dot(n, point_velocity(met_a, point) - point_velocity(met_b, point));
+    let v_n = dot(n, point_velocity(*a, now) - point_velocity(*b, now));
+    let ra = now - body_center(*a);
+    let rb = now - body_center(*b);
+    let change = normal_speed_change(v_n, before, 0.5 * ((*a).restitution + (*b).restitution));
+    let w = inverse_mass_at(*a, ra, n) + inverse_mass_at(*b, rb, n);
+    let p = n * (change / max(w, DENOMINATOR_EPSILON));
+    apply_velocity_impulse(a, p, ra);
+    apply_velocity_impulse(b, -p, rb);
+}
+
+// settle_pairs in src/passes/bodies/velocities.rs: every pair in order, its contacts found on
+// the snapshots, swept VELOCITY_SWEEPS times.
+fn settle_pairs(count: u32) {
+    for (var i = 0u; i < count; i += 1u) {
+        for (var j = i + 1u; j < count; j += 1u) {
+            let met_a = body_snapshots[i];
+            let met_b = body_snapshots[j];
+            let contacts = pair_contacts(met_a, met_b);
+            if (contacts == 0u) {
+                continue;
+            }
+            var a = bodies[i];
+            var b = bodies[j];
+            for (var sweep = 0u; sweep < VELOCITY_SWEEPS; sweep += 1u) {
+                for (var c = 0u; c < contacts; c += 1u) {
+                    settle_pair(&a, &b, met_a, met_b, pair_points[c], pair_normals[c]);
+                }
+            }
+            bodies[i] = a;
+            bodies[j] = b;
+        }
+    }
+}
+
 // The bodies held by their ropes (hold_by_ropes) and against each other (collide_pairs), by
-// thread 0, then every body's velocities from its substep.
+// thread 0; then every body's velocities from its substep and its contacts with the colliders
+// at the velocity level (settle_on_colliders), a thread per body; then the pairs' (settle_pairs),
+// by thread 0.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     let count = params.bodies.count;
@@ -141,6 +238,11 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
         var body = bodies[k];
         update_body_velocities(&body, params.h);
+        settle_on_colliders(&body, body_snapshots[k], dispatch.substep, params.h);
         bodies[k] = body;
+    }
+    storageBarrier();
+    if (local_index == 0u) {
+        settle_pairs(count);
     }
 }

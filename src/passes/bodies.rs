@@ -26,8 +26,9 @@
 //!   - that workgroup moves its body by the sums ([`BodyState::apply_impulses`]) and meets the
 //!     colliders ([`collide_body`]);
 //!   - then one workgroup holds the bodies by their ropes ([`ropes`]), meets the bodies with
-//!     each other ([`pairs`]) and updates their velocities from the substep's displacement and
-//!     turn ([`BodyState::update_velocities`]).
+//!     each other ([`pairs`]), updates their velocities from the substep's displacement and
+//!     turn ([`BodyState::update_velocities`]) and sets the normal speeds of the contacts with
+//!     the colliders and with each other, by restitution ([`velocities`], XPBD §3.6).
 //!
 //! Particles attached to a body's point ([`attachments`]) are pulled to it in the same dispatch,
 //! in place of their contact with that body, and count among its contacts.
@@ -51,6 +52,7 @@
 pub mod attachments;
 pub mod pairs;
 pub mod ropes;
+pub mod velocities;
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan, WORKGROUP_SIZE};
 use super::{CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
@@ -199,15 +201,10 @@ pub fn collide_body(body: &mut BodyState, colliders: &[MovingCollider], substep:
         let motion = collider.motion.substep(substep, substeps);
         let mut pushes = [(Vec3::ZERO, 0.0f32); 8];
         for (k, corner) in body_corners(half_extents).enumerate() {
-            let start = body.position + rotate(body.rotation, corner);
-            let now = body.pose().to_world(corner);
-            let space = motion.half_space(&collider.shape, start, now - start, radius);
-            let depth = space.offset - space.normal.dot(now);
-            if depth.is_nan() || depth <= 0.0 {
+            let Some((point, n, depth)) = corner_on_collider(body, corner, &collider.shape, &motion) else {
                 continue;
-            }
-            let n = space.normal;
-            let r = now - n * radius - body.pose().translation;
+            };
+            let r = point - body.pose().translation;
             let lambda = depth / body.inverse_mass_at(r, n).max(DENOMINATOR_EPSILON);
             body.apply_impulse(n * lambda, r);
             pushes[k] = (n, lambda);
@@ -235,6 +232,24 @@ pub fn collide_body(body: &mut BodyState, colliders: &[MovingCollider], substep:
             collider_friction(body, point, n, lambda, &motion, h);
         }
     }
+}
+
+/// `body`'s corner `corner` (in its frame), grown by the shape's radius, against `collider`
+/// moving by `motion`, along the corner's path in the substep relative to it
+/// (`Motion::half_space`): the contact's point on the body's surface, the normal pushing the
+/// body off and the depth, where it is inside.
+pub(crate) fn corner_on_collider(
+    body: &BodyState,
+    corner: Vec3,
+    collider: &Collider,
+    motion: &Motion,
+) -> Option<(Vec3, Vec3, f32)> {
+    let radius = body.shape.rounded_box().1;
+    let start = body.position + rotate(body.rotation, corner);
+    let now = body.pose().to_world(corner);
+    let space = motion.half_space(collider, start, now - start, radius);
+    let depth = space.offset - space.normal.dot(now);
+    (depth > 0.0).then_some((now - space.normal * radius, space.normal, depth))
 }
 
 /// The most cores a collider has ([`collider_cores`]): a box's edges.
@@ -438,6 +453,7 @@ impl Pass for BodyPredictPass {
             let partial_stride = partial_count(setup.model.particle_count());
             let bytes = u64::from(partial_stride) * count as u64 * size_of::<[[f32; 4]; 2]>() as u64;
             uploads.reserve("body_partials", bytes);
+            uploads.reserve("body_snapshots", (count * size_of::<GpuBody>()) as u64);
         }
         uploads.block("bodies", || GpuBodiesBlock {
             gravity: setup.params.gravity.to_array(),
@@ -506,16 +522,21 @@ impl Pass for BodiesPass {
         }
         let sums = meet_particles(setup, frame);
         let (h, substeps) = (setup.params.substep_dt(), setup.params.substeps);
+        let mut met = Vec::with_capacity(frame.bodies.len());
         for (body, sum) in frame.bodies.iter_mut().zip(sums) {
             body.apply_impulses(sum.linear, sum.angular);
             body.coherence = coherence(sum.angular, sum.moments);
+            met.push(*body);
             collide_body(body, frame.colliders, substep, substeps, h);
         }
         ropes::hold_by_ropes(frame.bodies, frame.body_ropes);
         pairs::collide_pairs(frame.bodies);
-        for body in frame.bodies.iter_mut() {
+        let threshold = setup.params.restitution_threshold();
+        for (body, met) in frame.bodies.iter_mut().zip(&met) {
             body.update_velocities(h);
+            velocities::settle_on_colliders(body, met, frame.colliders, substep, substeps, h, threshold);
         }
+        velocities::settle_pairs(frame.bodies, &met, threshold);
     }
 }
 
@@ -530,6 +551,7 @@ fn bodies_shader() -> Shader {
                 Constant::u32("CORE_SEARCH_STEPS", CORE_SEARCH_STEPS),
                 Constant::u32("MAX_CORES", MAX_CORES as u32),
                 Constant::f32("INVERSE_GOLDEN_RATIO", INVERSE_GOLDEN_RATIO),
+                Constant::u32("VELOCITY_SWEEPS", velocities::VELOCITY_SWEEPS),
             ],
         ]
         .concat(),
@@ -554,10 +576,13 @@ fn bodies_shader() -> Shader {
             Kernel { uses: Some(&["bodies", "body_partials"]), ..Kernel::plain(SUM_BODY_CONTACTS) },
             Kernel { uses: Some(PARTICLE_USES), ..Kernel::plain(BODY_CONTACTS) },
             Kernel {
-                uses: Some(&["bodies", "body_partials", "collider_list", "distance_fields"]),
+                uses: Some(&["bodies", "body_partials", "collider_list", "distance_fields", "body_snapshots"]),
                 ..Kernel::plain(SOLVE_BODIES)
             },
-            Kernel { uses: Some(&["bodies", "body_ropes"]), ..Kernel::plain(FINISH_BODIES) },
+            Kernel {
+                uses: Some(&["bodies", "body_ropes", "collider_list", "distance_fields", "body_snapshots"]),
+                ..Kernel::plain(FINISH_BODIES)
+            },
         ],
     }
 }
@@ -626,6 +651,13 @@ static BODIES: BindingTable = BindingTable {
             "array<BodyRope>",
             size_of::<GpuBodyRope>() as u64,
             "The ropes holding bodies (src/passes/bodies/ropes.rs).",
+        ),
+        Binding::read_write(
+            "body_snapshots",
+            "array<Body>",
+            size_of::<GpuBody>() as u64,
+            "Each body as the colliders' pass met it in the substep: where its contacts are found\n\
+             again at the velocity level (src/passes/bodies/velocities.rs).",
         ),
     ],
 };

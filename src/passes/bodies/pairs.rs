@@ -28,20 +28,13 @@ pub fn collide_pairs(bodies: &mut [BodyState]) {
 
 /// `a` against `b`, where the substep left them.
 pub fn collide_pair(a: &mut BodyState, b: &mut BodyState) {
-    let reach = a.shape.bounding_radius() + b.shape.bounding_radius();
-    if a.pose().translation.distance(b.pose().translation) > reach {
+    if out_of_reach(a, b) {
         return;
     }
     match (axis(a), axis(b)) {
-        (Some((a0, a1)), Some((b0, b1))) => {
-            let (pa, pb) = closest_points(a0, a1, b0, b1);
-            let (radius_a, radius_b) = (a.shape.rounded_box().1, b.shape.rounded_box().1);
-            let gap = pa - pb;
-            let length = gap.length();
-            let depth = radius_a + radius_b - length;
-            if depth > 0.0 {
-                let n = if length > GEOMETRY_EPSILON { gap / length } else { Vec3::Y };
-                push_apart(a, b, pa - n * radius_a, n, depth);
+        (Some(axis_a), Some(axis_b)) => {
+            if let Some((point, n, depth)) = axes_contact(a, b, axis_a, axis_b) {
+                push_apart(a, b, point, n, depth);
             }
         }
         _ => {
@@ -49,6 +42,51 @@ pub fn collide_pair(a: &mut BodyState, b: &mut BodyState) {
             corners_against(b, a);
         }
     }
+}
+
+/// Whether `a` and `b` cannot touch: their bounding balls miss each other.
+fn out_of_reach(a: &BodyState, b: &BodyState) -> bool {
+    let reach = a.shape.bounding_radius() + b.shape.bounding_radius();
+    a.pose().translation.distance(b.pose().translation) > reach
+}
+
+/// Every contact of `a` and `b` where they are, as [`collide_pair`] meets them but without
+/// moving them: each as its point and the normal pushing `a` off `b`.
+pub fn pair_contacts(a: &BodyState, b: &BodyState, mut each: impl FnMut(Vec3, Vec3)) {
+    if out_of_reach(a, b) {
+        return;
+    }
+    if let (Some(axis_a), Some(axis_b)) = (axis(a), axis(b)) {
+        if let Some((point, n, _)) = axes_contact(a, b, axis_a, axis_b) {
+            each(point, n);
+        }
+        return;
+    }
+    let (a_corners, b_corners) = (a.shape.rounded_box().0, b.shape.rounded_box().0);
+    for (point, n, _) in body_corners(a_corners).filter_map(|corner| corner_contact(a, b, corner)) {
+        each(point, n);
+    }
+    for (point, n, _) in body_corners(b_corners).filter_map(|corner| corner_contact(b, a, corner)) {
+        each(point, -n);
+    }
+}
+
+/// The contact of two round bodies (balls and capsules) along their axes ([`axis`]), by the
+/// axes' nearest points: the point on `a`, the normal pushing `a` off `b` and the depth, where
+/// they touch.
+fn axes_contact(
+    a: &BodyState,
+    b: &BodyState,
+    (a0, a1): (Vec3, Vec3),
+    (b0, b1): (Vec3, Vec3),
+) -> Option<(Vec3, Vec3, f32)> {
+    let (pa, pb) = closest_points(a0, a1, b0, b1);
+    let (radius_a, radius_b) = (a.shape.rounded_box().1, b.shape.rounded_box().1);
+    let gap = pa - pb;
+    let length = gap.length();
+    let depth = radius_a + radius_b - length;
+    let n = if length > GEOMETRY_EPSILON { gap / length } else { Vec3::Y };
+    (depth > 0.0).then_some((pa - n * radius_a, n, depth))
 }
 
 /// The segment a ball's or a capsule's surface lies `radius` around, where the substep left
@@ -96,17 +134,23 @@ pub fn closest_points(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Vec3, Vec3) {
 /// The corners of `x` ([`body_corners`]), grown by its radius, against `y`'s surface: each
 /// inside pushes the two apart.
 fn corners_against(x: &mut BodyState, y: &mut BodyState) {
-    let (corners, radius) = x.shape.rounded_box();
-    let (half_extents, rounding) = y.shape.rounded_box();
-    for corner in body_corners(corners) {
-        let point = x.pose().to_world(corner);
-        let there = y.pose();
-        let surface = box_point(point, there.translation, half_extents, there.rotation, rounding);
-        let depth = radius - surface.distance;
-        if depth > 0.0 {
-            push_apart(x, y, point - surface.normal * radius, surface.normal, depth);
+    for corner in body_corners(x.shape.rounded_box().0) {
+        if let Some((point, n, depth)) = corner_contact(x, y, corner) {
+            push_apart(x, y, point, n, depth);
         }
     }
+}
+
+/// `x`'s corner `corner` (in its frame), grown by its radius, against `y`'s surface: the
+/// contact's point on `x`, the normal pushing `x` off `y` and the depth, where it is inside.
+fn corner_contact(x: &BodyState, y: &BodyState, corner: Vec3) -> Option<(Vec3, Vec3, f32)> {
+    let radius = x.shape.rounded_box().1;
+    let (half_extents, rounding) = y.shape.rounded_box();
+    let point = x.pose().to_world(corner);
+    let there = y.pose();
+    let surface = box_point(point, there.translation, half_extents, there.rotation, rounding);
+    let depth = radius - surface.distance;
+    (depth > 0.0).then_some((point - surface.normal * radius, surface.normal, depth))
 }
 
 /// `a` pushed along `n` and `b` against it, at `point`, to close `depth`; then positional
