@@ -94,7 +94,7 @@ pub struct TetherParams {
     /// reaches at rest; 1.01–1.05 leaves the edge constraints some give.
     pub scale: f32,
     /// How hard a stretched tether pulls back (default `Compliance(0)`, a hard limit). Tethers
-    /// are projected once per substep, so PBD stiffness counts substeps only.
+    /// are projected in a few sweeps once per substep, so PBD stiffness counts substeps only.
     pub stiffness: Stiffness,
 }
 
@@ -340,7 +340,7 @@ impl SolverParams {
         let h = self.substep_dt();
         check(h * h > 0.0, "time_step", dt.to_string(), "large enough that (time_step / substeps)² is not zero")?;
         let Responses { stretch, compression, bending, .. } = self.responses();
-        let tethers = self.tether_response();
+        let tethers = self.tether_response(1);
         for (name, response) in
             [("stretch", stretch), ("compression", compression), ("bending", bending), ("tethers.stiffness", tethers)]
         {
@@ -391,9 +391,10 @@ impl SolverParams {
         self.tethers.enabled && self.mode.projects()
     }
 
-    /// The tethers' `[k, α̃]`: one projection per substep.
-    pub fn tether_response(&self) -> Response {
-        self.tethers.stiffness.response(self.substeps, 1, self.substep_dt())
+    /// The tethers' `[k, α̃]` for `sweeps` projections per substep (the tethers pass's
+    /// `TETHER_SWEEPS`).
+    pub fn tether_response(&self, sweeps: u32) -> Response {
+        self.tethers.stiffness.response(self.substeps, sweeps, self.substep_dt())
     }
 
     /// Pre-solve normal speed below which restitution is off: `2|g|h` (XPBD rigid bodies §3.6).

@@ -489,19 +489,23 @@ fn contact_velocity_applies_friction_and_restitution() {
 }
 
 /// A tether pulls its particle back onto its limit along the line to the anchor (hard), halfway
-/// with compliance equal to the particle's inverse mass (XPBD), and never pushes.
+/// with compliance equal to the particle's inverse mass (XPBD, where its multiplier then holds
+/// it), and never pushes.
 #[test]
 fn a_tether_pulls_its_particle_to_its_limit_and_never_pushes() {
     use drape::passes::tethers::tether_correction;
     let anchor = glam::Vec3::new(1.0, 2.0, 3.0);
     let p = anchor + glam::Vec3::new(0.0, -1.2, 0.0);
-    let hard = tether_correction(p, anchor, 1.0, 2.0, [1.0, 0.0]);
+    let (hard, _) = tether_correction(p, anchor, 1.0, 2.0, [1.0, 0.0], 0.0);
     assert!(((p + hard).distance(anchor) - 1.0).abs() < 1e-6);
     assert!(hard.x == 0.0 && hard.z == 0.0);
-    let soft = tether_correction(p, anchor, 1.0, 2.0, [1.0, 2.0]);
+    let (soft, lambda) = tether_correction(p, anchor, 1.0, 2.0, [1.0, 2.0], 0.0);
     assert!(((p + soft).distance(anchor) - 1.1).abs() < 1e-6);
-    assert_eq!(tether_correction(p, anchor, 1.5, 2.0, [1.0, 0.0]), glam::Vec3::ZERO);
-    assert_eq!(tether_correction(p, anchor, 1.0, 0.0, [1.0, 0.0]), glam::Vec3::ZERO);
+    // The next projection from there, with the multiplier kept, moves it no further: C = −α̃λ.
+    let (again, _) = tether_correction(p + soft, anchor, 1.0, 2.0, [1.0, 2.0], lambda);
+    assert!(again.length() < 1e-6, "{again}");
+    assert_eq!(tether_correction(p, anchor, 1.5, 2.0, [1.0, 0.0], 0.0), (glam::Vec3::ZERO, 0.0));
+    assert_eq!(tether_correction(p, anchor, 1.0, 0.0, [1.0, 0.0], 0.0), (glam::Vec3::ZERO, 0.0));
 }
 
 /// The rigid motion of particles that move rigidly is recovered from their moments (summed in
