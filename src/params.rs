@@ -93,8 +93,9 @@ pub struct TetherParams {
     /// 1.0, finite and ≥ 1): 1.0 lets no particle get farther from a pin than the cloth
     /// reaches at rest; 1.01–1.05 leaves the edge constraints some give.
     pub scale: f32,
-    /// How hard a stretched tether pulls back (default `Compliance(0)`, a hard limit). Tethers
-    /// are projected in a few sweeps once per substep, so PBD stiffness counts substeps only.
+    /// How hard a stretched tether pulls back (default `Compliance(0)`, a hard limit, held
+    /// exactly by one tether alone and nearly where several pull at once). Tethers are
+    /// projected in a few sweeps once per substep, so PBD stiffness counts substeps only.
     pub stiffness: Stiffness,
 }
 

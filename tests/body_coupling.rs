@@ -649,7 +649,8 @@ fn bodies_rest_on_each_other() {
 }
 
 /// Where bodies meet each other (the stack, and a ball dropped onto the upper capsule, and two
-/// balls meeting in the air), the GPU follows the reference over 20 frames.
+/// balls meeting in the air and bouncing apart, restitution 0.7), the GPU follows the reference
+/// over 20 frames.
 #[test]
 fn the_gpu_follows_the_reference_where_bodies_meet() {
     let (device, queue) = device();
@@ -657,6 +658,7 @@ fn the_gpu_follows_the_reference_where_bodies_meet() {
     let colliders = [Collider::ground(0.0)];
     let mut thrown = [ball(0.08, 0.4, Vec3::new(-1.0, 1.0, 0.0)), ball(0.1, 0.6, Vec3::new(-0.7, 1.0, 0.05))];
     (thrown[0].velocity, thrown[1].velocity) = (Vec3::new(3.0, 1.0, 0.0), Vec3::new(-2.0, 1.0, 0.0));
+    (thrown[0].restitution, thrown[1].restitution) = (0.7, 0.7);
     let bodies: Vec<RigidBody> =
         stack().into_iter().chain([ball(0.06, 0.3, Vec3::new(1.5, 0.45, 0.0))]).chain(thrown).collect();
     let mut cpu = CpuSolver::new(&model, SolverParams::default(), &colliders).unwrap();

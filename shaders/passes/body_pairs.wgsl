@@ -189,12 +189,12 @@ fn settle_pair(a: ptr<function, Body>, b: ptr<function, Body>, met_a: Body, met_
 }
 
 // settle_pairs in src/passes/bodies/velocities.rs: every pair in order, its contacts found on
-// the snapshots, swept VELOCITY_SWEEPS times.
+// the bodies as the pairs met them (the snapshots' second half), swept VELOCITY_SWEEPS times.
 fn settle_pairs(count: u32) {
     for (var i = 0u; i < count; i += 1u) {
         for (var j = i + 1u; j < count; j += 1u) {
-            let met_a = body_snapshots[i];
-            let met_b = body_snapshots[j];
+            let met_a = body_snapshots[count + i];
+            let met_b = body_snapshots[count + j];
             let contacts = pair_contacts(met_a, met_b);
             if (contacts == 0u) {
                 continue;
@@ -212,8 +212,8 @@ fn settle_pairs(count: u32) {
     }
 }
 
-// The bodies held by their ropes (hold_by_ropes) and against each other (collide_pairs), by
-// thread 0; then every body's velocities from its substep and its contacts with the colliders
+// The bodies held by their ropes (hold_by_ropes), kept as the pairs meet them, and against each
+// other (collide_pairs), by thread 0; then every body's velocities from its substep and its contacts with the colliders
 // at the velocity level (settle_on_colliders), a thread per body; then the pairs' (settle_pairs),
 // by thread 0.
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -221,6 +221,9 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     let count = params.bodies.count;
     if (local_index == 0u) {
         hold_by_ropes();
+        for (var i = 0u; i < count; i += 1u) {
+            body_snapshots[count + i] = bodies[i];
+        }
         for (var i = 0u; i < count; i += 1u) {
             for (var j = i + 1u; j < count; j += 1u) {
                 if (!within_reach(bodies[i], bodies[j])) {

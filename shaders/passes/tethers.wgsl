@@ -6,7 +6,7 @@
 
 // What the kernel reads of the tethers (GpuTetherParams).
 struct TetherParams {
-    // [k, α̃] of one projection per substep.
+    // [k, α̃] of each sweep.
     response: vec2<f32>,
     // The length limit's scale.
     scale: f32,

@@ -453,7 +453,7 @@ impl Pass for BodyPredictPass {
             let partial_stride = partial_count(setup.model.particle_count());
             let bytes = u64::from(partial_stride) * count as u64 * size_of::<[[f32; 4]; 2]>() as u64;
             uploads.reserve("body_partials", bytes);
-            uploads.reserve("body_snapshots", (count * size_of::<GpuBody>()) as u64);
+            uploads.reserve("body_snapshots", (2 * count * size_of::<GpuBody>()) as u64);
         }
         uploads.block("bodies", || GpuBodiesBlock {
             gravity: setup.params.gravity.to_array(),
@@ -530,13 +530,14 @@ impl Pass for BodiesPass {
             collide_body(body, frame.colliders, substep, substeps, h);
         }
         ropes::hold_by_ropes(frame.bodies, frame.body_ropes);
+        let paired = frame.bodies.to_vec();
         pairs::collide_pairs(frame.bodies);
         let threshold = setup.params.restitution_threshold();
         for (body, met) in frame.bodies.iter_mut().zip(&met) {
             body.update_velocities(h);
             velocities::settle_on_colliders(body, met, frame.colliders, substep, substeps, h, threshold);
         }
-        velocities::settle_pairs(frame.bodies, &met, threshold);
+        velocities::settle_pairs(frame.bodies, &paired, threshold);
     }
 }
 
@@ -656,8 +657,9 @@ static BODIES: BindingTable = BindingTable {
             "body_snapshots",
             "array<Body>",
             size_of::<GpuBody>() as u64,
-            "Each body as the colliders' pass met it in the substep: where its contacts are found\n\
-             again at the velocity level (src/passes/bodies/velocities.rs).",
+            "Each body as the colliders' pass met it in the substep, then each as the pairs met it:\n\
+             where their contacts are found again at the velocity level\n\
+             (src/passes/bodies/velocities.rs).",
         ),
     ],
 };

@@ -4,7 +4,7 @@
 //! particles (up to [`MAX_ANCHORS`]), a unilateral constraint `|p − a| ≤ scale·r`. Edge
 //! constraints alone let a hanging cloth stretch like rubber at few iterations, because the
 //! weight below a row reaches the pins only through a chain of edges; a tether holds each
-//! particle to the pins directly, in one projection.
+//! particle to the pins directly, in one dispatch.
 //!
 //! Anchors are pinned, so a tether moves only its particle: the tethers of different particles
 //! never share a written particle, and the solver projects them all at once, particle by

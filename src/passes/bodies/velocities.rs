@@ -11,12 +11,13 @@
 //! 0.2 m/s. Here a contact pulls as well as pushes (`Δvₙ < 0` where it parts faster than
 //! restitution says), as §3.6 has it.
 //!
-//! The contacts are found again, without moving anything, where the substep's solve met them:
-//! on the bodies as they were before the colliders' pass (`met`, the bodies after the
-//! particles' impulses), by the same tests ([`corner_on_collider`], [`core_contact`],
-//! [`pair_contacts`]). Their points are carried to where the bodies are now in each body's
-//! frame; a pair takes both impulses at the first body's point, so it keeps momentum and
-//! angular momentum. The contacts of one collider, or of one pair, are swept
+//! The contacts are found again, without moving anything, by the same tests
+//! ([`corner_on_collider`], [`core_contact`], [`pair_contacts`]) on the bodies as the solve met
+//! them: a body's contacts with the colliders on the body as the colliders' pass began (after
+//! the particles' impulses; so a second collider's contacts are looked for before the first's
+//! pushes), a pair's on the bodies as the pairs' pass began (after the ropes). Their points are
+//! carried to where the bodies are now in one body's frame (a pair's in its first body's), and
+//! a pair takes both impulses at that one point, so it keeps momentum and angular momentum. The contacts of one collider, or of one pair, are swept
 //! [`VELOCITY_SWEEPS`] times. Colliders' contacts body by body (each body apart: a thread each on the
 //! GPU), then the pairs in order (one thread). WGSL twin: `settle_on_colliders` in
 //! `shaders/passes/bodies.wgsl` and `settle_pairs` in `shaders/passes/body_pairs.wgsl`.
@@ -90,7 +91,7 @@ fn settle_on_collider(
 }
 
 /// Every pair of `bodies` in order (as [`super::pairs::collide_pairs`]), their contacts found on
-/// `met`, each setting its normal speed ([`normal_speed_change`] with the pair's mean
+/// `met` (the bodies as that pass began), each setting its normal speed ([`normal_speed_change`] with the pair's mean
 /// restitution), in [`VELOCITY_SWEEPS`] sweeps.
 pub fn settle_pairs(bodies: &mut [BodyState], met: &[BodyState], threshold: f32) {
     for i in 0..bodies.len() {
