@@ -510,6 +510,38 @@ fn a_ball_dropped_in_the_middle_of_a_hammock_stays_there() {
     assert!(aside < 1e-3, "{aside} m from the middle: {ball:?}");
 }
 
+/// A ball and a box dropped onto a mesh collider (a table top, a box mesh's distance field)
+/// rest on it at the heights their shapes give (1 mm): the ball at its radius above the top,
+/// the box at its half height, still; the GPU follows the reference.
+#[test]
+fn bodies_rest_on_a_mesh_collider() {
+    let field = drape::DistanceField::from_mesh(&support::box_mesh(Vec3::new(0.5, 0.1, 0.5)), 32).unwrap();
+    let top = 0.3;
+    let pose = Pose { translation: Vec3::Y * (top - 0.1), ..Pose::IDENTITY };
+    let colliders = [Collider::ground(0.0), Collider::mesh(std::sync::Arc::new(field), pose)];
+    let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
+    let half_extents = Vec3::new(0.1, 0.05, 0.1);
+    let placed = Pose { translation: Vec3::new(0.2, 0.8, 0.0), ..Pose::IDENTITY };
+    let bodies = [
+        ball(0.05, 0.5, Vec3::new(-0.2, 0.8, 0.0)),
+        RigidBody::new(BodyShape::Box { half_extents }, BodyMass::Mass(1.0), placed),
+    ];
+    let mut cpu = CpuSolver::new(&model, SolverParams::default(), &colliders).unwrap();
+    cpu.set_bodies(&bodies).unwrap();
+    run(&mut cpu, 90);
+    for (body, height) in cpu.bodies().iter().zip([top + 0.05, top + half_extents.y]) {
+        assert!((body.position.y - height).abs() < 1e-3, "at {} for {height}: {body:?}", body.position.y);
+        assert!(body.velocity.length() < 1e-2, "{body:?}");
+    }
+    let (device, queue) = device();
+    let mut gpu = GpuSolver::new(&device, &queue, &model, SolverParams::default(), &colliders).unwrap();
+    gpu.set_bodies(&bodies).unwrap();
+    for _ in 0..90 {
+        gpu.step();
+    }
+    assert_follows(&mut gpu, &cpu, "on a mesh");
+}
+
 /// Two balls meeting head on in zero gravity, frictionless, move on together at their common
 /// velocity `(m₁v₁ + m₂v₂)/(m₁ + m₂)` (the contact has no restitution; within 1 %), their
 /// momentum kept (1e-5), neither spun.
