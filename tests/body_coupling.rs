@@ -529,10 +529,7 @@ fn bodies_rest_on_a_mesh_collider() {
     let mut cpu = CpuSolver::new(&model, SolverParams::default(), &colliders).unwrap();
     cpu.set_bodies(&bodies).unwrap();
     run(&mut cpu, 90);
-    for (body, height) in cpu.bodies().iter().zip([top + 0.05, top + half_extents.y]) {
-        assert!((body.position.y - height).abs() < 1e-3, "at {} for {height}: {body:?}", body.position.y);
-        assert!(body.velocity.length() < 1e-2, "{body:?}");
-    }
+    assert_at_rest(cpu.bodies(), &[top + 0.05, top + half_extents.y]);
     let (device, queue) = device();
     let mut gpu = GpuSolver::new(&device, &queue, &model, SolverParams::default(), &colliders).unwrap();
     gpu.set_bodies(&bodies).unwrap();
@@ -673,11 +670,34 @@ fn bodies_rest_on_each_other() {
     let mut solver = CpuSolver::new(&model, SolverParams::default(), &[Collider::ground(0.0)]).unwrap();
     solver.set_bodies(&stack()).unwrap();
     run(&mut solver, 120);
-    let heights = [0.1, 0.3, 0.5, 0.05, 0.15];
-    for (body, height) in solver.bodies().iter().zip(heights) {
+    assert_at_rest(solver.bodies(), &[0.1, 0.3, 0.5, 0.05, 0.15]);
+}
+
+/// That each of `bodies` rests with its centre at its height in `heights` (1 mm), slower than
+/// 1 cm/s.
+fn assert_at_rest(bodies: &[BodyState], heights: &[f32]) {
+    assert_eq!(bodies.len(), heights.len());
+    for (body, &height) in bodies.iter().zip(heights) {
         assert!((body.position.y - height).abs() < 1e-3, "at {} for {height}: {body:?}", body.position.y);
         assert!(body.velocity.length() < 1e-2, "{body:?}");
     }
+}
+
+/// A box dropped flat 0.5 m onto a wider box lying on the ground, no restitution: after
+/// landing it does not rise (under 1 mm/s), the pair's contacts found on the bodies as the pairs
+/// met them, after the ground had pushed the lower one up.
+#[test]
+fn a_box_dropped_onto_a_box_stays_down_without_restitution() {
+    let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
+    let mut solver = CpuSolver::new(&model, SolverParams::default(), &[Collider::ground(0.0)]).unwrap();
+    let placed = |y: f32, half_extents: Vec3| {
+        let pose = Pose { translation: Vec3::Y * y, ..Pose::IDENTITY };
+        RigidBody::new(BodyShape::Box { half_extents }, BodyMass::Mass(1.0), pose)
+    };
+    solver.set_bodies(&[placed(0.1, Vec3::new(0.3, 0.1, 0.3)), placed(0.75, Vec3::new(0.15, 0.05, 0.15))]).unwrap();
+    let (_, rise) = rebound(&mut solver, 1, 80);
+    assert!(rise < 1e-3, "rose at {rise} m/s without restitution");
+    assert_at_rest(solver.bodies(), &[0.1, 0.25]);
 }
 
 /// Where bodies meet each other (the stack, and a ball dropped onto the upper capsule, and two

@@ -491,8 +491,8 @@ fn settle_on_collider(body: ptr<function, Body>, met: Body, point: vec3<f32>, n:
     apply_velocity_impulse(body, n * (change / max(inverse_mass_at(*body, r, n), DENOMINATOR_EPSILON)), r);
 }
 
-// settle_on_colliders in src/passes/bodies/velocities.rs: the body's contacts found on met,
-// collider by collider, corners then cores, swept VELOCITY_SWEEPS times.
+// settle_on_colliders in src/passes/bodies/velocities.rs: one sweep of the body's contacts
+// found on met, collider by collider, corners then cores.
 fn settle_on_colliders(body: ptr<function, Body>, met: Body, substep: u32, h: f32) {
     for (var id = 0u; id < collider_list.count; id += 1u) {
         let collider = collider_list.colliders[id];
@@ -520,10 +520,8 @@ fn settle_on_colliders(body: ptr<function, Body>, met: Body, substep: u32, h: f3
                 count += 1u;
             }
         }
-        for (var sweep = 0u; sweep < VELOCITY_SWEEPS; sweep += 1u) {
-            for (var c = 0u; c < count; c += 1u) {
-                settle_on_collider(body, met, points[c], normals[c], motion, h);
-            }
+        for (var c = 0u; c < count; c += 1u) {
+            settle_on_collider(body, met, points[c], normals[c], motion, h);
         }
     }
 }

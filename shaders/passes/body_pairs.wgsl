@@ -188,8 +188,8 @@ fn settle_pair(a: ptr<function, Body>, b: ptr<function, Body>, met_a: Body, met_
     apply_velocity_impulse(b, -p, rb);
 }
 
-// settle_pairs in src/passes/bodies/velocities.rs: every pair in order, its contacts found on
-// the bodies as the pairs met them (the snapshots' second half), swept VELOCITY_SWEEPS times.
+// settle_pairs in src/passes/bodies/velocities.rs: one sweep of every pair in order, its
+// contacts found on the bodies as the pairs met them (the snapshots' second half).
 fn settle_pairs(count: u32) {
     for (var i = 0u; i < count; i += 1u) {
         for (var j = i + 1u; j < count; j += 1u) {
@@ -201,10 +201,8 @@ fn settle_pairs(count: u32) {
             }
             var a = bodies[i];
             var b = bodies[j];
-            for (var sweep = 0u; sweep < VELOCITY_SWEEPS; sweep += 1u) {
-                for (var c = 0u; c < contacts; c += 1u) {
-                    settle_pair(&a, &b, met_a, met_b, pair_points[c], pair_normals[c]);
-                }
+            for (var c = 0u; c < contacts; c += 1u) {
+                settle_pair(&a, &b, met_a, met_b, pair_points[c], pair_normals[c]);
             }
             bodies[i] = a;
             bodies[j] = b;
@@ -213,9 +211,10 @@ fn settle_pairs(count: u32) {
 }
 
 // The bodies held by their ropes (hold_by_ropes), kept as the pairs meet them, and against each
-// other (collide_pairs), by thread 0; then every body's velocities from its substep and its contacts with the colliders
-// at the velocity level (settle_on_colliders), a thread per body; then the pairs' (settle_pairs),
-// by thread 0.
+// other (collide_pairs), by thread 0; then every body's velocities from its substep, a thread
+// per body; then VELOCITY_SWEEPS sweeps of their contacts at the velocity level: with the
+// colliders (settle_on_colliders), a thread per body, then the pairs' (settle_pairs), by
+// thread 0.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     let count = params.bodies.count;
@@ -241,11 +240,19 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
         var body = bodies[k];
         update_body_velocities(&body, params.h);
-        settle_on_colliders(&body, body_snapshots[k], dispatch.substep, params.h);
         bodies[k] = body;
     }
-    storageBarrier();
-    if (local_index == 0u) {
-        settle_pairs(count);
+    // settle_contacts in src/passes/bodies/velocities.rs.
+    for (var sweep = 0u; sweep < VELOCITY_SWEEPS; sweep += 1u) {
+        storageBarrier();
+        for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
+            var body = bodies[k];
+            settle_on_colliders(&body, body_snapshots[k], dispatch.substep, params.h);
+            bodies[k] = body;
+        }
+        storageBarrier();
+        if (local_index == 0u) {
+            settle_pairs(count);
+        }
     }
 }

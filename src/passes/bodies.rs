@@ -532,12 +532,11 @@ impl Pass for BodiesPass {
         ropes::hold_by_ropes(frame.bodies, frame.body_ropes);
         let paired = frame.bodies.to_vec();
         pairs::collide_pairs(frame.bodies);
-        let threshold = setup.params.restitution_threshold();
-        for (body, met) in frame.bodies.iter_mut().zip(&met) {
+        for body in frame.bodies.iter_mut() {
             body.update_velocities(h);
-            velocities::settle_on_colliders(body, met, frame.colliders, substep, substeps, h, threshold);
         }
-        velocities::settle_pairs(frame.bodies, &paired, threshold);
+        let threshold = setup.params.restitution_threshold();
+        velocities::settle_contacts(frame.bodies, &met, &paired, frame.colliders, substep, substeps, h, threshold);
     }
 }
 
