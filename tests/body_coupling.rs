@@ -724,6 +724,39 @@ fn the_gpu_follows_the_reference_where_bodies_meet() {
     assert_follows(&mut gpu, &cpu, "stack");
 }
 
+/// A pile of 48 crossed sticks, every pair's bounding balls meeting (1128 pairs): past the GPU's
+/// list of pairs in reach (1024, `REACH_CAPACITY` in `shaders/passes/body_pairs.wgsl`) its
+/// velocity sweeps visit every pair, and it still follows the reference as the lowest five
+/// land on one another.
+#[test]
+fn the_gpu_follows_the_reference_past_its_list_of_pairs_in_reach() {
+    let (device, queue) = device();
+    let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
+    let colliders = [Collider::ground(0.0)];
+    let sticks: Vec<RigidBody> = (0..48)
+        .map(|k| {
+            let pose = Pose {
+                translation: Vec3::new(0.0, 0.006 + 0.0215 * k as f32, 0.0),
+                rotation: Quat::from_rotation_y(0.7 * k as f32) * Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            };
+            RigidBody::new(BodyShape::Capsule { radius: 0.005, half_length: 0.5 }, BodyMass::Mass(0.2), pose)
+        })
+        .collect();
+    let mut cpu = CpuSolver::new(&model, SolverParams::default(), &colliders).unwrap();
+    cpu.set_bodies(&sticks).unwrap();
+    run(&mut cpu, 6);
+    let mut gpu = GpuSolver::new(&device, &queue, &model, SolverParams::default(), &colliders).unwrap();
+    gpu.set_bodies(&sticks).unwrap();
+    for _ in 0..6 {
+        gpu.step();
+    }
+    let heights: Vec<f32> = cpu.bodies().iter().take(5).map(|stick| stick.position.y).collect();
+    for (k, pair) in heights.windows(2).enumerate() {
+        assert!((pair[1] - pair[0] - 0.01).abs() < 1e-3, "stick {} does not lie on stick {k}: {heights:?}", k + 1);
+    }
+    assert_follows(&mut gpu, &cpu, "sticks");
+}
+
 /// The stacking test's bodies: a box on a wider box with a ball on it, and two crossed capsules.
 fn stack() -> [RigidBody; 5] {
     let he = Vec3::new(0.2, 0.1, 0.2);

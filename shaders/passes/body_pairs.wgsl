@@ -188,24 +188,60 @@ fn settle_pair(a: ptr<function, Body>, b: ptr<function, Body>, met_a: Body, met_
     apply_velocity_impulse(b, -p, rb);
 }
 
-// settle_pairs in src/passes/bodies/velocities.rs: one sweep of every pair in order, its
-// contacts found on the bodies as the pairs met them (the snapshots' second half).
+// The pairs whose bounding balls meet as the pairs' pass begins (their snapshots'), listed
+// once by thread 0 (list_pairs_in_reach) for the velocity sweeps: packed first | second << 16
+// (MAX_BODIES is 4096), in the order of collide_pairs. Past REACH_CAPACITY pairs the sweeps
+// visit every pair instead (pairs out of reach have no contacts: the same sweeps).
+const REACH_CAPACITY: u32 = 1024u;
+var<workgroup> pairs_in_reach: array<u32, REACH_CAPACITY>;
+var<workgroup> pairs_in_reach_count: u32;
+
+fn list_pairs_in_reach(count: u32) {
+    var listed = 0u;
+    for (var i = 0u; i < count; i += 1u) {
+        let a = body_snapshots[count + i];
+        for (var j = i + 1u; j < count; j += 1u) {
+            if (within_reach(a, body_snapshots[count + j])) {
+                if (listed < REACH_CAPACITY) {
+                    pairs_in_reach[listed] = i | (j << 16u);
+                }
+                listed += 1u;
+            }
+        }
+    }
+    pairs_in_reach_count = listed;
+}
+
+// One sweep of the contacts of bodies i and j (i < j), found on the snapshots as the pairs met
+// them (the snapshots' second half).
+fn settle_pair_contacts(i: u32, j: u32, count: u32) {
+    let met_a = body_snapshots[count + i];
+    let met_b = body_snapshots[count + j];
+    let contacts = pair_contacts(met_a, met_b);
+    if (contacts == 0u) {
+        return;
+    }
+    var a = bodies[i];
+    var b = bodies[j];
+    for (var c = 0u; c < contacts; c += 1u) {
+        settle_pair(&a, &b, met_a, met_b, pair_points[c], pair_normals[c]);
+    }
+    bodies[i] = a;
+    bodies[j] = b;
+}
+
+// settle_pairs in src/passes/bodies/velocities.rs: one sweep of every pair in reach in order.
 fn settle_pairs(count: u32) {
+    if (pairs_in_reach_count <= REACH_CAPACITY) {
+        for (var k = 0u; k < pairs_in_reach_count; k += 1u) {
+            let pair = pairs_in_reach[k];
+            settle_pair_contacts(pair & 0xffffu, pair >> 16u, count);
+        }
+        return;
+    }
     for (var i = 0u; i < count; i += 1u) {
         for (var j = i + 1u; j < count; j += 1u) {
-            let met_a = body_snapshots[count + i];
-            let met_b = body_snapshots[count + j];
-            let contacts = pair_contacts(met_a, met_b);
-            if (contacts == 0u) {
-                continue;
-            }
-            var a = bodies[i];
-            var b = bodies[j];
-            for (var c = 0u; c < contacts; c += 1u) {
-                settle_pair(&a, &b, met_a, met_b, pair_points[c], pair_normals[c]);
-            }
-            bodies[i] = a;
-            bodies[j] = b;
+            settle_pair_contacts(i, j, count);
         }
     }
 }
@@ -223,6 +259,7 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
         for (var i = 0u; i < count; i += 1u) {
             body_snapshots[count + i] = bodies[i];
         }
+        list_pairs_in_reach(count);
         for (var i = 0u; i < count; i += 1u) {
             for (var j = i + 1u; j < count; j += 1u) {
                 if (!within_reach(bodies[i], bodies[j])) {

@@ -21,8 +21,11 @@
 //!
 //! Every contact is swept [`VELOCITY_SWEEPS`] times ([`settle_contacts`]): in each sweep the
 //! colliders' contacts body by body (each body apart: a thread each on the GPU), then the pairs
-//! in order (one thread). WGSL twin: `settle_on_colliders` in `shaders/passes/bodies.wgsl` and
-//! `settle_pairs` in `shaders/passes/body_pairs.wgsl`.
+//! in order (one thread). The pairs' contacts are found once, before the sweeps, since the
+//! bodies they are found on do not move; the GPU lists the pairs in reach once and finds their
+//! contacts again each sweep (the same points: the same tests on the same snapshots). WGSL twin:
+//! `settle_on_colliders` in `shaders/passes/bodies.wgsl` and `settle_pairs` in
+//! `shaders/passes/body_pairs.wgsl`.
 
 use super::pairs::pair_contacts;
 use super::{body_corners, collider_cores, core_contact, corner_on_collider};
@@ -54,11 +57,12 @@ pub fn settle_contacts(
     h: f32,
     threshold: f32,
 ) {
+    let contacts = pairs_contacts(paired);
     for _ in 0..VELOCITY_SWEEPS {
         for (body, met) in bodies.iter_mut().zip(met) {
             settle_on_colliders(body, met, colliders, substep, substeps, h, threshold);
         }
-        settle_pairs(bodies, paired, threshold);
+        settle_pairs(bodies, paired, &contacts, threshold);
     }
 }
 
@@ -116,19 +120,35 @@ fn settle_on_collider(
     body.apply_velocity_impulse(n * (change / body.inverse_mass_at(r, n).max(DENOMINATOR_EPSILON)), r);
 }
 
-/// Every pair of `bodies` in order (as [`super::pairs::collide_pairs`]), their contacts found on
-/// `met` (the bodies as that pass began), each setting its normal speed
-/// ([`normal_speed_change`] with the pair's mean restitution): one sweep.
-pub fn settle_pairs(bodies: &mut [BodyState], met: &[BodyState], threshold: f32) {
-    for i in 0..bodies.len() {
-        let (head, tail) = bodies.split_at_mut(i + 1);
-        for (j, other) in (i + 1..).zip(tail) {
-            let mut contacts = Vec::new();
-            pair_contacts(&met[i], &met[j], |point, n| contacts.push((point, n)));
-            for &(point, n) in &contacts {
-                settle_pair(&mut head[i], other, [&met[i], &met[j]], point, n, threshold);
-            }
+/// A contact of the bodies `first` and `second`: its point and the normal pushing `first` off
+/// `second`.
+struct PairContact {
+    first: usize,
+    second: usize,
+    point: Vec3,
+    normal: Vec3,
+}
+
+/// Every contact of every pair of `met` (the bodies as the pairs' pass began), pair by pair in
+/// the order of [`super::pairs::collide_pairs`].
+fn pairs_contacts(met: &[BodyState]) -> Vec<PairContact> {
+    let mut contacts = Vec::new();
+    for (first, a) in met.iter().enumerate() {
+        for (second, b) in met.iter().enumerate().skip(first + 1) {
+            pair_contacts(a, b, |point, normal| contacts.push(PairContact { first, second, point, normal }));
         }
+    }
+    contacts
+}
+
+/// `contacts` ([`pairs_contacts`], found on `met`) in order, each setting its normal speed
+/// ([`normal_speed_change`] with the pair's mean restitution): one sweep.
+fn settle_pairs(bodies: &mut [BodyState], met: &[BodyState], contacts: &[PairContact], threshold: f32) {
+    for contact in contacts {
+        let (head, tail) = bodies.split_at_mut(contact.second);
+        let (a, b) = (&mut head[contact.first], &mut tail[0]);
+        let met = [&met[contact.first], &met[contact.second]];
+        settle_pair(a, b, met, contact.point, contact.normal, threshold);
     }
 }
 
