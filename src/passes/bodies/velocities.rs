@@ -45,7 +45,7 @@ pub const VELOCITY_SWEEPS: u32 = 8;
 /// Every contact of `bodies` at the velocity level, once their velocities are updated:
 /// [`VELOCITY_SWEEPS`] sweeps of each body's contacts with `colliders` (found on `met`, the
 /// bodies as the colliders' pass began, [`settle_on_colliders`]) and then of the pairs' (found
-/// on `paired`, as the pairs' pass began, [`settle_pairs`]).
+/// once on `paired`, as the pairs' pass began, `settle_pairs`).
 #[allow(clippy::too_many_arguments)]
 pub fn settle_contacts(
     bodies: &mut [BodyState],
