@@ -705,7 +705,6 @@ fn a_box_dropped_onto_a_box_stays_down_without_restitution() {
 /// over 20 frames.
 #[test]
 fn the_gpu_follows_the_reference_where_bodies_meet() {
-    let (device, queue) = device();
     let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
     let colliders = [Collider::ground(0.0)];
     let mut thrown = [ball(0.08, 0.4, Vec3::new(-1.0, 1.0, 0.0)), ball(0.1, 0.6, Vec3::new(-0.7, 1.0, 0.05))];
@@ -713,15 +712,23 @@ fn the_gpu_follows_the_reference_where_bodies_meet() {
     (thrown[0].restitution, thrown[1].restitution) = (0.7, 0.7);
     let bodies: Vec<RigidBody> =
         stack().into_iter().chain([ball(0.06, 0.3, Vec3::new(1.5, 0.45, 0.0))]).chain(thrown).collect();
-    let mut cpu = CpuSolver::new(&model, SolverParams::default(), &colliders).unwrap();
-    cpu.set_bodies(&bodies).unwrap();
-    run(&mut cpu, 20);
-    let mut gpu = GpuSolver::new(&device, &queue, &model, SolverParams::default(), &colliders).unwrap();
-    gpu.set_bodies(&bodies).unwrap();
-    for _ in 0..20 {
+    let (mut gpu, cpu) = both_run(&model, &colliders, &bodies, 20);
+    assert_follows(&mut gpu, &cpu, "stack");
+}
+
+/// The GPU and the reference, each given `model`, `colliders` and `bodies` with the default
+/// parameters, after `frames` frames.
+fn both_run(model: &ClothModel, colliders: &[Collider], bodies: &[RigidBody], frames: usize) -> (GpuSolver, CpuSolver) {
+    let (device, queue) = device();
+    let mut cpu = CpuSolver::new(model, SolverParams::default(), colliders).unwrap();
+    cpu.set_bodies(bodies).unwrap();
+    run(&mut cpu, frames);
+    let mut gpu = GpuSolver::new(&device, &queue, model, SolverParams::default(), colliders).unwrap();
+    gpu.set_bodies(bodies).unwrap();
+    for _ in 0..frames {
         gpu.step();
     }
-    assert_follows(&mut gpu, &cpu, "stack");
+    (gpu, cpu)
 }
 
 /// A pile of 48 crossed sticks, every pair's bounding balls meeting (1128 pairs): past the GPU's
@@ -730,7 +737,6 @@ fn the_gpu_follows_the_reference_where_bodies_meet() {
 /// land on one another.
 #[test]
 fn the_gpu_follows_the_reference_past_its_list_of_pairs_in_reach() {
-    let (device, queue) = device();
     let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
     let colliders = [Collider::ground(0.0)];
     let sticks: Vec<RigidBody> = (0..48)
@@ -742,14 +748,7 @@ fn the_gpu_follows_the_reference_past_its_list_of_pairs_in_reach() {
             RigidBody::new(BodyShape::Capsule { radius: 0.005, half_length: 0.5 }, BodyMass::Mass(0.2), pose)
         })
         .collect();
-    let mut cpu = CpuSolver::new(&model, SolverParams::default(), &colliders).unwrap();
-    cpu.set_bodies(&sticks).unwrap();
-    run(&mut cpu, 6);
-    let mut gpu = GpuSolver::new(&device, &queue, &model, SolverParams::default(), &colliders).unwrap();
-    gpu.set_bodies(&sticks).unwrap();
-    for _ in 0..6 {
-        gpu.step();
-    }
+    let (mut gpu, cpu) = both_run(&model, &colliders, &sticks, 6);
     let heights: Vec<f32> = cpu.bodies().iter().take(5).map(|stick| stick.position.y).collect();
     for (k, pair) in heights.windows(2).enumerate() {
         assert!((pair[1] - pair[0] - 0.01).abs() < 1e-3, "stick {} does not lie on stick {k}: {heights:?}", k + 1);
