@@ -379,66 +379,59 @@ fn collider_friction(body: ptr<function, Body>, point: vec3<f32>, n: vec3<f32>, 
     }
 }
 
-// collide_body in src/passes/bodies.rs: the body's corners pushed out of each collider, then a
-// round collider's core, then their friction.
+// One contact of the body with a collider over collide_body's sweeps (ColliderPush in
+// src/passes/bodies.rs): slot k < 8 the corner k, 8 + k the collider's core k.
+var<private> push_locals: array<vec3<f32>, 8u + MAX_CORES>;
+var<private> push_normals: array<vec3<f32>, 8u + MAX_CORES>;
+var<private> push_lambdas: array<f32, 8u + MAX_CORES>;
+
+// ColliderPush::push: the body pushed out along the contact's normal by its depth, the push
+// added to slot k.
+fn push_off_collider(body: ptr<function, Body>, k: u32, contact: ContactPoint) {
+    let center = body_center(*body);
+    let r = contact.point - center;
+    let lambda = contact.depth / max(inverse_mass_at(*body, r, contact.normal), DENOMINATOR_EPSILON);
+    push_locals[k] = rotate(conjugate(body_rotation(*body)), r);
+    apply_impulse(body, contact.normal * lambda, r);
+    push_normals[k] = contact.normal;
+    push_lambdas[k] += lambda;
+}
+
+// collide_body in src/passes/bodies.rs: COLLIDER_SWEEPS sweeps of the body's corners pushed out
+// of each collider, then of a round collider's cores; then their friction.
 fn collide_body(body: ptr<function, Body>, substep: u32, h: f32) {
     let half_extents = (*body).half_extents;
-    let radius = (*body).radius;
     for (var id = 0u; id < collider_list.count; id += 1u) {
         let collider = collider_list.colliders[id];
         let motion = substep_motion(collider, substep, params.substeps);
-        var normals: array<vec3<f32>, 8>;
-        var pushes: array<f32, 8>;
-        for (var k = 0u; k < 8u; k += 1u) {
-            pushes[k] = 0.0;
-            if (repeated_corner(half_extents, k)) {
-                continue;
-            }
-            let contact = corner_on_collider(*body, k, collider, motion);
-            if (!(contact.depth > 0.0)) {
-                continue;
-            }
-            let n = contact.normal;
-            let r = contact.point - body_center(*body);
-            let lambda = contact.depth / max(inverse_mass_at(*body, r, n), DENOMINATOR_EPSILON);
-            apply_impulse(body, n * lambda, r);
-            normals[k] = n;
-            pushes[k] = lambda;
-        }
         // The collider's radius about its cores: a ball's or a bar's, a box's rounding.
         let core_radius = collider.a.w;
-        var core_locals: array<vec3<f32>, MAX_CORES>;
-        var core_normals: array<vec3<f32>, MAX_CORES>;
-        var core_pushes: array<f32, MAX_CORES>;
-        for (var k = 0u; k < MAX_CORES; k += 1u) {
-            core_pushes[k] = 0.0;
-            if (k >= core_count(collider)) {
-                continue;
+        for (var k = 0u; k < 8u + MAX_CORES; k += 1u) {
+            push_lambdas[k] = 0.0;
+        }
+        for (var sweep = 0u; sweep < COLLIDER_SWEEPS; sweep += 1u) {
+            for (var k = 0u; k < 8u; k += 1u) {
+                if (repeated_corner(half_extents, k)) {
+                    continue;
+                }
+                let contact = corner_on_collider(*body, k, collider, motion);
+                if (contact.depth > 0.0) {
+                    push_off_collider(body, k, contact);
+                }
             }
-            let a = core_end(collider, motion, k, -1.0);
-            let b = core_end(collider, motion, k, 1.0);
-            let core = core_contact(*body, a, b, core_radius);
-            if (core.depth > 0.0) {
-                let center = body_center(*body);
-                let r = core.point - center;
-                let lambda = core.depth / max(inverse_mass_at(*body, r, core.normal), DENOMINATOR_EPSILON);
-                core_locals[k] = rotate(conjugate(body_rotation(*body)), core.point - center);
-                core_normals[k] = core.normal;
-                core_pushes[k] = lambda;
-                apply_impulse(body, core.normal * lambda, r);
+            for (var k = 0u; k < core_count(collider); k += 1u) {
+                let a = core_end(collider, motion, k, -1.0);
+                let b = core_end(collider, motion, k, 1.0);
+                let core = core_contact(*body, a, b, core_radius);
+                if (core.depth > 0.0) {
+                    push_off_collider(body, 8u + k, core);
+                }
             }
         }
-        for (var k = 0u; k < 8u; k += 1u) {
-            if (pushes[k] > 0.0) {
-                let n = normals[k];
-                let point = rotate(body_rotation(*body), corner_at(half_extents, k)) + body_center(*body) - n * radius;
-                collider_friction(body, point, n, pushes[k], motion, h);
-            }
-        }
-        for (var k = 0u; k < MAX_CORES; k += 1u) {
-            if (core_pushes[k] > 0.0) {
-                let point = rotate(body_rotation(*body), core_locals[k]) + body_center(*body);
-                collider_friction(body, point, core_normals[k], core_pushes[k], motion, h);
+        for (var k = 0u; k < 8u + MAX_CORES; k += 1u) {
+            if (push_lambdas[k] > 0.0) {
+                let point = rotate(body_rotation(*body), push_locals[k]) + body_center(*body);
+                collider_friction(body, point, push_normals[k], push_lambdas[k], motion, h);
             }
         }
     }

@@ -47,61 +47,67 @@ fn closest_points(p1: vec3<f32>, q1: vec3<f32>, p2: vec3<f32>, q2: vec3<f32>) ->
     return SegmentPoints(p1 + d1 * s, p2 + d2 * t);
 }
 
-// push_apart in src/passes/bodies/pairs.rs.
-fn push_apart(a: ptr<function, Body>, b: ptr<function, Body>, point: vec3<f32>, n: vec3<f32>, depth: f32) {
-    var ra = point - body_center(*a);
-    var rb = point - body_center(*b);
+// The pushes of the pair push_pair_apart last met (PairPush in src/passes/bodies/pairs.rs; at
+// most two boxes' corners), thread 0's.
+var<private> pair_push_locals: array<vec3<f32>, 16>;
+var<private> pair_push_normals: array<vec3<f32>, 16>;
+var<private> pair_push_lambdas: array<f32, 16>;
+
+// push_apart in src/passes/bodies/pairs.rs, its push kept as push k.
+fn push_apart(a: ptr<function, Body>, b: ptr<function, Body>, point: vec3<f32>, n: vec3<f32>, depth: f32, k: u32) {
+    let ra = point - body_center(*a);
+    let rb = point - body_center(*b);
     let lambda = depth / max(inverse_mass_at(*a, ra, n) + inverse_mass_at(*b, rb, n), DENOMINATOR_EPSILON);
+    pair_push_locals[k] = rotate(conjugate(body_rotation(*a)), ra);
     apply_impulse(a, n * lambda, ra);
     apply_impulse(b, -n * lambda, rb);
-    ra = point - body_center(*a);
-    rb = point - body_center(*b);
+    pair_push_normals[k] = n;
+    pair_push_lambdas[k] = lambda;
+}
+
+// pair_friction in src/passes/bodies/pairs.rs, on push k.
+fn pair_friction(a: ptr<function, Body>, b: ptr<function, Body>, k: u32) {
+    let point = rotate(body_rotation(*a), pair_push_locals[k]) + body_center(*a);
+    let n = pair_push_normals[k];
+    let ra = point - body_center(*a);
+    let rb = point - body_center(*b);
     let relative = point_displacement(*a, point) - point_displacement(*b, point);
     let slide = relative - n * dot(relative, n);
     let slide_length = length(slide);
     if (slide_length > GEOMETRY_EPSILON) {
         let t = slide / slide_length;
         let resisted = slide_length / max(inverse_mass_at(*a, ra, t) + inverse_mass_at(*b, rb, t), DENOMINATOR_EPSILON);
-        let friction = min(resisted, 0.5 * ((*a).friction + (*b).friction) * lambda);
+        let friction = min(resisted, 0.5 * ((*a).friction + (*b).friction) * pair_push_lambdas[k]);
         apply_impulse(a, -t * friction, ra);
         apply_impulse(b, t * friction, rb);
     }
 }
 
+// What corner_contact and axes_contact return where the depth does not exceed -slop.
+const NO_PAIR_CONTACT = ContactPoint(vec3<f32>(0.0), vec3<f32>(0.0), -1.0e30);
+
 // corner_contact in src/passes/bodies/pairs.rs: x's corner k, grown by its radius, against
-// y's surface (the normal pushes x off y).
-fn corner_contact(x: Body, y: Body, k: u32) -> ContactPoint {
+// y's surface (the normal pushes x off y), where the depth exceeds -slop.
+fn corner_contact(x: Body, y: Body, k: u32, slop: f32) -> ContactPoint {
     let point = body_center(x) + rotate(body_rotation(x), corner_at(x.half_extents, k));
     let surface = box_point(point, body_center(y), y.half_extents, body_rotation(y), y.radius);
     let depth = x.radius - surface.distance;
-    if (!(depth > 0.0)) {
-        return ContactPoint(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
+    if (!(depth > -slop)) {
+        return NO_PAIR_CONTACT;
     }
     return ContactPoint(point - surface.normal * x.radius, surface.normal, depth);
 }
 
-// corners_against in src/passes/bodies/pairs.rs.
-fn corners_against(x: ptr<function, Body>, y: ptr<function, Body>) {
-    for (var k = 0u; k < 8u; k += 1u) {
-        if (repeated_corner((*x).half_extents, k)) {
-            continue;
-        }
-        let contact = corner_contact(*x, *y, k);
-        if (contact.depth > 0.0) {
-            push_apart(x, y, contact.point, contact.normal, contact.depth);
-        }
-    }
-}
-
-// Whether bodies a and b may touch: their bounding balls meet (not out_of_reach).
+// Whether bodies a and b may touch: their bounding balls meet, but for PAIR_CONTACT_SLOP (not
+// out_of_reach).
 fn within_reach(a: Body, b: Body) -> bool {
-    let reach = length(a.half_extents) + a.radius + (length(b.half_extents) + b.radius);
+    let reach = length(a.half_extents) + a.radius + (length(b.half_extents) + b.radius) + PAIR_CONTACT_SLOP;
     return !(distance(body_center(a), body_center(b)) > reach);
 }
 
 // axes_contact in src/passes/bodies/pairs.rs: two round bodies (neither a box) along their
-// axes.
-fn axes_contact(a: Body, b: Body) -> ContactPoint {
+// axes, where the depth exceeds -slop.
+fn axes_contact(a: Body, b: Body, slop: f32) -> ContactPoint {
     let a_center = body_center(a);
     let a_rotation = body_rotation(a);
     let b_center = body_center(b);
@@ -116,23 +122,39 @@ fn axes_contact(a: Body, b: Body) -> ContactPoint {
     let gap_length = length(gap);
     let depth = a.radius + b.radius - gap_length;
     let n = select(vec3<f32>(0.0, 1.0, 0.0), gap / gap_length, gap_length > GEOMETRY_EPSILON);
-    if (!(depth > 0.0)) {
-        return ContactPoint(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
+    if (!(depth > -slop)) {
+        return NO_PAIR_CONTACT;
     }
     return ContactPoint(points.first - n * a.radius, n, depth);
 }
 
-// collide_pair in src/passes/bodies/pairs.rs, for bodies within reach.
-fn collide_pair(a: ptr<function, Body>, b: ptr<function, Body>) {
+// push_pair_apart in src/passes/bodies/pairs.rs: a and b pushed apart where they press into
+// each other, the pushes kept in pair_push_*; how many.
+fn push_pair_apart(a: ptr<function, Body>, b: ptr<function, Body>) -> u32 {
+    var count = 0u;
     if ((*a).kind != BODY_BOX && (*b).kind != BODY_BOX) {
-        let contact = axes_contact(*a, *b);
+        let contact = axes_contact(*a, *b, 0.0);
         if (contact.depth > 0.0) {
-            push_apart(a, b, contact.point, contact.normal, contact.depth);
+            push_apart(a, b, contact.point, contact.normal, contact.depth, 0u);
+            count = 1u;
         }
-    } else {
-        corners_against(a, b);
-        corners_against(b, a);
+        return count;
     }
+    for (var k = 0u; k < 8u; k += 1u) {
+        let contact = corner_contact(*a, *b, k, 0.0);
+        if (!repeated_corner((*a).half_extents, k) && contact.depth > 0.0) {
+            push_apart(a, b, contact.point, contact.normal, contact.depth, count);
+            count += 1u;
+        }
+    }
+    for (var k = 0u; k < 8u; k += 1u) {
+        let contact = corner_contact(*b, *a, k, 0.0);
+        if (!repeated_corner((*b).half_extents, k) && contact.depth > 0.0) {
+            push_apart(a, b, contact.point, -contact.normal, contact.depth, count);
+            count += 1u;
+        }
+    }
+    return count;
 }
 
 // The contacts of a pair found by pair_contacts (at most two boxes' corners), thread 0's.
@@ -147,8 +169,8 @@ fn pair_contacts(a: Body, b: Body) -> u32 {
     }
     var count = 0u;
     if (a.kind != BODY_BOX && b.kind != BODY_BOX) {
-        let contact = axes_contact(a, b);
-        if (contact.depth > 0.0) {
+        let contact = axes_contact(a, b, PAIR_CONTACT_SLOP);
+        if (contact.depth > -PAIR_CONTACT_SLOP) {
             pair_points[0] = contact.point;
             pair_normals[0] = contact.normal;
             count = 1u;
@@ -156,16 +178,16 @@ fn pair_contacts(a: Body, b: Body) -> u32 {
         return count;
     }
     for (var k = 0u; k < 8u; k += 1u) {
-        let contact = corner_contact(a, b, k);
-        if (!repeated_corner(a.half_extents, k) && contact.depth > 0.0) {
+        let contact = corner_contact(a, b, k, PAIR_CONTACT_SLOP);
+        if (!repeated_corner(a.half_extents, k) && contact.depth > -PAIR_CONTACT_SLOP) {
             pair_points[count] = contact.point;
             pair_normals[count] = contact.normal;
             count += 1u;
         }
     }
     for (var k = 0u; k < 8u; k += 1u) {
-        let contact = corner_contact(b, a, k);
-        if (!repeated_corner(b.half_extents, k) && contact.depth > 0.0) {
+        let contact = corner_contact(b, a, k, PAIR_CONTACT_SLOP);
+        if (!repeated_corner(b.half_extents, k) && contact.depth > -PAIR_CONTACT_SLOP) {
             pair_points[count] = contact.point;
             pair_normals[count] = -contact.normal;
             count += 1u;
@@ -189,9 +211,10 @@ fn settle_pair(a: ptr<function, Body>, b: ptr<function, Body>, met_a: Body, met_
 }
 
 // The pairs whose bounding balls meet as the pairs' pass begins (their snapshots'), listed
-// once by thread 0 (list_pairs_in_reach) for the velocity sweeps: packed first | second << 16
-// (MAX_BODIES is 4096), in the order of collide_pairs. Past REACH_CAPACITY pairs the sweeps
-// visit every pair instead (pairs out of reach have no contacts: the same sweeps).
+// once a substep by thread 0 (list_pairs_in_reach, pairs_in_reach in src/passes/bodies/pairs.rs)
+// for the pushes, their friction and the velocity sweeps: packed first | second << 16
+// (MAX_BODIES is 4096), in order. Past REACH_CAPACITY pairs each visit tests every pair's
+// snapshots instead (visit_pairs_in_reach: the same pairs).
 const REACH_CAPACITY: u32 = 1024u;
 var<workgroup> pairs_in_reach: array<u32, REACH_CAPACITY>;
 var<workgroup> pairs_in_reach_count: u32;
@@ -212,8 +235,88 @@ fn list_pairs_in_reach(count: u32) {
     pairs_in_reach_count = listed;
 }
 
+// The bodies a pair pushed in the substep, a bit each (MAX_BODIES bits), set by thread 0.
+var<workgroup> pushed_bodies: array<u32, MAX_BODIES / 32u>;
+
+fn mark_pushed(k: u32) {
+    pushed_bodies[k / 32u] |= 1u << (k % 32u);
+}
+
+fn was_pushed(k: u32) -> bool {
+    return (pushed_bodies[k / 32u] & (1u << (k % 32u))) != 0u;
+}
+
+// What visit_pair does with a pair.
+const PUSH_PAIR: u32 = 0u;
+const RUB_PAIR: u32 = 1u;
+const SETTLE_PAIR: u32 = 2u;
+
+// Bodies i and j (i < j), by thread 0: pushed apart (PUSH_PAIR, each body pushed marked); their
+// friction on the pushes of the pair's replay (RUB_PAIR); or one sweep of their contacts at
+// the velocity level (SETTLE_PAIR).
+fn visit_pair(i: u32, j: u32, count: u32, visit: u32) {
+    switch visit {
+        case PUSH_PAIR: {
+            var a = bodies[i];
+            var b = bodies[j];
+            if (push_pair_apart(&a, &b) > 0u) {
+                mark_pushed(i);
+                mark_pushed(j);
+            }
+            bodies[i] = a;
+            bodies[j] = b;
+        }
+        case RUB_PAIR: {
+            rub_pair(i, j, count);
+        }
+        default: {
+            settle_pair_contacts(i, j, count);
+        }
+    }
+}
+
+// Every pair in reach in order (collide_pairs' order), each visited by visit_pair.
+fn visit_pairs_in_reach(count: u32, visit: u32) {
+    if (pairs_in_reach_count <= REACH_CAPACITY) {
+        for (var k = 0u; k < pairs_in_reach_count; k += 1u) {
+            let pair = pairs_in_reach[k];
+            visit_pair(pair & 0xffffu, pair >> 16u, count, visit);
+        }
+        return;
+    }
+    for (var i = 0u; i < count; i += 1u) {
+        for (var j = i + 1u; j < count; j += 1u) {
+            if (within_reach(body_snapshots[count + i], body_snapshots[count + j])) {
+                visit_pair(i, j, count, visit);
+            }
+        }
+    }
+}
+
+// The friction of bodies i and j on the pushes the pairs' pass gave them. The pushes are not
+// kept: the pass is replayed on copies of the bodies as it began (the snapshots' third part,
+// copied from the second), pair by pair in the same order, so the pair meets its copies as the
+// pass met the bodies and pushes them by the same pushes.
+fn rub_pair(i: u32, j: u32, count: u32) {
+    var replayed_a = body_snapshots[2u * count + i];
+    var replayed_b = body_snapshots[2u * count + j];
+    let pushes = push_pair_apart(&replayed_a, &replayed_b);
+    body_snapshots[2u * count + i] = replayed_a;
+    body_snapshots[2u * count + j] = replayed_b;
+    if (pushes == 0u) {
+        return;
+    }
+    var a = bodies[i];
+    var b = bodies[j];
+    for (var k = 0u; k < pushes; k += 1u) {
+        pair_friction(&a, &b, k);
+    }
+    bodies[i] = a;
+    bodies[j] = b;
+}
+
 // One sweep of the contacts of bodies i and j (i < j), found on the snapshots as the pairs met
-// them (the snapshots' second half).
+// them (the snapshots' second part).
 fn settle_pair_contacts(i: u32, j: u32, count: u32) {
     let met_a = body_snapshots[count + i];
     let met_b = body_snapshots[count + j];
@@ -230,27 +333,13 @@ fn settle_pair_contacts(i: u32, j: u32, count: u32) {
     bodies[j] = b;
 }
 
-// settle_pairs in src/passes/bodies/velocities.rs: one sweep of every pair in reach in order.
-fn settle_pairs(count: u32) {
-    if (pairs_in_reach_count <= REACH_CAPACITY) {
-        for (var k = 0u; k < pairs_in_reach_count; k += 1u) {
-            let pair = pairs_in_reach[k];
-            settle_pair_contacts(pair & 0xffffu, pair >> 16u, count);
-        }
-        return;
-    }
-    for (var i = 0u; i < count; i += 1u) {
-        for (var j = i + 1u; j < count; j += 1u) {
-            settle_pair_contacts(i, j, count);
-        }
-    }
-}
-
-// The bodies held by their ropes (hold_by_ropes), kept as the pairs meet them, and against each
-// other (collide_pairs), by thread 0; then every body's velocities from its substep, a thread
-// per body; then VELOCITY_SWEEPS sweeps of their contacts at the velocity level: with the
-// colliders (settle_on_colliders), a thread per body, then the pairs' (settle_pairs), by
-// thread 0.
+// The bodies held by their ropes (hold_by_ropes), kept as the pairs meet them, and pushed apart
+// by each other, by thread 0 (collide_pairs in src/passes/bodies/pairs.rs); then each body a
+// pair pushed meets the colliders again (collide_body, kept as it meets them for the velocity
+// level), a thread per body; then the pairs' friction, by thread 0; then every body's
+// velocities from its substep, a thread per body; then VELOCITY_SWEEPS sweeps of their
+// contacts at the velocity level: with the colliders (settle_on_colliders), a thread per body,
+// then the pairs' (settle_pair_contacts), by thread 0.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     let count = params.bodies.count;
@@ -260,18 +349,27 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
             body_snapshots[count + i] = bodies[i];
         }
         list_pairs_in_reach(count);
-        for (var i = 0u; i < count; i += 1u) {
-            for (var j = i + 1u; j < count; j += 1u) {
-                if (!within_reach(bodies[i], bodies[j])) {
-                    continue;
-                }
-                var a = bodies[i];
-                var b = bodies[j];
-                collide_pair(&a, &b);
-                bodies[i] = a;
-                bodies[j] = b;
-            }
+        for (var k = 0u; k < MAX_BODIES / 32u; k += 1u) {
+            pushed_bodies[k] = 0u;
         }
+        visit_pairs_in_reach(count, PUSH_PAIR);
+    }
+    workgroupBarrier();
+    storageBarrier();
+    for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
+        if (was_pushed(k)) {
+            var body = bodies[k];
+            body_snapshots[k] = body;
+            collide_body(&body, dispatch.substep, params.h);
+            bodies[k] = body;
+        }
+    }
+    storageBarrier();
+    if (local_index == 0u) {
+        for (var i = 0u; i < count; i += 1u) {
+            body_snapshots[2u * count + i] = body_snapshots[count + i];
+        }
+        visit_pairs_in_reach(count, RUB_PAIR);
     }
     storageBarrier();
     for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
@@ -289,7 +387,7 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
         }
         storageBarrier();
         if (local_index == 0u) {
-            settle_pairs(count);
+            visit_pairs_in_reach(count, SETTLE_PAIR);
         }
     }
 }

@@ -26,7 +26,8 @@
 //!   - that workgroup moves its body by the sums ([`BodyState::apply_impulses`]) and meets the
 //!     colliders ([`collide_body`]);
 //!   - then one workgroup holds the bodies by their ropes ([`ropes`]), meets the bodies with
-//!     each other ([`pairs`]), updates their velocities from the substep's displacement and
+//!     each other ([`pairs`]: their pushes, then each body pushed meets the colliders again,
+//!     then their friction), updates their velocities from the substep's displacement and
 //!     turn ([`BodyState::update_velocities`]) and sets the normal speeds of the contacts with
 //!     the colliders and with each other, by restitution ([`velocities`], XPBD §3.6).
 //!
@@ -56,7 +57,7 @@ pub mod velocities;
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan, WORKGROUP_SIZE};
 use super::{CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
-use crate::bodies::{BodyState, GpuBody};
+use crate::bodies::{BodyState, GpuBody, MAX_BODIES};
 use crate::collision::{
     self, box_point, rotate, Collider, GpuCollider, GpuColliderListHead, Motion, MovingCollider, SurfacePoint,
 };
@@ -185,52 +186,67 @@ pub fn body_corners(half_extents: Vec3) -> impl Iterator<Item = Vec3> {
     })
 }
 
+/// Sweeps of a body's pushes out of one collider before their friction ([`collide_body`]). One
+/// sweep, corner after corner, leaves the body tilted by the order of its pushes (the first
+/// corner's push lifts and turns it, the next finds less to push), and the tilt slides its
+/// corners sideways, which the friction then takes for a slide over the collider: a box bearing
+/// a stack of two turned about the vertical at 1.6e-3 rad/s. A second sweep levels it
+/// (3e-4 rad/s); more change nothing measurable.
+pub const COLLIDER_SWEEPS: u32 = 2;
+
 /// `body` against `colliders` in substep `substep` of `substeps` of `h` seconds, collider by
-/// collider: first each corner ([`body_corners`]) grown by the shape's radius, along its path
-/// in the substep relative to the collider's motion (`Motion::half_space`), pushed out by
-/// `λ = d/w_b(r, n)` at its deepest point; then each of the collider's cores where it presses
-/// between the corners ([`core_contact`]: a ball's centre, a bar's axis, a box's edges); then,
-/// once all are out, positional friction on each pushed point's slide over the collider's
-/// surface, up to the body's friction times its push.
-/// Gauss-Seidel, corner by corner. Friction waits for every push: each push tilts the body and
-/// slides its other corners, and a corner's friction taken before the next corner's push left
-/// a box on the ground drifting at 3 mm/s.
+/// collider: [`COLLIDER_SWEEPS`] sweeps of pushes, each of the corners ([`body_corners`]) grown
+/// by the shape's radius, along their paths in the substep relative to the collider's motion
+/// (`Motion::half_space`), pushed out by `λ = d/w_b(r, n)` at their deepest points, then of the
+/// collider's cores where they press between the corners ([`core_contact`]: a ball's centre, a
+/// bar's axis, a box's edges); then, once all are out, positional friction on each pushed
+/// point's slide over the collider's surface, up to the body's friction times the pushes it
+/// took in all the sweeps. Gauss-Seidel, corner by corner. Friction waits for every push: each
+/// push tilts the body and slides its other corners, and a corner's friction taken before the
+/// next corner's push left a box on the ground drifting at 3 mm/s.
 pub fn collide_body(body: &mut BodyState, colliders: &[MovingCollider], substep: u32, substeps: u32, h: f32) {
-    let (half_extents, radius) = body.shape.rounded_box();
+    let half_extents = body.shape.rounded_box().0;
     for collider in colliders {
         let motion = collider.motion.substep(substep, substeps);
-        let mut pushes = [(Vec3::ZERO, 0.0f32); 8];
-        for (k, corner) in body_corners(half_extents).enumerate() {
-            let Some((point, n, depth)) = corner_on_collider(body, corner, &collider.shape, &motion) else {
-                continue;
-            };
-            let r = point - body.pose().translation;
-            let lambda = depth / body.inverse_mass_at(r, n).max(DENOMINATOR_EPSILON);
-            body.apply_impulse(n * lambda, r);
-            pushes[k] = (n, lambda);
-        }
         let (cores, core_radius) = collider_cores(&collider.shape, &motion);
-        let core_pushes: Vec<_> = cores
-            .iter()
-            .filter_map(|&[a, b]| {
-                let (point, n, depth) = core_contact(body, a, b, core_radius)?;
-                let r = point - body.pose().translation;
-                let lambda = depth / body.inverse_mass_at(r, n).max(DENOMINATOR_EPSILON);
-                let local = body.pose().to_local(point);
-                body.apply_impulse(n * lambda, r);
-                Some((local, n, lambda))
-            })
-            .collect();
-        for (corner, (n, lambda)) in body_corners(half_extents).zip(pushes) {
-            if lambda > 0.0 {
-                let point = body.pose().to_world(corner) - n * radius;
-                collider_friction(body, point, n, lambda, &motion, h);
+        let mut pushes = [ColliderPush::default(); 8 + MAX_CORES];
+        for _ in 0..COLLIDER_SWEEPS {
+            for (k, corner) in body_corners(half_extents).enumerate() {
+                if let Some(contact) = corner_on_collider(body, corner, &collider.shape, &motion) {
+                    pushes[k].push(body, contact);
+                }
+            }
+            for (k, &[a, b]) in cores.iter().enumerate() {
+                if let Some(contact) = core_contact(body, a, b, core_radius) {
+                    pushes[8 + k].push(body, contact);
+                }
             }
         }
-        for (local, n, lambda) in core_pushes {
-            let point = body.pose().to_world(local);
-            collider_friction(body, point, n, lambda, &motion, h);
+        for push in pushes.iter().filter(|push| push.lambda > 0.0) {
+            let point = body.pose().to_world(push.local);
+            collider_friction(body, point, push.normal, push.lambda, &motion, h);
         }
+    }
+}
+
+/// One contact of a body with a collider over [`collide_body`]'s sweeps: where the last sweep
+/// met it, in the body's frame, its normal, and the pushes it took.
+#[derive(Debug, Clone, Copy, Default)]
+struct ColliderPush {
+    local: Vec3,
+    normal: Vec3,
+    lambda: f32,
+}
+
+impl ColliderPush {
+    /// `body` pushed out along the contact's normal `n` at its point by its depth `d`,
+    /// `λ = d/w_b(r, n)`.
+    fn push(&mut self, body: &mut BodyState, (point, n, depth): (Vec3, Vec3, f32)) {
+        let r = point - body.pose().translation;
+        let lambda = depth / body.inverse_mass_at(r, n).max(DENOMINATOR_EPSILON);
+        self.local = body.pose().to_local(point);
+        body.apply_impulse(n * lambda, r);
+        (self.normal, self.lambda) = (n, self.lambda + lambda);
     }
 }
 
@@ -453,7 +469,7 @@ impl Pass for BodyPredictPass {
             let partial_stride = partial_count(setup.model.particle_count());
             let bytes = u64::from(partial_stride) * count as u64 * size_of::<[[f32; 4]; 2]>() as u64;
             uploads.reserve("body_partials", bytes);
-            uploads.reserve("body_snapshots", (2 * count * size_of::<GpuBody>()) as u64);
+            uploads.reserve("body_snapshots", (3 * count * size_of::<GpuBody>()) as u64);
         }
         uploads.block("bodies", || GpuBodiesBlock {
             gravity: setup.params.gravity.to_array(),
@@ -531,7 +547,11 @@ impl Pass for BodiesPass {
         }
         ropes::hold_by_ropes(frame.bodies, frame.body_ropes);
         let paired = frame.bodies.to_vec();
-        pairs::collide_pairs(frame.bodies);
+        let colliders = frame.colliders;
+        pairs::collide_pairs(frame.bodies, |k, body| {
+            met[k] = *body;
+            collide_body(body, colliders, substep, substeps, h);
+        });
         for body in frame.bodies.iter_mut() {
             body.update_velocities(h);
         }
@@ -550,6 +570,9 @@ fn bodies_shader() -> Shader {
             vec![
                 Constant::u32("CORE_SEARCH_STEPS", CORE_SEARCH_STEPS),
                 Constant::u32("MAX_CORES", MAX_CORES as u32),
+                Constant::u32("COLLIDER_SWEEPS", COLLIDER_SWEEPS),
+                Constant::u32("MAX_BODIES", MAX_BODIES as u32),
+                Constant::f32("PAIR_CONTACT_SLOP", pairs::PAIR_CONTACT_SLOP),
                 Constant::f32("INVERSE_GOLDEN_RATIO", INVERSE_GOLDEN_RATIO),
                 Constant::u32("VELOCITY_SWEEPS", velocities::VELOCITY_SWEEPS),
             ],
@@ -656,9 +679,10 @@ static BODIES: BindingTable = BindingTable {
             "body_snapshots",
             "array<Body>",
             size_of::<GpuBody>() as u64,
-            "Each body as the colliders' pass met it in the substep, then each as the pairs met it:\n\
+            "Each body as the colliders last met it in the substep, then each as the pairs met it:\n\
              where their contacts are found again at the velocity level\n\
-             (src/passes/bodies/velocities.rs).",
+             (src/passes/bodies/velocities.rs); then the pairs' pass replayed for their friction\n\
+             (src/passes/bodies/pairs.rs).",
         ),
     ],
 };
