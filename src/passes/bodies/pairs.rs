@@ -21,7 +21,7 @@ use glam::Vec3;
 /// Every pair of `bodies` within reach as the pass begins (their bounding balls meet,
 /// [`pairs_in_reach`]), in order: first each pair's pushes ([`push_pair_apart`]); then each body
 /// a pair pushed meets the colliders again (`held`: [`super::collide_body`]); then each pair's
-/// friction on its pushes ([`pair_friction`]).
+/// friction on its pushes (`pair_friction`).
 ///
 /// A pair's pushes tilt the lower body of a stack as if nothing held it, and its friction makes
 /// the upper body follow the lower's tilting face. Met with the ground only before the pairs, a
