@@ -668,8 +668,8 @@ fn body_contacts(
 
 // Workgroup b sums body b's shares, moves it by them, keeps it as the colliders meet it (its
 // snapshot, for the velocity level) and meets the colliders (finish_bodies in
-// shaders/passes/body_pairs.wgsl then meets the bodies with each other, updates their
-// velocities and settles their contacts' speeds).
+// shaders/passes/body_pairs.wgsl then meets the bodies with each other and those a pair pushed
+// with the colliders again, updates their velocities and settles their contacts' speeds).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn solve_bodies(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local_index: u32) {
     let b = workgroup.x;

@@ -196,8 +196,10 @@ fn pair_contacts(a: Body, b: Body) -> u32 {
     return count;
 }
 
-// settle_pair in src/passes/bodies/velocities.rs.
-fn settle_pair(a: ptr<function, Body>, b: ptr<function, Body>, met_a: Body, met_b: Body, point: vec3<f32>, n: vec3<f32>) {
+// settle_pair in src/passes/bodies/velocities.rs: contact c of pair_contacts.
+fn settle_pair(a: ptr<function, Body>, b: ptr<function, Body>, met_a: Body, met_b: Body, c: u32) {
+    let point = pair_points[c];
+    let n = pair_normals[c];
     let now = carried_point(*a, met_a, point);
     let before = dot(n, point_velocity(met_a, point) - point_velocity(met_b, point));
     let v_n = dot(n, point_velocity(*a, now) - point_velocity(*b, now));
@@ -327,19 +329,20 @@ fn settle_pair_contacts(i: u32, j: u32, count: u32) {
     var a = bodies[i];
     var b = bodies[j];
     for (var c = 0u; c < contacts; c += 1u) {
-        settle_pair(&a, &b, met_a, met_b, pair_points[c], pair_normals[c]);
+        settle_pair(&a, &b, met_a, met_b, c);
     }
     bodies[i] = a;
     bodies[j] = b;
 }
 
-// The bodies held by their ropes (hold_by_ropes), kept as the pairs meet them, and pushed apart
-// by each other, by thread 0 (collide_pairs in src/passes/bodies/pairs.rs); then each body a
-// pair pushed meets the colliders again (collide_body, kept as it meets them for the velocity
-// level), a thread per body; then the pairs' friction, by thread 0; then every body's
-// velocities from its substep, a thread per body; then VELOCITY_SWEEPS sweeps of their
-// contacts at the velocity level: with the colliders (settle_on_colliders), a thread per body,
-// then the pairs' (settle_pair_contacts), by thread 0.
+// The bodies held by their ropes (hold_by_ropes), kept as the pairs meet them (the snapshots'
+// second part), and pushed apart by each other, by thread 0 (collide_pairs in
+// src/passes/bodies/pairs.rs); then each body a pair pushed meets the colliders again
+// (collide_body, kept as it meets them in the snapshots' fourth part), a thread per body; then
+// the pairs' friction, by thread 0; then every body's velocities from its substep, a thread per
+// body; then VELOCITY_SWEEPS sweeps of their contacts at the velocity level: with the colliders
+// (settle_on_colliders, as the colliders met each body, once or twice), a thread per body, then
+// the pairs' (settle_pair_contacts), by thread 0.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     let count = params.bodies.count;
@@ -359,7 +362,7 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
     for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
         if (was_pushed(k)) {
             var body = bodies[k];
-            body_snapshots[k] = body;
+            body_snapshots[3u * count + k] = body;
             collide_body(&body, dispatch.substep, params.h);
             bodies[k] = body;
         }
@@ -383,6 +386,9 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
         for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
             var body = bodies[k];
             settle_on_colliders(&body, body_snapshots[k], dispatch.substep, params.h);
+            if (was_pushed(k)) {
+                settle_on_colliders(&body, body_snapshots[3u * count + k], dispatch.substep, params.h);
+            }
             bodies[k] = body;
         }
         storageBarrier();

@@ -469,7 +469,7 @@ impl Pass for BodyPredictPass {
             let partial_stride = partial_count(setup.model.particle_count());
             let bytes = u64::from(partial_stride) * count as u64 * size_of::<[[f32; 4]; 2]>() as u64;
             uploads.reserve("body_partials", bytes);
-            uploads.reserve("body_snapshots", (3 * count * size_of::<GpuBody>()) as u64);
+            uploads.reserve("body_snapshots", (4 * count * size_of::<GpuBody>()) as u64);
         }
         uploads.block("bodies", || GpuBodiesBlock {
             gravity: setup.params.gravity.to_array(),
@@ -547,16 +547,16 @@ impl Pass for BodiesPass {
         }
         ropes::hold_by_ropes(frame.bodies, frame.body_ropes);
         let paired = frame.bodies.to_vec();
-        let colliders = frame.colliders;
+        let (colliders, mut again) = (frame.colliders, vec![None; frame.bodies.len()]);
         pairs::collide_pairs(frame.bodies, |k, body| {
-            met[k] = *body;
+            again[k] = Some(*body);
             collide_body(body, colliders, substep, substeps, h);
         });
         for body in frame.bodies.iter_mut() {
             body.update_velocities(h);
         }
         let threshold = setup.params.restitution_threshold();
-        velocities::settle_contacts(frame.bodies, &met, &paired, frame.colliders, substep, substeps, h, threshold);
+        velocities::settle_contacts(frame.bodies, &met, &again, &paired, colliders, substep, substeps, h, threshold);
     }
 }
 
@@ -679,10 +679,10 @@ static BODIES: BindingTable = BindingTable {
             "body_snapshots",
             "array<Body>",
             size_of::<GpuBody>() as u64,
-            "Each body as the colliders last met it in the substep, then each as the pairs met it:\n\
-             where their contacts are found again at the velocity level\n\
-             (src/passes/bodies/velocities.rs); then the pairs' pass replayed for their friction\n\
-             (src/passes/bodies/pairs.rs).",
+            "Each body as the colliders met it in the substep, then each as the pairs met it: where\n\
+             their contacts are found again at the velocity level (src/passes/bodies/velocities.rs);\n\
+             then the pairs' pass replayed for their friction (src/passes/bodies/pairs.rs); then\n\
+             each body a pair pushed as it met the colliders again.",
         ),
     ],
 };

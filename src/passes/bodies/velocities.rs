@@ -13,12 +13,13 @@
 //!
 //! The contacts are found again, without moving anything, by the same tests
 //! ([`corner_on_collider`], [`core_contact`], [`pair_contacts`]) on the bodies as the solve met
-//! them: a body's contacts with the colliders on the body as the colliders last met it (after
-//! the particles' impulses, or, for a body a pair pushed, as it met them again after the pairs'
-//! pushes; so a second collider's contacts are looked for before the first's pushes), a
+//! them: a body's contacts with the colliders on the body as the colliders' pass began (after
+//! the particles' impulses; so a second collider's contacts are looked for before the first's
+//! pushes) and, for a body a pair pushed, also as it met them again after the pairs' pushes; a
 //! pair's on the bodies as the pairs' pass began (after the ropes). A box lifted out of the
 //! ground by its second meeting, after a box landed on it, was above the ground as the first
-//! began: its contacts there were not found, and the two rose at 0.02 m/s. Their points are
+//! began: with the first meeting's contacts alone, the two rose at 0.02 m/s; with the second's
+//! alone, a body a pair pushed sideways off its push out of the ground would lose its landing. Their points are
 //! carried to where the bodies are now in one body's frame (a pair's in its first body's), and
 //! a pair takes both impulses at that one point, so it keeps momentum and angular momentum.
 //!
@@ -27,7 +28,7 @@
 //! in order (one thread). The pairs' contacts are found once, before the sweeps, since the
 //! bodies they are found on do not move; the GPU lists the pairs in reach once and finds their
 //! contacts again each sweep (the same points: the same tests on the same snapshots). WGSL twin:
-//! `settle_on_colliders` in `shaders/passes/bodies.wgsl` and `settle_pairs` in
+//! `settle_on_colliders` in `shaders/passes/bodies.wgsl` and `settle_pair_contacts` in
 //! `shaders/passes/body_pairs.wgsl`.
 
 use super::pairs::{pair_contacts, pair_mut, pairs_in_reach};
@@ -46,13 +47,15 @@ use glam::Vec3;
 pub const VELOCITY_SWEEPS: u32 = 8;
 
 /// Every contact of `bodies` at the velocity level, once their velocities are updated:
-/// [`VELOCITY_SWEEPS`] sweeps of each body's contacts with `colliders` (found on `met`, the
-/// bodies as the colliders last met them, [`settle_on_colliders`]) and then of the pairs' (found
-/// once on `paired`, as the pairs' pass began, `settle_pairs`).
+/// [`VELOCITY_SWEEPS`] sweeps of each body's contacts with `colliders` ([`settle_on_colliders`],
+/// found on `met`, the bodies as the colliders' pass began, then on `again`, each body a pair
+/// pushed as it met the colliders again) and then of the pairs' (found once on `paired`, as
+/// the pairs' pass began, `settle_pairs`).
 #[allow(clippy::too_many_arguments)]
 pub fn settle_contacts(
     bodies: &mut [BodyState],
     met: &[BodyState],
+    again: &[Option<BodyState>],
     paired: &[BodyState],
     colliders: &[MovingCollider],
     substep: u32,
@@ -62,8 +65,10 @@ pub fn settle_contacts(
 ) {
     let contacts = pairs_contacts(paired);
     for _ in 0..VELOCITY_SWEEPS {
-        for (body, met) in bodies.iter_mut().zip(met) {
-            settle_on_colliders(body, met, colliders, substep, substeps, h, threshold);
+        for ((body, met), again) in bodies.iter_mut().zip(met).zip(again) {
+            for met in std::iter::once(met).chain(again) {
+                settle_on_colliders(body, met, colliders, substep, substeps, h, threshold);
+            }
         }
         settle_pairs(bodies, paired, &contacts, threshold);
     }
@@ -150,12 +155,16 @@ fn settle_pairs(bodies: &mut [BodyState], met: &[BodyState], contacts: &[PairCon
     for contact in contacts {
         let (a, b) = pair_mut(bodies, contact.first, contact.second);
         let met = [&met[contact.first], &met[contact.second]];
-        settle_pair(a, b, met, contact.point, contact.normal, threshold);
+        settle_pair(a, b, met, contact, threshold);
     }
 }
 
-/// One contact of `a` and `b`, met at `point` along `n` (pushing `a` off `b`) by `met`.
-fn settle_pair(a: &mut BodyState, b: &mut BodyState, met: [&BodyState; 2], point: Vec3, n: Vec3, threshold: f32) {
+/// `contact` of `a` and `b`, met by `met`. It pulls as well as pushes, within
+/// [`super::pairs::PAIR_CONTACT_SLOP`] too: a corner the snapshot finds just short of the other
+/// body may have been pushed in the solve (the pushes before it turned the body), and two boxes
+/// meeting face on without restitution parted at 0.23 m/s when those only pushed.
+fn settle_pair(a: &mut BodyState, b: &mut BodyState, met: [&BodyState; 2], contact: &PairContact, threshold: f32) {
+    let (point, n) = (contact.point, contact.normal);
     let now = a.pose().to_world(met[0].pose().to_local(point));
     let before = n.dot(met[0].point_velocity(point) - met[1].point_velocity(point));
     let v_n = n.dot(a.point_velocity(now) - b.point_velocity(now));
