@@ -237,8 +237,7 @@ fn list_pairs_in_reach(count: u32) {
     pairs_in_reach_count = listed;
 }
 
-// The bodies a pair pushed in the substep, a bit each (MAX_BODIES bits), set by thread 0 (zero
-// as each dispatch begins, as all workgroup memory is).
+// The bodies a pair pushed in the substep, a bit each (MAX_BODIES bits), set by thread 0.
 var<workgroup> pushed_bodies: array<u32, MAX_BODIES / 32u>;
 
 fn mark_pushed(k: u32) {
@@ -353,6 +352,9 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
             body_snapshots[count + i] = bodies[i];
         }
         list_pairs_in_reach(count);
+        for (var k = 0u; k < MAX_BODIES / 32u; k += 1u) {
+            pushed_bodies[k] = 0u;
+        }
         visit_pairs_in_reach(count, PUSH_PAIR);
     }
     workgroupBarrier();
