@@ -237,7 +237,8 @@ fn list_pairs_in_reach(count: u32) {
     pairs_in_reach_count = listed;
 }
 
-// The bodies a pair pushed in the substep, a bit each (MAX_BODIES bits), set by thread 0.
+// The bodies a pair pushed in the substep, a bit each (MAX_BODIES bits), set by thread 0. Cleared
+// by hand as the pass begins: the pipelines do not zero workgroup memory (src/gpu/pipelines.rs).
 var<workgroup> pushed_bodies: array<u32, MAX_BODIES / 32u>;
 
 fn mark_pushed(k: u32) {

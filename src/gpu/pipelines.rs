@@ -65,8 +65,9 @@ impl Kernels {
                 entry_point: Some(kernel.entry_point),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants: &kernel.overrides,
-                    // The only workgroup memory, the block copy and the reduction trees, is
-                    // written before it is read; zeroing it would cost every dispatch.
+                    // Every kernel writes its workgroup memory before reading it (the block
+                    // copy, the reduction trees, the bodies' pushed bitmask, cleared by hand);
+                    // zeroing it would cost every dispatch.
                     zero_initialize_workgroup_memory: false,
                 },
                 cache: None,
