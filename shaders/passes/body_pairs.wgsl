@@ -141,15 +141,21 @@ fn push_pair_apart(a: ptr<function, Body>, b: ptr<function, Body>) -> u32 {
         return count;
     }
     for (var k = 0u; k < 8u; k += 1u) {
+        if (repeated_corner((*a).half_extents, k)) {
+            continue;
+        }
         let contact = corner_contact(*a, *b, k, 0.0);
-        if (!repeated_corner((*a).half_extents, k) && contact.depth > 0.0) {
+        if (contact.depth > 0.0) {
             push_apart(a, b, contact.point, contact.normal, contact.depth, count);
             count += 1u;
         }
     }
     for (var k = 0u; k < 8u; k += 1u) {
+        if (repeated_corner((*b).half_extents, k)) {
+            continue;
+        }
         let contact = corner_contact(*b, *a, k, 0.0);
-        if (!repeated_corner((*b).half_extents, k) && contact.depth > 0.0) {
+        if (contact.depth > 0.0) {
             push_apart(a, b, contact.point, -contact.normal, contact.depth, count);
             count += 1u;
         }
@@ -178,16 +184,22 @@ fn pair_contacts(a: Body, b: Body) -> u32 {
         return count;
     }
     for (var k = 0u; k < 8u; k += 1u) {
+        if (repeated_corner(a.half_extents, k)) {
+            continue;
+        }
         let contact = corner_contact(a, b, k, PAIR_CONTACT_SLOP);
-        if (!repeated_corner(a.half_extents, k) && contact.depth > -PAIR_CONTACT_SLOP) {
+        if (contact.depth > -PAIR_CONTACT_SLOP) {
             pair_points[count] = contact.point;
             pair_normals[count] = contact.normal;
             count += 1u;
         }
     }
     for (var k = 0u; k < 8u; k += 1u) {
+        if (repeated_corner(b.half_extents, k)) {
+            continue;
+        }
         let contact = corner_contact(b, a, k, PAIR_CONTACT_SLOP);
-        if (!repeated_corner(b.half_extents, k) && contact.depth > -PAIR_CONTACT_SLOP) {
+        if (contact.depth > -PAIR_CONTACT_SLOP) {
             pair_points[count] = contact.point;
             pair_normals[count] = -contact.normal;
             count += 1u;

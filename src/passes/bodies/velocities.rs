@@ -19,9 +19,10 @@
 //! pair's on the bodies as the pairs' pass began (after the ropes). A box lifted out of the
 //! ground by its second meeting, after a box landed on it, was above the ground as the first
 //! began: with the first meeting's contacts alone, the two rose at 0.02 m/s; with the second's
-//! alone, a body a pair pushed sideways off its push out of the ground would lose its landing. Their points are
-//! carried to where the bodies are now in one body's frame (a pair's in its first body's), and
-//! a pair takes both impulses at that one point, so it keeps momentum and angular momentum.
+//! alone, a body a pair pushed sideways off its push out of the ground would lose its landing.
+//! Their points are carried to where the bodies are now in one body's frame (a pair's in its
+//! first body's), and a pair takes both impulses at that one point, so it keeps momentum and
+//! angular momentum.
 //!
 //! Every contact is swept [`VELOCITY_SWEEPS`] times ([`settle_contacts`]): in each sweep the
 //! colliders' contacts body by body (each body apart: a thread each on the GPU), then the pairs
