@@ -378,6 +378,7 @@ fn run(args: &Args) -> Result<(), drape::Error> {
         "collider_overflows": metrics.overflows.colliders,
         "self_collision": params.self_collision.is_some(),
         "self_contact_overflows": metrics.overflows.self_contacts,
+        "bodies_cut_short": metrics.overflows.bodies,
         "thickness": thickness,
         "self_intersections": self_intersections,
         "min_self_distance": min_self_distance.is_finite().then_some(min_self_distance),

@@ -50,6 +50,11 @@ pub struct Overflows {
     /// [`crate::passes::self_collision::triangles::MAX_PARTICLE_CORRECTIONS`] triangle-contact
     /// corrections (all of them skipped).
     pub self_contacts: u32,
+    /// Invocations of the bodies' last kernel (`finish_bodies`) that a CPU driver's loop limit
+    /// cut short: llvmpipe and lavapipe end every loop of an invocation after 65535 passes in
+    /// all, and a pile of thousands of pairs in reach passes that even with the kernel's phases
+    /// split over several dispatches ([`crate::passes::bodies`]). Zero on GPUs.
+    pub bodies: u32,
 }
 
 impl ClothMetrics {

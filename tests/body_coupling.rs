@@ -901,31 +901,84 @@ fn both_run(model: &ClothModel, colliders: &[Collider], bodies: &[RigidBody], fr
     (gpu, cpu)
 }
 
-/// A pile of 48 crossed sticks, every pair's bounding balls meeting (1128 pairs): past the GPU's
-/// list of pairs in reach (1024, `REACH_CAPACITY` in `shaders/passes/body_pairs.wgsl`) its
-/// pushes, their replay for the friction and its velocity sweeps visit every pair, and it still
-/// follows the reference as the lowest five land on one another (a resting stick's contact
-/// found on one side and not the other, by rounding, put them 0.07 m/s apart before
-/// `PAIR_CONTACT_SLOP`).
-#[test]
-fn the_gpu_follows_the_reference_past_its_list_of_pairs_in_reach() {
-    let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
-    let colliders = [Collider::ground(0.0)];
-    let sticks: Vec<RigidBody> = (0..48)
+/// `count` sticks of `shape`, 1 m long, crossed and stacked 2 cm apart over the ground: every
+/// pair's bounding balls meet.
+fn pile(count: usize, shape: BodyShape) -> Vec<RigidBody> {
+    (0..count)
         .map(|k| {
             let pose = Pose {
                 translation: Vec3::new(0.0, 0.006 + 0.0215 * k as f32, 0.0),
                 rotation: Quat::from_rotation_y(0.7 * k as f32) * Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
             };
-            RigidBody::new(BodyShape::Capsule { radius: 0.005, half_length: 0.5 }, BodyMass::Mass(0.2), pose)
+            RigidBody::new(shape, BodyMass::Mass(0.2), pose)
         })
-        .collect();
-    let (mut gpu, cpu) = both_run(&model, &colliders, &sticks, 6);
-    let heights: Vec<f32> = cpu.bodies().iter().take(5).map(|stick| stick.position.y).collect();
-    for (k, pair) in heights.windows(2).enumerate() {
-        assert!((pair[1] - pair[0] - 0.01).abs() < 1e-3, "stick {} does not lie on stick {k}: {heights:?}", k + 1);
+        .collect()
+}
+
+/// A pile of 48 crossed sticks, every pair's bounding balls meeting (1128 pairs): past the GPU's
+/// list of pairs in reach (1024, `pairs::REACH_CAPACITY`) its pushes, their replay for the
+/// friction and its velocity sweeps visit every pair, and it still follows the reference as the
+/// lowest five land on one another (a resting stick's contact found on one side and not the
+/// other, by rounding, put them 0.07 m/s apart before `PAIR_CONTACT_SLOP`). As capsules, and as
+/// thin boxes, whose corners cost the pairs' pass more loop passes than llvmpipe gives one
+/// invocation: split over dispatches there, nothing is cut short.
+#[test]
+fn the_gpu_follows_the_reference_past_its_list_of_pairs_in_reach() {
+    let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
+    let colliders = [Collider::ground(0.0)];
+    // Two boxes meet at their corners only (README), so crossed boxes pass through each other.
+    let shapes = [
+        ("capsules", BodyShape::Capsule { radius: 0.005, half_length: 0.5 }, true),
+        ("boxes", BodyShape::Box { half_extents: Vec3::new(0.005, 0.5, 0.005) }, false),
+    ];
+    for (case, shape, stacking) in shapes {
+        let (mut gpu, cpu) = both_run(&model, &colliders, &pile(48, shape), 6);
+        let heights: Vec<f32> = cpu.bodies().iter().take(5).map(|stick| stick.position.y).collect();
+        for (k, pair) in heights.windows(2).enumerate().filter(|_| stacking) {
+            let gap = pair[1] - pair[0] - 0.01;
+            assert!(gap.abs() < 1e-3, "{case}: stick {} does not lie on stick {k}: {heights:?}", k + 1);
+        }
+        assert_follows(&mut gpu, &cpu, case);
+        assert_eq!(gpu.overflows().unwrap().bodies, 0, "{case}: the pairs' pass was cut short");
     }
-    assert_follows(&mut gpu, &cpu, "sticks");
+}
+
+/// Bodies add six dispatches a substep: on a GPU whatever their number, and on a CPU adapter
+/// while their pairs stay within llvmpipe's loop limit; a pile of 48 all in reach of one
+/// another has the last dispatch split into its eleven phases there.
+#[test]
+fn bodies_add_six_dispatches_a_substep_split_on_a_cpu_adapter_for_a_pile() {
+    let (device, queue) = device();
+    let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
+    let params = SolverParams::default();
+    let substeps = params.substeps as usize;
+    let mut gpu = GpuSolver::new(&device, &queue, &model, params, &[Collider::ground(0.0)]).unwrap();
+    let bare = gpu.dispatches_per_frame();
+    let balls: Vec<RigidBody> = (0..8).map(|k| ball(0.1, 1.0, Vec3::new(k as f32, 1.0, 0.0))).collect();
+    gpu.set_bodies(&balls).unwrap();
+    assert_eq!(gpu.dispatches_per_frame(), bare + 6 * substeps, "eight balls");
+    gpu.set_bodies(&pile(48, BodyShape::Capsule { radius: 0.005, half_length: 0.5 })).unwrap();
+    let split = if device.adapter_info().device_type == wgpu::DeviceType::Cpu { 10 } else { 0 };
+    assert_eq!(gpu.dispatches_per_frame(), bare + (6 + split) * substeps, "a pile of 48");
+}
+
+/// A pile of 400 sticks (79800 pairs in reach) is more than one invocation of llvmpipe can walk
+/// even a phase at a time: the solver counts the invocations cut short
+/// ([`drape::Overflows::bodies`]) instead of going silently wrong. A GPU has no such limit.
+#[test]
+fn a_pile_past_a_cpu_drivers_loop_limit_is_counted() {
+    let (device, queue) = device();
+    let model = sheet(3, 0.1, Vec3::new(5.0, 3.0, 0.0), &[0, 2, 6, 8]);
+    let params = SolverParams { substeps: 1, ..Default::default() };
+    let mut gpu = GpuSolver::new(&device, &queue, &model, params, &[Collider::ground(0.0)]).unwrap();
+    gpu.set_bodies(&pile(400, BodyShape::Capsule { radius: 0.005, half_length: 0.5 })).unwrap();
+    gpu.step();
+    let cut_short = gpu.overflows().unwrap().bodies;
+    if device.adapter_info().device_type == wgpu::DeviceType::Cpu {
+        assert!(cut_short > 0, "no invocation counted as cut short");
+    } else {
+        assert_eq!(cut_short, 0);
+    }
 }
 
 /// The stacking test's bodies: a box on a wider box with a ball on it, and two crossed capsules.

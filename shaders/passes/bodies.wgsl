@@ -41,6 +41,8 @@ struct BodiesBlock {
     attached: u32,
     // The ropes holding bodies (body_ropes.wgsl).
     ropes: u32,
+    // 2: the passes of count_if_cut_short's loop (body_pairs.wgsl).
+    probe_passes: u32,
 }
 
 // A particle's attachment to a body (GpuBodyAttachment in src/passes/bodies/attachments.rs): the

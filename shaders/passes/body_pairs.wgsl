@@ -4,6 +4,19 @@
 // The kind of a box (GpuBody::kind in src/bodies.rs).
 const BODY_BOX: u32 = 2u;
 
+// What finish_bodies keeps between its phases (GpuBodyPairsHead in src/passes/bodies.rs).
+struct BodyPairs {
+    // Invocations of finish_bodies cut short by a CPU driver's loop limit (count_if_cut_short,
+    // Overflows::bodies), counted since the host last zeroed it.
+    cut_short: atomic<u32>,
+    // The pairs in reach this substep (list_pairs_in_reach), listed or not.
+    listed: u32,
+    // The bodies a pair pushed this substep, a bit each (mark_pushed).
+    pushed: array<u32, PUSHED_WORDS>,
+    // The first REACH_CAPACITY pairs in reach.
+    pairs: array<u32>,
+}
+
 // closest_points in src/passes/bodies/pairs.rs: the nearest points of p1–q1 and p2–q2.
 struct SegmentPoints {
     first: vec3<f32>,
@@ -227,12 +240,8 @@ fn settle_pair(a: ptr<function, Body>, b: ptr<function, Body>, met_a: Body, met_
 // The pairs whose bounding balls meet as the pairs' pass begins (their snapshots'), listed
 // once a substep by thread 0 (list_pairs_in_reach, pairs_in_reach in src/passes/bodies/pairs.rs)
 // for the pushes, their friction and the velocity sweeps: packed first | second << 16
-// (MAX_BODIES is 4096), in order. Past REACH_CAPACITY pairs each visit tests every pair's
-// snapshots instead (visit_pairs_in_reach: the same pairs).
-const REACH_CAPACITY: u32 = 1024u;
-var<workgroup> pairs_in_reach: array<u32, REACH_CAPACITY>;
-var<workgroup> pairs_in_reach_count: u32;
-
+// (MAX_BODIES is 4096), in order, in body_pairs.pairs. Past REACH_CAPACITY pairs each visit
+// tests every pair's snapshots instead (visit_pairs_in_reach: the same pairs).
 fn list_pairs_in_reach(count: u32) {
     var listed = 0u;
     for (var i = 0u; i < count; i += 1u) {
@@ -240,25 +249,28 @@ fn list_pairs_in_reach(count: u32) {
         for (var j = i + 1u; j < count; j += 1u) {
             if (within_reach(a, body_snapshots[count + j])) {
                 if (listed < REACH_CAPACITY) {
-                    pairs_in_reach[listed] = i | (j << 16u);
+                    body_pairs.pairs[listed] = i | (j << 16u);
                 }
                 listed += 1u;
             }
         }
     }
-    pairs_in_reach_count = listed;
+    body_pairs.listed = listed;
 }
 
-// The bodies a pair pushed in the substep, a bit each (MAX_BODIES bits), set by thread 0. Cleared
-// by hand as the pass begins: the pipelines do not zero workgroup memory (src/gpu/pipelines.rs).
-var<workgroup> pushed_bodies: array<u32, MAX_BODIES / 32u>;
+// The bodies a pair pushed in the substep, a bit each in body_pairs.pushed, set by thread 0.
+fn clear_pushed(count: u32) {
+    for (var k = 0u; k < (count + 31u) / 32u; k += 1u) {
+        body_pairs.pushed[k] = 0u;
+    }
+}
 
 fn mark_pushed(k: u32) {
-    pushed_bodies[k / 32u] |= 1u << (k % 32u);
+    body_pairs.pushed[k / 32u] |= 1u << (k % 32u);
 }
 
 fn was_pushed(k: u32) -> bool {
-    return (pushed_bodies[k / 32u] & (1u << (k % 32u))) != 0u;
+    return (body_pairs.pushed[k / 32u] & (1u << (k % 32u))) != 0u;
 }
 
 // What visit_pair does with a pair.
@@ -292,9 +304,10 @@ fn visit_pair(i: u32, j: u32, count: u32, visit: u32) {
 
 // Every pair in reach in order (collide_pairs' order), each visited by visit_pair.
 fn visit_pairs_in_reach(count: u32, visit: u32) {
-    if (pairs_in_reach_count <= REACH_CAPACITY) {
-        for (var k = 0u; k < pairs_in_reach_count; k += 1u) {
-            let pair = pairs_in_reach[k];
+    let listed = body_pairs.listed;
+    if (listed <= REACH_CAPACITY) {
+        for (var k = 0u; k < listed; k += 1u) {
+            let pair = body_pairs.pairs[k];
             visit_pair(pair & 0xffffu, pair >> 16u, count, visit);
         }
         return;
@@ -348,54 +361,53 @@ fn settle_pair_contacts(i: u32, j: u32, count: u32) {
     bodies[j] = b;
 }
 
-// The bodies held by their ropes (hold_by_ropes), kept as the pairs meet them (the snapshots'
-// second part), and pushed apart by each other, by thread 0 (collide_pairs in
-// src/passes/bodies/pairs.rs); then each body a pair pushed meets the colliders again
-// (collide_body, kept as it meets them in the snapshots' fourth part), a thread per body; then
-// the pairs' friction, by thread 0; then every body's velocities from its substep, a thread per
-// body; then VELOCITY_SWEEPS sweeps of their contacts at the velocity level: with the colliders
-// (settle_on_colliders, as the colliders met each body, once or twice), a thread per body, then
-// the pairs' (settle_pair_contacts), by thread 0.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
-    let count = params.bodies.count;
-    if (local_index == 0u) {
-        hold_by_ropes();
-        for (var i = 0u; i < count; i += 1u) {
-            body_snapshots[count + i] = bodies[i];
+// The phases of finish_bodies (FINISH_PHASES in src/passes/bodies.rs), in order; a dispatch runs
+// DispatchInfo.iterations of them from DispatchInfo.first_iteration.
+const PUSH_PHASE: u32 = 0u;
+const REMEET_PHASE: u32 = 1u;
+const RUB_PHASE: u32 = 2u;
+const FIRST_SWEEP_PHASE: u32 = 3u;
+
+// One phase of finish_bodies.
+// - PUSH_PHASE: the bodies held by their ropes (hold_by_ropes), kept as the pairs meet them (the
+//   snapshots' second part), and pushed apart by each other, by thread 0 (collide_pairs in
+//   src/passes/bodies/pairs.rs).
+// - REMEET_PHASE: each body a pair pushed meets the colliders again (collide_body, kept as it
+//   meets them in the snapshots' fourth part), a thread per body.
+// - RUB_PHASE: the pairs' friction, by thread 0; then every body's velocities from its
+//   substep, a thread per body.
+// - FIRST_SWEEP_PHASE + s: sweep s of the contacts at the velocity level (settle_contacts in
+//   src/passes/bodies/velocities.rs): with the colliders (settle_on_colliders, as the colliders
+//   met each body, once or twice), a thread per body, then the pairs' (settle_pair_contacts),
+//   by thread 0.
+fn finish_phase(phase: u32, local_index: u32, count: u32) {
+    if (phase == PUSH_PHASE) {
+        if (local_index == 0u) {
+            hold_by_ropes();
+            for (var i = 0u; i < count; i += 1u) {
+                body_snapshots[count + i] = bodies[i];
+            }
+            list_pairs_in_reach(count);
+            clear_pushed(count);
+            visit_pairs_in_reach(count, PUSH_PAIR);
         }
-        list_pairs_in_reach(count);
-        for (var k = 0u; k < MAX_BODIES / 32u; k += 1u) {
-            pushed_bodies[k] = 0u;
+    } else if (phase == REMEET_PHASE) {
+        for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
+            if (was_pushed(k)) {
+                var body = bodies[k];
+                body_snapshots[3u * count + k] = body;
+                collide_body(&body, dispatch.substep, params.h);
+                bodies[k] = body;
+            }
         }
-        visit_pairs_in_reach(count, PUSH_PAIR);
-    }
-    workgroupBarrier();
-    storageBarrier();
-    for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
-        if (was_pushed(k)) {
-            var body = bodies[k];
-            body_snapshots[3u * count + k] = body;
-            collide_body(&body, dispatch.substep, params.h);
-            bodies[k] = body;
+    } else if (phase == RUB_PHASE) {
+        if (local_index == 0u) {
+            for (var i = 0u; i < count; i += 1u) {
+                body_snapshots[2u * count + i] = body_snapshots[count + i];
+            }
+            visit_pairs_in_reach(count, RUB_PAIR);
         }
-    }
-    storageBarrier();
-    if (local_index == 0u) {
-        for (var i = 0u; i < count; i += 1u) {
-            body_snapshots[2u * count + i] = body_snapshots[count + i];
-        }
-        visit_pairs_in_reach(count, RUB_PAIR);
-    }
-    storageBarrier();
-    for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
-        var body = bodies[k];
-        update_body_velocities(&body, params.h);
-        bodies[k] = body;
-    }
-    // settle_contacts in src/passes/bodies/velocities.rs.
-    for (var sweep = 0u; sweep < VELOCITY_SWEEPS; sweep += 1u) {
-        storageBarrier();
+    } else {
         for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
             var body = bodies[k];
             settle_on_colliders(&body, body_snapshots[k], dispatch.substep, params.h);
@@ -404,9 +416,43 @@ fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
             }
             bodies[k] = body;
         }
-        storageBarrier();
-        if (local_index == 0u) {
-            visit_pairs_in_reach(count, SETTLE_PAIR);
-        }
     }
+    storageBarrier();
+    if (phase == RUB_PHASE) {
+        for (var k = local_index; k < count; k += WORKGROUP_SIZE) {
+            var body = bodies[k];
+            update_body_velocities(&body, params.h);
+            bodies[k] = body;
+        }
+    } else if (phase >= FIRST_SWEEP_PHASE && local_index == 0u) {
+        visit_pairs_in_reach(count, SETTLE_PAIR);
+    }
+}
+
+// Mesa's CPU drivers (llvmpipe, and lavapipe on it) end every loop of an invocation after one
+// pass once its loops have made 65535 passes in all (LP_MAX_TGSI_LOOP_ITERATIONS), silently.
+// A loop of params.bodies.probe_passes passes (2, read from the block so no compiler unrolls
+// it) that makes fewer tells that this invocation's work was cut short: counted in
+// body_pairs.cut_short (Overflows::bodies; the total does not depend on the order of arrival).
+fn count_if_cut_short() {
+    var passes = 0u;
+    for (var k = 0u; k < params.bodies.probe_passes; k += 1u) {
+        passes += 1u;
+    }
+    if (passes < params.bodies.probe_passes) {
+        atomicAdd(&body_pairs.cut_short, 1u);
+    }
+}
+
+// The bodies' last dispatches of a substep, one workgroup each: its phases from
+// dispatch.first_iteration (finish_phase), all of them in one dispatch on a GPU.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn finish_bodies(@builtin(local_invocation_index) local_index: u32) {
+    let count = params.bodies.count;
+    let end = dispatch.first_iteration + dispatch.iterations;
+    for (var phase = dispatch.first_iteration; phase < end; phase += 1u) {
+        finish_phase(phase, local_index, count);
+        storageBarrier();
+    }
+    count_if_cut_short();
 }

@@ -66,8 +66,7 @@ impl Kernels {
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants: &kernel.overrides,
                     // Every kernel writes its workgroup memory before reading it (the block
-                    // copy, the reduction trees, the bodies' pushed bitmask, cleared by hand);
-                    // zeroing it would cost every dispatch.
+                    // copy, the reduction trees); zeroing it would cost every dispatch.
                     zero_initialize_workgroup_memory: false,
                 },
                 cache: None,

@@ -14,7 +14,9 @@ use std::sync::Arc;
 
 /// Bytes per particle of the particle buffers (positions, velocities, normals: one `vec4`).
 const PARTICLE_BYTES: u64 = 16;
-const _: () = assert!(size_of::<GpuColliderListHead>() + size_of::<GpuSpatialHashHead>() == OVERFLOW_BYTES as usize);
+const _: () = assert!(
+    size_of::<GpuColliderListHead>() + size_of::<GpuSpatialHashHead>() + size_of::<u32>() == OVERFLOW_BYTES as usize
+);
 
 /// Maps all of `buffer` (already filled by a submitted copy), waits for the GPU, hands its
 /// bytes to `read` and unmaps. Only for explicit readbacks, never inside a step. On error a map
@@ -42,8 +44,8 @@ pub(crate) fn read_mapped<T>(
 pub(crate) const READBACK_SLOTS: usize = 2;
 
 /// Bytes of the overflow counts after the particle slots of a readback buffer: the collider
-/// list's head, then the self-collision hash table's.
-const OVERFLOW_BYTES: u64 = 32;
+/// list's head, the self-collision hash table's, then the bodies' count of invocations cut short.
+const OVERFLOW_BYTES: u64 = 36;
 
 /// Bytes of a readback buffer with room for READBACK_SLOTS particle buffers of `particle_count`
 /// particles and the overflow counts.
@@ -83,10 +85,10 @@ pub(crate) fn encode_particle_copies(
 }
 
 /// Records copies of the collider list's head and the hash table's, with their overflow counts,
-/// after the particle slots of `readback`.
+/// and of the bodies' count of invocations cut short, after the particle slots of `readback`.
 pub(crate) fn encode_overflow_copy(
     encoder: &mut wgpu::CommandEncoder,
-    [colliders, hash_table]: [&wgpu::Buffer; 2],
+    [colliders, hash_table, body_pairs]: [&wgpu::Buffer; 3],
     readback: &wgpu::Buffer,
     particle_count: usize,
 ) {
@@ -95,6 +97,8 @@ pub(crate) fn encode_overflow_copy(
     encoder.copy_buffer_to_buffer(colliders, 0, readback, offset, collider_head);
     let hash_head = size_of::<GpuSpatialHashHead>() as u64;
     encoder.copy_buffer_to_buffer(hash_table, 0, readback, offset + collider_head, hash_head);
+    let cut_short = size_of::<u32>() as u64;
+    encoder.copy_buffer_to_buffer(body_pairs, 0, readback, offset + collider_head + hash_head, cut_short);
 }
 
 /// The overflow counts of mapped readback bytes ([`encode_overflow_copy`]).
@@ -102,9 +106,10 @@ pub(crate) fn decode_overflows(bytes: &[u8], particle_count: usize) -> Overflows
     let offset = READBACK_SLOTS * PARTICLE_BYTES as usize * particle_count;
     let hash_offset = offset + size_of::<GpuColliderListHead>();
     let colliders: GpuColliderListHead = bytemuck::pod_read_unaligned(&bytes[offset..hash_offset]);
-    let hash: GpuSpatialHashHead =
-        bytemuck::pod_read_unaligned(&bytes[hash_offset..hash_offset + size_of::<GpuSpatialHashHead>()]);
-    Overflows { colliders: colliders.overflow, self_contacts: hash.overflow }
+    let bodies_offset = hash_offset + size_of::<GpuSpatialHashHead>();
+    let hash: GpuSpatialHashHead = bytemuck::pod_read_unaligned(&bytes[hash_offset..bodies_offset]);
+    let bodies: u32 = bytemuck::pod_read_unaligned(&bytes[bodies_offset..bodies_offset + size_of::<u32>()]);
+    Overflows { colliders: colliders.overflow, self_contacts: hash.overflow, bodies }
 }
 
 /// The first `N` particle buffers of mapped readback bytes, as points (w dropped).

@@ -638,7 +638,7 @@ impl GpuSolver {
         map.copy_and_start(&self.device, &self.queue, "drape metrics", |encoder, readback| {
             let particles = [resources.buffer("positions"), resources.buffer("velocities")];
             encode_particle_copies(encoder, &particles, readback, 0..n);
-            let heads = [resources.buffer("collider_list"), resources.buffer("hash_table")];
+            let heads = ["collider_list", "hash_table", "body_pairs"].map(|name| resources.buffer(name));
             encode_overflow_copy(encoder, heads, readback, n);
         });
         *colliders = self.colliders.placed_at_start();
@@ -744,7 +744,7 @@ impl GpuSolver {
     /// parameters' gravity, push the cloth and are pushed back (keeping the collision margin
     /// off their surfaces), and meet the colliders (at the corners of their rounded boxes: see
     /// `crate::passes::bodies`). The frame plan is made again (six dispatches per substep
-    /// with bodies, none without). Every attachment to a body and every rope is released. On
+    /// with bodies, up to sixteen for a pile on a CPU adapter, none without). Every attachment to a body and every rope is released. On
     /// error (a bad body, a device too small for their sums) nothing changes.
     pub fn set_bodies(&mut self, bodies: &[RigidBody]) -> Result<(), Error> {
         let states = body_states(bodies)?;
@@ -951,12 +951,14 @@ impl GpuSolver {
 
     /// Zeroes the overflow counts: the heads of the collider list (its count follows with
     /// [`GpuSolver::write_colliders`]) and of the self-collision hash table (whose buckets are
-    /// zero between substeps; a placeholder until self-collision is first used).
+    /// zero between substeps; a placeholder until self-collision is first used), and the bodies'
+    /// count of invocations cut short (a placeholder until the solver has bodies).
     fn zero_overflows(&self) {
         let colliders = GpuColliderListHead::zeroed();
         self.resources.write("collider_list", 0, bytemuck::bytes_of(&colliders));
         let hash = GpuSpatialHashHead::zeroed();
         self.resources.write("hash_table", 0, bytemuck::bytes_of(&hash));
+        self.resources.write("body_pairs", 0, bytemuck::bytes_of(&0u32));
     }
 
     /// Prepares the passes for `params` and the pins, plans the frame for `layout` and, only if

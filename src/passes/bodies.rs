@@ -47,7 +47,10 @@
 //! corners is not met.
 //!
 //! Six dispatches per substep while the solver has bodies (predict; count the contacts, sum
-//! the counts; meet them, solve; the pairs and the velocities), none without. WGSL twin:
+//! the counts; meet them, solve; the pairs and the velocities), none without. On a CPU adapter
+//! the last is split by its phases over up to [`FINISH_PHASES`] dispatches, as many as keep a
+//! pile's pairs within llvmpipe's loop limit ([`push_finish_phases`]); an invocation the limit
+//! cuts short anyway is counted ([`crate::Overflows::bodies`]). WGSL twin:
 //! `shaders/passes/bodies.wgsl` and `shaders/passes/body_pairs.wgsl`.
 
 pub mod attachments;
@@ -470,6 +473,7 @@ impl Pass for BodyPredictPass {
             let bytes = u64::from(partial_stride) * count as u64 * size_of::<[[f32; 4]; 2]>() as u64;
             uploads.reserve("body_partials", bytes);
             uploads.reserve("body_snapshots", (4 * count * size_of::<GpuBody>()) as u64);
+            uploads.reserve("body_pairs", BODY_PAIRS_BYTES);
         }
         uploads.block("bodies", || GpuBodiesBlock {
             gravity: setup.params.gravity.to_array(),
@@ -478,6 +482,8 @@ impl Pass for BodyPredictPass {
             partial_stride: partial_count(setup.model.particle_count()),
             attached: setup.bodies.attached as u32,
             ropes: setup.bodies.ropes as u32,
+            probe_passes: 2,
+            _pad: [0; 3],
         });
         Ok(())
     }
@@ -521,7 +527,7 @@ impl Pass for BodiesPass {
             plan.push(SUM_BODY_CONTACTS, info, [count, 1]);
             plan.push(BODY_CONTACTS, info, workgroups_for(particles));
             plan.push(SOLVE_BODIES, info, [count, 1]);
-            plan.push(FINISH_BODIES, info, [1, 1]);
+            push_finish_phases(plan, info, count);
         }
         Ok(())
     }
@@ -560,6 +566,61 @@ impl Pass for BodiesPass {
     }
 }
 
+/// The phases of `finish_bodies` (`finish_phase` in WGSL), in order: the pairs' pushes; the
+/// bodies they pushed meeting the colliders again; the pairs' friction and the velocities'
+/// update; then the [`velocities::VELOCITY_SWEEPS`] sweeps at the velocity level.
+pub(crate) const FINISH_PHASES: u32 = 3 + velocities::VELOCITY_SWEEPS;
+
+/// Loop passes one pair in reach can cost thread 0 in a phase of `finish_bodies`: its turn in
+/// the walk over the pairs, a box's eight corners and the other's, then up to sixteen pushes or
+/// contacts.
+const PAIR_LOOP_PASSES: u64 = 1 + 16 + 16;
+
+/// `finish_bodies`' [`FINISH_PHASES`] over `count` bodies in dispatches of one workgroup: all in
+/// one on a GPU; on a CPU adapter, as many a dispatch as keep thread 0's walks over the pairs
+/// within its loop budget should every pair be in reach (llvmpipe ends an invocation's loops
+/// silently past it: [`crate::passes::plan::CPU_LOOP_BUDGET`]). A dispatch whose invocation
+/// passes it anyway (thousands of pairs in reach, many colliders) is counted
+/// ([`crate::Overflows::bodies`]).
+fn push_finish_phases(plan: &mut FramePlan, info: DispatchInfo, count: u32) {
+    let pairs = u64::from(count) * u64::from(count.saturating_sub(1)) / 2;
+    let phase_cost = u64::from(count) + pairs * PAIR_LOOP_PASSES;
+    let per_dispatch = match plan.facts.loop_budget() {
+        Some(budget) => (budget / phase_cost).clamp(1, u64::from(FINISH_PHASES)) as u32,
+        None => FINISH_PHASES,
+    };
+    for first in (0..FINISH_PHASES).step_by(per_dispatch as usize) {
+        let iterations = per_dispatch.min(FINISH_PHASES - first);
+        plan.push(FINISH_BODIES, DispatchInfo { first_iteration: first, iterations, ..info }, [1, 1]);
+    }
+}
+
+/// What `finish_bodies` keeps between its phases (`BodyPairs` in WGSL, before its list of pairs
+/// in reach, [`pairs::REACH_CAPACITY`] of them).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuBodyPairsHead {
+    /// Invocations of `finish_bodies` a CPU driver's loop limit cut short
+    /// ([`crate::Overflows::bodies`]).
+    pub cut_short: u32,
+    /// The pairs in reach in the substep, listed or not.
+    pub listed: u32,
+    /// The bodies a pair pushed in the substep, a bit each.
+    pub pushed: [u32; PUSHED_WORDS],
+}
+
+/// Words of [`GpuBodyPairsHead::pushed`]: a bit per body.
+const PUSHED_WORDS: usize = MAX_BODIES / 32;
+
+impl GpuBodyPairsHead {
+    /// The layout its WGSL twin (the members before the pairs) must have.
+    pub const LAYOUT: StructLayout =
+        struct_layout!(GpuBodyPairsHead as "BodyPairs" tail "pairs", cut_short, listed, pushed);
+}
+
+/// Bytes of the `body_pairs` buffer: its head and the list of pairs in reach.
+const BODY_PAIRS_BYTES: u64 = (size_of::<GpuBodyPairsHead>() + pairs::REACH_CAPACITY as usize * 4) as u64;
+
 /// The `bodies` module: the bodies' prediction, the particles' contacts with them and their
 /// solve.
 fn bodies_shader() -> Shader {
@@ -575,6 +636,8 @@ fn bodies_shader() -> Shader {
                 Constant::f32("PAIR_CONTACT_SLOP", pairs::PAIR_CONTACT_SLOP),
                 Constant::f32("INVERSE_GOLDEN_RATIO", INVERSE_GOLDEN_RATIO),
                 Constant::u32("VELOCITY_SWEEPS", velocities::VELOCITY_SWEEPS),
+                Constant::u32("REACH_CAPACITY", pairs::REACH_CAPACITY),
+                Constant::u32("PUSHED_WORDS", PUSHED_WORDS as u32),
             ],
         ]
         .concat(),
@@ -591,6 +654,7 @@ fn bodies_shader() -> Shader {
             GpuBody::LAYOUT,
             GpuBodyAttachment::LAYOUT,
             GpuBodyRope::LAYOUT,
+            GpuBodyPairsHead::LAYOUT,
         ],
         block: Some(("bodies", GpuBodiesBlock::LAYOUT)),
         kernels: vec![
@@ -603,7 +667,14 @@ fn bodies_shader() -> Shader {
                 ..Kernel::plain(SOLVE_BODIES)
             },
             Kernel {
-                uses: Some(&["bodies", "body_ropes", "collider_list", "distance_fields", "body_snapshots"]),
+                uses: Some(&[
+                    "bodies",
+                    "body_ropes",
+                    "collider_list",
+                    "distance_fields",
+                    "body_snapshots",
+                    "body_pairs",
+                ]),
                 ..Kernel::plain(FINISH_BODIES)
             },
         ],
@@ -629,12 +700,25 @@ pub struct GpuBodiesBlock {
     pub attached: u32,
     /// The ropes holding bodies ([`ropes`]).
     pub ropes: u32,
+    /// 2: the passes of the loop that tells whether a CPU driver's loop limit cut
+    /// `finish_bodies` short (`count_if_cut_short` in WGSL; read here so no compiler unrolls it).
+    pub probe_passes: u32,
+    /// Pads the block to its WGSL size.
+    pub _pad: [u32; 3],
 }
 
 impl GpuBodiesBlock {
     /// The layout its WGSL twin must have.
-    pub const LAYOUT: StructLayout =
-        struct_layout!(GpuBodiesBlock as "BodiesBlock", gravity, count, margin, partial_stride, attached, ropes);
+    pub const LAYOUT: StructLayout = struct_layout!(
+        GpuBodiesBlock as "BodiesBlock",
+        gravity,
+        count,
+        margin,
+        partial_stride,
+        attached,
+        ropes,
+        probe_passes
+    );
 }
 
 /// Group 1 of the bodies' kernels.
@@ -683,6 +767,13 @@ static BODIES: BindingTable = BindingTable {
              their contacts are found again at the velocity level (src/passes/bodies/velocities.rs);\n\
              then the pairs' pass replayed for their friction (src/passes/bodies/pairs.rs); then\n\
              each body a pair pushed as it met the colliders again.",
+        ),
+        Binding::read_write(
+            "body_pairs",
+            "BodyPairs",
+            BODY_PAIRS_BYTES,
+            "What finish_bodies keeps between its phases: the pairs in reach, the bodies they\n\
+             pushed, and the invocations a CPU driver's loop limit cut short.",
         ),
     ],
 };

@@ -448,6 +448,12 @@ fn stats_section(ui: &mut egui::Ui, state: &PanelState, session: &Session) {
                 if metrics.overflows.colliders > 0 {
                     row("collider overflows", format!("{} particle substeps", metrics.overflows.colliders));
                 }
+                if metrics.overflows.bodies > 0 {
+                    row(
+                        "bodies cut short",
+                        format!("{} invocations (the driver's loop limit)", metrics.overflows.bodies),
+                    );
+                }
             }
         });
     });

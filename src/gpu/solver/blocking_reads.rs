@@ -153,7 +153,7 @@ impl GpuSolver {
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("drape readback") });
         encode_particle_copies(&mut encoder, &sources, readback, particles);
-        let heads = [self.resources.buffer("collider_list"), self.resources.buffer("hash_table")];
+        let heads = ["collider_list", "hash_table", "body_pairs"].map(|name| self.resources.buffer(name));
         encode_overflow_copy(&mut encoder, heads, readback, len);
         self.queue.submit([encoder.finish()]);
         let mapped =

@@ -101,6 +101,10 @@ pub fn push_pair_apart(a: &mut BodyState, b: &mut BodyState, mut pushed: impl Fn
     }
 }
 
+/// The pairs in reach the GPU lists once a substep (`list_pairs_in_reach` in WGSL) for its
+/// visits; past them each visit tests every pair's bounding balls again.
+pub const REACH_CAPACITY: u32 = 1024;
+
 /// How far apart two bodies may be and still count as touching at the velocity level
 /// ([`pair_contacts`]) and as within reach (m). Bodies resting on each other fall alike in the
 /// prediction, so the gap the pushes left them at is all their contact has: rounding puts it
