@@ -34,6 +34,7 @@ pub mod self_collision;
 pub mod springs;
 pub mod tethers;
 
+use crate::bodies::{BodyShape, BodyState};
 use crate::collision::{Collider, ColliderSet, MovingCollider, SubstepContacts};
 use crate::constraints::{SolveState, UnitType};
 use crate::error::Error;
@@ -217,13 +218,23 @@ pub(crate) struct Setup<'a> {
     pub bodies: BodyCount,
 }
 
-/// How many rigid bodies a solver has, how many particles are attached to them and how many
-/// ropes hold them.
+/// How many rigid bodies a solver has (and how many of them are boxes), how many particles are
+/// attached to them and how many ropes hold them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct BodyCount {
     pub bodies: usize,
+    /// Their pairs cost the GPU's pairs' pass most ([`bodies::push_finish_phases`]).
+    pub boxes: usize,
     pub attached: usize,
     pub ropes: usize,
+}
+
+impl BodyCount {
+    /// The count of `bodies`, with `attached` particles and `ropes` ropes.
+    pub fn of(bodies: &[BodyState], attached: usize, ropes: usize) -> Self {
+        let boxes = bodies.iter().filter(|body| matches!(body.shape, BodyShape::Box { .. })).count();
+        Self { bodies: bodies.len(), boxes, attached, ropes }
+    }
 }
 
 impl<'a> Setup<'a> {

@@ -215,7 +215,7 @@ impl CpuSolver {
 
     /// How many bodies and attached particles the passes meet.
     fn body_count(&self) -> BodyCount {
-        BodyCount { bodies: self.bodies.len(), attached: self.body_attachments.count(), ropes: self.body_ropes.len() }
+        BodyCount::of(&self.bodies, self.body_attachments.count(), self.body_ropes.len())
     }
 
     /// The rigid bodies, between frames.

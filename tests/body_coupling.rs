@@ -944,8 +944,9 @@ fn the_gpu_follows_the_reference_past_its_list_of_pairs_in_reach() {
 }
 
 /// Bodies add six dispatches a substep: on a GPU whatever their number, and on a CPU adapter
-/// while their pairs stay within llvmpipe's loop limit; a pile of 48 all in reach of one
-/// another has the last dispatch split into its eleven phases there.
+/// while their pairs stay within llvmpipe's loop limit. There, the last is split in two for a
+/// pile of 48 capsules that might all be in reach of one another, and into its eleven phases
+/// for 48 boxes, whose pairs cost more.
 #[test]
 fn bodies_add_six_dispatches_a_substep_split_on_a_cpu_adapter_for_a_pile() {
     let (device, queue) = device();
@@ -957,9 +958,16 @@ fn bodies_add_six_dispatches_a_substep_split_on_a_cpu_adapter_for_a_pile() {
     let balls: Vec<RigidBody> = (0..8).map(|k| ball(0.1, 1.0, Vec3::new(k as f32, 1.0, 0.0))).collect();
     gpu.set_bodies(&balls).unwrap();
     assert_eq!(gpu.dispatches_per_frame(), bare + 6 * substeps, "eight balls");
-    gpu.set_bodies(&pile(48, BodyShape::Capsule { radius: 0.005, half_length: 0.5 })).unwrap();
-    let split = if device.adapter_info().device_type == wgpu::DeviceType::Cpu { 10 } else { 0 };
-    assert_eq!(gpu.dispatches_per_frame(), bare + (6 + split) * substeps, "a pile of 48");
+    let cpu = device.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    let piles = [
+        ("capsules", BodyShape::Capsule { radius: 0.005, half_length: 0.5 }, 1),
+        ("boxes", BodyShape::Box { half_extents: Vec3::new(0.005, 0.5, 0.005) }, 10),
+    ];
+    for (case, shape, split) in piles {
+        gpu.set_bodies(&pile(48, shape)).unwrap();
+        let added = if cpu { 6 + split } else { 6 };
+        assert_eq!(gpu.dispatches_per_frame(), bare + added * substeps, "a pile of 48 {case}");
+    }
 }
 
 /// A pile of 400 sticks (79800 pairs in reach) is more than one invocation of llvmpipe can walk

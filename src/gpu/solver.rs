@@ -731,11 +731,7 @@ impl GpuSolver {
 
     /// The passes' setup for `params` and the solver's model, pins, colliders and bodies.
     fn setup<'a>(&'a self, params: &'a SolverParams) -> Setup<'a> {
-        let bodies = BodyCount {
-            bodies: self.bodies.len(),
-            attached: self.body_attachments.count(),
-            ropes: self.body_ropes.len(),
-        };
+        let bodies = BodyCount::of(&self.bodies, self.body_attachments.count(), self.body_ropes.len());
         Setup::new(&self.model, params, &self.pins, Some(&self.facts), &self.colliders, bodies)
     }
 

@@ -59,7 +59,7 @@ pub mod ropes;
 pub mod velocities;
 
 use super::plan::{workgroups_for, DispatchInfo, FramePlan, WORKGROUP_SIZE};
-use super::{CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
+use super::{BodyCount, CpuFrame, Kernel, LayoutRefused, Part, Pass, Setup, Shader, Stage, Uploads};
 use crate::bodies::{BodyState, GpuBody, MAX_BODIES};
 use crate::collision::{
     self, box_point, rotate, Collider, GpuCollider, GpuColliderListHead, Motion, MovingCollider, SurfacePoint,
@@ -527,7 +527,7 @@ impl Pass for BodiesPass {
             plan.push(SUM_BODY_CONTACTS, info, [count, 1]);
             plan.push(BODY_CONTACTS, info, workgroups_for(particles));
             plan.push(SOLVE_BODIES, info, [count, 1]);
-            push_finish_phases(plan, info, count);
+            push_finish_phases(plan, info, setup.bodies);
         }
         Ok(())
     }
@@ -571,20 +571,30 @@ impl Pass for BodiesPass {
 /// update; then the [`velocities::VELOCITY_SWEEPS`] sweeps at the velocity level.
 pub(crate) const FINISH_PHASES: u32 = 3 + velocities::VELOCITY_SWEEPS;
 
-/// Loop passes one pair in reach can cost thread 0 in a phase of `finish_bodies`: its turn in
-/// the walk over the pairs, a box's eight corners and the other's, then up to sixteen pushes or
-/// contacts.
-const PAIR_LOOP_PASSES: u64 = 1 + 16 + 16;
+/// Loop passes a pair in reach with a box can cost thread 0 in a phase of `finish_bodies`: its
+/// turn in the walk over the pairs, two boxes' eight corners (each loop a pass more to leave),
+/// then up to sixteen pushes or contacts.
+const BOX_PAIR_LOOP_PASSES: u64 = 1 + 2 * 9 + 17;
 
-/// `finish_bodies`' [`FINISH_PHASES`] over `count` bodies in dispatches of one workgroup: all in
-/// one on a GPU; on a CPU adapter, as many a dispatch as keep thread 0's walks over the pairs
-/// within its loop budget should every pair be in reach (llvmpipe ends an invocation's loops
-/// silently past it: [`crate::passes::plan::CPU_LOOP_BUDGET`]). A dispatch whose invocation
-/// passes it anyway (thousands of pairs in reach, many colliders) is counted
-/// ([`crate::Overflows::bodies`]).
-fn push_finish_phases(plan: &mut FramePlan, info: DispatchInfo, count: u32) {
-    let pairs = u64::from(count) * u64::from(count.saturating_sub(1)) / 2;
-    let phase_cost = u64::from(count) + pairs * PAIR_LOOP_PASSES;
+/// Loop passes a pair in reach of round bodies (balls, capsules) can cost thread 0 in a phase of
+/// `finish_bodies`: its turn in the walk and its one push or contact, with room to spare (48
+/// capsules all in reach spent about 49 000 of llvmpipe's budget in the eleven phases).
+const ROUND_PAIR_LOOP_PASSES: u64 = 5;
+
+/// Pairs of `n` bodies.
+fn pairs_of(n: u64) -> u64 {
+    n * n.saturating_sub(1) / 2
+}
+
+/// `finish_bodies`' [`FINISH_PHASES`] over `bodies` in dispatches of one workgroup: all in one
+/// on a GPU; on a CPU adapter, as many a dispatch as keep thread 0's walks over the pairs within
+/// its loop budget should every pair be in reach (llvmpipe ends an invocation's loops silently
+/// past it: [`crate::passes::plan::CPU_LOOP_BUDGET`]). A dispatch whose invocation passes it
+/// anyway (thousands of pairs in reach, many colliders) is counted ([`crate::Overflows::bodies`]).
+pub(crate) fn push_finish_phases(plan: &mut FramePlan, info: DispatchInfo, bodies: BodyCount) {
+    let (count, round) = (bodies.bodies as u64, (bodies.bodies - bodies.boxes) as u64);
+    let (pairs, round_pairs) = (pairs_of(count), pairs_of(round));
+    let phase_cost = count + (pairs - round_pairs) * BOX_PAIR_LOOP_PASSES + round_pairs * ROUND_PAIR_LOOP_PASSES;
     let per_dispatch = match plan.facts.loop_budget() {
         Some(budget) => (budget / phase_cost).clamp(1, u64::from(FINISH_PHASES)) as u32,
         None => FINISH_PHASES,
