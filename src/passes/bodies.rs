@@ -566,7 +566,7 @@ impl Pass for BodiesPass {
     }
 }
 
-/// The phases of `finish_bodies` (`finish_phase` in WGSL), in order: the pairs' pushes; the
+/// The phases of `finish_bodies` (`PUSH_PHASE` … in WGSL), in order: the pairs' pushes; the
 /// bodies they pushed meeting the colliders again; the pairs' friction and the velocities'
 /// update; then the [`velocities::VELOCITY_SWEEPS`] sweeps at the velocity level.
 pub(crate) const FINISH_PHASES: u32 = 3 + velocities::VELOCITY_SWEEPS;
